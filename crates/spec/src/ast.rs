@@ -1,0 +1,391 @@
+//! The typed spec: rules, and the tests that check them.
+//!
+//! These types are what every other crate consumes. They are produced only by
+//! [`crate::load`], which validates everything the types cannot express
+//! (unique ids, resolved references, well-formed operations and conditions).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::condition::Condition;
+
+/// The whole spec: every rule and every test, in file order.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub rules: Vec<Rule>,
+    pub tests: Vec<Test>,
+}
+
+impl Spec {
+    /// The test with this name, if any.
+    pub fn test(&self, name: &str) -> Option<&Test> {
+        self.tests.iter().find(|t| t.name == name)
+    }
+
+    /// The rule with this id, if any.
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Every (rule, test) pair, in rule order then the rule's test order.
+    /// Validation guarantees every name resolves.
+    pub fn pairs(&self) -> impl Iterator<Item = (&Rule, &Test)> {
+        self.rules.iter().flat_map(move |r| {
+            r.tests
+                .iter()
+                .filter_map(move |name| self.test(name).map(|t| (r, t)))
+        })
+    }
+}
+
+/// Where a rule or test was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub file: PathBuf,
+    /// 1-based line of the item's `id:` or `name:` key.
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)
+    }
+}
+
+/// Which CUDA semantics a rule belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Profile {
+    /// CUDA Dynamic Parallelism as of CUDA 12 (the default on compute capability 9.0).
+    Cdp2,
+    /// Legacy CUDA Dynamic Parallelism (only below compute capability 9.0).
+    Cdp1,
+    /// Programmatic Dependent Launch (compute capability 9.0 and newer).
+    Pdl,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 3] = [Profile::Cdp2, Profile::Cdp1, Profile::Pdl];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Cdp2 => "cdp2",
+            Profile::Cdp1 => "cdp1",
+            Profile::Pdl => "pdl",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The seed document and section a rule quotes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// File name under `../shared/seeds/` (or the directory given to the loader).
+    pub seed: String,
+    pub section: String,
+}
+
+/// One checkable statement of a source document.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// `<profile>.<area>.<claim>`; the key that links every artefact.
+    pub id: String,
+    pub source: Source,
+    /// Verbatim text from the seed.
+    pub quote: String,
+    pub profile: Profile,
+    /// Names of the tests that check this rule.
+    pub tests: Vec<String>,
+    /// Why the rule has no runnable test, when it has none.
+    pub untested: Option<Untested>,
+    /// Where the guide is ambiguous: the decision taken and why.
+    pub decision: Option<String>,
+    pub origin: Origin,
+}
+
+/// Why a rule has no runnable test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untested {
+    pub status: UntestedStatus,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum UntestedStatus {
+    /// Nothing a program can observe distinguishes compliance.
+    Untestable,
+    /// CDP1 exists only below compute capability 9.0.
+    NeedsOlderGpu,
+    /// Needs a second GPU.
+    NeedsMultiGpu,
+}
+
+impl UntestedStatus {
+    pub const ALL: [UntestedStatus; 3] = [
+        UntestedStatus::Untestable,
+        UntestedStatus::NeedsOlderGpu,
+        UntestedStatus::NeedsMultiGpu,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UntestedStatus::Untestable => "untestable",
+            UntestedStatus::NeedsOlderGpu => "needs-older-gpu",
+            UntestedStatus::NeedsMultiGpu => "needs-multi-gpu",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<UntestedStatus> {
+        UntestedStatus::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// A test: a litmus scenario or a compile check.
+#[derive(Debug, Clone)]
+pub struct Test {
+    pub name: String,
+    pub description: Option<String>,
+    pub body: TestBody,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone)]
+pub enum TestBody {
+    Litmus(Litmus),
+    Compile(CompileTest),
+}
+
+impl TestBody {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TestBody::Litmus(_) => "litmus",
+            TestBody::Compile(_) => "compile",
+        }
+    }
+}
+
+/// herd7's vocabulary for what a condition's reachability must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Verdict {
+    /// No execution reaches a state satisfying the condition.
+    Forbidden,
+    /// Some execution does.
+    Allowed,
+    /// Every execution does.
+    Required,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Forbidden => "forbidden",
+            Verdict::Allowed => "allowed",
+            Verdict::Required => "required",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Verdict> {
+        [Verdict::Forbidden, Verdict::Allowed, Verdict::Required]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A small concurrent scenario: kernels, their threads' operations, and a
+/// condition over the final state.
+#[derive(Debug, Clone)]
+pub struct Litmus {
+    /// Global memory locations with their initial values, in declaration order.
+    pub memory: Vec<(String, u32)>,
+    /// Kernels in declaration order. Host-launched kernels go into one host
+    /// stream in this order.
+    pub kernels: Vec<Kernel>,
+    pub condition: Condition,
+    pub expect: Verdict,
+}
+
+impl Litmus {
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Every observable of the final state, in a fixed order: each load's
+    /// register as `kernel.thread.reg` (program order), then each memory
+    /// location by name.
+    pub fn observables(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for k in &self.kernels {
+            for t in &k.threads {
+                for op in &t.ops {
+                    if let Op::Load { reg, .. } = op {
+                        out.push(format!("{}.{}.{}", k.name, t.name, reg));
+                    }
+                }
+            }
+        }
+        out.extend(self.memory.iter().map(|(l, _)| l.clone()));
+        out
+    }
+
+    /// Total number of modeled GPU threads over all kernels.
+    pub fn thread_count(&self) -> usize {
+        self.kernels.iter().map(|k| k.threads.len()).sum()
+    }
+
+    /// The kernel and thread that launch `kernel`, with the stream used.
+    pub fn launcher_of(&self, kernel: &str) -> Option<(&Kernel, &Thread, &StreamRef)> {
+        self.kernels.iter().find_map(|k| {
+            k.threads.iter().find_map(|t| {
+                t.ops.iter().find_map(|op| match op {
+                    Op::Launch { kernel: c, stream } if c == kernel => Some((k, t, stream)),
+                    _ => None,
+                })
+            })
+        })
+    }
+}
+
+/// A kernel of a litmus test. All its threads form one thread block; a test
+/// uses representative threads, not whole blocks.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub name: String,
+    pub launch: KernelLaunch,
+    pub threads: Vec<Thread>,
+}
+
+/// How a kernel is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelLaunch {
+    /// Launched from the host into the test's one host stream, in kernel
+    /// declaration order. `pdl` sets the launch attribute
+    /// `cudaLaunchAttributeProgrammaticStreamSerialization`.
+    Host { pdl: bool },
+    /// Launched from device code by exactly one `launch` operation.
+    Device,
+}
+
+#[derive(Debug, Clone)]
+pub struct Thread {
+    /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's block (the
+    /// generated kernel may place representative threads in distinct warps).
+    pub name: String,
+    pub ops: Vec<Op>,
+}
+
+impl Thread {
+    /// The thread's index within its block, from its `tN` name.
+    pub fn index(&self) -> usize {
+        self.name[1..].parse().unwrap_or(0)
+    }
+}
+
+/// One operation of a modeled GPU thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// `store x 1`: a plain (weak) global store.
+    Store { loc: String, value: u32 },
+    /// `load r0 x`: a plain (weak) global load into a register.
+    Load { reg: String, loc: String },
+    /// `syncthreads`: `__syncthreads()`, a barrier of the kernel's block.
+    SyncThreads,
+    /// `launch child` or `launch child tail`: a device-side launch of a
+    /// kernel of this test into a stream.
+    Launch { kernel: String, stream: StreamRef },
+    /// `trigger`: `cudaTriggerProgrammaticLaunchCompletion()`.
+    Trigger,
+    /// `gridsync`: `cudaGridDependencySynchronize()`.
+    GridDependencySync,
+    /// `devicesync`: device-side `cudaDeviceSynchronize()` (CDP1 only).
+    DeviceSynchronize,
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::Store { loc, value } => write!(f, "store {loc} {value}"),
+            Op::Load { reg, loc } => write!(f, "load {reg} {loc}"),
+            Op::SyncThreads => f.write_str("syncthreads"),
+            Op::Launch { kernel, stream } => match stream {
+                StreamRef::Null => write!(f, "launch {kernel}"),
+                s => write!(f, "launch {kernel} {s}"),
+            },
+            Op::Trigger => f.write_str("trigger"),
+            Op::GridDependencySync => f.write_str("gridsync"),
+            Op::DeviceSynchronize => f.write_str("devicesync"),
+        }
+    }
+}
+
+/// The stream a device-side launch goes into.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StreamRef {
+    /// The implicit NULL stream of the launching thread block.
+    Null,
+    /// `cudaStreamTailLaunch`: runs after the launching grid and all its work.
+    Tail,
+    /// `cudaStreamFireAndForget`: independent of other work of the grid.
+    FireAndForget,
+}
+
+impl fmt::Display for StreamRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StreamRef::Null => "null",
+            StreamRef::Tail => "tail",
+            StreamRef::FireAndForget => "fire-and-forget",
+        })
+    }
+}
+
+/// A final state: every observable's value, keyed as in
+/// [`Litmus::observables`].
+pub type State = BTreeMap<String, u32>;
+
+/// Renders a state as `child.t0.r0=1; x=1` in the given observable order.
+pub fn render_state(order: &[String], state: &State) -> String {
+    order
+        .iter()
+        .map(|k| match state.get(k) {
+            Some(v) => format!("{k}={v}"),
+            None => format!("{k}=?"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A compile-time test: a CUDA snippet that nvcc must accept, reject or warn about.
+#[derive(Debug, Clone)]
+pub struct CompileTest {
+    /// `sm_90`, ...
+    pub arch: String,
+    /// Extra nvcc flags after `-arch=<arch> -rdc=true -c`.
+    pub flags: Vec<String>,
+    pub source: String,
+    pub expect: CompileExpect,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompileExpect {
+    /// nvcc exits 0 and prints no warning.
+    Accept,
+    /// nvcc exits non-zero and its output contains the substring.
+    Reject { diagnostic: String },
+    /// nvcc exits 0 and its output contains the substring.
+    Warn { diagnostic: String },
+}

@@ -1,0 +1,304 @@
+//! Final-state conditions, herd7 style: `exists (child.t0.r1 == 0 \/ x != 1)`.
+//!
+//! Grammar (`/\` and `&&` are the same, so are `\/` and `||`; `~` and `!` are not):
+//! ```text
+//! condition := "exists" expr
+//! expr      := conj ( ("\/" | "||") conj )*
+//! conj      := unary ( ("/\" | "&&") unary )*
+//! unary     := ("~" | "!") unary | "(" expr ")" | atom
+//! atom      := term ("==" | "!=") number
+//! term      := kernel "." thread "." reg   |   location
+//! ```
+//! The verdict a test expects is about this `exists`: forbidden (no final
+//! state satisfies `expr`), allowed (some does), required (every one does).
+
+use std::fmt;
+
+use crate::ast::State;
+
+/// `exists <expr>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    pub expr: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    Cmp { term: String, eq: bool, value: u32 },
+    Not(Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+}
+
+impl Condition {
+    /// Whether a final state satisfies the condition. Every term must be an
+    /// observable of the state; validation ensures this for loaded specs.
+    pub fn holds(&self, state: &State) -> Result<bool, String> {
+        self.expr.eval(state)
+    }
+
+    /// Every term the condition mentions.
+    pub fn terms(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        self.expr.collect_terms(&mut out);
+        out
+    }
+}
+
+impl Expr {
+    pub fn eval(&self, state: &State) -> Result<bool, String> {
+        Ok(match self {
+            Expr::Cmp { term, eq, value } => {
+                let v = state
+                    .get(term)
+                    .ok_or_else(|| format!("`{term}` is not an observable of this test"))?;
+                (*v == *value) == *eq
+            }
+            Expr::Not(e) => !e.eval(state)?,
+            Expr::And(a, b) => a.eval(state)? && b.eval(state)?,
+            Expr::Or(a, b) => a.eval(state)? || b.eval(state)?,
+        })
+    }
+
+    fn collect_terms<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Expr::Cmp { term, .. } => out.push(term),
+            Expr::Not(e) => e.collect_terms(out),
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                a.collect_terms(out);
+                b.collect_terms(out);
+            }
+        }
+    }
+}
+
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "exists {}", self.expr)
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Cmp { term, eq, value } => {
+                write!(f, "{term} {} {value}", if *eq { "==" } else { "!=" })
+            }
+            Expr::Not(e) => write!(f, "~({e})"),
+            Expr::And(a, b) => write!(f, "({a} /\\ {b})"),
+            Expr::Or(a, b) => write!(f, "({a} \\/ {b})"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Num(u32),
+    Eq,
+    Ne,
+    And,
+    Or,
+    Not,
+    LParen,
+    RParen,
+}
+
+fn lex(s: &str) -> Result<Vec<Tok>, String> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        let two = s.get(i..i + 2).unwrap_or("");
+        if c.is_whitespace() {
+            i += 1;
+        } else if two == "==" {
+            out.push(Tok::Eq);
+            i += 2;
+        } else if two == "!=" {
+            out.push(Tok::Ne);
+            i += 2;
+        } else if two == "/\\" || two == "&&" {
+            out.push(Tok::And);
+            i += 2;
+        } else if two == "\\/" || two == "||" {
+            out.push(Tok::Or);
+            i += 2;
+        } else if c == '~' || c == '!' {
+            out.push(Tok::Not);
+            i += 1;
+        } else if c == '(' {
+            out.push(Tok::LParen);
+            i += 1;
+        } else if c == ')' {
+            out.push(Tok::RParen);
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i] as char).is_ascii_digit() {
+                i += 1;
+            }
+            let n = s[start..i]
+                .parse()
+                .map_err(|_| format!("number `{}` does not fit in 32 bits", &s[start..i]))?;
+            out.push(Tok::Num(n));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < b.len() && {
+                let d = b[i] as char;
+                d.is_ascii_alphanumeric() || d == '_' || d == '.' || d == '-'
+            } {
+                i += 1;
+            }
+            out.push(Tok::Ident(s[start..i].to_string()));
+        } else {
+            return Err(format!("unexpected character `{c}` at offset {i}"));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+    fn expr(&mut self) -> Result<Expr, String> {
+        let mut lhs = self.conj()?;
+        while self.peek() == Some(&Tok::Or) {
+            self.pos += 1;
+            lhs = Expr::Or(Box::new(lhs), Box::new(self.conj()?));
+        }
+        Ok(lhs)
+    }
+    fn conj(&mut self) -> Result<Expr, String> {
+        let mut lhs = self.unary()?;
+        while self.peek() == Some(&Tok::And) {
+            self.pos += 1;
+            lhs = Expr::And(Box::new(lhs), Box::new(self.unary()?));
+        }
+        Ok(lhs)
+    }
+    fn unary(&mut self) -> Result<Expr, String> {
+        match self.next() {
+            Some(Tok::Not) => Ok(Expr::Not(Box::new(self.unary()?))),
+            Some(Tok::LParen) => {
+                let e = self.expr()?;
+                match self.next() {
+                    Some(Tok::RParen) => Ok(e),
+                    other => Err(format!("expected `)`, found {}", show(other.as_ref()))),
+                }
+            }
+            Some(Tok::Ident(term)) => {
+                let eq = match self.next() {
+                    Some(Tok::Eq) => true,
+                    Some(Tok::Ne) => false,
+                    other => {
+                        return Err(format!(
+                            "expected `==` or `!=` after `{term}`, found {}",
+                            show(other.as_ref())
+                        ));
+                    }
+                };
+                match self.next() {
+                    Some(Tok::Num(value)) => Ok(Expr::Cmp { term, eq, value }),
+                    other => Err(format!("expected a number, found {}", show(other.as_ref()))),
+                }
+            }
+            other => Err(format!(
+                "expected a comparison, `(` or `~`, found {}",
+                show(other.as_ref())
+            )),
+        }
+    }
+}
+
+fn show(t: Option<&Tok>) -> String {
+    match t {
+        None => "end of condition".into(),
+        Some(Tok::Ident(s)) => format!("`{s}`"),
+        Some(Tok::Num(n)) => format!("`{n}`"),
+        Some(t) => format!("{t:?}"),
+    }
+}
+
+/// Parses `exists <expr>`.
+pub fn parse(s: &str) -> Result<Condition, String> {
+    let s = s.trim();
+    let rest = s
+        .strip_prefix("exists")
+        .filter(|r| r.starts_with(|c: char| c.is_whitespace() || c == '('))
+        .ok_or_else(|| "a condition starts with `exists`".to_string())?;
+    let mut p = Parser {
+        toks: lex(rest)?,
+        pos: 0,
+    };
+    let expr = p.expr()?;
+    if let Some(t) = p.peek() {
+        return Err(format!("unexpected {} after the condition", show(Some(t))));
+    }
+    Ok(Condition { expr })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(pairs: &[(&str, u32)]) -> State {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn precedence_and_eval() {
+        let c = parse("exists c.t0.r0 == 0 \\/ c.t0.r1 == 0 /\\ x != 1").unwrap();
+        // `/\` binds tighter than `\/`.
+        assert!(
+            c.holds(&state(&[("c.t0.r0", 0), ("c.t0.r1", 1), ("x", 1)]))
+                .unwrap()
+        );
+        assert!(
+            !c.holds(&state(&[("c.t0.r0", 1), ("c.t0.r1", 0), ("x", 1)]))
+                .unwrap()
+        );
+        assert!(
+            c.holds(&state(&[("c.t0.r0", 1), ("c.t0.r1", 0), ("x", 0)]))
+                .unwrap()
+        );
+        assert_eq!(c.terms(), vec!["c.t0.r0", "c.t0.r1", "x"]);
+    }
+
+    #[test]
+    fn negation_and_parentheses() {
+        let c = parse("exists ~(a == 1 && b == 1)").unwrap();
+        assert!(c.holds(&state(&[("a", 1), ("b", 0)])).unwrap());
+        assert!(!c.holds(&state(&[("a", 1), ("b", 1)])).unwrap());
+    }
+
+    #[test]
+    fn errors_are_messages() {
+        assert!(parse("forall x == 1").unwrap_err().contains("exists"));
+        assert!(parse("exists (x == 1").unwrap_err().contains("`)`"));
+        assert!(
+            parse("exists x = 1")
+                .unwrap_err()
+                .contains("unexpected character")
+        );
+        assert!(
+            parse("exists x == 1 y")
+                .unwrap_err()
+                .contains("after the condition")
+        );
+        let c = parse("exists y == 1").unwrap();
+        assert!(c.holds(&state(&[("x", 1)])).unwrap_err().contains("`y`"));
+    }
+}

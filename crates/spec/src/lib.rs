@@ -1,0 +1,21 @@
+//! gridcheck's spec: the rules of the CUDA Programming Guide on launching
+//! work from the GPU (CDP2, CDP1, PDL) and the tests that check them.
+//!
+//! This crate is the only reader of `spec/**/*.yaml`. [`load_dir`] returns a
+//! validated [`Spec`] or every problem found, each located by file, rule or
+//! test, field, line and column. No input makes it panic.
+
+pub mod ast;
+pub mod condition;
+pub mod error;
+pub mod load;
+pub mod locate;
+pub mod ops;
+pub mod raw;
+pub mod seeds;
+
+pub use ast::*;
+pub use condition::{Condition, Expr};
+pub use error::{SpecError, SpecErrors};
+pub use load::{MAX_THREADS, load_dir, load_sources};
+pub use seeds::Seeds;

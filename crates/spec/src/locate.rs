@@ -1,0 +1,83 @@
+//! Finds where things are in a spec file's text, so that errors found after
+//! deserialization (duplicate ids, dangling references, bad operations) can
+//! still name a line and column.
+//!
+//! Items are found by their first key: a rule is a list entry `- id: ...`, a
+//! test a list entry `- name: ...`. The i-th rule of the file is the i-th such
+//! line.
+
+/// A position, 1-based.
+pub type Pos = (usize, usize);
+
+pub struct Text<'a> {
+    lines: Vec<&'a str>,
+}
+
+/// One rule or test entry: its first line and its value.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub line: usize,
+    pub value: String,
+}
+
+impl<'a> Text<'a> {
+    pub fn new(src: &'a str) -> Text<'a> {
+        Text {
+            lines: src.lines().collect(),
+        }
+    }
+
+    /// Every list entry whose first key is `key`, in order.
+    pub fn entries(&self, key: &str) -> Vec<Entry> {
+        let prefix = format!("- {key}:");
+        self.lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let rest = l.trim_start().strip_prefix(&prefix)?;
+                let value = rest.trim().trim_matches(|c| c == '"' || c == '\'');
+                Some(Entry {
+                    line: i + 1,
+                    value: value.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// The first occurrence of `needle` on lines `from..until` (1-based,
+    /// `until` exclusive; `None` means the end of the file).
+    pub fn find(&self, needle: &str, from: usize, until: Option<usize>) -> Option<Pos> {
+        let end = until.unwrap_or(self.lines.len() + 1);
+        (from.max(1)..end).find_map(|n| {
+            let l = self.lines.get(n - 1)?;
+            l.find(needle).map(|c| (n, c + 1))
+        })
+    }
+
+    /// The position of key `field:` inside the entry starting at `from`.
+    pub fn field(&self, field: &str, from: usize, until: Option<usize>) -> Option<Pos> {
+        self.find(&format!("{field}:"), from, until)
+    }
+}
+
+/// The entry that contains `line`, given every entry sorted by line, with the
+/// line where the next entry starts.
+pub fn enclosing<'e>(entries: &'e [(Entry, String)], line: usize) -> Option<&'e (Entry, String)> {
+    entries.iter().rev().find(|(e, _)| e.line <= line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_entries_and_fields() {
+        let src = "rules:\n  - id: a.b.c\n    tests: [t1]\n  - id: \"a.b.d\"\n    tests: [t2]\n";
+        let t = Text::new(src);
+        let e = t.entries("id");
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[1].line, e[1].value.as_str()), (4, "a.b.d"));
+        assert_eq!(t.field("tests", 4, None), Some((5, 5)));
+        assert_eq!(t.find("t2", 2, Some(4)), None);
+    }
+}

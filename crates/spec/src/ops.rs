@@ -1,0 +1,132 @@
+//! The operation syntax of litmus threads: one short string per operation.
+//!
+//! ```text
+//! store <loc> <value>      plain global store
+//! load <reg> <loc>         plain global load
+//! syncthreads              __syncthreads()
+//! launch <kernel> [stream] device-side launch; stream: null (default), tail, fire-and-forget
+//! trigger                  cudaTriggerProgrammaticLaunchCompletion()
+//! gridsync                 cudaGridDependencySynchronize()
+//! devicesync               device-side cudaDeviceSynchronize() (CDP1)
+//! ```
+
+use crate::ast::{Op, StreamRef};
+
+/// Whether `s` is a valid location, register, kernel or thread name.
+pub fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+}
+
+fn ident<'a>(what: &str, s: Option<&'a str>) -> Result<&'a str, String> {
+    match s {
+        Some(s) if is_ident(s) => Ok(s),
+        Some(s) => Err(format!(
+            "`{s}` is not a valid {what} name (letters, digits, `_`)"
+        )),
+        None => Err(format!("missing {what}")),
+    }
+}
+
+pub fn parse_op(text: &str) -> Result<Op, String> {
+    let mut words = text.split_whitespace();
+    let verb = words.next().ok_or("empty operation")?;
+    let op = match verb {
+        "store" => {
+            let loc = ident("location", words.next())?.to_string();
+            let v = words.next().ok_or("missing value: `store <loc> <value>`")?;
+            let value = v
+                .parse()
+                .map_err(|_| format!("`{v}` is not a 32-bit unsigned value"))?;
+            Op::Store { loc, value }
+        }
+        "load" => {
+            let reg = ident("register", words.next())?.to_string();
+            let loc = ident("location", words.next())?.to_string();
+            Op::Load { reg, loc }
+        }
+        "syncthreads" => Op::SyncThreads,
+        "launch" => {
+            let kernel = ident("kernel", words.next())?.to_string();
+            let stream = match words.next() {
+                None | Some("null") => StreamRef::Null,
+                Some("tail") => StreamRef::Tail,
+                Some("fire-and-forget") => StreamRef::FireAndForget,
+                Some(s) => {
+                    return Err(format!(
+                        "unknown stream `{s}`: expected null, tail or fire-and-forget"
+                    ));
+                }
+            };
+            Op::Launch { kernel, stream }
+        }
+        "trigger" => Op::Trigger,
+        "gridsync" => Op::GridDependencySync,
+        "devicesync" => Op::DeviceSynchronize,
+        other => {
+            return Err(format!(
+                "unknown operation `{other}`: expected store, load, syncthreads, launch, \
+                 trigger, gridsync or devicesync"
+            ));
+        }
+    };
+    if let Some(extra) = words.next() {
+        return Err(format!("unexpected `{extra}` after `{op}`"));
+    }
+    Ok(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_round_trips_through_display() {
+        for s in [
+            "store x 1",
+            "load r0 x",
+            "syncthreads",
+            "launch child",
+            "launch child tail",
+            "launch child fire-and-forget",
+            "trigger",
+            "gridsync",
+            "devicesync",
+        ] {
+            assert_eq!(parse_op(s).unwrap().to_string(), s);
+        }
+        assert_eq!(parse_op("launch c null").unwrap().to_string(), "launch c");
+    }
+
+    #[test]
+    fn bad_ops_say_why() {
+        assert!(
+            parse_op("stor x 1")
+                .unwrap_err()
+                .contains("unknown operation")
+        );
+        assert!(parse_op("store x").unwrap_err().contains("missing value"));
+        assert!(parse_op("store x -1").unwrap_err().contains("unsigned"));
+        assert!(
+            parse_op("load r0")
+                .unwrap_err()
+                .contains("missing location")
+        );
+        assert!(
+            parse_op("launch c s1")
+                .unwrap_err()
+                .contains("unknown stream")
+        );
+        assert!(
+            parse_op("trigger now")
+                .unwrap_err()
+                .contains("unexpected `now`")
+        );
+        assert!(
+            parse_op("load 0r x")
+                .unwrap_err()
+                .contains("not a valid register")
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! The YAML shapes exactly as written, before validation. Every struct denies
+//! unknown fields, so a misspelt key is an error located by the YAML parser.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFile {
+    #[serde(default)]
+    pub rules: Vec<RawRule>,
+    #[serde(default)]
+    pub tests: Vec<RawTest>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRule {
+    pub id: String,
+    pub source: RawSource,
+    pub quote: String,
+    pub profile: String,
+    #[serde(default)]
+    pub tests: Vec<String>,
+    /// Why the rule has no runnable test: `untestable`, `needs-older-gpu`,
+    /// `needs-multi-gpu`. Requires `reason`.
+    pub status: Option<String>,
+    pub reason: Option<String>,
+    pub decision: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSource {
+    pub seed: String,
+    pub section: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTest {
+    pub name: String,
+    pub kind: String,
+    pub description: Option<String>,
+    /// litmus: `forbidden` / `allowed` / `required`;
+    /// compile: `accept` / `reject` / `warn`.
+    pub expect: String,
+    // litmus
+    pub memory: Option<BTreeMap<String, u32>>,
+    pub kernels: Option<Vec<RawKernel>>,
+    pub condition: Option<String>,
+    // compile
+    pub arch: Option<String>,
+    pub flags: Option<Vec<String>>,
+    pub source: Option<String>,
+    pub diagnostic: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKernel {
+    pub kernel: String,
+    /// `host`, `host-pdl` or `device`.
+    pub launch: String,
+    pub threads: BTreeMap<String, Vec<String>>,
+}

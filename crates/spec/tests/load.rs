@@ -1,0 +1,188 @@
+//! The spec loader against the real spec and against bad input.
+
+use std::path::{Path, PathBuf};
+
+use gridcheck_spec::{Seeds, SpecError, TestBody, Verdict, load_dir, load_sources};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load_one(yaml: &str) -> Vec<SpecError> {
+    match load_sources(&[(PathBuf::from("spec/bad.yaml"), yaml.to_string())], None) {
+        Ok(_) => panic!("expected an error for:\n{yaml}"),
+        Err(e) => e.0,
+    }
+}
+
+const GOOD_RULE: &str = "rules:
+  - id: cdp2.memory.x
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp2
+    tests: [t-one]
+";
+
+const GOOD_TEST: &str = "tests:
+  - name: t-one
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1, load r0 x]
+    condition: exists k.t0.r0 == 0
+    expect: forbidden
+";
+
+#[test]
+fn the_real_spec_loads_and_quotes_are_verbatim() {
+    let seeds_dir = std::env::var_os("GRIDCHECK_SEEDS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/seeds"));
+    let seeds = Seeds::load(&seeds_dir).ok();
+    let spec = load_dir(&root().join("spec"), seeds.as_ref()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(spec.rules.len() >= 7, "{} rules", spec.rules.len());
+    assert!(spec.pairs().count() >= spec.rules.len());
+    if seeds.is_none() {
+        eprintln!(
+            "note: no seeds at {}; quotes not checked",
+            seeds_dir.display()
+        );
+    }
+}
+
+#[test]
+fn a_good_minimal_file_loads() {
+    let spec = load_sources(
+        &[("a.yaml".into(), format!("{GOOD_RULE}{GOOD_TEST}"))],
+        None,
+    )
+    .unwrap();
+    let t = spec.test("t-one").unwrap();
+    let TestBody::Litmus(l) = &t.body else {
+        panic!()
+    };
+    assert_eq!(l.expect, Verdict::Forbidden);
+    assert_eq!(
+        l.observables(),
+        vec!["k.t0.r0".to_string(), "x".to_string()]
+    );
+    assert_eq!(t.origin.line, 8);
+}
+
+#[test]
+fn unknown_field_is_located_and_names_the_rule() {
+    let yaml = GOOD_RULE.replace("    quote: q\n", "    quote: q\n    qoute: oops\n") + GOOD_TEST;
+    let errs = load_one(&yaml);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    let msg = errs[0].to_string();
+    assert!(
+        msg.starts_with("spec/bad.yaml:5:5: rule `cdp2.memory.x`: field `qoute`: "),
+        "{msg}"
+    );
+    assert!(!msg.contains("at line"), "{msg}");
+    assert!(msg.contains("unknown field `qoute`"), "{msg}");
+}
+
+#[test]
+fn duplicate_id_is_located_at_the_second() {
+    let second = GOOD_RULE.replace("rules:\n", "");
+    let yaml = format!("{GOOD_RULE}{second}{GOOD_TEST}");
+    let errs = load_one(&yaml);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    let msg = errs[0].to_string();
+    assert!(msg.starts_with("spec/bad.yaml:7:"), "{msg}");
+    assert!(msg.contains("field `id`"), "{msg}");
+    assert!(
+        msg.contains("duplicate id: also defined at spec/bad.yaml:2"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn dangling_test_reference_is_located() {
+    let yaml = GOOD_RULE.replace("[t-one]", "[t-one, t-missing]") + GOOD_TEST;
+    let errs = load_one(&yaml);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    let msg = errs[0].to_string();
+    assert!(msg.starts_with("spec/bad.yaml:6:20:"), "{msg}");
+    assert!(
+        msg.contains("field `tests`: test `t-missing` is not defined"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_test_no_rule_lists_is_an_error() {
+    let yaml =
+        GOOD_RULE.replace("[t-one]", "[]\n    status: untestable\n    reason: r") + GOOD_TEST;
+    let msg = load_one(&yaml)[0].to_string();
+    assert!(
+        msg.contains("test `t-one`: field `name`: no rule lists this test"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn bad_operations_and_conditions_are_located() {
+    let yaml = GOOD_RULE.to_string()
+        + &GOOD_TEST
+            .replace("load r0 x]", "lod r0 x]")
+            .replace("k.t0.r0 == 0", "k.t0.r9 == 0");
+    let errs = load_one(&yaml);
+    let all: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+    assert!(
+        all.iter().any(|m| m.starts_with("spec/bad.yaml:15:")
+            && m.contains("field `kernels.k.threads.t0[1]`")
+            && m.contains("unknown operation `lod`")),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn undeclared_locations_and_unlaunched_kernels() {
+    let yaml = GOOD_RULE.to_string()
+        + &GOOD_TEST.replace("store x 1", "store z 1").replace(
+            "    condition:",
+            "      - kernel: orphan\n        launch: device\n        threads:\n          t0: [store x 2]\n    condition:",
+        );
+    let all: Vec<String> = load_one(&yaml).iter().map(|e| e.to_string()).collect();
+    assert!(
+        all.iter()
+            .any(|m| m.contains("location `z` is not declared")),
+        "{all:?}"
+    );
+    assert!(
+        all.iter().any(|m| m.contains("no operation launches it")),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn too_many_threads_for_loom() {
+    let yaml = GOOD_RULE.to_string()
+        + &GOOD_TEST.replace(
+            "          t0: [store x 1, load r0 x]\n",
+            "          t0: [store x 1, load r0 x]\n          t1: [store x 2]\n          t2: [store x 3]\n          t3: [store x 4]\n          t4: [store x 5]\n",
+        );
+    let all: Vec<String> = load_one(&yaml).iter().map(|e| e.to_string()).collect();
+    assert!(
+        all.iter().any(|m| m.contains("5 threads in all")),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn malformed_yaml_is_an_error_not_a_panic() {
+    for yaml in [
+        "rules: [",
+        "rules: 3",
+        ":\n  - -",
+        "tests:\n  - name: a\n    kind: compile\n    expect: reject\n",
+        "\u{0}",
+    ] {
+        let _ = load_one(yaml);
+    }
+}
