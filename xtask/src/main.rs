@@ -1,1 +1,180 @@
-fn main() {}
+//! `cargo xtask`: gridcheck's developer commands.
+//!
+//! ```text
+//! cargo xtask spec check                     validate the spec (quotes against the seeds)
+//! cargo xtask codegen [--check]              write (or check) kernels/generated/
+//! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
+//! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
+//! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! ```
+
+mod build;
+mod codegen;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+pub type Result<T> = std::result::Result<T, String>;
+
+const USAGE: &str = "usage: cargo xtask <command>
+  spec check                      validate the spec; quotes are checked against the seeds
+  codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
+  build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
+  conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
+                                  run the conformance harness (builds the kernels when a GPU is present)
+  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine";
+
+pub fn root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    here.canonicalize().unwrap_or(here)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("spec") => spec(&args[1..]),
+        Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
+        Some("build") => arch_arg(&args[1..]).and_then(|arch| build::run(&root(), &arch).map(|_| ())),
+        Some("conformance") => conformance(&args[1..]),
+        Some("gpu-bundle") => gpu_bundle(),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        None => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn arch_arg(args: &[String]) -> Result<String> {
+    match args {
+        [] => Ok("sm_90".into()),
+        [flag, arch] if flag == "--arch" => Ok(arch.clone()),
+        _ => Err(format!("usage: cargo xtask build [--arch sm_90]\n\n{USAGE}")),
+    }
+}
+
+/// The seeds directory: $GRIDCHECK_SEEDS, else ../shared/seeds beside the checkout.
+pub fn seeds_dir(root: &Path) -> Option<PathBuf> {
+    std::env::var_os("GRIDCHECK_SEEDS")
+        .map(PathBuf::from)
+        .or_else(|| Some(root.join("../shared/seeds")).filter(|d| d.is_dir()))
+}
+
+pub fn load_spec(root: &Path) -> Result<gridcheck_spec::Spec> {
+    let seeds = match seeds_dir(root) {
+        Some(d) => Some(
+            gridcheck_spec::Seeds::load(&d)
+                .map_err(|e| format!("cannot read the seeds in {}: {e}", d.display()))?,
+        ),
+        None => None,
+    };
+    gridcheck_spec::load_dir(&root.join("spec"), seeds.as_ref()).map_err(|e| e.to_string())
+}
+
+fn spec(args: &[String]) -> Result<()> {
+    match args.first().map(String::as_str) {
+        Some("check") => {
+            let root = root();
+            let spec = load_spec(&root)?;
+            let tests = spec.tests.len();
+            println!(
+                "spec OK: {} rules, {} tests, {} rule-test pairs",
+                spec.rules.len(),
+                tests,
+                spec.pairs().count()
+            );
+            match seeds_dir(&root) {
+                Some(d) => println!("quotes checked verbatim against {}", d.display()),
+                None => println!(
+                    "quotes NOT checked: no seeds (set GRIDCHECK_SEEDS or put them in ../shared/seeds)"
+                ),
+            }
+            Ok(())
+        }
+        _ => Err(format!("usage: cargo xtask spec check\n\n{USAGE}")),
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
+    cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))
+}
+
+fn conformance(args: &[String]) -> Result<()> {
+    let root = root();
+    let (ours, libtest) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let tiers: Vec<&str> = ours
+        .windows(2)
+        .filter(|w| w[0] == "--tier")
+        .map(|w| w[1].as_str())
+        .collect();
+    let gpu_tier = tiers.is_empty() || tiers.contains(&"gpu");
+    if gpu_tier {
+        match gridcheck_gpu::probe() {
+            Ok(d) => {
+                println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
+                codegen::run(&root, true)?;
+                build::run(&root, &d.sm)?;
+            }
+            Err(reason) => println!("GPU tier will not run: {reason}"),
+        }
+    }
+    let st = status(
+        cargo()
+            .current_dir(&root)
+            .args(["run", "--quiet", "--release", "-p", "conformance", "--"])
+            .args(ours)
+            .args(libtest),
+    )?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("conformance failed ({st})"))
+    }
+}
+
+fn gpu_bundle() -> Result<()> {
+    let root = root();
+    codegen::run(&root, true)?;
+    let cubins = build::run(&root, "sm_90")?;
+    let st = status(
+        cargo()
+            .current_dir(&root)
+            .args(["build", "--quiet", "--release", "-p", "conformance"]),
+    )?;
+    if !st.success() {
+        return Err(format!("cargo build failed ({st})"));
+    }
+    let bundle = root.join(".gpu-bundle");
+    let kernels = bundle.join("kernels/sm_90");
+    std::fs::create_dir_all(&kernels).map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
+    let copy = |from: &Path, to: &Path| {
+        std::fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+    };
+    copy(&root.join("target/release/conformance"), &bundle.join("conformance"))?;
+    for c in &cubins {
+        copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
+    }
+    println!(
+        "{} ready: the harness and {} cubins. On the GPU machine: bash conformance/gpu-run.sh",
+        bundle.display(),
+        cubins.len()
+    );
+    Ok(())
+}

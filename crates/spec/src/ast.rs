@@ -174,7 +174,10 @@ impl TestBody {
 }
 
 /// herd7's vocabulary for what a condition's reachability must be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No execution reaches a state satisfying the condition.
     Forbidden,

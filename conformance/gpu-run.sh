@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A whole GPU run on a machine without Rust, from a bundle made by
+# `cargo xtask gpu-bundle` (the release harness and the sm_90 cubins, built
+# where Rust and nvcc are). Results and the log go to $OUT (default
+# target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-target/gridcheck}
+mkdir -p "$out"
+if [ ! -x .gpu-bundle/conformance ]; then
+  echo "no .gpu-bundle/conformance: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
+  exit 2
+fi
+{
+  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || echo "nvidia-smi failed"
+  command -v nvcc >/dev/null && nvcc --version | tail -n 2
+} 2>&1 | tee "$out/machine.txt"
+start=$(date +%s.%N)
+./.gpu-bundle/conformance --root . --cubins .gpu-bundle/kernels \
+  --results "$out/results.jsonl" "$@" 2>&1 | tee "$out/conformance.log"
+rc=${PIPESTATUS[0]}
+echo "harness exit code $rc, wall $(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo '?') s" | tee -a "$out/conformance.log"
+exit "$rc"

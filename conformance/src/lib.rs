@@ -1,0 +1,214 @@
+//! The conformance harness: every (rule, test) pair of the spec becomes
+//! libtest-mimic trials on three tiers.
+//!
+//! - `model/<rule>/<test>`: the loom model's verdict equals the spec's.
+//! - `static/<rule>/<test>`: a compile test, run with nvcc.
+//! - `gpu/<sm>/<rule>/<test>`: the litmus test on the GPU, its histogram
+//!   diffed against the model (see `gridcheck_report::diff`).
+//!
+//! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
+//! is reported ignored with the reason, never passed. Every finished trial is
+//! appended at once to the JSON-lines results file, and a summary with each
+//! test's model verdict and hardware histogram is printed after the run.
+
+pub mod options;
+pub mod summary;
+mod tiers;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use gridcheck_gpu::{DeviceInfo, Gpu};
+use gridcheck_model::ModelOutcome;
+use gridcheck_report::{Status, TrialRecord};
+use gridcheck_spec::{Seeds, Spec};
+use gridcheck_toolchain::Nvcc;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+pub use options::{Options, Tier};
+
+type Shared<T> = Arc<OnceLock<Result<T, String>>>;
+
+/// Everything trials share: the spec, the tools found, caches of model and
+/// hardware results (a test listed by two rules runs once), and the sink.
+pub struct Ctx {
+    pub opts: Options,
+    pub spec: Spec,
+    pub nvcc: Result<Nvcc, String>,
+    pub device: Result<DeviceInfo, String>,
+    gpu: OnceLock<Result<Mutex<Gpu>, String>>,
+    models: Mutex<HashMap<String, Shared<ModelOutcome>>>,
+    hardware: Mutex<HashMap<String, Shared<gridcheck_gpu::LitmusRun>>>,
+    records: Mutex<Vec<TrialRecord>>,
+    sink: Mutex<Option<File>>,
+    sink_error: Option<String>,
+}
+
+fn cached<T>(
+    map: &Mutex<HashMap<String, Shared<T>>>,
+    key: &str,
+    make: impl FnOnce() -> Result<T, String>,
+) -> Arc<OnceLock<Result<T, String>>> {
+    let cell = {
+        let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
+        m.entry(key.to_string()).or_default().clone()
+    };
+    cell.get_or_init(make);
+    cell
+}
+
+impl Ctx {
+    /// Loads the spec and finds the tools. Spec errors are returned, located.
+    pub fn new(opts: Options) -> Result<Ctx, String> {
+        let seeds = match &opts.seeds {
+            Some(dir) => Some(
+                Seeds::load(dir)
+                    .map_err(|e| format!("cannot read the seeds in {}: {e}", dir.display()))?,
+            ),
+            None => None,
+        };
+        let spec = gridcheck_spec::load_dir(&opts.root.join("spec"), seeds.as_ref())
+            .map_err(|e| e.to_string())?;
+        let nvcc = if opts.runs(Tier::Static) {
+            gridcheck_toolchain::find_nvcc(&opts.root)
+        } else {
+            Err("the static tier is off".into())
+        };
+        let device = if opts.runs(Tier::Gpu) {
+            gridcheck_gpu::probe()
+        } else {
+            Err("the gpu tier is off".into())
+        };
+        let (sink, sink_error) = match open_sink(&opts.results) {
+            Ok(f) => (Some(f), None),
+            Err(e) => (None, Some(e)),
+        };
+        Ok(Ctx {
+            opts,
+            spec,
+            nvcc,
+            device,
+            gpu: OnceLock::new(),
+            models: Mutex::default(),
+            hardware: Mutex::default(),
+            records: Mutex::default(),
+            sink: Mutex::new(sink),
+            sink_error,
+        })
+    }
+
+    /// The model's outcome for a litmus test, computed once.
+    fn model(&self, test: &str) -> Arc<OnceLock<Result<ModelOutcome, String>>> {
+        cached(&self.models, test, || {
+            let t = self.spec.test(test).ok_or("no such test")?;
+            match &t.body {
+                gridcheck_spec::TestBody::Litmus(l) => {
+                    gridcheck_model::check(l).map_err(|e| e.to_string())
+                }
+                _ => Err("not a litmus test".into()),
+            }
+        })
+    }
+
+    fn gpu(&self) -> Result<&Mutex<Gpu>, String> {
+        self.gpu
+            .get_or_init(|| Gpu::open(0).map(Mutex::new).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Stores a finished trial: in memory for the summary, and as one JSON
+    /// line, flushed at once so a crash loses nothing already finished.
+    pub fn record(&self, r: TrialRecord) {
+        if let Some(f) = self.sink.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            let _ = writeln!(f, "{}", r.to_json_line());
+            let _ = f.flush();
+        }
+        self.records.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+    }
+
+    pub fn records(&self) -> Vec<TrialRecord> {
+        let mut v = self.records.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        v.sort_by(|a, b| a.trial.cmp(&b.trial));
+        v
+    }
+
+    /// The `sm_XX` GPU trials are named for: the device's, or the build target.
+    pub fn sm(&self) -> String {
+        match &self.device {
+            Ok(d) => d.sm.clone(),
+            Err(_) => "sm_90".into(),
+        }
+    }
+
+    pub fn cubin(&self, test: &str) -> PathBuf {
+        self.opts.cubins.join(self.sm()).join(format!("{test}.cubin"))
+    }
+}
+
+fn open_sink(path: &Path) -> Result<File, String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))
+}
+
+/// Turns a status into libtest's terms: failures fail, statuses that did not
+/// run are ignored with their reason, the rest pass.
+pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Failed> {
+    match status {
+        Status::Pass | Status::QualityWarning | Status::Xfail => Ok(Completion::Completed),
+        Status::NotSupported | Status::NotRun => Ok(Completion::ignored_with(message)),
+        Status::Fail | Status::Timeout | Status::Crash => Err(message.into()),
+    }
+}
+
+/// Builds every trial of the enabled tiers.
+pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
+    let mut out = Vec::new();
+    for (rule, test) in ctx.spec.pairs() {
+        for tier in Tier::ALL {
+            if ctx.opts.runs(tier)
+                && let Some(t) = tiers::trial(ctx, tier, rule, test)
+            {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The whole harness, from a command line. Returns the process exit code.
+pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
+    let opts = match Options::parse(argv, default_root) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let args = Arguments::from_iter(opts.libtest.clone());
+    let ctx = match Ctx::new(opts) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(e) = &ctx.sink_error {
+        eprintln!("warning: results will not be written: {e}");
+    }
+    let conclusion = libtest_mimic::run(&args, trials(&ctx));
+    if !args.list {
+        summary::print(&ctx);
+    }
+    conclusion.exit_code()
+}

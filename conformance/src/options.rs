@@ -1,0 +1,155 @@
+//! The harness's own options, taken out of the command line before the rest
+//! goes to libtest-mimic (filters, `--list`, `--ignored`, `--format`, ...).
+
+use std::path::PathBuf;
+
+/// Which tiers run. A trial of a tier that is off is not created at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// The loom model against each litmus test's expected verdict.
+    Model,
+    /// Compile tests with nvcc (no GPU needed).
+    Static,
+    /// Litmus tests on the GPU, diffed against the model.
+    Gpu,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Model, Tier::Static, Tier::Gpu];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Model => "model",
+            Tier::Static => "static",
+            Tier::Gpu => "gpu",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub tiers: Vec<Tier>,
+    /// Repository root (holds `spec/`, `kernels/`).
+    pub root: PathBuf,
+    /// Seed documents for the verbatim-quote check; skipped when absent.
+    pub seeds: Option<PathBuf>,
+    /// Where built cubins are: `<dir>/<sm>/<test>.cubin`.
+    pub cubins: PathBuf,
+    /// JSON-lines results file, appended to as each trial finishes.
+    pub results: PathBuf,
+    pub instances: u32,
+    pub launches: u32,
+    pub seed: u64,
+    /// Arguments for libtest-mimic.
+    pub libtest: Vec<String>,
+}
+
+pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
+  --tier model|static|gpu   run only this tier (repeatable; default: all)
+  --root DIR                repository root (default: the workspace)
+  --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
+  --cubins DIR              built kernels (default: target/kernels)
+  --results FILE            JSON-lines results (default: target/gridcheck/results.jsonl)
+  --instances N             litmus instances per launch (default: 4096)
+  --launches N              launches per litmus test (default: 64)
+  --seed N                  incantation seed (default: 1)
+Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
+
+fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
+    args.next().ok_or_else(|| format!("`{flag}` needs a value\n\n{USAGE}"))
+}
+
+fn number<T: std::str::FromStr>(s: String, flag: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|_| format!("`{flag} {s}`: not a valid number\n\n{USAGE}"))
+}
+
+impl Options {
+    /// Splits our options from libtest's. `root` is the default repository root.
+    pub fn parse(argv: Vec<String>, root: PathBuf) -> Result<Options, String> {
+        let mut o = Options {
+            tiers: Vec::new(),
+            seeds: None,
+            cubins: root.join("target/kernels"),
+            results: root.join("target/gridcheck/results.jsonl"),
+            root,
+            instances: 4096,
+            launches: 64,
+            seed: 1,
+            libtest: Vec::new(),
+        };
+        let mut args = argv.into_iter();
+        if let Some(program) = args.next() {
+            o.libtest.push(program);
+        }
+        while let Some(a) = args.next() {
+            match a.as_str() {
+                "--tier" => {
+                    let t = value(&mut args, "--tier")?;
+                    let tier = Tier::ALL
+                        .into_iter()
+                        .find(|x| x.as_str() == t)
+                        .ok_or_else(|| format!("unknown tier `{t}`: expected model, static or gpu"))?;
+                    o.tiers.push(tier);
+                }
+                "--root" => {
+                    let r = PathBuf::from(value(&mut args, "--root")?);
+                    o.cubins = r.join("target/kernels");
+                    o.results = r.join("target/gridcheck/results.jsonl");
+                    o.root = r;
+                }
+                "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
+                "--cubins" => o.cubins = value(&mut args, "--cubins")?.into(),
+                "--results" => o.results = value(&mut args, "--results")?.into(),
+                "--instances" => o.instances = number(value(&mut args, "--instances")?, "--instances")?,
+                "--launches" => o.launches = number(value(&mut args, "--launches")?, "--launches")?,
+                "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
+                "--help-gridcheck" => return Err(USAGE.to_string()),
+                _ => o.libtest.push(a),
+            }
+        }
+        if o.tiers.is_empty() {
+            o.tiers = Tier::ALL.to_vec();
+        }
+        if o.seeds.is_none() {
+            let default = o.root.join("../shared/seeds");
+            o.seeds = std::env::var_os("GRIDCHECK_SEEDS")
+                .map(PathBuf::from)
+                .or(default.is_dir().then_some(default));
+        }
+        if o.instances == 0 || o.launches == 0 {
+            return Err("--instances and --launches must be at least 1".into());
+        }
+        Ok(o)
+    }
+
+    pub fn runs(&self, tier: Tier) -> bool {
+        self.tiers.contains(&tier)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Result<Options, String> {
+        Options::parse(a.iter().map(|s| s.to_string()).collect(), "/r".into())
+    }
+
+    #[test]
+    fn splits_ours_from_libtests() {
+        let o = parse(&["bin", "--tier", "model", "pdl.wait", "--instances", "8", "--list"]).unwrap();
+        assert_eq!(o.tiers, vec![Tier::Model]);
+        assert_eq!(o.instances, 8);
+        assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
+        assert_eq!(parse(&["bin"]).unwrap().tiers, Tier::ALL.to_vec());
+    }
+
+    #[test]
+    fn bad_options_are_messages() {
+        assert!(parse(&["bin", "--tier", "gpux"]).unwrap_err().contains("unknown tier"));
+        assert!(parse(&["bin", "--instances", "x"]).unwrap_err().contains("not a valid number"));
+        assert!(parse(&["bin", "--seed"]).unwrap_err().contains("needs a value"));
+        assert!(parse(&["bin", "--launches", "0"]).is_err());
+    }
+}

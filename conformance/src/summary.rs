@@ -1,0 +1,89 @@
+//! The terminal summary printed after a run: one line a trial, then the
+//! litmus7 block of every hardware result, then what did not run and why.
+
+use std::collections::BTreeMap;
+
+use gridcheck_report::{Status, TrialRecord, litmus_block};
+use gridcheck_spec::TestBody;
+
+use crate::Ctx;
+
+/// One summary line: status, trial, model verdict, hardware observation.
+pub fn line(r: &TrialRecord) -> String {
+    let model = r
+        .model
+        .as_ref()
+        .map(|m| m.verdict.to_string())
+        .unwrap_or_else(|| "-".into());
+    let hw = r
+        .hardware
+        .as_ref()
+        .map(|h| format!("{} (P {} / N {})", h.observation, h.positive, h.negative))
+        .unwrap_or_else(|| "-".into());
+    format!("{:<15} {:<10} {:<32} {}", r.status.as_str(), model, hw, r.trial)
+}
+
+pub fn print(ctx: &Ctx) {
+    let records = ctx.records();
+    if records.is_empty() {
+        return;
+    }
+    println!("\ngridcheck summary");
+    println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
+    for r in &records {
+        println!("{}", line(r));
+        if r.status == Status::Fail || r.status == Status::QualityWarning {
+            for l in r.message.lines() {
+                println!("{:15} {l}", "");
+            }
+        }
+    }
+    let mut shown = std::collections::BTreeSet::new();
+    for r in records.iter().filter(|r| r.hardware.is_some()) {
+        if !shown.insert(r.test.clone()) {
+            continue;
+        }
+        if let (Some(hw), Some(t)) = (&r.hardware, ctx.spec.test(&r.test))
+            && let TestBody::Litmus(l) = &t.body
+        {
+            let env = r
+                .environment
+                .as_ref()
+                .map(|e| format!(" on {} (driver {})", e.gpu, e.driver))
+                .unwrap_or_default();
+            println!("\n{}{env}", r.test);
+            print!("{}", litmus_block(l, hw));
+        }
+    }
+    let mut counts: BTreeMap<(String, Status), usize> = BTreeMap::new();
+    for r in &records {
+        *counts.entry((r.tier.clone(), r.status)).or_default() += 1;
+    }
+    println!();
+    for ((tier, status), n) in &counts {
+        println!("{tier:>6} tier: {n} {status}");
+    }
+    for (tier, reason) in not_run(&records) {
+        println!("The {tier} tier was not run: {reason}");
+    }
+    println!("Results: {}", ctx.opts.results.display());
+}
+
+/// Tiers none of whose trials ran, with the first reason given.
+fn not_run(records: &[TrialRecord]) -> Vec<(String, String)> {
+    let mut by_tier: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
+    for r in records {
+        by_tier.entry(&r.tier).or_default().push(r);
+    }
+    by_tier
+        .into_iter()
+        .filter(|(_, rs)| {
+            rs.iter()
+                .all(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
+        })
+        .map(|(t, rs)| {
+            let reason = rs[0].message.trim_start_matches("not run: ").to_string();
+            (t.to_string(), reason)
+        })
+        .collect()
+}

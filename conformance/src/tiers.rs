@@ -1,0 +1,239 @@
+//! One function a tier: what a trial of that tier does and what it records.
+
+use std::sync::Arc;
+
+use gridcheck_gpu::Budget;
+use gridcheck_report::{
+    CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialRecord, diff,
+};
+use gridcheck_spec::{CompileExpect, CompileTest, Litmus, Profile, Rule, Test, TestBody};
+use libtest_mimic::Trial;
+
+use crate::{Ctx, Tier, conclude};
+
+pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Option<Trial> {
+    let name = match (tier, &test.body) {
+        (Tier::Model, TestBody::Litmus(_)) => format!("model/{}/{}", rule.id, test.name),
+        (Tier::Static, TestBody::Compile(_)) => format!("static/{}/{}", rule.id, test.name),
+        (Tier::Gpu, TestBody::Litmus(_)) => format!("gpu/{}/{}/{}", ctx.sm(), rule.id, test.name),
+        _ => return None,
+    };
+    let ctx = Arc::clone(ctx);
+    let (rule_id, test_name) = (rule.id.clone(), test.name.clone());
+    Some(
+        Trial::ignorable_test(name.clone(), move || {
+            let rule = ctx.spec.rule(&rule_id).expect("trial built from this spec");
+            let test = ctx.spec.test(&test_name).expect("trial built from this spec");
+            let mut rec = TrialRecord {
+                trial: name,
+                tier: tier.as_str().into(),
+                rule: rule_id.clone(),
+                test: test_name.clone(),
+                status: Status::NotRun,
+                message: String::new(),
+                model: None,
+                hardware: None,
+                compile: None,
+                environment: None,
+            };
+            match &test.body {
+                TestBody::Litmus(l) if tier == Tier::Model => model(&ctx, rule, test, l, &mut rec),
+                TestBody::Litmus(l) => gpu(&ctx, rule, test, l, &mut rec),
+                TestBody::Compile(c) => compile(&ctx, test, c, &mut rec),
+            }
+            let result = conclude(rec.status, &rec.message);
+            ctx.record(rec);
+            result
+        })
+        .with_kind(tier.as_str()),
+    )
+}
+
+fn model_summary(ctx: &Ctx, test: &Test, l: &Litmus) -> Result<ModelSummary, String> {
+    let cell = ctx.model(&test.name);
+    let m = cell.get().expect("initialised by Ctx::model").as_ref().map_err(Clone::clone)?;
+    Ok(ModelSummary {
+        verdict: m.verdict,
+        expected: l.expect,
+        states: m.states.iter().cloned().collect(),
+        executions: m.executions,
+        preemption_bound: m.preemption_bound,
+        elapsed_s: m.elapsed.as_secs_f64(),
+    })
+}
+
+fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
+    match model_summary(ctx, test, l) {
+        Err(e) => {
+            rec.status = Status::Fail;
+            rec.message = format!("rule {} ({}), test {} ({}): the model failed: {e}", rule.id, rule.origin, test.name, test.origin);
+        }
+        Ok(m) => {
+            let bound = m
+                .preemption_bound
+                .map(|b| format!(", preemption bound {b}"))
+                .unwrap_or_default();
+            if m.verdict == l.expect {
+                rec.status = Status::Pass;
+                rec.message = format!(
+                    "{} ({} states, {} executions{bound})",
+                    m.verdict,
+                    m.states.len(),
+                    m.executions
+                );
+            } else {
+                rec.status = Status::Fail;
+                rec.message = format!(
+                    "rule {} ({}), test {} ({}): the spec expects `{}` but the model says `{}` for `{}` ({} reachable states{bound})",
+                    rule.id, rule.origin, test.name, test.origin, l.expect, m.verdict, l.condition, m.states.len()
+                );
+            }
+            rec.model = Some(m);
+        }
+    }
+}
+
+/// Whether `GRIDCHECK_REQUIRE_TIERS` (comma-separated tiers) makes a tier
+/// that cannot run here a failure instead of ignored: CI sets it for the
+/// static tier so that a broken nvcc install cannot pass silently.
+fn required(tier: Tier) -> bool {
+    std::env::var("GRIDCHECK_REQUIRE_TIERS")
+        .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
+}
+
+fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
+    let nvcc = match &ctx.nvcc {
+        Ok(n) => n,
+        Err(e) => {
+            rec.status = if required(Tier::Static) { Status::Fail } else { Status::NotSupported };
+            rec.message = format!("not run: {e}");
+            return;
+        }
+    };
+    let workdir = ctx.opts.root.join("target/gridcheck/static").join(&test.name);
+    let out = match nvcc.check_snippet(&test.name, &c.source, &c.arch, &c.flags, &workdir) {
+        Ok(o) => o,
+        Err(e) => {
+            rec.status = Status::Fail;
+            rec.message = e;
+            return;
+        }
+    };
+    let warned = out.output.contains("warning");
+    let (ok, what) = match &c.expect {
+        CompileExpect::Accept => (out.success && !warned, "accepted without warnings".to_string()),
+        CompileExpect::Reject { diagnostic } => (
+            !out.success && out.output.contains(diagnostic.as_str()),
+            format!("rejected with `{diagnostic}`"),
+        ),
+        CompileExpect::Warn { diagnostic } => (
+            out.success && out.output.contains(diagnostic.as_str()),
+            format!("accepted with the warning `{diagnostic}`"),
+        ),
+    };
+    rec.status = if ok { Status::Pass } else { Status::Fail };
+    rec.message = if ok {
+        format!("nvcc {}: {what}", nvcc.version)
+    } else {
+        format!(
+            "nvcc {} should have {what}, but it {} (test at {}):\n{}\n$ {}",
+            nvcc.version,
+            if out.success { "accepted it" } else { "rejected it" },
+            test.origin,
+            out.output.trim(),
+            out.command
+        )
+    };
+    rec.compile = Some(CompileSummary {
+        nvcc: nvcc.version.clone(),
+        command: out.command,
+        success: out.success,
+        output: out.output,
+    });
+}
+
+fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
+    let device = match &ctx.device {
+        Ok(d) => d,
+        Err(e) => {
+            rec.status = if required(Tier::Gpu) { Status::Fail } else { Status::NotSupported };
+            rec.message = format!("not run: {e}");
+            return;
+        }
+    };
+    rec.environment = Some(Environment {
+        gpu: device.name.clone(),
+        sm: device.sm.clone(),
+        driver: device.driver_version.clone(),
+        nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
+    });
+    if rule.profile == Profile::Pdl && device.compute_capability.0 < 9 {
+        rec.status = Status::NotSupported;
+        rec.message = format!(
+            "not run: PDL needs compute capability 9.0, {} has {}.{}",
+            device.name, device.compute_capability.0, device.compute_capability.1
+        );
+        return;
+    }
+    let cubin = ctx.cubin(&test.name);
+    if !cubin.is_file() {
+        rec.status = Status::NotRun;
+        rec.message = format!("not run: {} is not built (run `cargo xtask build`)", cubin.display());
+        return;
+    }
+    let m = match model_summary(ctx, test, l) {
+        Ok(m) => m,
+        Err(e) => {
+            rec.status = Status::Fail;
+            rec.message = format!("no model verdict to compare with: {e}");
+            return;
+        }
+    };
+    let run = crate::cached(&ctx.hardware, &test.name, || {
+        let gpu = ctx.gpu()?;
+        let gpu = gpu.lock().unwrap_or_else(|p| p.into_inner());
+        let budget = Budget {
+            instances_per_launch: ctx.opts.instances,
+            launches: ctx.opts.launches,
+            seed: ctx.opts.seed,
+        };
+        gpu.run_litmus(&cubin, &test.name, l, &budget).map_err(|e| e.to_string())
+    });
+    let run = match run.get().expect("initialised by cached") {
+        Ok(r) => r,
+        Err(e) => {
+            rec.status = Status::Fail;
+            rec.message = format!("the GPU run failed: {e}");
+            rec.model = Some(m);
+            return;
+        }
+    };
+    let modeled = m.states.iter().cloned().collect();
+    let mut hw = match HardwareResult::classify(l, &run.histogram, &modeled) {
+        Ok(h) => h,
+        Err(e) => {
+            rec.status = Status::Fail;
+            rec.message = format!("cannot classify the histogram: {e}");
+            return;
+        }
+    };
+    hw.launch_failures = run.launch_failures;
+    hw.first_launch_error = run.first_launch_error.clone();
+    hw.elapsed_s = run.elapsed.as_secs_f64();
+    hw.seed = run.seed;
+    let d = diff(m.verdict, &hw);
+    rec.status = d.status;
+    rec.message = if d.findings.is_empty() {
+        format!("model {}, hardware {} ({} instances)", m.verdict, hw.observation, hw.instances)
+    } else {
+        format!(
+            "model {}, hardware {}: {}. Reproduce: cargo xtask conformance --tier gpu -- --exact {}",
+            m.verdict,
+            hw.observation,
+            d.findings.join("; "),
+            rec.trial
+        )
+    };
+    rec.model = Some(m);
+    rec.hardware = Some(hw);
+}

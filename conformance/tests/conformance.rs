@@ -1,0 +1,18 @@
+//! `cargo test` runs the harness too: the model tier always, the static tier
+//! when nvcc is found, the GPU tier when a driver and built kernels exist
+//! (otherwise its trials are reported ignored with the reason).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root.canonicalize().unwrap_or(root);
+    let mut argv: Vec<String> = std::env::args().collect();
+    // Under `cargo test`, results go beside the other test outputs.
+    if !argv.iter().any(|a| a == "--results") {
+        argv.insert(1, "--results".into());
+        argv.insert(2, root.join("target/gridcheck/cargo-test.jsonl").display().to_string());
+    }
+    conformance::main_with(argv, root)
+}

@@ -1,0 +1,229 @@
+//! The CUDA toolchain as gridcheck uses it: finding `nvcc` and the device
+//! runtime library (`libcudadevrt.a`), compiling relocatable device code and
+//! linking it into a cubin the driver API can load.
+//!
+//! The chain (verified on the H100 machine):
+//! ```text
+//! nvcc -arch=sm_90 -rdc=true -I kernels/include -c test.cu -o test.o
+//! nvcc -arch=sm_90 -dlink -cubin test.o -L<lib> -lcudadevrt -o test.cubin
+//! ```
+//! An rdc cubin that was not linked with cudadevrt fails to load with
+//! `CUDA_ERROR_NOT_FOUND`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A usable nvcc.
+#[derive(Debug, Clone)]
+pub struct Nvcc {
+    pub path: PathBuf,
+    /// `13.0.88`, from `nvcc --version`.
+    pub version: String,
+    /// The directory holding `libcudadevrt.a`.
+    pub lib_dir: PathBuf,
+    /// How it was found: `GRIDCHECK_NVCC`, `CUDA_HOME`, `PATH`, ...
+    pub found_via: String,
+}
+
+/// What nvcc said about one compilation.
+#[derive(Debug, Clone)]
+pub struct CompileOutput {
+    pub success: bool,
+    /// stdout and stderr together.
+    pub output: String,
+    /// The command line, for reproduction.
+    pub command: String,
+}
+
+const NOT_FOUND_HELP: &str = "no nvcc found. gridcheck looks at $GRIDCHECK_NVCC, $CUDA_HOME/bin, \
+$CUDA_PATH/bin, the PATH, /usr/local/cuda/bin and a PyPI install in ./.venv-cuda. \
+Install the CUDA toolkit 13, or: python3 -m venv .venv-cuda && .venv-cuda/bin/pip install \
+\"nvidia-cuda-nvcc==13.0.*\" \"nvidia-cuda-runtime==13.0.*\" \"nvidia-cuda-crt==13.0.*\" \
+\"nvidia-nvvm==13.0.*\" \"nvidia-cuda-cccl==13.0.*\"";
+
+fn candidates(repo_root: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os("GRIDCHECK_NVCC") {
+        out.push((PathBuf::from(p), "GRIDCHECK_NVCC".into()));
+    }
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(p) = std::env::var_os(var) {
+            out.push((PathBuf::from(p).join("bin/nvcc"), var.into()));
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            out.push((dir.join("nvcc"), "PATH".into()));
+        }
+    }
+    out.push(("/usr/local/cuda/bin/nvcc".into(), "/usr/local/cuda".into()));
+    if let Ok(entries) = std::fs::read_dir(repo_root.join(".venv-cuda/lib")) {
+        for e in entries.flatten() {
+            let p = e.path().join("site-packages/nvidia/cu13/bin/nvcc");
+            out.push((p, ".venv-cuda (PyPI)".into()));
+        }
+    }
+    out
+}
+
+fn devrt_dir(nvcc: &Path) -> Option<PathBuf> {
+    let bin = nvcc.parent()?;
+    let root = bin.parent()?;
+    [
+        root.join("lib"),
+        root.join("lib64"),
+        root.join("targets/x86_64-linux/lib"),
+        PathBuf::from("/usr/local/cuda/lib64"),
+    ]
+    .into_iter()
+    .find(|d| d.join("libcudadevrt.a").is_file())
+}
+
+/// Parses `release 13.0, V13.0.88` out of `nvcc --version`.
+pub fn parse_version(text: &str) -> Option<String> {
+    let v = text.split(", V").nth(1)?;
+    Some(v.split_whitespace().next()?.to_string())
+}
+
+/// Finds nvcc and cudadevrt, or says clearly why not.
+pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
+    let mut problems = Vec::new();
+    for (path, via) in candidates(repo_root) {
+        if !path.is_file() {
+            continue;
+        }
+        let out = match Command::new(&path).arg("--version").output() {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                problems.push(format!("{} ({via}) exited with {}", path.display(), o.status));
+                continue;
+            }
+            Err(e) => {
+                problems.push(format!("{} ({via}) cannot run: {e}", path.display()));
+                continue;
+            }
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let Some(version) = parse_version(&text) else {
+            problems.push(format!("{} ({via}): unrecognised --version output", path.display()));
+            continue;
+        };
+        let Some(lib_dir) = devrt_dir(&path) else {
+            problems.push(format!(
+                "{} ({via}) has no libcudadevrt.a beside it (install nvidia-cuda-runtime)",
+                path.display()
+            ));
+            continue;
+        };
+        return Ok(Nvcc {
+            path,
+            version,
+            lib_dir,
+            found_via: via,
+        });
+    }
+    if problems.is_empty() {
+        Err(NOT_FOUND_HELP.to_string())
+    } else {
+        Err(format!("{NOT_FOUND_HELP}\nfound but unusable:\n  {}", problems.join("\n  ")))
+    }
+}
+
+impl Nvcc {
+    fn run(&self, args: &[String]) -> CompileOutput {
+        let command = format!("{} {}", self.path.display(), args.join(" "));
+        match Command::new(&self.path).args(args).output() {
+            Ok(o) => {
+                let mut output = String::from_utf8_lossy(&o.stdout).into_owned();
+                output.push_str(&String::from_utf8_lossy(&o.stderr));
+                CompileOutput {
+                    success: o.status.success(),
+                    output,
+                    command,
+                }
+            }
+            Err(e) => CompileOutput {
+                success: false,
+                output: format!("cannot run nvcc: {e}"),
+                command,
+            },
+        }
+    }
+
+    /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> -c <src> -o <obj>`.
+    pub fn compile_rdc(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        obj: &Path,
+    ) -> CompileOutput {
+        let mut args = vec![
+            format!("-arch={arch}"),
+            "-rdc=true".into(),
+            format!("-I{}", include.display()),
+        ];
+        args.extend(flags.iter().cloned());
+        args.extend([
+            "-c".into(),
+            src.display().to_string(),
+            "-o".into(),
+            obj.display().to_string(),
+        ]);
+        self.run(&args)
+    }
+
+    /// `nvcc -arch=<arch> -dlink -cubin <obj> -L<lib> -lcudadevrt -o <cubin>`.
+    pub fn dlink_cubin(&self, obj: &Path, arch: &str, cubin: &Path) -> CompileOutput {
+        self.run(&[
+            format!("-arch={arch}"),
+            "-dlink".into(),
+            "-cubin".into(),
+            obj.display().to_string(),
+            format!("-L{}", self.lib_dir.display()),
+            "-lcudadevrt".into(),
+            "-o".into(),
+            cubin.display().to_string(),
+        ])
+    }
+
+    /// Compiles a snippet (relocatable device code, as CDP needs) in `workdir`
+    /// and returns what nvcc said. Used by compile tests.
+    pub fn check_snippet(
+        &self,
+        name: &str,
+        source: &str,
+        arch: &str,
+        flags: &[String],
+        workdir: &Path,
+    ) -> Result<CompileOutput, String> {
+        std::fs::create_dir_all(workdir)
+            .map_err(|e| format!("cannot create {}: {e}", workdir.display()))?;
+        let src = workdir.join(format!("{name}.cu"));
+        std::fs::write(&src, source).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        let obj = workdir.join(format!("{name}.o"));
+        Ok(self.compile_rdc(&src, workdir, arch, flags, &obj))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_parse() {
+        let text = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0";
+        assert_eq!(parse_version(text).as_deref(), Some("13.0.88"));
+        assert_eq!(parse_version("garbage"), None);
+    }
+
+    #[test]
+    fn missing_nvcc_is_a_message_not_a_panic() {
+        // Whatever this machine has, the answer is Ok or a helpful Err.
+        match find_nvcc(Path::new("/nonexistent")) {
+            Ok(n) => assert!(!n.version.is_empty()),
+            Err(e) => assert!(e.contains("no nvcc found"), "{e}"),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// gridcheck.cuh: hand-written helpers shared by the generated litmus kernels
+// in kernels/generated/ (written by `cargo xtask codegen`, from
+// crates/kernelgen). The Rust side of this ABI is crates/kernelgen (layout)
+// and crates/gpu (the runner); keep the three in step.
+//
+// Parallel testing environment (after MC Mutants): one host launch runs
+// `instances` independent copies of a litmus test, one per thread block.
+// Block b runs instance b, whose memory slot is the co-prime permutation
+//     slot = (b * perm_mul + perm_add) % instances
+// (perm_mul co-prime to instances), so neighbouring blocks touch memory far
+// apart. Every per-instance array is indexed by slot:
+//   mem    [slot * slot_stride + loc * GC_LOC_STRIDE]  test locations, each on
+//          its own 128-byte line, so no two locations or instances share a line
+//   regs   [slot * reg_stride + r]       loaded registers, observables order
+//   status [slot * status_stride + k]    k < kernels: GC_RAN once kernel k ran;
+//          then one word per device launch: the cudaError_t that
+//          cudaGetLastError() returned after it (host initialises these to
+//          GC_NOT_REACHED)
+// Device-side launches start a 1-block child per instance and pass the slot.
+//
+// Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
+// its warp; the other lanes of those warps idle. GC_STRESS_WARPS extra warps
+// per block stress memory (stores and loads to p.stress) while the modeled
+// threads run their operations. Before each test operation the modeled
+// thread spins for a random number of clock cycles (seeded: p.seed, slot and
+// the operation's site number), which provokes the rarer interleavings.
+//
+// Memory accesses: the test's plain loads and stores go through `volatile`
+// pointers so that the compiler keeps every load and store, in program
+// order, exactly as the test writes them (no caching in registers, no
+// merging, no reordering by the compiler). In PTX they become ld.volatile /
+// st.volatile, which the PTX memory model treats like relaxed accesses at
+// system scope: they are not served from a stale L1 line. The tests
+// therefore check the ordering and visibility that launches, barriers and
+// PDL give, not what ordinary cached (.weak) accesses might additionally
+// show.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#define GC_LOC_STRIDE 32u          // words between locations: 128 bytes
+#define GC_WARP 32u
+#define GC_STRESS_WARPS 2u
+#define GC_RAN 1u
+#define GC_NOT_REACHED 0xffffffffu
+
+// Kernel parameters, passed by value to every host kernel; device kernels get
+// them again plus the slot. 64 bytes; the Rust mirror is gridcheck_gpu's
+// `Params` (same field order, same offsets).
+struct gc_params {
+  unsigned int *mem;          // offset 0
+  unsigned int *regs;         // 8
+  unsigned int *status;       // 16
+  unsigned int *stress;       // 24: stress_words words, shared by all instances
+  unsigned long long seed;    // 32: per-launch seed for delays and stress
+  unsigned int instances;     // 40: blocks of each host launch
+  unsigned int perm_mul;      // 44: co-prime to instances
+  unsigned int perm_add;      // 48
+  unsigned int max_delay;     // 52: cycles; 0 disables random delays
+  unsigned int stress_words;  // 56: a power of two; 0 disables stress
+  unsigned int stress_iters;  // 60: cap on a stress warp's iterations per phase
+};
+static_assert(sizeof(gc_params) == 64, "gc_params must match the Rust Params");
+
+// splitmix64's finaliser.
+__device__ __forceinline__ unsigned long long gc_mix64(unsigned long long z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ unsigned long long gc_rand(const gc_params &p, unsigned int slot,
+                                                      unsigned int site) {
+  return gc_mix64(p.seed ^ gc_mix64(((unsigned long long)slot << 32) | site));
+}
+
+// The memory slot of host-launch instance `instance` (a block index).
+__device__ __forceinline__ unsigned int gc_slot(const gc_params &p, unsigned int instance) {
+  return (unsigned int)(((unsigned long long)instance * p.perm_mul + p.perm_add) % p.instances);
+}
+
+// A random delay before a test operation: none a quarter of the time,
+// otherwise up to max_delay cycles scaled down by a random power of two, so
+// that short and long delays are both common.
+__device__ __forceinline__ void gc_delay(const gc_params &p, unsigned int slot, unsigned int site) {
+  if (p.max_delay == 0u) return;
+  const unsigned long long r = gc_rand(p, slot, site);
+  if ((r & 3ull) == 0ull) return;
+  const unsigned int shift = (unsigned int)(r >> 2) & 7u;
+  const long long cycles = (long long)(((unsigned int)(r >> 32) % (p.max_delay + 1u)) >> shift);
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// A modeled thread is done with its operations of the current phase.
+__device__ __forceinline__ void gc_arrive(unsigned int *arrived) { atomicAdd(arrived, 1u); }
+
+// A stress warp's work in one phase: store to and load from random lines of
+// p.stress until `target` modeled-thread phases have arrived (or the cap).
+__device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
+                                          volatile unsigned int *arrived, unsigned int target,
+                                          unsigned int phase) {
+  if (p.stress_words == 0u) return;
+  volatile unsigned int *const s = p.stress;
+  const unsigned int mask = p.stress_words - 1u;
+  unsigned long long r = gc_rand(p, slot, 0x80000000u | (phase << 16) | threadIdx.x);
+  unsigned int acc = 0u;
+  for (unsigned int i = 0u; i < p.stress_iters && *arrived < target; ++i) {
+    r = gc_mix64(r);
+    const unsigned int a = (unsigned int)r & mask;
+    const unsigned int b = (unsigned int)(r >> 32) & mask;
+    s[a] = i;
+    acc += s[b];
+  }
+  if (acc == 0xdeadbeefu) s[0] = acc;  // keeps acc live; practically never taken
+}
+
+// Kernel k of this instance ran (written once, by thread 0, at the end).
+__device__ __forceinline__ void gc_mark_ran(const gc_params &p, unsigned int status_stride,
+                                            unsigned int slot, unsigned int k) {
+  ((volatile unsigned int *)p.status)[(size_t)slot * status_stride + k] = GC_RAN;
+}
+
+// The result of device launch number `word` (a status word index).
+__device__ __forceinline__ void gc_record_launch(const gc_params &p, unsigned int status_stride,
+                                                 unsigned int slot, unsigned int word,
+                                                 cudaError_t err) {
+  ((volatile unsigned int *)p.status)[(size_t)slot * status_stride + word] = (unsigned int)err;
+}
