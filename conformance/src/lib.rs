@@ -128,11 +128,18 @@ impl Ctx {
             let _ = writeln!(f, "{}", r.to_json_line());
             let _ = f.flush();
         }
-        self.records.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(r);
     }
 
     pub fn records(&self) -> Vec<TrialRecord> {
-        let mut v = self.records.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut v = self
+            .records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         v.sort_by(|a, b| a.trial.cmp(&b.trial));
         v
     }
@@ -146,13 +153,17 @@ impl Ctx {
     }
 
     pub fn cubin(&self, test: &str) -> PathBuf {
-        self.opts.cubins.join(self.sm()).join(format!("{test}.cubin"))
+        self.opts
+            .cubins
+            .join(self.sm())
+            .join(format!("{test}.cubin"))
     }
 }
 
 fn open_sink(path: &Path) -> Result<File, String> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     std::fs::OpenOptions::new()
         .create(true)

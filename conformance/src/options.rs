@@ -50,13 +50,14 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
   --cubins DIR              built kernels (default: target/kernels)
   --results FILE            JSON-lines results (default: target/gridcheck/results.jsonl)
-  --instances N             litmus instances per launch (default: 4096)
-  --launches N              launches per litmus test (default: 64)
+  --instances N             litmus instances per launch (default: 1024)
+  --launches N              launches per litmus test (default: 32)
   --seed N                  incantation seed (default: 1)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
-    args.next().ok_or_else(|| format!("`{flag}` needs a value\n\n{USAGE}"))
+    args.next()
+        .ok_or_else(|| format!("`{flag}` needs a value\n\n{USAGE}"))
 }
 
 fn number<T: std::str::FromStr>(s: String, flag: &str) -> Result<T, String> {
@@ -73,8 +74,8 @@ impl Options {
             cubins: root.join("target/kernels"),
             results: root.join("target/gridcheck/results.jsonl"),
             root,
-            instances: 4096,
-            launches: 64,
+            instances: 1024,
+            launches: 32,
             seed: 1,
             libtest: Vec::new(),
         };
@@ -86,10 +87,13 @@ impl Options {
             match a.as_str() {
                 "--tier" => {
                     let t = value(&mut args, "--tier")?;
-                    let tier = Tier::ALL
-                        .into_iter()
-                        .find(|x| x.as_str() == t)
-                        .ok_or_else(|| format!("unknown tier `{t}`: expected model, static or gpu"))?;
+                    let tier =
+                        Tier::ALL
+                            .into_iter()
+                            .find(|x| x.as_str() == t)
+                            .ok_or_else(|| {
+                                format!("unknown tier `{t}`: expected model, static or gpu")
+                            })?;
                     o.tiers.push(tier);
                 }
                 "--root" => {
@@ -101,7 +105,9 @@ impl Options {
                 "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
                 "--cubins" => o.cubins = value(&mut args, "--cubins")?.into(),
                 "--results" => o.results = value(&mut args, "--results")?.into(),
-                "--instances" => o.instances = number(value(&mut args, "--instances")?, "--instances")?,
+                "--instances" => {
+                    o.instances = number(value(&mut args, "--instances")?, "--instances")?
+                }
                 "--launches" => o.launches = number(value(&mut args, "--launches")?, "--launches")?,
                 "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
                 "--help-gridcheck" => return Err(USAGE.to_string()),
@@ -138,7 +144,16 @@ mod tests {
 
     #[test]
     fn splits_ours_from_libtests() {
-        let o = parse(&["bin", "--tier", "model", "pdl.wait", "--instances", "8", "--list"]).unwrap();
+        let o = parse(&[
+            "bin",
+            "--tier",
+            "model",
+            "pdl.wait",
+            "--instances",
+            "8",
+            "--list",
+        ])
+        .unwrap();
         assert_eq!(o.tiers, vec![Tier::Model]);
         assert_eq!(o.instances, 8);
         assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
@@ -147,9 +162,21 @@ mod tests {
 
     #[test]
     fn bad_options_are_messages() {
-        assert!(parse(&["bin", "--tier", "gpux"]).unwrap_err().contains("unknown tier"));
-        assert!(parse(&["bin", "--instances", "x"]).unwrap_err().contains("not a valid number"));
-        assert!(parse(&["bin", "--seed"]).unwrap_err().contains("needs a value"));
+        assert!(
+            parse(&["bin", "--tier", "gpux"])
+                .unwrap_err()
+                .contains("unknown tier")
+        );
+        assert!(
+            parse(&["bin", "--instances", "x"])
+                .unwrap_err()
+                .contains("not a valid number")
+        );
+        assert!(
+            parse(&["bin", "--seed"])
+                .unwrap_err()
+                .contains("needs a value")
+        );
         assert!(parse(&["bin", "--launches", "0"]).is_err());
     }
 }

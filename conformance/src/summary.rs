@@ -20,7 +20,19 @@ pub fn line(r: &TrialRecord) -> String {
         .as_ref()
         .map(|h| format!("{} (P {} / N {})", h.observation, h.positive, h.negative))
         .unwrap_or_else(|| "-".into());
-    format!("{:<15} {:<10} {:<32} {}", r.status.as_str(), model, hw, r.trial)
+    let detail = match r.tier.as_str() {
+        // The model's and the compiler's findings fit on the line; GPU
+        // findings get their own lines and a histogram below.
+        "model" | "static" if !r.message.contains('\n') => format!("  ({})", r.message),
+        _ => String::new(),
+    };
+    format!(
+        "{:<15} {:<10} {:<32} {}{detail}",
+        r.status.as_str(),
+        model,
+        hw,
+        r.trial
+    )
 }
 
 pub fn print(ctx: &Ctx) {
@@ -32,7 +44,9 @@ pub fn print(ctx: &Ctx) {
     println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     for r in &records {
         println!("{}", line(r));
-        if r.status == Status::Fail || r.status == Status::QualityWarning {
+        if r.tier == "gpu" && matches!(r.status, Status::Fail | Status::QualityWarning)
+            || r.status == Status::Fail && r.message.contains('\n')
+        {
             for l in r.message.lines() {
                 println!("{:15} {l}", "");
             }
@@ -49,7 +63,7 @@ pub fn print(ctx: &Ctx) {
             let env = r
                 .environment
                 .as_ref()
-                .map(|e| format!(" on {} (driver {})", e.gpu, e.driver))
+                .map(|e| format!(" on {} (CUDA driver API {})", e.gpu, e.driver))
                 .unwrap_or_default();
             println!("\n{}{env}", r.test);
             print!("{}", litmus_block(l, hw));

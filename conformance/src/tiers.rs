@@ -23,7 +23,10 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
     Some(
         Trial::ignorable_test(name.clone(), move || {
             let rule = ctx.spec.rule(&rule_id).expect("trial built from this spec");
-            let test = ctx.spec.test(&test_name).expect("trial built from this spec");
+            let test = ctx
+                .spec
+                .test(&test_name)
+                .expect("trial built from this spec");
             let mut rec = TrialRecord {
                 trial: name,
                 tier: tier.as_str().into(),
@@ -51,7 +54,11 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
 
 fn model_summary(ctx: &Ctx, test: &Test, l: &Litmus) -> Result<ModelSummary, String> {
     let cell = ctx.model(&test.name);
-    let m = cell.get().expect("initialised by Ctx::model").as_ref().map_err(Clone::clone)?;
+    let m = cell
+        .get()
+        .expect("initialised by Ctx::model")
+        .as_ref()
+        .map_err(Clone::clone)?;
     Ok(ModelSummary {
         verdict: m.verdict,
         expected: l.expect,
@@ -66,7 +73,10 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
     match model_summary(ctx, test, l) {
         Err(e) => {
             rec.status = Status::Fail;
-            rec.message = format!("rule {} ({}), test {} ({}): the model failed: {e}", rule.id, rule.origin, test.name, test.origin);
+            rec.message = format!(
+                "rule {} ({}), test {} ({}): the model failed: {e}",
+                rule.id, rule.origin, test.name, test.origin
+            );
         }
         Ok(m) => {
             let bound = m
@@ -85,7 +95,14 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
                 rec.status = Status::Fail;
                 rec.message = format!(
                     "rule {} ({}), test {} ({}): the spec expects `{}` but the model says `{}` for `{}` ({} reachable states{bound})",
-                    rule.id, rule.origin, test.name, test.origin, l.expect, m.verdict, l.condition, m.states.len()
+                    rule.id,
+                    rule.origin,
+                    test.name,
+                    test.origin,
+                    l.expect,
+                    m.verdict,
+                    l.condition,
+                    m.states.len()
                 );
             }
             rec.model = Some(m);
@@ -105,12 +122,20 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
     let nvcc = match &ctx.nvcc {
         Ok(n) => n,
         Err(e) => {
-            rec.status = if required(Tier::Static) { Status::Fail } else { Status::NotSupported };
+            rec.status = if required(Tier::Static) {
+                Status::Fail
+            } else {
+                Status::NotSupported
+            };
             rec.message = format!("not run: {e}");
             return;
         }
     };
-    let workdir = ctx.opts.root.join("target/gridcheck/static").join(&test.name);
+    let workdir = ctx
+        .opts
+        .root
+        .join("target/gridcheck/static")
+        .join(&test.name);
     let out = match nvcc.check_snippet(&test.name, &c.source, &c.arch, &c.flags, &workdir) {
         Ok(o) => o,
         Err(e) => {
@@ -121,7 +146,10 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
     };
     let warned = out.output.contains("warning");
     let (ok, what) = match &c.expect {
-        CompileExpect::Accept => (out.success && !warned, "accepted without warnings".to_string()),
+        CompileExpect::Accept => (
+            out.success && !warned,
+            "accepted without warnings".to_string(),
+        ),
         CompileExpect::Reject { diagnostic } => (
             !out.success && out.output.contains(diagnostic.as_str()),
             format!("rejected with `{diagnostic}`"),
@@ -138,7 +166,11 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
         format!(
             "nvcc {} should have {what}, but it {} (test at {}):\n{}\n$ {}",
             nvcc.version,
-            if out.success { "accepted it" } else { "rejected it" },
+            if out.success {
+                "accepted it"
+            } else {
+                "rejected it"
+            },
             test.origin,
             out.output.trim(),
             out.command
@@ -156,7 +188,11 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
     let device = match &ctx.device {
         Ok(d) => d,
         Err(e) => {
-            rec.status = if required(Tier::Gpu) { Status::Fail } else { Status::NotSupported };
+            rec.status = if required(Tier::Gpu) {
+                Status::Fail
+            } else {
+                Status::NotSupported
+            };
             rec.message = format!("not run: {e}");
             return;
         }
@@ -178,7 +214,10 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
     let cubin = ctx.cubin(&test.name);
     if !cubin.is_file() {
         rec.status = Status::NotRun;
-        rec.message = format!("not run: {} is not built (run `cargo xtask build`)", cubin.display());
+        rec.message = format!(
+            "not run: {} is not built (run `cargo xtask build`)",
+            cubin.display()
+        );
         return;
     }
     let m = match model_summary(ctx, test, l) {
@@ -197,7 +236,8 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
             launches: ctx.opts.launches,
             seed: ctx.opts.seed,
         };
-        gpu.run_litmus(&cubin, &test.name, l, &budget).map_err(|e| e.to_string())
+        gpu.run_litmus(&cubin, &test.name, l, &budget)
+            .map_err(|e| e.to_string())
     });
     let run = match run.get().expect("initialised by cached") {
         Ok(r) => r,
@@ -224,7 +264,10 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
     let d = diff(m.verdict, &hw);
     rec.status = d.status;
     rec.message = if d.findings.is_empty() {
-        format!("model {}, hardware {} ({} instances)", m.verdict, hw.observation, hw.instances)
+        format!(
+            "model {}, hardware {} ({} instances)",
+            m.verdict, hw.observation, hw.instances
+        )
     } else {
         format!(
             "model {}, hardware {}: {}. Reproduce: cargo xtask conformance --tier gpu -- --exact {}",

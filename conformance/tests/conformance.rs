@@ -12,7 +12,12 @@ fn main() -> ExitCode {
     // Under `cargo test`, results go beside the other test outputs.
     if !argv.iter().any(|a| a == "--results") {
         argv.insert(1, "--results".into());
-        argv.insert(2, root.join("target/gridcheck/cargo-test.jsonl").display().to_string());
+        argv.insert(
+            2,
+            root.join("target/gridcheck/cargo-test.jsonl")
+                .display()
+                .to_string(),
+        );
     }
     conformance::main_with(argv, root)
 }

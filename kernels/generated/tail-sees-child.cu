@@ -35,7 +35,6 @@ extern "C" __global__ void __launch_bounds__(96) tail_sees_child__tail(gc_params
 // Kernel `parent`.
 extern "C" __global__ void tail_sees_child__parent(gc_params p) {
   const unsigned int slot = gc_slot(p, blockIdx.x);
-  volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();

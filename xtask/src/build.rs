@@ -32,7 +32,9 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
         .filter_map(|e| e.metadata().ok()?.modified().ok())
         .max();
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunks: Vec<&[PathBuf]> = sources.chunks(sources.len().div_ceil(jobs).max(1)).collect();
+    let chunks: Vec<&[PathBuf]> = sources
+        .chunks(sources.len().div_ceil(jobs).max(1))
+        .collect();
     let results: Vec<Result<PathBuf>> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
@@ -48,7 +50,10 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|_| vec![Err("a build thread panicked".into())]))
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("a build thread panicked".into())])
+            })
             .collect()
     });
     let mut cubins = Vec::new();
@@ -81,7 +86,11 @@ fn one(
     out_dir: &Path,
     newest_header: Option<std::time::SystemTime>,
 ) -> Result<PathBuf> {
-    let stem = src.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+    let stem = src
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     let obj = obj_dir.join(format!("{stem}.o"));
     let cubin = out_dir.join(format!("{stem}.cubin"));
     let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -93,11 +102,21 @@ fn one(
     }
     let out = nvcc.compile_rdc(src, include, arch, &[], &obj);
     if !out.success {
-        return Err(format!("{} does not compile:\n{}\n$ {}", src.display(), out.output.trim(), out.command));
+        return Err(format!(
+            "{} does not compile:\n{}\n$ {}",
+            src.display(),
+            out.output.trim(),
+            out.command
+        ));
     }
     let out = nvcc.dlink_cubin(&obj, arch, &cubin);
     if !out.success {
-        return Err(format!("{} does not link:\n{}\n$ {}", src.display(), out.output.trim(), out.command));
+        return Err(format!(
+            "{} does not link:\n{}\n$ {}",
+            src.display(),
+            out.output.trim(),
+            out.command
+        ));
     }
     Ok(cubin)
 }

@@ -46,7 +46,13 @@ pub fn run(root: &Path, check: bool) -> Result<()> {
     println!(
         "codegen: {} kernels {}",
         files.len(),
-        if stale.is_empty() { "up to date" } else if check { "stale" } else { "written" }
+        if stale.is_empty() {
+            "up to date"
+        } else if check {
+            "stale"
+        } else {
+            "written"
+        }
     );
     Ok(())
 }

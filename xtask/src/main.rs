@@ -34,7 +34,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
-        Some("build") => arch_arg(&args[1..]).and_then(|arch| build::run(&root(), &arch).map(|_| ())),
+        Some("build") => {
+            arch_arg(&args[1..]).and_then(|arch| build::run(&root(), &arch).map(|_| ()))
+        }
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
         Some("-h" | "--help" | "help") => {
@@ -57,7 +59,9 @@ fn arch_arg(args: &[String]) -> Result<String> {
     match args {
         [] => Ok("sm_90".into()),
         [flag, arch] if flag == "--arch" => Ok(arch.clone()),
-        _ => Err(format!("usage: cargo xtask build [--arch sm_90]\n\n{USAGE}")),
+        _ => Err(format!(
+            "usage: cargo xtask build [--arch sm_90]\n\n{USAGE}"
+        )),
     }
 }
 
@@ -151,23 +155,29 @@ fn gpu_bundle() -> Result<()> {
     let root = root();
     codegen::run(&root, true)?;
     let cubins = build::run(&root, "sm_90")?;
-    let st = status(
-        cargo()
-            .current_dir(&root)
-            .args(["build", "--quiet", "--release", "-p", "conformance"]),
-    )?;
+    let st = status(cargo().current_dir(&root).args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "conformance",
+    ]))?;
     if !st.success() {
         return Err(format!("cargo build failed ({st})"));
     }
     let bundle = root.join(".gpu-bundle");
     let kernels = bundle.join("kernels/sm_90");
-    std::fs::create_dir_all(&kernels).map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
+    std::fs::create_dir_all(&kernels)
+        .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
     let copy = |from: &Path, to: &Path| {
         std::fs::copy(from, to)
             .map(|_| ())
             .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
     };
-    copy(&root.join("target/release/conformance"), &bundle.join("conformance"))?;
+    copy(
+        &root.join("target/release/conformance"),
+        &bundle.join("conformance"),
+    )?;
     for c in &cubins {
         copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
     }

@@ -1,1 +1,600 @@
-//! placeholder
+//! Runs a generated litmus cubin (see `gridcheck-kernelgen` and
+//! `kernels/include/gridcheck.cuh`) on a CUDA GPU and histograms the final
+//! states of its instances.
+//!
+//! **Architecture invariant:** nothing here panics for lack of a GPU: without
+//! a driver or a device, [`probe`] and [`Gpu::open`] return an error with the
+//! reason, and the callers skip GPU trials with that reason.
+//!
+//! One host launch runs `instances` independent copies of the test, one per
+//! block (the parallel testing environment of MC Mutants, ASPLOS 2023, §4);
+//! every launch gets fresh memory and a seed derived from the budget's seed,
+//! which drives the generated code's random delays, memory stress and the
+//! co-prime permutation of instances to memory slots.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, result, sys,
+};
+use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED, STATUS_RAN};
+use gridcheck_spec::{KernelLaunch, Litmus, State};
+
+/// The device found by [`probe`] or opened by [`Gpu::open`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    /// The driver's CUDA version, e.g. `13.0`, from `cuDriverGetVersion`.
+    pub driver_version: String,
+    /// `sm_90`, ...
+    pub sm: String,
+}
+
+/// How much work one litmus run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Instances (blocks) per host launch.
+    pub instances_per_launch: u32,
+    /// Host launches, each with fresh memory and its own seed.
+    pub launches: u32,
+    pub seed: u64,
+}
+
+/// Knobs of the incantations the generated code implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Incantations {
+    /// Upper bound, in clock cycles, of the random delay before each test
+    /// operation; 0 disables delays.
+    pub max_delay_cycles: u32,
+    /// Size in words of the buffer the stress warps hammer, rounded up to a
+    /// power of two; 0 disables stress.
+    pub stress_words: u32,
+    /// Cap on a stress warp's iterations per phase.
+    pub stress_iters: u32,
+    /// Permute instances to memory slots (a random co-prime multiplier and
+    /// offset per launch); off: slot = block index.
+    pub permute: bool,
+}
+
+/// Measured on an H100 (2026-11-22, `examples/litmus_smoke`): the allowed
+/// weak outcomes of the CDP and PDL tests need long delays (up to 2^20
+/// cycles, about 0.6 ms) and launches that do not fill the GPU: with 256
+/// instances per launch 7% of the instances of mp-parent-child-no-syncthreads
+/// and 1.2% of pdl-read-before-wait-may-be-stale showed them, with 1024
+/// 0.7% and 1%, with 65536 none (the children and the PDL secondary only
+/// start once the parent or primary grid is mostly done).
+impl Default for Incantations {
+    fn default() -> Self {
+        Incantations {
+            max_delay_cycles: 1 << 20,
+            stress_words: 1 << 16,
+            stress_iters: 1 << 16,
+            permute: true,
+        }
+    }
+}
+
+/// The outcome of [`Gpu::run_litmus`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LitmusRun {
+    /// Final states, keyed like [`Litmus::observables`], with their counts.
+    pub histogram: BTreeMap<State, u64>,
+    /// Instances whose outcome was recorded.
+    pub instances: u64,
+    /// Instances whose device launch reported an error, or whose kernels did
+    /// not all run (not in the histogram).
+    pub launch_failures: u64,
+    pub first_launch_error: Option<String>,
+    pub elapsed: Duration,
+    pub seed: u64,
+}
+
+/// Anything that went wrong talking to the GPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuError {
+    pub message: String,
+}
+
+impl GpuError {
+    fn new(message: impl Into<String>) -> Self {
+        GpuError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+fn driver_error(e: DriverError) -> String {
+    match e.error_name() {
+        Ok(name) => format!("{} ({})", name.to_string_lossy(), e.0 as i32),
+        Err(_) => format!("{:?}", e.0),
+    }
+}
+
+fn drv(what: &str) -> impl FnOnce(DriverError) -> GpuError + '_ {
+    move |e| GpuError::new(format!("{what}: {}", driver_error(e)))
+}
+
+/// Whether a CUDA driver and a device exist, and what the first device is.
+/// Never panics.
+pub fn probe() -> Result<DeviceInfo, String> {
+    std::panic::catch_unwind(|| {
+        init_driver()?;
+        device_info(0)
+    })
+    .unwrap_or_else(|_| Err("probing the CUDA driver panicked".to_string()))
+}
+
+fn init_driver() -> Result<(), String> {
+    // SAFETY: only tries to open the library.
+    if !unsafe { sys::is_culib_present() } {
+        return Err("no CUDA driver (libcuda not found)".to_string());
+    }
+    match result::init() {
+        Ok(()) => {}
+        Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NO_DEVICE => {
+            return Err("no CUDA device".to_string());
+        }
+        Err(e) => {
+            return Err(format!(
+                "the CUDA driver did not initialise: {}",
+                driver_error(e)
+            ));
+        }
+    }
+    match result::device::get_count() {
+        Ok(0) => Err("no CUDA device".to_string()),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot count CUDA devices: {}", driver_error(e))),
+    }
+}
+
+fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
+    let count = result::device::get_count().map_err(driver_error)?;
+    if ordinal >= count as usize {
+        return Err(format!("no CUDA device {ordinal} ({count} present)"));
+    }
+    let dev = result::device::get(ordinal as i32).map_err(driver_error)?;
+    let name = result::device::get_name(dev).map_err(driver_error)?;
+    let attr = |a| {
+        // SAFETY: `dev` came from cuDeviceGet.
+        unsafe { result::device::get_attribute(dev, a) }.map_err(driver_error)
+    };
+    use sys::CUdevice_attribute::{
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR,
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
+    };
+    let (major, minor) = (attr(MAJOR)? as u32, attr(MINOR)? as u32);
+    let mut v: std::ffi::c_int = 0;
+    // SAFETY: writes one int.
+    unsafe { sys::cuDriverGetVersion(&mut v) }
+        .result()
+        .map_err(driver_error)?;
+    Ok(DeviceInfo {
+        name,
+        compute_capability: (major, minor),
+        driver_version: format!("{}.{}", v / 1000, (v % 1000) / 10),
+        sm: format!("sm_{major}{minor}"),
+    })
+}
+
+/// The parameters of every generated kernel: `gc_params` of gridcheck.cuh.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Params {
+    mem: sys::CUdeviceptr,
+    regs: sys::CUdeviceptr,
+    status: sys::CUdeviceptr,
+    stress: sys::CUdeviceptr,
+    seed: u64,
+    instances: u32,
+    perm_mul: u32,
+    perm_add: u32,
+    max_delay: u32,
+    stress_words: u32,
+    stress_iters: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Params>() == gridcheck_kernelgen::PARAMS_BYTES);
+
+/// splitmix64.
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The seed of launch `i` of a run seeded with `seed`.
+pub fn launch_seed(seed: u64, i: u32) -> u64 {
+    mix64(seed ^ mix64(u64::from(i) + 1))
+}
+
+/// A co-prime permutation `slot = (instance * mul + add) % n` for a launch.
+pub fn permutation(launch_seed: u64, n: u32, permute: bool) -> (u32, u32) {
+    if !permute || n <= 1 {
+        return (1, 0);
+    }
+    let n64 = u64::from(n);
+    let mut r = launch_seed;
+    loop {
+        r = mix64(r);
+        let mul = 1 + r % (n64 - 1);
+        if gcd(mul, n64) == 1 {
+            return (mul as u32, (mix64(r) % n64) as u32);
+        }
+    }
+}
+
+/// Name of a `cudaError_t` a device-side launch may return.
+pub fn cuda_error_name(code: u32) -> &'static str {
+    match code {
+        0 => "cudaSuccess",
+        1 => "cudaErrorInvalidValue",
+        2 => "cudaErrorMemoryAllocation",
+        9 => "cudaErrorInvalidConfiguration",
+        68 => "cudaErrorSyncDepthExceeded",
+        69 => "cudaErrorLaunchPendingCountExceeded",
+        98 => "cudaErrorInvalidDeviceFunction",
+        701 => "cudaErrorLaunchOutOfResources",
+        719 => "cudaErrorLaunchFailure",
+        800 => "cudaErrorNotPermitted",
+        801 => "cudaErrorNotSupported",
+        _ => "cudaError",
+    }
+}
+
+/// Why an instance's outcome cannot be recorded, if it cannot.
+fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
+    for l in &lay.launches {
+        let code = status[l.status_word as usize];
+        if code == STATUS_NOT_REACHED {
+            return Some(format!(
+                "{}.{} `launch {} {}` was not reached",
+                l.parent, l.thread, l.child, l.stream
+            ));
+        }
+        if code != 0 {
+            return Some(format!(
+                "{}.{} `launch {} {}` failed: {} ({code})",
+                l.parent,
+                l.thread,
+                l.child,
+                l.stream,
+                cuda_error_name(code)
+            ));
+        }
+    }
+    lay.kernels
+        .iter()
+        .find(|k| status[k.status_word as usize] != STATUS_RAN)
+        .map(|k| format!("kernel `{}` did not run", k.name))
+}
+
+/// The final state of one instance: its registers and memory slot.
+fn instance_state(lay: &Layout, regs: &[u32], mem: &[u32]) -> State {
+    let mut s = State::new();
+    for (i, r) in lay.registers.iter().enumerate() {
+        s.insert(r.name.clone(), regs[i]);
+    }
+    for l in &lay.locations {
+        s.insert(l.name.clone(), mem[l.offset as usize]);
+    }
+    s
+}
+
+/// An open device: a context and one stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu").field("info", &self.info).finish()
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal`. Never panics.
+    pub fn open(ordinal: usize) -> Result<Gpu, GpuError> {
+        init_driver().map_err(GpuError::new)?;
+        let info = device_info(ordinal).map_err(GpuError::new)?;
+        let ctx = CudaContext::new(ordinal).map_err(drv("cannot create a CUDA context"))?;
+        // SAFETY: one stream does all the work; as GPU.md says, event
+        // tracking would put waits between the launches of a PDL pair.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().map_err(drv("cannot create a stream"))?;
+        Ok(Gpu { ctx, stream, info })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Runs a litmus test with the default [`Incantations`].
+    pub fn run_litmus(
+        &self,
+        cubin: &Path,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+    ) -> Result<LitmusRun, GpuError> {
+        self.run_litmus_with(cubin, test_name, litmus, budget, &Incantations::default())
+    }
+
+    /// Runs `budget.launches` host launches of `budget.instances_per_launch`
+    /// instances of a litmus test from its generated cubin.
+    pub fn run_litmus_with(
+        &self,
+        cubin: &Path,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Incantations,
+    ) -> Result<LitmusRun, GpuError> {
+        let start = Instant::now();
+        let n = budget.instances_per_launch;
+        if n == 0 {
+            return Err(GpuError::new(
+                "a budget needs at least one instance per launch",
+            ));
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let bytes = std::fs::read(cubin)
+            .map_err(|e| GpuError::new(format!("cannot read {}: {e}", cubin.display())))?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
+            .map_err(drv(&format!("cannot load {}", cubin.display())))?;
+        let lay = gridcheck_kernelgen::layout(litmus);
+        let mut host: Vec<(CudaFunction, u32, bool)> = Vec::new();
+        for k in lay.host_kernels() {
+            let sym = gridcheck_kernelgen::kernel_symbol(test_name, &k.name);
+            let f = module.load_function(&sym).map_err(drv(&format!(
+                "kernel `{sym}` is not in {}",
+                cubin.display()
+            )))?;
+            let pdl = k.launch == (KernelLaunch::Host { pdl: true });
+            host.push((f, k.block_dim, pdl));
+        }
+        let pending = u64::from(n) * u64::from(lay.pending_launches_per_instance());
+        if pending > 0 {
+            let limit = sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
+            let need = (pending + 1024) as usize;
+            let have = self
+                .ctx
+                .get_limit(limit)
+                .map_err(drv("cannot read the pending launch limit"))?;
+            if have < need {
+                self.ctx.set_limit(limit, need).map_err(drv(&format!(
+                    "cannot raise the pending launch limit to {need}"
+                )))?;
+            }
+        }
+        let nz = n as usize;
+        let mem_init: Vec<u32> = lay.initial_slot().repeat(nz);
+        let status_init: Vec<u32> = lay.initial_status().repeat(nz);
+        let stress_words = if inc.stress_words == 0 {
+            0
+        } else {
+            inc.stress_words.next_power_of_two()
+        };
+        let stream = &self.stream;
+        let stress: CudaSlice<u32> = stream
+            .alloc_zeros(stress_words.max(1) as usize)
+            .map_err(drv("cannot allocate the stress buffer"))?;
+
+        let mut run = LitmusRun {
+            histogram: BTreeMap::new(),
+            instances: 0,
+            launch_failures: 0,
+            first_launch_error: None,
+            elapsed: Duration::ZERO,
+            seed: budget.seed,
+        };
+        for li in 0..budget.launches {
+            let seed = launch_seed(budget.seed, li);
+            let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
+            let mem = stream
+                .clone_htod(&mem_init)
+                .map_err(drv("cannot allocate test memory"))?;
+            let regs: CudaSlice<u32> = stream
+                .alloc_zeros(nz * lay.reg_stride as usize)
+                .map_err(drv("cannot allocate registers"))?;
+            let status = stream
+                .clone_htod(&status_init)
+                .map_err(drv("cannot allocate status words"))?;
+            {
+                let (mem_p, _g1) = mem.device_ptr(stream);
+                let (regs_p, _g2) = regs.device_ptr(stream);
+                let (status_p, _g3) = status.device_ptr(stream);
+                let (stress_p, _g4) = stress.device_ptr(stream);
+                let params = Params {
+                    mem: mem_p,
+                    regs: regs_p,
+                    status: status_p,
+                    stress: stress_p,
+                    seed,
+                    instances: n,
+                    perm_mul,
+                    perm_add,
+                    max_delay: inc.max_delay_cycles,
+                    stress_words,
+                    stress_iters: inc.stress_iters,
+                };
+                for (f, block, pdl) in &host {
+                    launch(stream, f, n, *block, *pdl, params)?;
+                }
+            }
+            stream
+                .synchronize()
+                .map_err(drv(&format!("launch {li} of {test_name} failed")))?;
+            let mem_h = stream
+                .clone_dtoh(&mem)
+                .map_err(drv("cannot copy memory back"))?;
+            let regs_h = stream
+                .clone_dtoh(&regs)
+                .map_err(drv("cannot copy registers back"))?;
+            let status_h = stream
+                .clone_dtoh(&status)
+                .map_err(drv("cannot copy status words back"))?;
+            for slot in 0..nz {
+                let st =
+                    &status_h[slot * lay.status_stride as usize..][..lay.status_stride as usize];
+                if let Some(why) = instance_failure(&lay, st) {
+                    run.launch_failures += 1;
+                    run.first_launch_error.get_or_insert(why);
+                    continue;
+                }
+                let r = &regs_h[slot * lay.reg_stride as usize..][..lay.reg_stride as usize];
+                let m = &mem_h[slot * lay.slot_stride as usize..][..lay.slot_stride as usize];
+                *run.histogram.entry(instance_state(&lay, r, m)).or_default() += 1;
+                run.instances += 1;
+            }
+        }
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+}
+
+/// One host launch of `n` blocks through `cuLaunchKernelEx`, with the
+/// programmatic stream serialization attribute for a PDL secondary.
+fn launch(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    n: u32,
+    block: u32,
+    pdl: bool,
+    params: Params,
+) -> Result<(), GpuError> {
+    // SAFETY: an all-zero attribute is valid (the union is plain data).
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let cfg = sys::CUlaunchConfig {
+        gridDimX: n,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: block,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream.cu_stream(),
+        attrs: if pdl { &mut attr } else { std::ptr::null_mut() },
+        numAttrs: u32::from(pdl),
+    };
+    let mut p = params;
+    let mut args = [&mut p as *mut Params as *mut c_void];
+    // SAFETY: the kernel takes exactly one `gc_params` (64 bytes, same
+    // layout as `Params`); the config and arguments outlive the call, which
+    // copies them.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &cfg,
+            f.cu_function(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
+    .map_err(drv("cuLaunchKernelEx failed"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_never_panics_and_explains() {
+        match probe() {
+            Ok(info) => assert!(info.sm.starts_with("sm_"), "{info:?}"),
+            Err(why) => {
+                eprintln!("probe: {why}");
+                assert!(!why.is_empty());
+            }
+        }
+        if let Err(e) = Gpu::open(0) {
+            assert!(!e.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn permutations_are_bijections() {
+        for n in [1u32, 2, 7, 64, 1000, 65536] {
+            for s in 0..5 {
+                let (mul, add) = permutation(launch_seed(42, s), n, true);
+                assert_eq!(gcd(u64::from(mul), u64::from(n)), 1);
+                let mut seen = vec![false; n as usize];
+                for i in 0..u64::from(n) {
+                    let slot = ((i * u64::from(mul) + u64::from(add)) % u64::from(n)) as usize;
+                    assert!(!seen[slot]);
+                    seen[slot] = true;
+                }
+            }
+        }
+        assert_eq!(permutation(1, 100, false), (1, 0));
+        assert_ne!(launch_seed(1, 0), launch_seed(1, 1));
+    }
+
+    #[test]
+    fn instance_decoding() {
+        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [store x 1, launch child tail]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: forbidden\n";
+        let spec = gridcheck_spec::load_sources(
+            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
+            None,
+        );
+        let spec = spec.unwrap_or_else(|e| panic!("{e}"));
+        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
+            panic!()
+        };
+        let lay = gridcheck_kernelgen::layout(l);
+        assert!(
+            instance_failure(&lay, &lay.initial_status())
+                .unwrap()
+                .contains("not reached")
+        );
+        assert!(
+            instance_failure(&lay, &[1, 1, 69])
+                .unwrap()
+                .contains("cudaErrorLaunchPendingCountExceeded")
+        );
+        assert!(
+            instance_failure(&lay, &[1, 0, 0])
+                .unwrap()
+                .contains("child")
+        );
+        assert_eq!(instance_failure(&lay, &[1, 1, 0]), None);
+        let mut mem = lay.initial_slot();
+        mem[0] = 1;
+        let s = instance_state(&lay, &[0], &mem);
+        let keys: Vec<String> = s.keys().cloned().collect();
+        let mut obs = l.observables();
+        obs.sort();
+        assert_eq!(keys, obs);
+        assert_eq!((s["child.t0.r0"], s["x"]), (0, 1));
+    }
+}

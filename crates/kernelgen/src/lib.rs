@@ -316,7 +316,9 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
             KernelLaunch::Host { pdl: false } => "host".to_string(),
             KernelLaunch::Host { pdl: true } => "host-pdl".to_string(),
             KernelLaunch::Device => match litmus.launcher_of(&k.name) {
-                Some((pk, pt, s)) => format!("device, from {}.{} into stream {s}", pk.name, pt.name),
+                Some((pk, pt, s)) => {
+                    format!("device, from {}.{} into stream {s}", pk.name, pt.name)
+                }
                 None => "device".to_string(),
             },
         };
@@ -358,8 +360,16 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
     let _ = writeln!(w);
     let _ = writeln!(w, "#include \"gridcheck.cuh\"");
     let _ = writeln!(w);
-    let _ = writeln!(w, "static constexpr unsigned int kSlotStride = {}u;", lay.slot_stride);
-    let _ = writeln!(w, "static constexpr unsigned int kRegStride = {}u;", lay.reg_stride);
+    let _ = writeln!(
+        w,
+        "static constexpr unsigned int kSlotStride = {}u;",
+        lay.slot_stride
+    );
+    let _ = writeln!(
+        w,
+        "static constexpr unsigned int kRegStride = {}u;",
+        lay.reg_stride
+    );
     let _ = writeln!(
         w,
         "static constexpr unsigned int kStatusStride = {}u;",
@@ -406,10 +416,17 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                 k.name, plan.block_dim
             );
         }
-        let _ = writeln!(
-            w,
-            "  volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;"
-        );
+        let has_mem = k.threads.iter().any(|t| {
+            t.ops
+                .iter()
+                .any(|op| matches!(op, Op::Load { .. } | Op::Store { .. }))
+        });
+        if has_mem {
+            let _ = writeln!(
+                w,
+                "  volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;"
+            );
+        }
         let has_loads = k
             .threads
             .iter()
@@ -458,11 +475,19 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                     site += 1;
                     match op {
                         Op::Store { loc, value } => {
-                            let off = lay.locations.iter().find(|l| &l.name == loc).map_or(0, |l| l.offset);
+                            let off = lay
+                                .locations
+                                .iter()
+                                .find(|l| &l.name == loc)
+                                .map_or(0, |l| l.offset);
                             let _ = writeln!(w, "    mem[{off}u] = {value}u;");
                         }
                         Op::Load { reg, loc } => {
-                            let off = lay.locations.iter().find(|l| &l.name == loc).map_or(0, |l| l.offset);
+                            let off = lay
+                                .locations
+                                .iter()
+                                .find(|l| &l.name == loc)
+                                .map_or(0, |l| l.offset);
                             let _ = writeln!(w, "    {}_{reg} = mem[{off}u];", t.name);
                         }
                         Op::Launch { kernel, stream } => {
@@ -505,7 +530,9 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                             let idx = lay
                                 .registers
                                 .iter()
-                                .position(|r| r.kernel == k.name && r.thread == t.name && &r.reg == reg)
+                                .position(|r| {
+                                    r.kernel == k.name && r.thread == t.name && &r.reg == reg
+                                })
                                 .unwrap_or(0);
                             let _ = writeln!(w, "    regs[{idx}u] = {}_{reg};", t.name);
                         }

@@ -295,7 +295,10 @@ pub struct TrialRecord {
 impl TrialRecord {
     pub fn to_json_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|e| {
-            format!("{{\"trial\":{:?},\"error\":\"cannot serialize: {e}\"}}", self.trial)
+            format!(
+                "{{\"trial\":{:?},\"error\":\"cannot serialize: {e}\"}}",
+                self.trial
+            )
         })
     }
 }
@@ -320,7 +323,12 @@ pub fn litmus_block(litmus: &Litmus, hw: &HardwareResult) -> String {
             (true, false) => "*!",
             (false, false) => ":!",
         };
-        let _ = writeln!(s, "  {:>12} {mark} {}", r.count, render_state(&order, &r.state));
+        let _ = writeln!(
+            s,
+            "  {:>12} {mark} {}",
+            r.count,
+            render_state(&order, &r.state)
+        );
     }
     let _ = writeln!(
         s,

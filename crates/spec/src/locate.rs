@@ -60,9 +60,8 @@ impl<'a> Text<'a> {
     }
 }
 
-/// The entry that contains `line`, given every entry sorted by line, with the
-/// line where the next entry starts.
-pub fn enclosing<'e>(entries: &'e [(Entry, String)], line: usize) -> Option<&'e (Entry, String)> {
+/// The entry that contains `line`, given every entry sorted by line.
+pub fn enclosing(entries: &[(Entry, String)], line: usize) -> Option<&(Entry, String)> {
     entries.iter().rev().find(|(e, _)| e.line <= line)
 }
 

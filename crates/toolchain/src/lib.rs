@@ -95,7 +95,11 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
         let out = match Command::new(&path).arg("--version").output() {
             Ok(o) if o.status.success() => o,
             Ok(o) => {
-                problems.push(format!("{} ({via}) exited with {}", path.display(), o.status));
+                problems.push(format!(
+                    "{} ({via}) exited with {}",
+                    path.display(),
+                    o.status
+                ));
                 continue;
             }
             Err(e) => {
@@ -105,7 +109,10 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
         };
         let text = String::from_utf8_lossy(&out.stdout);
         let Some(version) = parse_version(&text) else {
-            problems.push(format!("{} ({via}): unrecognised --version output", path.display()));
+            problems.push(format!(
+                "{} ({via}): unrecognised --version output",
+                path.display()
+            ));
             continue;
         };
         let Some(lib_dir) = devrt_dir(&path) else {
@@ -125,7 +132,10 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
     if problems.is_empty() {
         Err(NOT_FOUND_HELP.to_string())
     } else {
-        Err(format!("{NOT_FOUND_HELP}\nfound but unusable:\n  {}", problems.join("\n  ")))
+        Err(format!(
+            "{NOT_FOUND_HELP}\nfound but unusable:\n  {}",
+            problems.join("\n  ")
+        ))
     }
 }
 

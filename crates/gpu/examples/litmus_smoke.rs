@@ -1,0 +1,90 @@
+//! Runs every litmus test of the spec on GPU 0 and prints its histogram:
+//! `litmus_smoke <spec dir> <cubin dir> [instances] [launches] [seed]`.
+//! A quick check of the runner and the generated kernels on a GPU machine.
+//! Environment: `GC_DELAY` (max delay cycles), `GC_STRESS` (stress words),
+//! `GC_ONLY` (run only tests whose name contains it).
+
+use std::path::Path;
+
+use gridcheck_gpu::{Budget, Gpu, Incantations, probe};
+use gridcheck_spec::{TestBody, render_state};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: litmus_smoke <spec dir> <cubin dir> [instances] [launches] [seed]");
+        std::process::exit(2);
+    }
+    let num = |i: usize, d: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+    let budget = Budget {
+        instances_per_launch: num(3, 65536) as u32,
+        launches: num(4, 4) as u32,
+        seed: num(5, 1),
+    };
+    match probe() {
+        Ok(info) => println!("device: {info:?}"),
+        Err(why) => {
+            println!("no GPU: {why}");
+            return;
+        }
+    }
+    let spec = gridcheck_spec::load_dir(Path::new(&args[1]), None).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let gpu = Gpu::open(0).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let plain = Incantations {
+        max_delay_cycles: 0,
+        stress_words: 0,
+        stress_iters: 0,
+        permute: false,
+    };
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
+    let mut tuned = Incantations::default();
+    if let Some(d) = env("GC_DELAY") {
+        tuned.max_delay_cycles = d;
+    }
+    if let Some(s) = env("GC_STRESS") {
+        tuned.stress_words = s;
+    }
+    let only = std::env::var("GC_ONLY").unwrap_or_default();
+    for t in &spec.tests {
+        let TestBody::Litmus(l) = &t.body else {
+            continue;
+        };
+        if !t.name.contains(&only) {
+            continue;
+        }
+        let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
+        for (label, inc) in [("incantations", tuned), ("plain", plain)] {
+            println!(
+                "== {} [{label}] ({} expected {})",
+                t.name, l.condition, l.expect
+            );
+            match gpu.run_litmus_with(&cubin, &t.name, l, &budget, &inc) {
+                Ok(run) => {
+                    let order = l.observables();
+                    for (s, n) in &run.histogram {
+                        let hit = l.condition.holds(s).unwrap_or(false);
+                        println!(
+                            "  {n:>9}  {}{}",
+                            render_state(&order, s),
+                            if hit { "   <- condition" } else { "" }
+                        );
+                    }
+                    println!(
+                        "  instances {} failures {} first error {:?} elapsed {:.3}s",
+                        run.instances,
+                        run.launch_failures,
+                        run.first_launch_error,
+                        run.elapsed.as_secs_f64()
+                    );
+                }
+                Err(e) => println!("  ERROR: {e}"),
+            }
+        }
+    }
+}
