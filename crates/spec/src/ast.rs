@@ -162,6 +162,7 @@ pub struct Test {
 pub enum TestBody {
     Litmus(Litmus),
     Compile(CompileTest),
+    Runtime(RuntimeTest),
 }
 
 impl TestBody {
@@ -169,6 +170,7 @@ impl TestBody {
         match self {
             TestBody::Litmus(_) => "litmus",
             TestBody::Compile(_) => "compile",
+            TestBody::Runtime(_) => "runtime",
         }
     }
 }
@@ -316,6 +318,11 @@ pub enum Op {
     GridDependencySync,
     /// `devicesync`: device-side `cudaDeviceSynchronize()` (CDP1 only).
     DeviceSynchronize,
+    /// `record e1 [stream]`: `cudaEventRecord(e1, stream)`; the event is
+    /// created by the thread's block with `cudaEventDisableTiming`.
+    EventRecord { event: String, stream: StreamRef },
+    /// `waitevent s1 e1`: `cudaStreamWaitEvent(s1, e1, 0)`.
+    StreamWaitEvent { stream: StreamRef, event: String },
 }
 
 impl fmt::Display for Op {
@@ -331,6 +338,11 @@ impl fmt::Display for Op {
             Op::Trigger => f.write_str("trigger"),
             Op::GridDependencySync => f.write_str("gridsync"),
             Op::DeviceSynchronize => f.write_str("devicesync"),
+            Op::EventRecord { event, stream } => match stream {
+                StreamRef::Null => write!(f, "record {event}"),
+                s => write!(f, "record {event} {s}"),
+            },
+            Op::StreamWaitEvent { stream, event } => write!(f, "waitevent {stream} {event}"),
         }
     }
 }
@@ -344,6 +356,9 @@ pub enum StreamRef {
     Tail,
     /// `cudaStreamFireAndForget`: independent of other work of the grid.
     FireAndForget,
+    /// A stream the launching block creates at first use with
+    /// `cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`.
+    Named(String),
 }
 
 impl fmt::Display for StreamRef {
@@ -352,6 +367,7 @@ impl fmt::Display for StreamRef {
             StreamRef::Null => "null",
             StreamRef::Tail => "tail",
             StreamRef::FireAndForget => "fire-and-forget",
+            StreamRef::Named(n) => n,
         })
     }
 }
@@ -391,4 +407,98 @@ pub enum CompileExpect {
     Reject { diagnostic: String },
     /// nvcc exits 0 and its output contains the substring.
     Warn { diagnostic: String },
+}
+
+/// A runtime test: a hand-written CUDA program whose entry kernel writes
+/// named 32-bit outputs that must have the expected values, or whose module
+/// must fail to load with an expected error.
+#[derive(Debug, Clone)]
+pub struct RuntimeTest {
+    pub arch: String,
+    pub flags: Vec<String>,
+    /// CUDA source with `extern "C" __global__ void <entry>(unsigned int *out)`.
+    pub source: String,
+    pub entry: String,
+    pub grid: u32,
+    pub block: u32,
+    /// Context limits set before loading, e.g. the pending launch count.
+    pub limits: Vec<(Limit, u64)>,
+    /// Names of `out[0]`, `out[1]`, ...
+    pub outputs: Vec<String>,
+    pub expect: RuntimeExpect,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeExpect {
+    /// Each named output compared with a value.
+    Values(Vec<(String, Check)>),
+    /// Loading the module fails with this `cudaError_t` (name, value).
+    LoadError { name: String, value: u32 },
+}
+
+/// `== 3`, `>= 16`, `cudaErrorLaunchPendingCountExceeded` (equality).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub op: CmpOp,
+    pub value: u32,
+    /// As written in the spec.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Ge,
+    Le,
+    Gt,
+    Lt,
+}
+
+impl Check {
+    pub fn holds(&self, v: u32) -> bool {
+        match self.op {
+            CmpOp::Eq => v == self.value,
+            CmpOp::Ne => v != self.value,
+            CmpOp::Ge => v >= self.value,
+            CmpOp::Le => v <= self.value,
+            CmpOp::Gt => v > self.value,
+            CmpOp::Lt => v < self.value,
+        }
+    }
+}
+
+/// Context limits a runtime test may set (`cuCtxSetLimit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// `cudaLimitDevRuntimePendingLaunchCount`.
+    DevRuntimePendingLaunchCount,
+    /// `cudaLimitDevRuntimeSyncDepth` (CDP1).
+    DevRuntimeSyncDepth,
+    /// `cudaLimitStackSize`.
+    StackSize,
+    /// `cudaLimitMallocHeapSize`.
+    MallocHeapSize,
+}
+
+impl Limit {
+    pub const ALL: [Limit; 4] = [
+        Limit::DevRuntimePendingLaunchCount,
+        Limit::DevRuntimeSyncDepth,
+        Limit::StackSize,
+        Limit::MallocHeapSize,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::DevRuntimePendingLaunchCount => "dev-runtime-pending-launch-count",
+            Limit::DevRuntimeSyncDepth => "dev-runtime-sync-depth",
+            Limit::StackSize => "stack-size",
+            Limit::MallocHeapSize => "malloc-heap-size",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Limit> {
+        Limit::ALL.into_iter().find(|l| l.as_str() == s)
+    }
 }

@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod condition;
+pub mod cuda_errors;
 pub mod error;
 pub mod load;
 pub mod locate;
@@ -16,6 +17,7 @@ pub mod seeds;
 
 pub use ast::*;
 pub use condition::{Condition, Expr};
+pub use cuda_errors::{cuda_error_name, cuda_error_value};
 pub use error::{SpecError, SpecErrors};
 pub use load::{MAX_THREADS, load_dir, load_sources};
 pub use seeds::Seeds;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::ast::*;
 use crate::condition;
+use crate::cuda_errors::cuda_error_value;
 use crate::error::{SpecError, SpecErrors};
 use crate::locate::{Entry, Text, enclosing};
 use crate::ops::{is_ident, parse_op};
@@ -354,43 +355,38 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`",
             ));
         }
-        let litmus_fields = [
-            ("memory", t.memory.is_some()),
-            ("kernels", t.kernels.is_some()),
-            ("condition", t.condition.is_some()),
+        let fields: [(&str, bool, &[&str]); 13] = [
+            ("memory", t.memory.is_some(), &["litmus"]),
+            ("kernels", t.kernels.is_some(), &["litmus"]),
+            ("condition", t.condition.is_some(), &["litmus"]),
+            ("arch", t.arch.is_some(), &["compile", "runtime"]),
+            ("flags", t.flags.is_some(), &["compile", "runtime"]),
+            ("source", t.source.is_some(), &["compile", "runtime"]),
+            ("diagnostic", t.diagnostic.is_some(), &["compile"]),
+            ("entry", t.entry.is_some(), &["runtime"]),
+            ("grid", t.grid.is_some(), &["runtime"]),
+            ("block", t.block.is_some(), &["runtime"]),
+            ("limits", t.limits.is_some(), &["runtime"]),
+            ("outputs", t.outputs.is_some(), &["runtime"]),
+            ("load_error", t.load_error.is_some(), &["runtime"]),
         ];
-        let compile_fields = [
-            ("arch", t.arch.is_some()),
-            ("flags", t.flags.is_some()),
-            ("source", t.source.is_some()),
-            ("diagnostic", t.diagnostic.is_some()),
-        ];
-        let (own, other) = match t.kind.as_str() {
-            "litmus" => (&litmus_fields[..], &compile_fields[..]),
-            "compile" => (&compile_fields[..], &litmus_fields[..]),
-            k => {
-                self.errors.push(ie.at(
-                    "kind",
-                    None,
-                    format!("unknown kind `{k}`: expected litmus or compile"),
-                ));
-                return None;
-            }
-        };
-        for (f, present) in other {
-            if *present {
-                self.errors.push(ie.at(
-                    f,
-                    None,
-                    format!("`{f}` is not a field of a {} test", t.kind),
-                ));
+        if !["litmus", "compile", "runtime"].contains(&t.kind.as_str()) {
+            self.errors.push(ie.at(
+                "kind",
+                None,
+                format!("unknown kind `{}`: expected litmus, compile or runtime", t.kind),
+            ));
+            return None;
+        }
+        for (f, present, kinds) in fields {
+            if present && !kinds.contains(&t.kind.as_str()) {
+                self.errors.push(ie.at(f, None, format!("`{f}` is not a field of a {} test", t.kind)));
             }
         }
-        let _ = own;
-        let body = if t.kind == "litmus" {
-            self.litmus(&t, ie).map(TestBody::Litmus)
-        } else {
-            self.compile(&t, ie).map(TestBody::Compile)
+        let body = match t.kind.as_str() {
+            "litmus" => self.litmus(&t, ie).map(TestBody::Litmus),
+            "compile" => self.compile(&t, ie).map(TestBody::Compile),
+            _ => self.runtime(&t, ie).map(TestBody::Runtime),
         };
         if self.errors.len() > before {
             return None;
@@ -406,24 +402,130 @@ impl Cx {
         })
     }
 
+    /// The `expect` of a litmus or compile test: a plain word.
+    fn expect_word(&mut self, t: &RawTest, ie: &ItemErr) -> Option<String> {
+        match &t.expect {
+            Some(serde_yaml::Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                self.errors.push(ie.at("expect", None, format!("a {} test's `expect` is a word", t.kind)));
+                None
+            }
+            None => {
+                self.errors.push(ie.at("expect", Some("name:"), format!("a {} test needs `expect`", t.kind)));
+                None
+            }
+        }
+    }
+
+    fn arch(&mut self, t: &RawTest, ie: &ItemErr) -> String {
+        let arch = t.arch.clone().unwrap_or_else(|| "sm_90".into());
+        if !arch.strip_prefix("sm_").is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric())) {
+            self.errors.push(ie.at("arch", None, format!("`{arch}` is not an architecture like `sm_90`")));
+        }
+        arch
+    }
+
+    fn runtime(&mut self, t: &RawTest, ie: &ItemErr) -> Option<RuntimeTest> {
+        let before = self.errors.len();
+        let arch = self.arch(t, ie);
+        let Some(source) = &t.source else {
+            self.errors.push(ie.at("source", Some("name:"), "a runtime test needs `source`"));
+            return None;
+        };
+        let entry = t.entry.clone().unwrap_or_else(|| "entry".into());
+        if !is_ident(&entry) {
+            self.errors.push(ie.at("entry", None, format!("`{entry}` is not a kernel name")));
+        } else if !source.contains(&format!("extern \"C\" __global__ void {entry}(")) {
+            self.errors.push(ie.at("source", None, format!("the source has no `extern \"C\" __global__ void {entry}(unsigned int *out)`")));
+        }
+        let (grid, block) = (t.grid.unwrap_or(1), t.block.unwrap_or(1));
+        if grid == 0 || block == 0 || block > 1024 {
+            self.errors.push(ie.at(if grid == 0 { "grid" } else { "block" }, None, "grid is at least 1, block 1 to 1024"));
+        }
+        let mut limits = Vec::new();
+        for (name, v) in t.limits.iter().flatten() {
+            match Limit::parse(name) {
+                Some(l) => limits.push((l, *v)),
+                None => self.errors.push(ie.at(&format!("limits.{name}"), Some(name), format!("unknown limit `{name}`: expected one of {}", Limit::ALL.map(Limit::as_str).join(", ")))),
+            }
+        }
+        let outputs = t.outputs.clone().unwrap_or_default();
+        let mut seen = BTreeSet::new();
+        for o in &outputs {
+            if !is_ident(o) || !seen.insert(o) {
+                self.errors.push(ie.at("outputs", Some(o), format!("output `{o}` is not a unique name")));
+            }
+        }
+        if outputs.len() > 64 {
+            self.errors.push(ie.at("outputs", None, "at most 64 outputs"));
+        }
+        let expect = match (&t.load_error, &t.expect) {
+            (Some(name), None) => match cuda_error_value(name) {
+                Some(value) => Some(RuntimeExpect::LoadError { name: name.clone(), value }),
+                None => {
+                    self.errors.push(ie.at("load_error", None, format!("`{name}` is not a cudaError_t name")));
+                    None
+                }
+            },
+            (Some(_), Some(_)) => {
+                self.errors.push(ie.at("load_error", None, "a test expects either a load error or output values, not both"));
+                None
+            }
+            (None, Some(serde_yaml::Value::Mapping(m))) => {
+                let mut checks = Vec::new();
+                for (k, v) in m {
+                    let Some(k) = k.as_str() else {
+                        self.errors.push(ie.at("expect", None, "output names are strings"));
+                        continue;
+                    };
+                    if !outputs.iter().any(|o| o == k) {
+                        self.errors.push(ie.at(&format!("expect.{k}"), Some(&format!("{k}:")), format!("`{k}` is not one of the `outputs`")));
+                        continue;
+                    }
+                    match parse_check(v) {
+                        Ok(c) => checks.push((k.to_string(), c)),
+                        Err(m) => self.errors.push(ie.at(&format!("expect.{k}"), Some(&format!("{k}:")), m)),
+                    }
+                }
+                if checks.is_empty() {
+                    self.errors.push(ie.at("expect", None, "a runtime test checks at least one output"));
+                }
+                Some(RuntimeExpect::Values(checks))
+            }
+            (None, Some(_)) => {
+                self.errors.push(ie.at("expect", None, "a runtime test's `expect` maps output names to values"));
+                None
+            }
+            (None, None) => {
+                self.errors.push(ie.at("expect", Some("name:"), "a runtime test needs `expect` (output values) or `load_error`"));
+                None
+            }
+        };
+        if self.errors.len() > before {
+            return None;
+        }
+        Some(RuntimeTest {
+            arch,
+            flags: t.flags.clone().unwrap_or_default(),
+            source: source.clone(),
+            entry,
+            grid,
+            block,
+            limits,
+            outputs,
+            expect: expect?,
+        })
+    }
+
     fn compile(&mut self, t: &RawTest, ie: &ItemErr) -> Option<CompileTest> {
         let Some(source) = &t.source else {
             self.errors
                 .push(ie.at("source", Some("name:"), "a compile test needs `source`"));
             return None;
         };
-        let arch = t.arch.clone().unwrap_or_else(|| "sm_90".into());
-        if !arch
-            .strip_prefix("sm_")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
-        {
-            self.errors.push(ie.at(
-                "arch",
-                None,
-                format!("`{arch}` is not an architecture like `sm_90`"),
-            ));
-        }
-        let expect = match (t.expect.as_str(), &t.diagnostic) {
+        let arch = self.arch(t, ie);
+        let word = self.expect_word(t, ie)?;
+        let expect = match (word.as_str(), &t.diagnostic) {
             ("accept", None) => CompileExpect::Accept,
             ("accept", Some(_)) => {
                 self.errors.push(ie.at(
@@ -443,7 +545,7 @@ impl Cx {
                 self.errors.push(ie.at(
                     "diagnostic",
                     Some("expect:"),
-                    format!("`expect: {}` needs a `diagnostic` substring", t.expect),
+                    format!("`expect: {word}` needs a `diagnostic` substring"),
                 ));
                 return None;
             }
@@ -462,9 +564,10 @@ impl Cx {
 
     fn litmus(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Litmus> {
         let before = self.errors.len();
-        let expect = Verdict::parse(&t.expect);
-        if expect.is_none() {
-            self.errors.push(ie.at("expect", None, format!("unknown verdict `{}` for a litmus test: expected forbidden, allowed or required", t.expect)));
+        let word = self.expect_word(t, ie).unwrap_or_default();
+        let expect = Verdict::parse(&word);
+        if expect.is_none() && t.expect.is_some() {
+            self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
         }
         let memory: Vec<(String, u32)> = t.memory.clone().unwrap_or_default().into_iter().collect();
         if memory.is_empty() {
@@ -651,6 +754,32 @@ impl Cx {
                 cur = p;
             }
         }
+        // Events are block-scoped objects: a wait names an event some
+        // thread of the same kernel records.
+        for k in &kernels {
+            let recorded: BTreeSet<&str> = k
+                .threads
+                .iter()
+                .flat_map(|t| &t.ops)
+                .filter_map(|op| match op {
+                    Op::EventRecord { event, .. } => Some(event.as_str()),
+                    _ => None,
+                })
+                .collect();
+            for th in &k.threads {
+                for op in &th.ops {
+                    if let Op::StreamWaitEvent { event, .. } = op
+                        && !recorded.contains(event.as_str())
+                    {
+                        self.errors.push(ie.at(
+                            &format!("kernels.{}.threads.{}", k.name, th.name),
+                            Some(&op.to_string()),
+                            format!("`{op}` waits on event `{event}`, which no thread of kernel `{}` records", k.name),
+                        ));
+                    }
+                }
+            }
+        }
         let host: Vec<&Kernel> = kernels
             .iter()
             .filter(|k| matches!(k.launch, KernelLaunch::Host { .. }))
@@ -810,4 +939,25 @@ impl Cx {
             }
         }
     }
+}
+
+/// `3`, `">= 16"`, `cudaErrorLaunchPendingCountExceeded`, `"!= cudaSuccess"`.
+fn parse_check(v: &serde_yaml::Value) -> Result<Check, String> {
+    if let Some(n) = v.as_u64() {
+        let value = u32::try_from(n).map_err(|_| format!("{n} does not fit in 32 bits"))?;
+        return Ok(Check { op: CmpOp::Eq, value, text: n.to_string() });
+    }
+    let Some(s) = v.as_str() else {
+        return Err("a value is a number, a cudaError_t name, or a comparison such as \">= 16\"".into());
+    };
+    let t = s.trim();
+    let (op, rest) = [("==", CmpOp::Eq), ("!=", CmpOp::Ne), (">=", CmpOp::Ge), ("<=", CmpOp::Le), (">", CmpOp::Gt), ("<", CmpOp::Lt)]
+        .into_iter()
+        .find_map(|(p, op)| t.strip_prefix(p).map(|r| (op, r.trim())))
+        .unwrap_or((CmpOp::Eq, t));
+    let value = match rest.parse::<u32>() {
+        Ok(n) => n,
+        Err(_) => cuda_error_value(rest).ok_or_else(|| format!("`{rest}` is neither a 32-bit number nor a cudaError_t name"))?,
+    };
+    Ok(Check { op, value, text: t.to_string() })
 }

@@ -4,7 +4,10 @@
 //! store <loc> <value>      plain global store
 //! load <reg> <loc>         plain global load
 //! syncthreads              __syncthreads()
-//! launch <kernel> [stream] device-side launch; stream: null (default), tail, fire-and-forget
+//! launch <kernel> [stream] device-side launch; stream: null (default), tail,
+//!                          fire-and-forget, or a name (a non-blocking stream of the block)
+//! record <event> [stream]  cudaEventRecord (stream default null)
+//! waitevent <stream> <ev>  cudaStreamWaitEvent
 //! trigger                  cudaTriggerProgrammaticLaunchCompletion()
 //! gridsync                 cudaGridDependencySynchronize()
 //! devicesync               device-side cudaDeviceSynchronize() (CDP1)
@@ -29,6 +32,20 @@ fn ident<'a>(what: &str, s: Option<&'a str>) -> Result<&'a str, String> {
     }
 }
 
+fn stream(word: Option<&str>) -> Result<StreamRef, String> {
+    Ok(match word {
+        None | Some("null") => StreamRef::Null,
+        Some("tail") => StreamRef::Tail,
+        Some("fire-and-forget") => StreamRef::FireAndForget,
+        Some(s) if is_ident(s) => StreamRef::Named(s.to_string()),
+        Some(s) => {
+            return Err(format!(
+                "`{s}` is not a stream: expected null, tail, fire-and-forget or a stream name"
+            ));
+        }
+    })
+}
+
 pub fn parse_op(text: &str) -> Result<Op, String> {
     let mut words = text.split_whitespace();
     let verb = words.next().ok_or("empty operation")?;
@@ -49,17 +66,18 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         "syncthreads" => Op::SyncThreads,
         "launch" => {
             let kernel = ident("kernel", words.next())?.to_string();
-            let stream = match words.next() {
-                None | Some("null") => StreamRef::Null,
-                Some("tail") => StreamRef::Tail,
-                Some("fire-and-forget") => StreamRef::FireAndForget,
-                Some(s) => {
-                    return Err(format!(
-                        "unknown stream `{s}`: expected null, tail or fire-and-forget"
-                    ));
-                }
-            };
+            let stream = stream(words.next())?;
             Op::Launch { kernel, stream }
+        }
+        "record" => {
+            let event = ident("event", words.next())?.to_string();
+            let stream = stream(words.next())?;
+            Op::EventRecord { event, stream }
+        }
+        "waitevent" => {
+            let stream = stream(Some(words.next().ok_or("missing stream: `waitevent <stream> <event>`")?))?;
+            let event = ident("event", words.next())?.to_string();
+            Op::StreamWaitEvent { stream, event }
         }
         "trigger" => Op::Trigger,
         "gridsync" => Op::GridDependencySync,
@@ -67,7 +85,7 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         other => {
             return Err(format!(
                 "unknown operation `{other}`: expected store, load, syncthreads, launch, \
-                 trigger, gridsync or devicesync"
+                 trigger, gridsync, devicesync, record or waitevent"
             ));
         }
     };
@@ -93,6 +111,11 @@ mod tests {
             "trigger",
             "gridsync",
             "devicesync",
+            "launch child s1",
+            "record e1",
+            "record e1 s1",
+            "waitevent s2 e1",
+            "waitevent null e1",
         ] {
             assert_eq!(parse_op(s).unwrap().to_string(), s);
         }
@@ -113,11 +136,9 @@ mod tests {
                 .unwrap_err()
                 .contains("missing location")
         );
-        assert!(
-            parse_op("launch c s1")
-                .unwrap_err()
-                .contains("unknown stream")
-        );
+        assert!(parse_op("launch c 1s").unwrap_err().contains("is not a stream"));
+        assert!(parse_op("waitevent").unwrap_err().contains("missing stream"));
+        assert!(parse_op("record 1e").unwrap_err().contains("not a valid event"));
         assert!(
             parse_op("trigger now")
                 .unwrap_err()

@@ -44,8 +44,9 @@ pub struct RawTest {
     pub kind: String,
     pub description: Option<String>,
     /// litmus: `forbidden` / `allowed` / `required`;
-    /// compile: `accept` / `reject` / `warn`.
-    pub expect: String,
+    /// compile: `accept` / `reject` / `warn`;
+    /// runtime: a mapping from output name to value, or absent with `load_error`.
+    pub expect: Option<serde_yaml::Value>,
     // litmus
     pub memory: Option<BTreeMap<String, u32>>,
     pub kernels: Option<Vec<RawKernel>>,
@@ -55,6 +56,13 @@ pub struct RawTest {
     pub flags: Option<Vec<String>>,
     pub source: Option<String>,
     pub diagnostic: Option<String>,
+    // runtime (also arch, flags, source)
+    pub entry: Option<String>,
+    pub grid: Option<u32>,
+    pub block: Option<u32>,
+    pub limits: Option<BTreeMap<String, u64>>,
+    pub outputs: Option<Vec<String>>,
+    pub load_error: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -186,3 +186,42 @@ fn malformed_yaml_is_an_error_not_a_panic() {
         let _ = load_one(yaml);
     }
 }
+
+const RUNTIME_TEST: &str = "tests:
+  - name: t-one
+    kind: runtime
+    source: |
+      extern \"C\" __global__ void entry(unsigned int *out) { out[0] = 69; out[1] = 20; }
+    limits: { dev-runtime-pending-launch-count: 16 }
+    outputs: [err, n]
+    expect:
+      err: cudaErrorLaunchPendingCountExceeded
+      n: \">= 16\"
+";
+
+#[test]
+fn runtime_tests_name_errors_and_comparisons() {
+    let spec = load_sources(&[("a.yaml".into(), format!("{GOOD_RULE}{RUNTIME_TEST}"))], None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let TestBody::Runtime(r) = &spec.tests[0].body else { panic!() };
+    let gridcheck_spec::RuntimeExpect::Values(checks) = &r.expect else { panic!() };
+    assert_eq!(checks[0].1.value, 69);
+    assert!(checks[0].1.holds(69) && !checks[0].1.holds(0));
+    assert!(checks[1].1.holds(16) && checks[1].1.holds(20) && !checks[1].1.holds(15));
+    assert_eq!(r.limits.len(), 1);
+}
+
+#[test]
+fn runtime_test_errors() {
+    let all = |y: &str| -> Vec<String> { load_one(&format!("{GOOD_RULE}{y}")).iter().map(|e| e.to_string()).collect() };
+    let e = all(&RUNTIME_TEST.replace("cudaErrorLaunchPendingCountExceeded", "cudaErrorNope"));
+    assert!(e.iter().any(|m| m.contains("field `expect.err`") && m.contains("`cudaErrorNope` is neither")), "{e:?}");
+    let e = all(&RUNTIME_TEST.replace("outputs: [err, n]", "outputs: [err]"));
+    assert!(e.iter().any(|m| m.contains("`n` is not one of the `outputs`")), "{e:?}");
+    let e = all(&RUNTIME_TEST.replace("void entry(", "void main2("));
+    assert!(e.iter().any(|m| m.contains("field `source`") && m.contains("void entry(")), "{e:?}");
+    let e = all(&RUNTIME_TEST.replace("dev-runtime-pending-launch-count", "pending"));
+    assert!(e.iter().any(|m| m.contains("unknown limit `pending`")), "{e:?}");
+    let e = all(&RUNTIME_TEST.replace("    outputs:", "    condition: exists x == 1\n    outputs:"));
+    assert!(e.iter().any(|m| m.contains("`condition` is not a field of a runtime test")), "{e:?}");
+}
