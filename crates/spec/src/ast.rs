@@ -127,13 +127,17 @@ pub enum UntestedStatus {
     NeedsOlderGpu,
     /// Needs a second GPU.
     NeedsMultiGpu,
+    /// Testable, but by a kind of test the harness cannot run yet (host-side
+    /// graph capture, performance measurement); the reason says which.
+    NeedsHarness,
 }
 
 impl UntestedStatus {
-    pub const ALL: [UntestedStatus; 3] = [
+    pub const ALL: [UntestedStatus; 4] = [
         UntestedStatus::Untestable,
         UntestedStatus::NeedsOlderGpu,
         UntestedStatus::NeedsMultiGpu,
+        UntestedStatus::NeedsHarness,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -141,6 +145,7 @@ impl UntestedStatus {
             UntestedStatus::Untestable => "untestable",
             UntestedStatus::NeedsOlderGpu => "needs-older-gpu",
             UntestedStatus::NeedsMultiGpu => "needs-multi-gpu",
+            UntestedStatus::NeedsHarness => "needs-harness",
         }
     }
 

@@ -289,7 +289,7 @@ impl Cx {
                         "status",
                         None,
                         format!(
-                            "unknown status `{s}`: expected untestable, needs-older-gpu or needs-multi-gpu"
+                            "unknown status `{s}`: expected untestable, needs-older-gpu, needs-multi-gpu or needs-harness"
                         ),
                     ));
                     None
