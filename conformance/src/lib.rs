@@ -11,9 +11,11 @@
 //! appended at once to the JSON-lines results file, and a summary with each
 //! test's model verdict and hardware histogram is printed after the run.
 
+pub mod expectations;
 pub mod options;
 pub mod summary;
 mod tiers;
+pub mod worker;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use gridcheck_gpu::{DeviceInfo, Gpu};
+use gridcheck_gpu::DeviceInfo;
 use gridcheck_model::ModelOutcome;
 use gridcheck_report::{Status, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
@@ -40,9 +42,14 @@ pub struct Ctx {
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
     pub device: Result<DeviceInfo, String>,
-    gpu: OnceLock<Result<Mutex<Gpu>, String>>,
+    /// GPU worker processes run one at a time.
+    gpu_lock: Mutex<()>,
     models: Mutex<HashMap<String, Shared<ModelOutcome>>>,
-    hardware: Mutex<HashMap<String, Shared<gridcheck_gpu::LitmusRun>>>,
+    hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
+    /// Known failures of this GPU.
+    pub expectations: expectations::Expectations,
+    /// Trials a previous run finished (`--resume`), by name.
+    done: HashMap<String, TrialRecord>,
     records: Mutex<Vec<TrialRecord>>,
     sink: Mutex<Option<File>>,
     sink_error: Option<String>,
@@ -71,8 +78,8 @@ impl Ctx {
             ),
             None => None,
         };
-        let spec = gridcheck_spec::load_dir(&opts.root.join("spec"), seeds.as_ref())
-            .map_err(|e| e.to_string())?;
+        let spec =
+            gridcheck_spec::load_dir(&opts.spec, seeds.as_ref()).map_err(|e| e.to_string())?;
         let nvcc = if opts.runs(Tier::Static) {
             gridcheck_toolchain::find_nvcc(&opts.root)
         } else {
@@ -83,6 +90,18 @@ impl Ctx {
         } else {
             Err("the gpu tier is off".into())
         };
+        let expectations = match &device {
+            Ok(d) => expectations::Expectations::load(
+                &opts.root.join("conformance/expectations"),
+                &d.name,
+            )?,
+            Err(_) => expectations::Expectations::default(),
+        };
+        let done = if opts.resume {
+            previous_results(&opts.results)
+        } else {
+            HashMap::new()
+        };
         let (sink, sink_error) = match open_sink(&opts.results) {
             Ok(f) => (Some(f), None),
             Err(e) => (None, Some(e)),
@@ -92,9 +111,11 @@ impl Ctx {
             spec,
             nvcc,
             device,
-            gpu: OnceLock::new(),
+            gpu_lock: Mutex::default(),
             models: Mutex::default(),
             hardware: Mutex::default(),
+            done,
+            expectations,
             records: Mutex::default(),
             sink: Mutex::new(sink),
             sink_error,
@@ -114,11 +135,18 @@ impl Ctx {
         })
     }
 
-    fn gpu(&self) -> Result<&Mutex<Gpu>, String> {
-        self.gpu
-            .get_or_init(|| Gpu::open(0).map(Mutex::new).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(Clone::clone)
+    /// The GPU result of a test, run once in a worker process.
+    fn hardware(&self, test: &str) -> worker::WorkerResult {
+        let cell = cached(&self.hardware, test, || {
+            let _one_at_a_time = self.gpu_lock.lock().unwrap_or_else(|p| p.into_inner());
+            Ok(worker::run_isolated(&self.opts, test))
+        });
+        match cell.get() {
+            Some(Ok(r)) => r.clone(),
+            _ => worker::WorkerResult::Error {
+                message: "no result".into(),
+            },
+        }
     }
 
     /// Stores a finished trial: in memory for the summary, and as one JSON
@@ -132,6 +160,17 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(r);
+    }
+
+    /// A trial a previous run finished, kept in this run's summary without
+    /// being written again.
+    pub(crate) fn resumed(&self, trial: &str) -> Option<TrialRecord> {
+        let r = self.done.get(trial)?.clone();
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(r.clone());
+        Some(r)
     }
 
     pub fn records(&self) -> Vec<TrialRecord> {
@@ -153,11 +192,19 @@ impl Ctx {
     }
 
     pub fn cubin(&self, test: &str) -> PathBuf {
-        self.opts
-            .cubins
-            .join(self.sm())
-            .join(format!("{test}.cubin"))
+        worker::cubin_path(&self.opts.cubins, &self.sm(), test)
     }
+}
+
+/// The last record of every trial in a results file whose status is final
+/// (a trial that did not run is run again).
+fn previous_results(path: &Path) -> HashMap<String, TrialRecord> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<TrialRecord>(l).ok())
+        .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
+        .map(|r| (r.trial.clone(), r))
+        .collect()
 }
 
 fn open_sink(path: &Path) -> Result<File, String> {
@@ -206,6 +253,9 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(test) = opts.worker.clone() {
+        return worker::work(&opts, &test);
+    }
     let args = Arguments::from_iter(opts.libtest.clone());
     let ctx = match Ctx::new(opts) {
         Ok(c) => Arc::new(c),
@@ -217,9 +267,25 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     if let Some(e) = &ctx.sink_error {
         eprintln!("warning: results will not be written: {e}");
     }
-    let conclusion = libtest_mimic::run(&args, trials(&ctx));
+    let mut all = trials(&ctx);
+    if let Some((i, n)) = ctx.opts.shard {
+        all.sort_by(|a, b| a.name().cmp(b.name()));
+        all = all
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i - 1)
+            .map(|(_, t)| t)
+            .collect();
+    }
+    let conclusion = libtest_mimic::run(&args, all);
     if !args.list {
         summary::print(&ctx);
+        if let Some(path) = &ctx.opts.junit
+            && let Err(e) = std::fs::write(path, gridcheck_report::junit(&ctx.records()))
+        {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
     }
     conclusion.exit_code()
 }

@@ -31,6 +31,8 @@ pub struct Options {
     pub tiers: Vec<Tier>,
     /// Repository root (holds `spec/`, `kernels/`).
     pub root: PathBuf,
+    /// The spec directory (default `<root>/spec`).
+    pub spec: PathBuf,
     /// Seed documents for the verbatim-quote check; skipped when absent.
     pub seeds: Option<PathBuf>,
     /// Where built cubins are: `<dir>/<sm>/<test>.cubin`.
@@ -40,6 +42,16 @@ pub struct Options {
     pub instances: u32,
     pub launches: u32,
     pub seed: u64,
+    /// Seconds a GPU test may run before its process is killed.
+    pub timeout: u64,
+    /// Skip trials the results file already has a result for.
+    pub resume: bool,
+    /// Write JUnit XML here after the run.
+    pub junit: Option<PathBuf>,
+    /// Run only shard `i` of `n` (1-based) of the trials, by name order.
+    pub shard: Option<(usize, usize)>,
+    /// Worker mode: run this one GPU test in this process (see `worker.rs`).
+    pub worker: Option<String>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
@@ -47,12 +59,17 @@ pub struct Options {
 pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --tier model|static|gpu   run only this tier (repeatable; default: all)
   --root DIR                repository root (default: the workspace)
+  --spec DIR                the spec to run (default: <root>/spec)
   --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
   --cubins DIR              built kernels (default: target/kernels)
   --results FILE            JSON-lines results (default: target/gridcheck/results.jsonl)
   --instances N             litmus instances per launch (default: 1024)
   --launches N              launches per litmus test (default: 32)
   --seed N                  incantation seed (default: 1)
+  --timeout SECS            kill a GPU test's process after this long (default: 60)
+  --resume                  skip trials the results file already holds (a killed run goes on)
+  --junit FILE              also write JUnit XML
+  --shard I/N               run the I-th of N shards of the trials (1-based)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
@@ -73,13 +90,25 @@ impl Options {
             seeds: None,
             cubins: root.join("target/kernels"),
             results: root.join("target/gridcheck/results.jsonl"),
+            spec: root.join("spec"),
             root,
             instances: 1024,
             launches: 32,
             seed: 1,
+            timeout: 60,
+            resume: false,
+            junit: None,
+            shard: None,
+            worker: None,
             libtest: Vec::new(),
         };
         let mut args = argv.into_iter();
+        // Paths default relative to the root, whichever order flags come in.
+        let (mut spec, mut cubins, mut results): (
+            Option<PathBuf>,
+            Option<PathBuf>,
+            Option<PathBuf>,
+        ) = (None, None, None);
         if let Some(program) = args.next() {
             o.libtest.push(program);
         }
@@ -96,24 +125,38 @@ impl Options {
                             })?;
                     o.tiers.push(tier);
                 }
-                "--root" => {
-                    let r = PathBuf::from(value(&mut args, "--root")?);
-                    o.cubins = r.join("target/kernels");
-                    o.results = r.join("target/gridcheck/results.jsonl");
-                    o.root = r;
-                }
+                "--root" => o.root = value(&mut args, "--root")?.into(),
+                "--spec" => spec = Some(value(&mut args, "--spec")?.into()),
                 "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
-                "--cubins" => o.cubins = value(&mut args, "--cubins")?.into(),
-                "--results" => o.results = value(&mut args, "--results")?.into(),
+                "--cubins" => cubins = Some(value(&mut args, "--cubins")?.into()),
+                "--results" => results = Some(value(&mut args, "--results")?.into()),
                 "--instances" => {
                     o.instances = number(value(&mut args, "--instances")?, "--instances")?
                 }
                 "--launches" => o.launches = number(value(&mut args, "--launches")?, "--launches")?,
                 "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
+                "--timeout" => o.timeout = number(value(&mut args, "--timeout")?, "--timeout")?,
+                "--resume" => o.resume = true,
+                "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),
+                "--shard" => {
+                    let v = value(&mut args, "--shard")?;
+                    let parsed = v
+                        .split_once('/')
+                        .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
+                        .filter(|&(i, n): &(usize, usize)| i >= 1 && i <= n);
+                    o.shard =
+                        Some(parsed.ok_or_else(|| {
+                            format!("`--shard {v}`: expected i/n with 1 <= i <= n")
+                        })?);
+                }
+                "--worker" => o.worker = Some(value(&mut args, "--worker")?),
                 "--help-gridcheck" => return Err(USAGE.to_string()),
                 _ => o.libtest.push(a),
             }
         }
+        o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
+        o.cubins = cubins.unwrap_or_else(|| o.root.join("target/kernels"));
+        o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
         if o.tiers.is_empty() {
             o.tiers = Tier::ALL.to_vec();
         }
@@ -158,6 +201,9 @@ mod tests {
         assert_eq!(o.instances, 8);
         assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
         assert_eq!(parse(&["bin"]).unwrap().tiers, Tier::ALL.to_vec());
+        let o = parse(&["bin", "--spec", "/s", "--root", "/x"]).unwrap();
+        assert_eq!(o.spec, PathBuf::from("/s"));
+        assert_eq!(o.cubins, PathBuf::from("/x/target/kernels"));
     }
 
     #[test]
@@ -178,5 +224,10 @@ mod tests {
                 .contains("needs a value")
         );
         assert!(parse(&["bin", "--launches", "0"]).is_err());
+        assert!(parse(&["bin", "--shard", "3/2"]).is_err());
+        assert_eq!(
+            parse(&["bin", "--shard", "2/3"]).unwrap().shard,
+            Some((2, 3))
+        );
     }
 }

@@ -2,26 +2,35 @@
 
 use std::sync::Arc;
 
-use gridcheck_gpu::Budget;
+use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::{
     CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialRecord, diff,
 };
-use gridcheck_spec::{CompileExpect, CompileTest, Litmus, Profile, Rule, Test, TestBody};
+use gridcheck_spec::{
+    CompileExpect, CompileTest, Litmus, Profile, Rule, RuntimeExpect, RuntimeTest, Test, TestBody,
+    cuda_error_name,
+};
 use libtest_mimic::Trial;
 
+use crate::worker::WorkerResult;
 use crate::{Ctx, Tier, conclude};
 
 pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Option<Trial> {
     let name = match (tier, &test.body) {
         (Tier::Model, TestBody::Litmus(_)) => format!("model/{}/{}", rule.id, test.name),
         (Tier::Static, TestBody::Compile(_)) => format!("static/{}/{}", rule.id, test.name),
-        (Tier::Gpu, TestBody::Litmus(_)) => format!("gpu/{}/{}/{}", ctx.sm(), rule.id, test.name),
+        (Tier::Gpu, TestBody::Litmus(_) | TestBody::Runtime(_)) => {
+            format!("gpu/{}/{}/{}", ctx.sm(), rule.id, test.name)
+        }
         _ => return None,
     };
     let ctx = Arc::clone(ctx);
     let (rule_id, test_name) = (rule.id.clone(), test.name.clone());
     Some(
         Trial::ignorable_test(name.clone(), move || {
+            if let Some(r) = ctx.resumed(&name) {
+                return conclude(r.status, &format!("{} (from the previous run)", r.message));
+            }
             let rule = ctx.spec.rule(&rule_id).expect("trial built from this spec");
             let test = ctx
                 .spec
@@ -41,9 +50,20 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
             };
             match &test.body {
                 TestBody::Litmus(l) if tier == Tier::Model => model(&ctx, rule, test, l, &mut rec),
-                TestBody::Litmus(l) => gpu(&ctx, rule, test, l, &mut rec),
+                TestBody::Litmus(l) => {
+                    if gpu_ready(&ctx, rule, test, &mut rec).is_some() {
+                        gpu(&ctx, test, l, &mut rec)
+                    }
+                }
+                TestBody::Runtime(r) => {
+                    if gpu_ready(&ctx, rule, test, &mut rec).is_some() {
+                        runtime(&ctx, test, r, &mut rec)
+                    }
+                }
                 TestBody::Compile(c) => compile(&ctx, test, c, &mut rec),
             }
+            (rec.status, rec.message) =
+                ctx.expectations.apply(&rec.trial, rec.status, &rec.message);
             let result = conclude(rec.status, &rec.message);
             ctx.record(rec);
             result
@@ -184,7 +204,15 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
     });
 }
 
-fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
+/// The checks every GPU trial makes first: a device, a suitable compute
+/// capability, a built cubin. Records why not and returns `None` when the
+/// trial cannot run.
+fn gpu_ready<'a>(
+    ctx: &'a Ctx,
+    rule: &Rule,
+    test: &Test,
+    rec: &mut TrialRecord,
+) -> Option<&'a DeviceInfo> {
     let device = match &ctx.device {
         Ok(d) => d,
         Err(e) => {
@@ -194,7 +222,7 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
                 Status::NotSupported
             };
             rec.message = format!("not run: {e}");
-            return;
+            return None;
         }
     };
     rec.environment = Some(Environment {
@@ -203,13 +231,31 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
         driver: device.driver_version.clone(),
         nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
     });
+    if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
+        rec.status = Status::NotSupported;
+        rec.message = format!(
+            "not run: CDP1 exists only below compute capability 9.0; {} has {}.{}",
+            device.name, device.compute_capability.0, device.compute_capability.1
+        );
+        return None;
+    }
     if rule.profile == Profile::Pdl && device.compute_capability.0 < 9 {
         rec.status = Status::NotSupported;
         rec.message = format!(
             "not run: PDL needs compute capability 9.0, {} has {}.{}",
             device.name, device.compute_capability.0, device.compute_capability.1
         );
-        return;
+        return None;
+    }
+    if let TestBody::Runtime(r) = &test.body
+        && r.arch != device.sm
+    {
+        rec.status = Status::NotSupported;
+        rec.message = format!(
+            "not run: the test is built for {}, the device is {}",
+            r.arch, device.sm
+        );
+        return None;
     }
     let cubin = ctx.cubin(&test.name);
     if !cubin.is_file() {
@@ -218,8 +264,12 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
             "not run: {} is not built (run `cargo xtask build`)",
             cubin.display()
         );
-        return;
+        return None;
     }
+    Some(device)
+}
+
+fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
     let m = match model_summary(ctx, test, l) {
         Ok(m) => m,
         Err(e) => {
@@ -228,28 +278,31 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
             return;
         }
     };
-    let run = crate::cached(&ctx.hardware, &test.name, || {
-        let gpu = ctx.gpu()?;
-        let gpu = gpu.lock().unwrap_or_else(|p| p.into_inner());
-        let budget = Budget {
-            instances_per_launch: ctx.opts.instances,
-            launches: ctx.opts.launches,
-            seed: ctx.opts.seed,
+    let (histogram, launch_failures, first_launch_error, elapsed_s, seed) =
+        match ctx.hardware(&test.name) {
+            WorkerResult::Litmus {
+                histogram,
+                launch_failures,
+                first_launch_error,
+                elapsed_s,
+                seed,
+                ..
+            } => (
+                histogram,
+                launch_failures,
+                first_launch_error,
+                elapsed_s,
+                seed,
+            ),
+            other => {
+                (rec.status, rec.message) = worker_failure(&other, &rec.trial);
+                rec.model = Some(m);
+                return;
+            }
         };
-        gpu.run_litmus(&cubin, &test.name, l, &budget)
-            .map_err(|e| e.to_string())
-    });
-    let run = match run.get().expect("initialised by cached") {
-        Ok(r) => r,
-        Err(e) => {
-            rec.status = Status::Fail;
-            rec.message = format!("the GPU run failed: {e}");
-            rec.model = Some(m);
-            return;
-        }
-    };
     let modeled = m.states.iter().cloned().collect();
-    let mut hw = match HardwareResult::classify(l, &run.histogram, &modeled) {
+    let histogram = histogram.into_iter().collect();
+    let mut hw = match HardwareResult::classify(l, &histogram, &modeled) {
         Ok(h) => h,
         Err(e) => {
             rec.status = Status::Fail;
@@ -257,10 +310,10 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
             return;
         }
     };
-    hw.launch_failures = run.launch_failures;
-    hw.first_launch_error = run.first_launch_error.clone();
-    hw.elapsed_s = run.elapsed.as_secs_f64();
-    hw.seed = run.seed;
+    hw.launch_failures = launch_failures;
+    hw.first_launch_error = first_launch_error;
+    hw.elapsed_s = elapsed_s;
+    hw.seed = seed;
     let d = diff(m.verdict, &hw);
     rec.status = d.status;
     rec.message = if d.findings.is_empty() {
@@ -279,4 +332,89 @@ fn gpu(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
     };
     rec.model = Some(m);
     rec.hardware = Some(hw);
+}
+
+fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, rec: &mut TrialRecord) {
+    let reproduce = format!(
+        "Reproduce: cargo xtask conformance --tier gpu -- --exact {}",
+        rec.trial
+    );
+    let (status, message) = match (ctx.hardware(&test.name), &r.expect) {
+        (WorkerResult::LoadFailure { code, message }, RuntimeExpect::LoadError { name, value }) => {
+            if code == *value {
+                (
+                    Status::Pass,
+                    format!("module load failed with {name} ({code}) as expected"),
+                )
+            } else {
+                (
+                    Status::Fail,
+                    format!(
+                        "module load should fail with {name} ({value}), it failed with {code}: {message}. {reproduce}"
+                    ),
+                )
+            }
+        }
+        (WorkerResult::Runtime { .. }, RuntimeExpect::LoadError { name, value }) => (
+            Status::Fail,
+            format!(
+                "module load should fail with {name} ({value}), but it loaded and ran. {reproduce}"
+            ),
+        ),
+        (WorkerResult::Runtime { outputs, .. }, RuntimeExpect::Values(checks)) => {
+            let mut wrong = Vec::new();
+            let mut seen = Vec::new();
+            for (name, check) in checks {
+                let i = r.outputs.iter().position(|o| o == name).unwrap_or(0);
+                let v = outputs.get(i).copied().unwrap_or(0);
+                let shown = match cuda_error_name(v) {
+                    Some(n) if check.text.contains("cuda") => format!("{v} ({n})"),
+                    _ => v.to_string(),
+                };
+                seen.push(format!("{name}={shown}"));
+                if !check.holds(v) {
+                    wrong.push(format!("`{name}` is {shown}, expected {}", check.text));
+                }
+            }
+            if wrong.is_empty() {
+                (Status::Pass, seen.join(", "))
+            } else {
+                (
+                    Status::Fail,
+                    format!(
+                        "DISAGREES with the guide: {} (test at {}). {reproduce}",
+                        wrong.join("; "),
+                        test.origin
+                    ),
+                )
+            }
+        }
+        (other, _) => worker_failure(&other, &rec.trial),
+    };
+    rec.status = status;
+    rec.message = message;
+}
+
+/// The status and message of a GPU run that produced no result to compare.
+fn worker_failure(r: &WorkerResult, trial: &str) -> (Status, String) {
+    let reproduce = format!("Reproduce: cargo xtask conformance --tier gpu -- --exact {trial}");
+    match r {
+        WorkerResult::Timeout { seconds } => (
+            Status::Timeout,
+            format!("killed after {seconds} s (--timeout). {reproduce}"),
+        ),
+        WorkerResult::Crash { exit, stderr_tail } => (
+            Status::Crash,
+            format!("the worker process died ({exit}):\n{stderr_tail}\n{reproduce}"),
+        ),
+        WorkerResult::LoadFailure { code, message } => (
+            Status::Fail,
+            format!("the module failed to load ({code}): {message}. {reproduce}"),
+        ),
+        WorkerResult::Error { message } => (Status::Fail, format!("{message}. {reproduce}")),
+        WorkerResult::Litmus { .. } | WorkerResult::Runtime { .. } => (
+            Status::Fail,
+            format!("the worker returned a result of the wrong kind. {reproduce}"),
+        ),
+    }
 }

@@ -14,9 +14,17 @@
 //   regs   [slot * reg_stride + r]       loaded registers, observables order
 //   status [slot * status_stride + k]    k < kernels: GC_RAN once kernel k ran;
 //          then one word per device launch: the cudaError_t that
-//          cudaGetLastError() returned after it (host initialises these to
-//          GC_NOT_REACHED)
+//          cudaGetLastError() returned after it; then one per named stream
+//          and event of each kernel (the cudaError_t of its creation); then
+//          one per `record` / `waitevent` (the call's cudaError_t). The host
+//          initialises all these error words to GC_NOT_REACHED and counts an
+//          instance only when every one of them is cudaSuccess.
 // Device-side launches start a 1-block child per instance and pass the slot.
+//
+// Streams and events are block-scoped, like the instance: a kernel's named
+// streams (cudaStreamNonBlocking) and events (cudaEventDisableTiming) are
+// __shared__ handles that thread 0 creates before the block's first barrier
+// and destroys after a barrier at the end of the kernel.
 //
 // Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
 // its warp; the other lanes of those warps idle. GC_STRESS_WARPS extra warps
@@ -128,4 +136,65 @@ __device__ __forceinline__ void gc_record_launch(const gc_params &p, unsigned in
                                                  unsigned int slot, unsigned int word,
                                                  cudaError_t err) {
   ((volatile unsigned int *)p.status)[(size_t)slot * status_stride + word] = (unsigned int)err;
+}
+
+// The cudaError_t of any other device runtime call of an instance (status
+// word `word`): creating a stream or event, cudaEventRecord, cudaStreamWaitEvent.
+__device__ __forceinline__ void gc_record_error(const gc_params &p, unsigned int status_stride,
+                                                unsigned int slot, unsigned int word,
+                                                cudaError_t err) {
+  ((volatile unsigned int *)p.status)[(size_t)slot * status_stride + word] = (unsigned int)err;
+}
+
+// Creates one of the block's named streams and records the result in status
+// word `word`. A stream that could not be created is the NULL stream (0):
+// its instance is discarded anyway, and nothing uses an invalid handle.
+__device__ __forceinline__ cudaStream_t gc_create_stream(const gc_params &p,
+                                                        unsigned int status_stride,
+                                                        unsigned int slot, unsigned int word) {
+  cudaStream_t s = 0;
+  const cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  (void)cudaGetLastError();
+  gc_record_error(p, status_stride, slot, word, err);
+  return err == cudaSuccess ? s : (cudaStream_t)0;
+}
+
+// Creates one of the block's events, like gc_create_stream; a failed event
+// is 0, and the calls below refuse it.
+__device__ __forceinline__ cudaEvent_t gc_create_event(const gc_params &p,
+                                                      unsigned int status_stride,
+                                                      unsigned int slot, unsigned int word) {
+  cudaEvent_t e = 0;
+  const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  (void)cudaGetLastError();
+  gc_record_error(p, status_stride, slot, word, err);
+  return err == cudaSuccess ? e : (cudaEvent_t)0;
+}
+
+// The calls below return their cudaError_t and also clear the thread's last
+// error, so that the cudaGetLastError() after a later launch reports on that
+// launch alone.
+
+// cudaEventRecord(e, s), unless the event could not be created.
+__device__ __forceinline__ cudaError_t gc_event_record(cudaEvent_t e, cudaStream_t s) {
+  if (e == (cudaEvent_t)0) return cudaErrorInvalidResourceHandle;
+  const cudaError_t err = cudaEventRecord(e, s);
+  (void)cudaGetLastError();
+  return err;
+}
+
+// cudaStreamWaitEvent(s, e, 0), unless the event could not be created.
+__device__ __forceinline__ cudaError_t gc_stream_wait_event(cudaStream_t s, cudaEvent_t e) {
+  if (e == (cudaEvent_t)0) return cudaErrorInvalidResourceHandle;
+  const cudaError_t err = cudaStreamWaitEvent(s, e, 0u);
+  (void)cudaGetLastError();
+  return err;
+}
+
+__device__ __forceinline__ void gc_destroy_stream(cudaStream_t s) {
+  if (s != (cudaStream_t)0) cudaStreamDestroy(s);
+}
+
+__device__ __forceinline__ void gc_destroy_event(cudaEvent_t e) {
+  if (e != (cudaEvent_t)0) cudaEventDestroy(e);
 }

@@ -1,40 +1,100 @@
 //! `cargo xtask build`: every generated kernel through nvcc into a cubin.
+//!
+//! Each file is built as its test says ([`gridcheck_kernelgen::build_plan`]):
+//! a litmus test for the architecture being built with no extra flags (a
+//! CDP1 one, with `devicesync`, only below sm_90 and with the CDP1 flags), a
+//! runtime test with its own `arch` and `flags`. Files not built for this
+//! architecture are listed in a note, not an error.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use gridcheck_toolchain::find_nvcc;
+use gridcheck_toolchain::{Nvcc, find_nvcc};
 
 use crate::Result;
 
-/// Builds `kernels/generated/*.cu` into `target/kernels/<arch>/*.cubin`,
-/// skipping files whose cubin is newer than the source and the headers.
-/// Returns the cubins.
+/// One generated file to build.
+struct Job {
+    src: PathBuf,
+    arch: String,
+    flags: Vec<String>,
+}
+
+/// Builds the generated file of every litmus and runtime test into
+/// `target/kernels/<arch>/<test>.cubin`, skipping files whose cubin is newer
+/// than the source and the headers and was built by the same nvcc with the
+/// same architecture and flags. Returns the cubins.
 pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
+    let spec = crate::load_spec(root)?;
     let nvcc = find_nvcc(root)?;
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
-    let include = root.join("kernels/include");
+    let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
     let out_dir = root.join("target/kernels").join(arch);
     let obj_dir = root.join("target/kernels/obj").join(arch);
     for d in [&out_dir, &obj_dir] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&src_dir)
-        .map_err(|e| format!("cannot read {}: {e}", src_dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    sources.sort();
+    let mut jobs = Vec::new();
+    let mut missing = Vec::new();
+    let mut wanted = std::collections::BTreeSet::new();
+    let mut skipped = Vec::new();
+    for test in &spec.tests {
+        if !gridcheck_kernelgen::has_generated_file(test) {
+            continue;
+        }
+        let file = gridcheck_kernelgen::file_name(test);
+        wanted.insert(file.clone());
+        let flags = match gridcheck_kernelgen::build_plan(test, arch) {
+            Ok(Some(flags)) => flags,
+            Ok(None) => continue,
+            Err(why) => {
+                skipped.push(format!("{file}: {why}"));
+                continue;
+            }
+        };
+        let src = src_dir.join(&file);
+        if !src.is_file() {
+            missing.push(src.display().to_string());
+            continue;
+        }
+        jobs.push(Job {
+            src,
+            arch: arch.to_string(),
+            flags,
+        });
+    }
+    if !skipped.is_empty() {
+        println!(
+            "build: not building {} files for {arch}:\n  {}",
+            skipped.len(),
+            skipped.join("\n  ")
+        );
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "generated kernels are missing (run `cargo xtask codegen`):\n  {}",
+            missing.join("\n  ")
+        ));
+    }
+    if let Ok(entries) = std::fs::read_dir(&src_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".cu") && !wanted.contains(&name) {
+                println!(
+                    "build: not building {}: no test of the spec generates it (run `cargo xtask codegen`)",
+                    e.path().display()
+                );
+            }
+        }
+    }
     let newest_header = std::fs::read_dir(&include)
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|e| e.metadata().ok()?.modified().ok())
         .max();
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunks: Vec<&[PathBuf]> = sources
-        .chunks(sources.len().div_ceil(jobs).max(1))
-        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunks: Vec<&[Job]> = jobs.chunks(jobs.len().div_ceil(threads).max(1)).collect();
     let results: Vec<Result<PathBuf>> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
@@ -43,7 +103,7 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
                 s.spawn(move || {
                     chunk
                         .iter()
-                        .map(|src| one(nvcc, src, include, arch, obj_dir, out_dir, newest_header))
+                        .map(|job| one(nvcc, job, include, obj_dir, out_dir, newest_header))
                         .collect::<Vec<_>>()
                 })
             })
@@ -77,15 +137,26 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
     Ok(cubins)
 }
 
+/// What a cubin was built with; a cubin whose stamp differs is rebuilt.
+fn stamp(nvcc: &Nvcc, job: &Job) -> String {
+    format!(
+        "nvcc {} {}\narch {}\nflags {}\n",
+        nvcc.path.display(),
+        nvcc.version,
+        job.arch,
+        job.flags.join(" ")
+    )
+}
+
 fn one(
-    nvcc: &gridcheck_toolchain::Nvcc,
-    src: &Path,
+    nvcc: &Nvcc,
+    job: &Job,
     include: &Path,
-    arch: &str,
     obj_dir: &Path,
     out_dir: &Path,
-    newest_header: Option<std::time::SystemTime>,
+    newest_header: Option<SystemTime>,
 ) -> Result<PathBuf> {
+    let src = &job.src;
     let stem = src
         .file_stem()
         .unwrap_or_default()
@@ -93,14 +164,19 @@ fn one(
         .into_owned();
     let obj = obj_dir.join(format!("{stem}.o"));
     let cubin = out_dir.join(format!("{stem}.cubin"));
+    let stamp_file = obj_dir.join(format!("{stem}.stamp"));
+    let stamp = stamp(nvcc, job);
     let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if let (Some(c), Some(s)) = (mtime(&cubin), mtime(src))
         && c > s
         && newest_header.is_none_or(|h| c > h)
+        && std::fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str())
     {
         return Ok(cubin);
     }
-    let out = nvcc.compile_rdc(src, include, arch, &[], &obj);
+    // A build that fails half-way must not leave a cubin that looks current.
+    let _ = std::fs::remove_file(&stamp_file);
+    let out = nvcc.compile_rdc(src, include, &job.arch, &job.flags, &obj);
     if !out.success {
         return Err(format!(
             "{} does not compile:\n{}\n$ {}",
@@ -109,7 +185,7 @@ fn one(
             out.command
         ));
     }
-    let out = nvcc.dlink_cubin(&obj, arch, &cubin);
+    let out = nvcc.dlink_cubin(&obj, &job.arch, &cubin);
     if !out.success {
         return Err(format!(
             "{} does not link:\n{}\n$ {}",
@@ -118,5 +194,7 @@ fn one(
             out.command
         ));
     }
+    std::fs::write(&stamp_file, stamp)
+        .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
     Ok(cubin)
 }

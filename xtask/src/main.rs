@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo xtask spec check                     validate the spec (quotes against the seeds)
+//! cargo xtask spec coverage                  rules and tests per seed, profile, kind, status
 //! cargo xtask codegen [--check]              write (or check) kernels/generated/
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
@@ -10,6 +11,7 @@
 
 mod build;
 mod codegen;
+mod coverage;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -18,6 +20,7 @@ pub type Result<T> = std::result::Result<T, String>;
 
 const USAGE: &str = "usage: cargo xtask <command>
   spec check                      validate the spec; quotes are checked against the seeds
+  spec coverage                   rules and tests per seed, section, profile, kind and status
   codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
   build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
@@ -103,7 +106,11 @@ fn spec(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
-        _ => Err(format!("usage: cargo xtask spec check\n\n{USAGE}")),
+        Some("coverage") => {
+            print!("{}", coverage::report(&load_spec(&root())?));
+            Ok(())
+        }
+        _ => Err(format!("usage: cargo xtask spec check|coverage\n\n{USAGE}")),
     }
 }
 
@@ -181,10 +188,63 @@ fn gpu_bundle() -> Result<()> {
     for c in &cubins {
         copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
     }
+    let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
     println!(
-        "{} ready: the harness and {} cubins. On the GPU machine: bash conformance/gpu-run.sh",
+        "{} ready: the harness, {} cubins and {fixtures} fault fixtures. On the GPU machine: \
+         bash conformance/gpu-run.sh; bash conformance/fault-check.sh",
         bundle.display(),
         cubins.len()
     );
     Ok(())
+}
+
+/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`. The
+/// `fault-load` fixture is compiled with `-rdc=true -cubin` and no device
+/// link against cudadevrt, a real mistake whose module does not load.
+fn fixtures(root: &Path, out: &Path) -> Result<usize> {
+    let spec = gridcheck_spec::load_dir(&root.join("conformance/fixtures/spec"), None)
+        .map_err(|e| e.to_string())?;
+    let nvcc = gridcheck_toolchain::find_nvcc(root)?;
+    let work = root.join("target/fixtures");
+    for d in [out, &work] {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    let mut n = 0;
+    for t in &spec.tests {
+        let gridcheck_spec::TestBody::Runtime(r) = &t.body else {
+            continue;
+        };
+        let src = work.join(format!("{}.cu", t.name));
+        let obj = work.join(format!("{}.o", t.name));
+        let cubin = out.join(format!("{}.cubin", t.name));
+        std::fs::write(&src, &r.source)
+            .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        let steps = if t.name == "fault-load" {
+            vec![nvcc.run(&[
+                "-arch=sm_90".into(),
+                "-rdc=true".into(),
+                "-cubin".into(),
+                src.display().to_string(),
+                "-o".into(),
+                cubin.display().to_string(),
+            ])]
+        } else {
+            let c = nvcc.compile_rdc(&src, &work, "sm_90", &[], &obj);
+            if c.success {
+                vec![c, nvcc.dlink_cubin(&obj, "sm_90", &cubin)]
+            } else {
+                vec![c]
+            }
+        };
+        if let Some(bad) = steps.iter().find(|s| !s.success) {
+            return Err(format!(
+                "fixture {} does not build:\n{}\n$ {}",
+                t.name,
+                bad.output.trim(),
+                bad.command
+            ));
+        }
+        n += 1;
+    }
+    Ok(n)
 }

@@ -1,4 +1,5 @@
-//! Runs every litmus test of the spec on GPU 0 and prints its histogram:
+//! Runs every litmus test of the spec on GPU 0 and prints its histogram,
+//! then every runtime test and its outputs:
 //! `litmus_smoke <spec dir> <cubin dir> [instances] [launches] [seed]`.
 //! A quick check of the runner and the generated kernels on a GPU machine.
 //! Environment: `GC_DELAY` (max delay cycles), `GC_STRESS` (stress words),
@@ -7,7 +8,7 @@
 use std::path::Path;
 
 use gridcheck_gpu::{Budget, Gpu, Incantations, probe};
-use gridcheck_spec::{TestBody, render_state};
+use gridcheck_spec::{RuntimeExpect, TestBody, render_state};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -86,5 +87,58 @@ fn main() {
                 Err(e) => println!("  ERROR: {e}"),
             }
         }
+    }
+    for t in &spec.tests {
+        let TestBody::Runtime(r) = &t.body else {
+            continue;
+        };
+        if !t.name.contains(&only) {
+            continue;
+        }
+        if r.arch != gpu.info().sm {
+            println!("== {} (runtime): skipped, built for {}", t.name, r.arch);
+            continue;
+        }
+        let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
+        println!("== {} (runtime)", t.name);
+        let verdict = match (gpu.run_runtime(&cubin, r), &r.expect) {
+            (Ok(run), RuntimeExpect::Values(checks)) => {
+                for (name, v) in r.outputs.iter().zip(&run.outputs) {
+                    let check = checks.iter().find(|(n, _)| n == name).map(|(_, c)| c);
+                    let mark = match check {
+                        Some(c) if c.holds(*v) => format!("   ok ({})", c.text),
+                        Some(c) => format!("   EXPECTED {}", c.text),
+                        None => String::new(),
+                    };
+                    println!("  {name} = {v}{mark}");
+                }
+                println!("  elapsed {:.6}s", run.elapsed.as_secs_f64());
+                checks.iter().all(|(n, c)| {
+                    r.outputs
+                        .iter()
+                        .zip(&run.outputs)
+                        .any(|(o, v)| o == n && c.holds(*v))
+                })
+            }
+            (Ok(run), RuntimeExpect::LoadError { name, .. }) => {
+                println!(
+                    "  loaded and ran ({:?}), expected {name} at load",
+                    run.outputs
+                );
+                false
+            }
+            (
+                Err(gridcheck_gpu::RuntimeFailure::Load { code, message }),
+                RuntimeExpect::LoadError { name, value },
+            ) => {
+                println!("  load failed: {message}; expected {name} ({value})");
+                code == *value
+            }
+            (Err(e), _) => {
+                println!("  ERROR: {e}");
+                false
+            }
+        };
+        println!("  {}", if verdict { "PASS" } else { "FAIL" });
     }
 }

@@ -11,6 +11,12 @@
 //! every launch gets fresh memory and a seed derived from the budget's seed,
 //! which drives the generated code's random delays, memory stress and the
 //! co-prime permutation of instances to memory slots.
+//!
+//! Runtime tests ([`Gpu::run_runtime`]) are hand-written programs with one
+//! entry kernel `extern "C" __global__ void <entry>(unsigned int *out)`: the
+//! runner sets the test's context limits, loads the cubin, launches
+//! `entry<<<grid, block>>>(out)` once with `out` zeroed, and returns the
+//! output words.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -23,7 +29,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, result, sys,
 };
 use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED, STATUS_RAN};
-use gridcheck_spec::{KernelLaunch, Litmus, State};
+use gridcheck_spec::{KernelLaunch, Limit, Litmus, RuntimeTest, State};
 
 /// The device found by [`probe`] or opened by [`Gpu::open`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +101,63 @@ pub struct LitmusRun {
     pub seed: u64,
 }
 
+/// The outcome of [`Gpu::run_runtime`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeRun {
+    /// `out[0..outputs.len()]` after the entry kernel and all its work
+    /// finished, in the order of the test's `outputs`.
+    pub outputs: Vec<u32>,
+    /// From the launch of the entry kernel to the end of the
+    /// synchronisation that waited for it.
+    pub elapsed: Duration,
+}
+
+/// Why [`Gpu::run_runtime`] produced no outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeFailure {
+    /// Loading the module (`cuModuleLoadData`), or its entry function
+    /// (`cuModuleGetFunction`, where a lazily loading driver loads the
+    /// function), failed with this `CUresult`. The driver's codes for load
+    /// failures equal the runtime's `cudaError_t` values
+    /// (`CUDA_ERROR_NOT_FOUND` = `cudaErrorSymbolNotFound` = 500).
+    Load { code: u32, message: String },
+    /// Anything else: setting a limit, the launch, the kernel itself (a
+    /// trap or an illegal address, after which the context may be
+    /// unusable), copying back.
+    Other(GpuError),
+}
+
+impl fmt::Display for RuntimeFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeFailure::Load { code, message } => {
+                write!(f, "the module did not load (CUresult {code}): {message}")
+            }
+            RuntimeFailure::Other(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeFailure {}
+
+impl From<GpuError> for RuntimeFailure {
+    fn from(e: GpuError) -> Self {
+        RuntimeFailure::Other(e)
+    }
+}
+
+/// The driver's limit for a spec [`Limit`].
+pub fn cu_limit(limit: Limit) -> sys::CUlimit {
+    match limit {
+        Limit::DevRuntimePendingLaunchCount => {
+            sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        }
+        Limit::DevRuntimeSyncDepth => sys::CUlimit::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH,
+        Limit::StackSize => sys::CUlimit::CU_LIMIT_STACK_SIZE,
+        Limit::MallocHeapSize => sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
+    }
+}
+
 /// Anything that went wrong talking to the GPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuError {
@@ -121,6 +184,14 @@ fn driver_error(e: DriverError) -> String {
     match e.error_name() {
         Ok(name) => format!("{} ({})", name.to_string_lossy(), e.0 as i32),
         Err(_) => format!("{:?}", e.0),
+    }
+}
+
+/// `CUDA_ERROR_NOT_FOUND (500): named symbol not found`.
+fn driver_error_long(e: DriverError) -> String {
+    match e.error_string() {
+        Ok(text) => format!("{}: {}", driver_error(e), text.to_string_lossy()),
+        Err(_) => driver_error(e),
     }
 }
 
@@ -246,41 +317,25 @@ pub fn permutation(launch_seed: u64, n: u32, permute: bool) -> (u32, u32) {
     }
 }
 
-/// Name of a `cudaError_t` a device-side launch may return.
+/// Name of a `cudaError_t` (CUDA 13.0's `enum cudaError`), or `cudaError`
+/// for a value it does not know.
 pub fn cuda_error_name(code: u32) -> &'static str {
-    match code {
-        0 => "cudaSuccess",
-        1 => "cudaErrorInvalidValue",
-        2 => "cudaErrorMemoryAllocation",
-        9 => "cudaErrorInvalidConfiguration",
-        68 => "cudaErrorSyncDepthExceeded",
-        69 => "cudaErrorLaunchPendingCountExceeded",
-        98 => "cudaErrorInvalidDeviceFunction",
-        701 => "cudaErrorLaunchOutOfResources",
-        719 => "cudaErrorLaunchFailure",
-        800 => "cudaErrorNotPermitted",
-        801 => "cudaErrorNotSupported",
-        _ => "cudaError",
-    }
+    gridcheck_spec::cuda_error_name(code).unwrap_or("cudaError")
 }
 
-/// Why an instance's outcome cannot be recorded, if it cannot.
+/// Why an instance's outcome cannot be recorded, if it cannot: a device
+/// runtime call (a launch, creating a stream or event, `record`,
+/// `waitevent`) was not reached or failed, or a kernel did not run.
 fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
-    for l in &lay.launches {
-        let code = status[l.status_word as usize];
+    for e in lay.error_words() {
+        let code = status[e.word as usize];
         if code == STATUS_NOT_REACHED {
-            return Some(format!(
-                "{}.{} `launch {} {}` was not reached",
-                l.parent, l.thread, l.child, l.stream
-            ));
+            return Some(format!("{} was not reached", e.what));
         }
         if code != 0 {
             return Some(format!(
-                "{}.{} `launch {} {}` failed: {} ({code})",
-                l.parent,
-                l.thread,
-                l.child,
-                l.stream,
+                "{} failed: {} ({code})",
+                e.what,
                 cuda_error_name(code)
             ));
         }
@@ -481,6 +536,136 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// Runs a runtime test from its cubin: sets the test's context limits
+    /// (before loading, as the device runtime sizes its reservations from
+    /// them), loads the module and its entry function, launches
+    /// `entry<<<grid, block>>>(out)` with `out` zeroed (one word per output,
+    /// at least one), waits for it and copies `out` back. The previous limit
+    /// values are restored afterwards, whatever happened, so that later
+    /// tests run with the limits they expect.
+    pub fn run_runtime(
+        &self,
+        cubin: &Path,
+        test: &RuntimeTest,
+    ) -> Result<RuntimeRun, RuntimeFailure> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let bytes = std::fs::read(cubin)
+            .map_err(|e| GpuError::new(format!("cannot read {}: {e}", cubin.display())))?;
+        let mut saved: Vec<(Limit, usize)> = Vec::new();
+        let mut result = Ok(());
+        for &(limit, value) in &test.limits {
+            let l = cu_limit(limit);
+            let set = self
+                .ctx
+                .get_limit(l)
+                .map_err(drv(&format!("cannot read the limit {}", limit.as_str())))
+                .and_then(|old| {
+                    saved.push((limit, old));
+                    let v = usize::try_from(value).map_err(|_| {
+                        GpuError::new(format!("{} = {value} does not fit", limit.as_str()))
+                    })?;
+                    self.ctx.set_limit(l, v).map_err(drv(&format!(
+                        "cannot set the limit {} to {value}",
+                        limit.as_str()
+                    )))
+                });
+            if let Err(e) = set {
+                result = Err(RuntimeFailure::Other(e));
+                break;
+            }
+        }
+        let run = result.and_then(|()| self.load_and_run(cubin, bytes, test));
+        // Restore in reverse order, so that a limit set twice gets its
+        // first value back.
+        let mut restore_error = None;
+        for (limit, old) in saved.into_iter().rev() {
+            if let Err(e) = self.ctx.set_limit(cu_limit(limit), old) {
+                restore_error.get_or_insert_with(|| {
+                    GpuError::new(format!(
+                        "cannot restore the limit {} to {old}: {}",
+                        limit.as_str(),
+                        driver_error(e)
+                    ))
+                });
+            }
+        }
+        match (run, restore_error) {
+            (Ok(_), Some(e)) => Err(RuntimeFailure::Other(e)),
+            (run, _) => run,
+        }
+    }
+
+    fn load_and_run(
+        &self,
+        cubin: &Path,
+        bytes: Vec<u8>,
+        test: &RuntimeTest,
+    ) -> Result<RuntimeRun, RuntimeFailure> {
+        let load = |e: DriverError| RuntimeFailure::Load {
+            code: e.0 as u32,
+            message: driver_error_long(e),
+        };
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
+            .map_err(load)?;
+        let f = module.load_function(&test.entry).map_err(load)?;
+        let stream = &self.stream;
+        let words = test.outputs.len().max(1);
+        let out: CudaSlice<u32> = stream
+            .alloc_zeros(words)
+            .map_err(drv("cannot allocate the output words"))?;
+        stream
+            .synchronize()
+            .map_err(drv("cannot zero the output words"))?;
+        let what = format!(
+            "{}<<<{}, {}>>>(out) of {}",
+            test.entry,
+            test.grid,
+            test.block,
+            cubin.display()
+        );
+        let start = Instant::now();
+        {
+            let (out_p, _guard) = out.device_ptr(stream);
+            let mut arg = out_p;
+            let mut args = [&mut arg as *mut sys::CUdeviceptr as *mut c_void];
+            // SAFETY: the entry kernel takes exactly one pointer
+            // (`unsigned int *out`, validated against the source by the spec
+            // loader); `args` outlives the call, which copies it.
+            unsafe {
+                sys::cuLaunchKernel(
+                    f.cu_function(),
+                    test.grid,
+                    1,
+                    1,
+                    test.block,
+                    1,
+                    1,
+                    0,
+                    stream.cu_stream(),
+                    args.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .map_err(drv(&format!("cannot launch {what}")))?;
+        }
+        stream
+            .synchronize()
+            .map_err(drv(&format!("{what} failed")))?;
+        let elapsed = start.elapsed();
+        let mut outputs = stream
+            .clone_dtoh(&out)
+            .map_err(drv("cannot copy the output words back"))?;
+        outputs.truncate(test.outputs.len());
+        Ok(RuntimeRun { outputs, elapsed })
+    }
+}
+
 /// One host launch of `n` blocks through `cuLaunchKernelEx`, with the
 /// programmatic stream serialization attribute for a PDL secondary.
 fn launch(
@@ -596,5 +781,55 @@ mod tests {
         obs.sort();
         assert_eq!(keys, obs);
         assert_eq!((s["child.t0.r0"], s["x"]), (0, 1));
+    }
+
+    #[test]
+    fn stream_and_event_failures_discard_the_instance() {
+        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [launch child s1, record e1 s1]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: allowed\n";
+        let spec = gridcheck_spec::load_sources(
+            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
+            panic!()
+        };
+        let lay = gridcheck_kernelgen::layout(l);
+        // ran: parent, child; launch; create s1, e1; record.
+        assert_eq!(lay.status_stride, 6);
+        assert_eq!(instance_failure(&lay, &[1, 1, 0, 0, 0, 0]), None);
+        let why = instance_failure(&lay, &[1, 1, 0, 2, 0, 0]).unwrap();
+        assert_eq!(
+            why,
+            "parent creating stream s1 failed: cudaErrorMemoryAllocation (2)"
+        );
+        let why = instance_failure(&lay, &[1, 1, 0, 0, 0, STATUS_NOT_REACHED]).unwrap();
+        assert_eq!(why, "parent.t0 `record e1 s1` was not reached");
+    }
+
+    #[test]
+    fn runtime_failures_and_limits() {
+        let f = RuntimeFailure::Load {
+            code: 500,
+            message: "CUDA_ERROR_NOT_FOUND (500): named symbol not found".into(),
+        };
+        assert_eq!(
+            f.to_string(),
+            "the module did not load (CUresult 500): CUDA_ERROR_NOT_FOUND (500): named symbol not found"
+        );
+        assert_eq!(
+            RuntimeFailure::from(GpuError::new("boom")).to_string(),
+            "boom"
+        );
+        assert_eq!(
+            cu_limit(Limit::DevRuntimePendingLaunchCount),
+            sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+        );
+        assert_eq!(
+            cu_limit(Limit::MallocHeapSize),
+            sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE
+        );
+        assert_eq!(cuda_error_name(69), "cudaErrorLaunchPendingCountExceeded");
+        assert_eq!(cuda_error_name(123_456), "cudaError");
     }
 }

@@ -1,6 +1,8 @@
 //! CUDA C++ for gridcheck's litmus tests: a pure function from a
 //! [`gridcheck_spec::Litmus`] to a `.cu` file, and the memory layout and
-//! launch plan the GPU runner (`gridcheck-gpu`) needs to run it.
+//! launch plan the GPU runner (`gridcheck-gpu`) needs to run it. Runtime
+//! tests, which are hand-written, get their `source` verbatim under the
+//! same do-not-edit header ([`generate_runtime`]).
 //!
 //! **Architecture invariant:** this crate does no I/O (except in its tests)
 //! and knows nothing of the driver API; it only writes text and describes
@@ -19,7 +21,9 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path};
 
-use gridcheck_spec::{KernelLaunch, Litmus, Op, Spec, StreamRef, Test, TestBody};
+use gridcheck_spec::{
+    KernelLaunch, Litmus, Op, RuntimeExpect, RuntimeTest, Spec, StreamRef, Test, TestBody,
+};
 
 /// Where the generated `.cu` files live, relative to the repository root.
 pub const GENERATED_DIR: &str = "kernels/generated";
@@ -95,6 +99,71 @@ pub struct DeviceLaunch {
     pub status_word: u32,
 }
 
+/// What a block-scoped object is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`.
+    Stream,
+    /// `cudaEventCreateWithFlags(&e, cudaEventDisableTiming)`.
+    Event,
+}
+
+impl ObjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectKind::Stream => "stream",
+            ObjectKind::Event => "event",
+        }
+    }
+}
+
+/// A named stream or an event of a kernel: each block of the kernel (one
+/// instance) creates its own in the kernel's prologue (thread 0, before the
+/// first barrier) and destroys it at the end, after a barrier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockObject {
+    pub kernel: String,
+    pub kind: ObjectKind,
+    pub name: String,
+    /// Index of the word that receives the creation's `cudaError_t`.
+    pub status_word: u32,
+}
+
+impl BlockObject {
+    /// The `__shared__` variable that holds it: `gc_stream_<name>` or
+    /// `gc_event_<name>`.
+    pub fn var(&self) -> String {
+        object_var(self.kind, &self.name)
+    }
+}
+
+fn object_var(kind: ObjectKind, name: &str) -> String {
+    format!("gc_{}_{name}", kind.as_str())
+}
+
+/// A device runtime call other than a launch whose result an instance
+/// records: `record` (`cudaEventRecord`), `waitevent`
+/// (`cudaStreamWaitEvent`) and `devicesync` (`cudaDeviceSynchronize`, CDP1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiCall {
+    pub kernel: String,
+    pub thread: String,
+    /// Index of the operation in the thread's program.
+    pub op_index: usize,
+    pub op: Op,
+    /// Index of the word that receives the call's `cudaError_t`.
+    pub status_word: u32,
+}
+
+/// A status word that holds a `cudaError_t` (initially
+/// [`STATUS_NOT_REACHED`]): what it reports on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorWord {
+    pub word: u32,
+    /// `parent.t0 `launch child s1``, `parent creating stream s1`, ...
+    pub what: String,
+}
+
 /// The memory layout and launch plan of a litmus test: what the generated
 /// code assumes and the runner must provide. All strides are in 32-bit words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +179,15 @@ pub struct Layout {
     pub kernels: Vec<KernelPlan>,
     /// Device launches, in kernel, thread and program order.
     pub launches: Vec<DeviceLaunch>,
+    /// Named streams and events, per kernel, in order of first mention
+    /// (streams first).
+    pub objects: Vec<BlockObject>,
+    /// `record`, `waitevent` and `devicesync` operations, in kernel, thread
+    /// and program order.
+    pub calls: Vec<ApiCall>,
     /// `status[slot * status_stride + word]`: first one "ran" word per
-    /// kernel, then one error word per device launch.
+    /// kernel, then one error word per device launch, per block object
+    /// (its creation) and per API call.
     pub status_stride: u32,
 }
 
@@ -129,11 +205,33 @@ impl Layout {
         self.launches.len() as u32
     }
 
+    /// Every status word that holds a `cudaError_t`, in word order: an
+    /// instance counts only if each of them is `cudaSuccess` (0).
+    pub fn error_words(&self) -> Vec<ErrorWord> {
+        let launches = self.launches.iter().map(|l| ErrorWord {
+            word: l.status_word,
+            what: format!(
+                "{}.{} `launch {} {}`",
+                l.parent, l.thread, l.child, l.stream
+            ),
+        });
+        let objects = self.objects.iter().map(|o| ErrorWord {
+            word: o.status_word,
+            what: format!("{} creating {} {}", o.kernel, o.kind.as_str(), o.name),
+        });
+        let calls = self.calls.iter().map(|c| ErrorWord {
+            word: c.status_word,
+            what: format!("{}.{} `{}`", c.kernel, c.thread, c.op),
+        });
+        launches.chain(objects).chain(calls).collect()
+    }
+
     /// Initial contents of an instance's status words.
     pub fn initial_status(&self) -> Vec<u32> {
-        let mut v = vec![0; self.kernels.len()];
-        v.extend(self.launches.iter().map(|_| STATUS_NOT_REACHED));
-        v.resize(self.status_stride as usize, 0);
+        let mut v = vec![0; self.status_stride as usize];
+        for e in self.error_words() {
+            v[e.word as usize] = STATUS_NOT_REACHED;
+        }
         v
     }
 
@@ -209,15 +307,80 @@ pub fn layout(litmus: &Litmus) -> Layout {
             }
         }
     }
+    let mut next = (kernels.len() + launches.len()) as u32;
+    let mut objects: Vec<BlockObject> = Vec::new();
+    for k in &litmus.kernels {
+        for kind in [ObjectKind::Stream, ObjectKind::Event] {
+            for name in kernel_objects(k, kind) {
+                objects.push(BlockObject {
+                    kernel: k.name.clone(),
+                    kind,
+                    name,
+                    status_word: next,
+                });
+                next += 1;
+            }
+        }
+    }
+    let mut calls = Vec::new();
+    for k in &litmus.kernels {
+        for t in &k.threads {
+            for (op_index, op) in t.ops.iter().enumerate() {
+                if matches!(
+                    op,
+                    Op::EventRecord { .. } | Op::StreamWaitEvent { .. } | Op::DeviceSynchronize
+                ) {
+                    calls.push(ApiCall {
+                        kernel: k.name.clone(),
+                        thread: t.name.clone(),
+                        op_index,
+                        op: op.clone(),
+                        status_word: next,
+                    });
+                    next += 1;
+                }
+            }
+        }
+    }
     Layout {
         slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
         locations,
         reg_stride: registers.len().max(1) as u32,
         registers,
-        status_stride: (kernels.len() + launches.len()).max(1) as u32,
+        status_stride: next.max(1),
         kernels,
         launches,
+        objects,
+        calls,
     }
+}
+
+/// The named streams or the events a kernel's threads use, in order of
+/// first mention (thread order, then program order).
+fn kernel_objects(k: &gridcheck_spec::Kernel, kind: ObjectKind) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    for t in &k.threads {
+        for op in &t.ops {
+            match (kind, op) {
+                (ObjectKind::Stream, Op::Launch { stream, .. })
+                | (ObjectKind::Stream, Op::EventRecord { stream, .. })
+                | (ObjectKind::Stream, Op::StreamWaitEvent { stream, .. }) => {
+                    if let StreamRef::Named(n) = stream {
+                        add(n);
+                    }
+                }
+                (ObjectKind::Event, Op::EventRecord { event, .. })
+                | (ObjectKind::Event, Op::StreamWaitEvent { event, .. }) => add(event),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The spec file of a test as a path relative to the repository root
@@ -236,46 +399,219 @@ pub fn spec_relative(file: &Path) -> String {
     }
 }
 
-/// Every litmus test of the spec as `(file name, contents)`, in spec order.
-/// `cargo xtask codegen` writes these into [`GENERATED_DIR`]; a test checks
-/// that the checked-in files are current.
+/// Whether a test has a generated `.cu` file: litmus and runtime tests do,
+/// compile tests (whose snippet the static tier compiles itself) do not.
+pub fn has_generated_file(test: &Test) -> bool {
+    matches!(test.body, TestBody::Litmus(_) | TestBody::Runtime(_))
+}
+
+/// The extra nvcc flags of a CDP1 litmus test (one with `devicesync`): CUDA
+/// 12 and newer compile device-side `cudaDeviceSynchronize` only with
+/// `CUDA_FORCE_CDP1_IF_SUPPORTED`, and only below sm_90 (the generated code
+/// has an `#error` for sm_90 and newer).
+pub const CDP1_FLAGS: [&str; 2] = [
+    "-DCUDA_FORCE_CDP1_IF_SUPPORTED",
+    "-D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING",
+];
+
+/// Whether a litmus test uses CDP1 (device-side `cudaDeviceSynchronize`).
+pub fn uses_cdp1(litmus: &Litmus) -> bool {
+    litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+        .any(|op| *op == Op::DeviceSynchronize)
+}
+
+/// Whether a litmus test uses PDL (`trigger`, `gridsync`, a `host-pdl`
+/// launch), which needs sm_90 or newer.
+pub fn uses_pdl(litmus: &Litmus) -> bool {
+    litmus.kernels.iter().any(|k| {
+        k.launch == (KernelLaunch::Host { pdl: true })
+            || k.threads
+                .iter()
+                .flat_map(|t| &t.ops)
+                .any(|op| matches!(op, Op::Trigger | Op::GridDependencySync))
+    })
+}
+
+/// The number of an architecture: 90 for `sm_90` and `sm_90a`.
+fn arch_number(arch: &str) -> Option<u32> {
+    let digits: String = arch
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// How `cargo xtask build` compiles a test's generated file for `arch`:
+/// `Ok(Some(flags))` with the extra nvcc flags, `Ok(None)` when the test
+/// has no generated file (compile tests), `Err(reason)` when the file is not
+/// built for this architecture (a runtime test for another one, a CDP1
+/// litmus test on sm_90 and newer, a PDL litmus test below sm_90).
+pub fn build_plan(test: &Test, arch: &str) -> Result<Option<Vec<String>>, String> {
+    match &test.body {
+        TestBody::Litmus(l) if uses_pdl(l) && arch_number(arch).is_some_and(|n| n < 90) => {
+            Err(format!(
+                "test `{}` uses PDL, which compiles only for sm_90 and newer",
+                test.name
+            ))
+        }
+        TestBody::Litmus(l) if uses_cdp1(l) => match arch_number(arch) {
+            Some(n) if n < 90 => Ok(Some(CDP1_FLAGS.map(String::from).to_vec())),
+            _ => Err(format!(
+                "test `{}` uses CDP1 (`devicesync`), which compiles only below sm_90",
+                test.name
+            )),
+        },
+        TestBody::Litmus(_) => Ok(Some(Vec::new())),
+        TestBody::Runtime(r) if r.arch == arch => Ok(Some(r.flags.clone())),
+        TestBody::Runtime(r) => Err(format!("test `{}` is for {}", test.name, r.arch)),
+        TestBody::Compile(_) => Ok(None),
+    }
+}
+
+/// Every litmus and runtime test of the spec as `(file name, contents)`, in
+/// spec order. `cargo xtask codegen` writes these into [`GENERATED_DIR`]; a
+/// test checks that the checked-in files are current.
 pub fn generate_all(spec: &Spec) -> Vec<(String, String)> {
     spec.tests
         .iter()
-        .filter_map(|t| match &t.body {
-            TestBody::Litmus(l) => {
-                let rules: Vec<&str> = spec
-                    .rules
-                    .iter()
-                    .filter(|r| r.tests.iter().any(|n| n == &t.name))
-                    .map(|r| r.id.as_str())
-                    .collect();
-                let src = spec_relative(&t.origin.file);
-                Some((file_name(t), generate(t, l, &src, &rules)))
+        .filter_map(|t| {
+            let rules: Vec<&str> = spec
+                .rules
+                .iter()
+                .filter(|r| r.tests.iter().any(|n| n == &t.name))
+                .map(|r| r.id.as_str())
+                .collect();
+            let src = spec_relative(&t.origin.file);
+            match &t.body {
+                TestBody::Litmus(l) => Some((file_name(t), generate(t, l, &src, &rules))),
+                TestBody::Runtime(r) => Some((file_name(t), generate_runtime(t, r, &src, &rules))),
+                TestBody::Compile(_) => None,
             }
-            TestBody::Compile(_) => None,
         })
         .collect()
 }
 
-/// One modeled thread's operations split at its `syncthreads`.
-fn phases(ops: &[Op]) -> Vec<Vec<&Op>> {
+/// The generated file of a runtime test: the do-not-edit header, which
+/// names the spec file, the rules and how the runner calls the entry
+/// kernel, then the test's `source` verbatim.
+pub fn generate_runtime(
+    test: &Test,
+    rt: &RuntimeTest,
+    spec_file: &str,
+    rule_ids: &[&str],
+) -> String {
+    let mut o = String::new();
+    let w = &mut o;
+    let _ = writeln!(
+        w,
+        "// Generated by cargo xtask codegen from {spec_file}; do not edit by hand."
+    );
+    let _ = writeln!(w, "//");
+    let _ = writeln!(w, "// Test: {} (runtime)", test.name);
+    if let Some(d) = &test.description {
+        let _ = writeln!(w, "// {}", one_line(d));
+    }
+    let rules = if rule_ids.is_empty() {
+        "(none)".to_string()
+    } else {
+        rule_ids.join(", ")
+    };
+    let _ = writeln!(w, "// Rules: {rules}");
+    let flags = if rt.flags.is_empty() {
+        "(none)".to_string()
+    } else {
+        rt.flags.join(" ")
+    };
+    let _ = writeln!(
+        w,
+        "// Build: nvcc -arch={} -rdc=true, extra flags: {flags}",
+        rt.arch
+    );
+    let _ = writeln!(
+        w,
+        "// Run: {}<<<{}, {}>>>(out), out zeroed, {} words",
+        rt.entry,
+        rt.grid,
+        rt.block,
+        rt.outputs.len().max(1)
+    );
+    if !rt.limits.is_empty() {
+        let limits: Vec<String> = rt
+            .limits
+            .iter()
+            .map(|(l, v)| format!("{} = {v}", l.as_str()))
+            .collect();
+        let _ = writeln!(w, "// Limits, set before loading: {}", limits.join(", "));
+    }
+    for (i, name) in rt.outputs.iter().enumerate() {
+        let _ = writeln!(w, "//   out[{i}] = {name}");
+    }
+    match &rt.expect {
+        RuntimeExpect::Values(checks) => {
+            let checks: Vec<String> = checks
+                .iter()
+                .map(|(name, c)| {
+                    if c.text.starts_with(['=', '!', '<', '>']) {
+                        format!("{name} {}", c.text)
+                    } else {
+                        format!("{name} == {}", c.text)
+                    }
+                })
+                .collect();
+            let _ = writeln!(w, "// Expect: {}", checks.join(", "));
+        }
+        RuntimeExpect::LoadError { name, value } => {
+            let _ = writeln!(
+                w,
+                "// Expect: loading the module fails with {name} ({value})"
+            );
+        }
+    }
+    let _ = writeln!(w, "//");
+    let _ = writeln!(w, "// The test's source, verbatim:");
+    let _ = writeln!(w);
+    o.push_str(&rt.source);
+    if !o.ends_with('\n') {
+        o.push('\n');
+    }
+    o
+}
+
+/// One modeled thread's operations, with their program indices, split at
+/// its `syncthreads`.
+fn phases(ops: &[Op]) -> Vec<Vec<(usize, &Op)>> {
     let mut out = vec![Vec::new()];
-    for op in ops {
+    for (i, op) in ops.iter().enumerate() {
         if *op == Op::SyncThreads {
             out.push(Vec::new());
         } else {
-            out.last_mut().expect("non-empty").push(op);
+            out.last_mut().expect("non-empty").push((i, op));
         }
     }
     out
 }
 
-fn stream_expr(s: &StreamRef) -> &'static str {
+/// The `cudaStream_t` a stream reference names in device code.
+fn stream_value(s: &StreamRef) -> String {
     match s {
-        StreamRef::Null => "",
-        StreamRef::Tail => ", 0, cudaStreamTailLaunch",
-        StreamRef::FireAndForget => ", 0, cudaStreamFireAndForget",
+        StreamRef::Null => "0".to_string(),
+        StreamRef::Tail => "cudaStreamTailLaunch".to_string(),
+        StreamRef::FireAndForget => "cudaStreamFireAndForget".to_string(),
+        StreamRef::Named(n) => object_var(ObjectKind::Stream, n),
+    }
+}
+
+/// The tail of a launch configuration: `<<<1, block>>>` for the NULL
+/// stream, `<<<1, block, 0, stream>>>` otherwise.
+fn stream_expr(s: &StreamRef) -> String {
+    match s {
+        StreamRef::Null => String::new(),
+        s => format!(", 0, {}", stream_value(s)),
     }
 }
 
@@ -350,11 +686,11 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
             lay.status_stride, k.status_word, k.name, k.block_dim
         );
     }
-    for l in &lay.launches {
+    for e in lay.error_words() {
         let _ = writeln!(
             w,
-            "//   status[slot * {} + {}] = error of {}.{} `launch {} {}`",
-            lay.status_stride, l.status_word, l.parent, l.thread, l.child, l.stream
+            "//   status[slot * {} + {}] = error of {}",
+            lay.status_stride, e.word, e.what
         );
     }
     let _ = writeln!(w);
@@ -438,7 +774,37 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
             );
         }
         let _ = writeln!(w, "  __shared__ unsigned int gc_arrived;");
-        let _ = writeln!(w, "  if (threadIdx.x == 0u) gc_arrived = 0u;");
+        let objects: Vec<&BlockObject> =
+            lay.objects.iter().filter(|o| o.kernel == k.name).collect();
+        if objects.is_empty() {
+            let _ = writeln!(w, "  if (threadIdx.x == 0u) gc_arrived = 0u;");
+        } else {
+            for o in &objects {
+                let ty = match o.kind {
+                    ObjectKind::Stream => "cudaStream_t",
+                    ObjectKind::Event => "cudaEvent_t",
+                };
+                let _ = writeln!(w, "  __shared__ {ty} {};", o.var());
+            }
+            let _ = writeln!(
+                w,
+                "  if (threadIdx.x == 0u) {{  // this block's streams and events"
+            );
+            let _ = writeln!(w, "    gc_arrived = 0u;");
+            for o in &objects {
+                let create = match o.kind {
+                    ObjectKind::Stream => "gc_create_stream",
+                    ObjectKind::Event => "gc_create_event",
+                };
+                let _ = writeln!(
+                    w,
+                    "    {} = {create}(p, kStatusStride, slot, {}u);",
+                    o.var(),
+                    o.status_word
+                );
+            }
+            let _ = writeln!(w, "  }}");
+        }
         let _ = writeln!(w, "  __syncthreads();");
         for t in &k.threads {
             for op in &t.ops {
@@ -447,7 +813,7 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                 }
             }
         }
-        let split: Vec<Vec<Vec<&Op>>> = k.threads.iter().map(|t| phases(&t.ops)).collect();
+        let split: Vec<Vec<Vec<(usize, &Op)>>> = k.threads.iter().map(|t| phases(&t.ops)).collect();
         let n_phases = split.iter().map(Vec::len).max().unwrap_or(1);
         let n_modeled = k.threads.len() as u32;
         if split.iter().any(|t| t.len() != n_phases) {
@@ -469,7 +835,7 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                     t.name
                 );
                 first = false;
-                for op in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
+                for &(op_index, op) in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
                     let _ = writeln!(w, "    // {op}");
                     let _ = writeln!(w, "    gc_delay(p, slot, {site}u);");
                     site += 1;
@@ -516,9 +882,37 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                             let _ = writeln!(w, "    cudaGridDependencySynchronize();");
                         }
                         Op::DeviceSynchronize => {
+                            let word = call_word(&lay, &k.name, &t.name, op_index);
+                            let _ =
+                                writeln!(w, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900");
                             let _ = writeln!(
                                 w,
                                 "#error \"gridcheck: `devicesync` (device-side cudaDeviceSynchronize) is CDP1 only and does not compile under CDP2 (sm_90 and newer); this test needs an older GPU\""
+                            );
+                            let _ = writeln!(w, "#else");
+                            let _ = writeln!(
+                                w,
+                                "    gc_record_error(p, kStatusStride, slot, {word}u, cudaDeviceSynchronize());"
+                            );
+                            let _ = writeln!(w, "    (void)cudaGetLastError();");
+                            let _ = writeln!(w, "#endif");
+                        }
+                        Op::EventRecord { event, stream } => {
+                            let word = call_word(&lay, &k.name, &t.name, op_index);
+                            let _ = writeln!(
+                                w,
+                                "    gc_record_error(p, kStatusStride, slot, {word}u, gc_event_record({}, {}));",
+                                object_var(ObjectKind::Event, event),
+                                stream_value(stream)
+                            );
+                        }
+                        Op::StreamWaitEvent { stream, event } => {
+                            let word = call_word(&lay, &k.name, &t.name, op_index);
+                            let _ = writeln!(
+                                w,
+                                "    gc_record_error(p, kStatusStride, slot, {word}u, gc_stream_wait_event({}, {}));",
+                                stream_value(stream),
+                                object_var(ObjectKind::Event, event)
                             );
                         }
                         Op::SyncThreads => unreachable!("split into phases"),
@@ -558,6 +952,21 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                 );
             }
         }
+        if !objects.is_empty() {
+            let _ = writeln!(
+                w,
+                "  __syncthreads();  // every thread is done with the block's streams and events"
+            );
+            let _ = writeln!(w, "  if (threadIdx.x == 0u) {{");
+            for o in &objects {
+                let destroy = match o.kind {
+                    ObjectKind::Stream => "gc_destroy_stream",
+                    ObjectKind::Event => "gc_destroy_event",
+                };
+                let _ = writeln!(w, "    {destroy}({});", o.var());
+            }
+            let _ = writeln!(w, "  }}");
+        }
         let _ = writeln!(
             w,
             "  if (threadIdx.x == 0u) gc_mark_ran(p, kStatusStride, slot, {ki}u);"
@@ -565,6 +974,15 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
         let _ = writeln!(w, "}}");
     }
     o
+}
+
+/// The status word of the `record`, `waitevent` or `devicesync` at
+/// `op_index` of a thread.
+fn call_word(lay: &Layout, kernel: &str, thread: &str, op_index: usize) -> u32 {
+    lay.calls
+        .iter()
+        .find(|c| c.kernel == kernel && c.thread == thread && c.op_index == op_index)
+        .map_or(0, |c| c.status_word)
 }
 
 #[cfg(test)]

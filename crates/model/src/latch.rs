@@ -1,153 +1,73 @@
-//! Synchronization primitives that carry happens-before, built on loom's
-//! `Mutex` and `Condvar`.
-//!
-//! Every guarantee of the guide that makes one thread's writes visible to
-//! another is one of these objects: a [`Counter`] (a count-down latch when it
-//! is awaited at its final value: grid completion, stream order), a [`Gate`]
-//! (a one-shot latch that carries a value: a launch and its stream ticket)
-//! and a [`Barrier`] (`__syncthreads()`). Each is its own mutex, so it orders
-//! only the threads that use it: a single global lock would add edges that
-//! the guide does not give and hide states it allows.
-//!
-//! Happens-before comes from the mutex: a thread that acquires it after a
-//! release sees everything that happened before that release (loom models
-//! `Mutex` with acquire/release causality). Condvar notifications are only
-//! issued when a thread is waiting, to keep loom's branch count down.
+//! EXPERIMENT: atomics with release/acquire and spin-yield waits.
 
-use loom::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A poisoned lock only follows a panic inside the model, which loom
-    // reports itself; keep going with the data.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use loom::sync::atomic::{AtomicU64, AtomicUsize};
 
-fn wait<'a, T>(cv: &Condvar, g: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-    cv.wait(g).unwrap_or_else(|e| e.into_inner())
-}
-
-#[derive(Debug, Default)]
-struct CounterState {
-    count: usize,
-    waiters: usize,
-}
-
-/// A monotone counter. `add` releases, `wait_at_least` acquires: a thread that
-/// returns from `wait_at_least(n)` happens after the first `n` calls to
-/// `add` (and everything before them).
 #[derive(Debug)]
 pub(crate) struct Counter {
-    state: Mutex<CounterState>,
-    cv: Condvar,
+    n: AtomicUsize,
 }
 
 impl Counter {
     pub(crate) fn new() -> Counter {
         Counter {
-            state: Mutex::new(CounterState::default()),
-            cv: Condvar::new(),
+            n: AtomicUsize::new(0),
         }
     }
-
-    /// Counts one arrival; returns the new count.
     pub(crate) fn add(&self) -> usize {
-        let mut s = lock(&self.state);
-        s.count += 1;
-        if s.waiters > 0 {
-            self.cv.notify_all();
-        }
-        s.count
+        self.n.fetch_add(1, AcqRel) + 1
     }
-
-    /// Blocks until at least `n` arrivals were counted.
     pub(crate) fn wait_at_least(&self, n: usize) {
-        let mut s = lock(&self.state);
-        while s.count < n {
-            s.waiters += 1;
-            s = wait(&self.cv, s);
-            s.waiters -= 1;
+        while self.n.load(Acquire) < n {
+            loom::thread::yield_now();
         }
     }
 }
 
-/// A one-shot latch that carries a value from the opener to every waiter,
-/// with happens-before from `open` to each return of `wait`.
 #[derive(Debug)]
 pub(crate) struct Gate {
-    state: Mutex<(Option<usize>, usize)>,
-    cv: Condvar,
+    v: AtomicU64,
 }
 
 impl Gate {
     pub(crate) fn new() -> Gate {
         Gate {
-            state: Mutex::new((None, 0)),
-            cv: Condvar::new(),
+            v: AtomicU64::new(0),
         }
     }
-
-    pub(crate) fn open(&self, value: usize) {
-        let mut s = lock(&self.state);
-        s.0 = Some(value);
-        if s.1 > 0 {
-            self.cv.notify_all();
-        }
+    pub(crate) fn open(&self, value: u64) {
+        self.v.store(value + 1, Release);
     }
-
-    pub(crate) fn wait(&self) -> usize {
-        let mut s = lock(&self.state);
+    pub(crate) fn wait(&self) -> u64 {
         loop {
-            if let Some(v) = s.0 {
-                return v;
+            let v = self.v.load(Acquire);
+            if v != 0 {
+                return v - 1;
             }
-            s.1 += 1;
-            s = wait(&self.cv, s);
-            s.1 -= 1;
+            loom::thread::yield_now();
         }
     }
 }
 
-#[derive(Debug, Default)]
-struct BarrierState {
-    arrived: usize,
-    generation: usize,
-    waiters: usize,
-}
-
-/// A reusable barrier of `n` threads: every arrival happens before every
-/// departure of the same generation.
 #[derive(Debug)]
 pub(crate) struct Barrier {
     n: usize,
-    state: Mutex<BarrierState>,
-    cv: Condvar,
+    c: AtomicUsize,
 }
 
 impl Barrier {
     pub(crate) fn new(n: usize) -> Barrier {
         Barrier {
             n,
-            state: Mutex::new(BarrierState::default()),
-            cv: Condvar::new(),
+            c: AtomicUsize::new(0),
         }
     }
-
     pub(crate) fn wait(&self) {
-        let mut s = lock(&self.state);
-        s.arrived += 1;
-        if s.arrived == self.n {
-            s.arrived = 0;
-            s.generation += 1;
-            if s.waiters > 0 {
-                self.cv.notify_all();
-            }
-            return;
-        }
-        let generation = s.generation;
-        while s.generation == generation {
-            s.waiters += 1;
-            s = wait(&self.cv, s);
-            s.waiters -= 1;
+        let before = self.c.fetch_add(1, AcqRel);
+        let target = (before / self.n + 1) * self.n;
+        while self.c.load(Acquire) < target {
+            loom::thread::yield_now();
         }
     }
 }

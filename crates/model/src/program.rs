@@ -1,11 +1,15 @@
 //! A litmus test compiled for the model: names resolved to indices, and the
 //! static facts the runtime needs (each grid's completion count, its tail
-//! launches, its host-stream predecessors).
+//! launches, its host-stream predecessors, the layout of its block's stream
+//! state).
 //!
 //! Compilation also rejects what cannot run: more threads than loom explores,
-//! and a block whose threads execute different numbers of `__syncthreads()`
-//! (the guide: a barrier in divergent code hangs; the model reports it instead
-//! of letting loom find the deadlock).
+//! a block whose threads execute different numbers of `__syncthreads()` (the
+//! guide: a barrier in divergent code hangs; the model reports it instead of
+//! letting loom find the deadlock), and events used with the tail or
+//! fire-and-forget stream, which the model does not define.
+
+use std::collections::BTreeMap;
 
 use gridcheck_spec::{KernelLaunch, Litmus, Op, StreamRef};
 
@@ -15,13 +19,14 @@ use crate::ModelError;
 /// main thread.
 pub const MAX_GPU_THREADS: usize = 4;
 
+/// Where a device-launched grid goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stream {
-    /// The launching block's NULL stream. `ordered`: the block launches more
-    /// than one grid into it, so they take tickets.
-    Null { ordered: bool },
-    /// `cudaStreamTailLaunch`. `ordered`: the grid has more than one tail launch.
-    Tail { ordered: bool },
+    /// An in-order stream of the launching block: its NULL stream or a named
+    /// one; `slot` is the stream's place in the block's stream state.
+    InOrder { slot: usize },
+    /// `cudaStreamTailLaunch`; `slot` orders several tail launches.
+    Tail { slot: usize },
     /// `cudaStreamFireAndForget`.
     FireAndForget,
 }
@@ -42,7 +47,6 @@ pub(crate) enum Start {
 
 #[derive(Debug, Clone)]
 pub(crate) struct KernelInfo {
-    pub name: String,
     /// Global indices of the kernel's threads (its one block).
     pub threads: Vec<usize>,
     pub start: Start,
@@ -51,18 +55,48 @@ pub(crate) struct KernelInfo {
     pub done_target: usize,
     /// Number of grids it launches into its tail stream.
     pub tails: usize,
+    /// The block's stream operations need shared state: some stream gets
+    /// more than one launch, or the block uses events. Otherwise every
+    /// launch has no stream predecessor and the state is skipped.
+    pub stream_state: bool,
     /// The next host kernel is a PDL secondary: record triggers.
     pub has_pdl_dependent: bool,
     /// Some thread calls `devicesync`: record the block's launches.
     pub has_devicesync: bool,
+    /// Something waits for this grid to be *done* (its tail grids, or its
+    /// own completion being awaited): its threads and non-tail children
+    /// report to its completion count. When nothing does, the model skips
+    /// the count: it would add scheduling points to explore and no edge.
+    pub done_awaited: bool,
+    /// Something waits for this grid to be *finished* (done and its tail
+    /// grids finished): a host successor, a stream successor, an event, a
+    /// `devicesync`, or the completion of its parent.
+    pub finished_awaited: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MOp {
-    Store { loc: usize, value: u32 },
-    Load { loc: usize },
+    Store {
+        loc: usize,
+        value: u32,
+    },
+    Load {
+        loc: usize,
+    },
     SyncThreads,
-    Launch { child: usize },
+    Launch {
+        child: usize,
+    },
+    /// `record e s`: slots of the event and of the stream.
+    Record {
+        event: usize,
+        stream: usize,
+    },
+    /// `waitevent s e`: slots of the stream and of the event.
+    WaitEvent {
+        stream: usize,
+        event: usize,
+    },
     Trigger,
     GridSync,
     DeviceSync,
@@ -85,6 +119,13 @@ pub(crate) struct Program {
     pub threads: Vec<ThreadInfo>,
 }
 
+impl Program {
+    /// Bits of one set of grids in a block's stream state word.
+    pub(crate) fn mask_bits(&self) -> usize {
+        self.kernels.len()
+    }
+}
+
 fn err(msg: impl Into<String>) -> ModelError {
     ModelError {
         message: msg.into(),
@@ -102,6 +143,54 @@ fn host_chain(kernels: &[gridcheck_spec::Kernel], host: &[usize], pos: usize) ->
         out.push(host[p]);
     }
     out
+}
+
+/// The slots of one block's stream state: its in-order streams (NULL first,
+/// then named streams by first use), its tail stream, then its events. Each
+/// slot holds a set of grids (a bit per kernel).
+#[derive(Default)]
+struct Slots {
+    streams: BTreeMap<String, usize>,
+    events: BTreeMap<String, usize>,
+    next: usize,
+    launches: BTreeMap<usize, usize>,
+    has_events: bool,
+}
+
+impl Slots {
+    fn stream(&mut self, s: &StreamRef, what: &str) -> Result<usize, ModelError> {
+        let key = match s {
+            StreamRef::Null => "null".to_string(),
+            StreamRef::Tail => "tail".to_string(),
+            StreamRef::Named(n) => format!("named {n}"),
+            StreamRef::FireAndForget => {
+                return Err(err(format!(
+                    "`{what}`: events on the fire-and-forget stream are not modeled"
+                )));
+            }
+            #[allow(unreachable_patterns)]
+            _ => return Err(err(format!("`{what}`: this stream is not modeled"))),
+        };
+        if key == "tail" && what != "launch" {
+            return Err(err(format!(
+                "`{what}`: events on the tail stream are not modeled"
+            )));
+        }
+        let next = &mut self.next;
+        Ok(*self.streams.entry(key).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        }))
+    }
+
+    fn event(&mut self, e: &str) -> usize {
+        self.has_events = true;
+        let next = &mut self.next;
+        *self.events.entry(e.to_string()).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
 }
 
 pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
@@ -130,32 +219,79 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
         .collect();
 
-    // Who launches each device kernel, into which stream.
-    let mut launched_by: Vec<Option<(usize, StreamRef)>> = vec![None; l.kernels.len()];
+    // Who launches each device kernel, into which stream; each block's slots.
+    let mut launched_by: Vec<Option<(usize, Stream)>> = vec![None; l.kernels.len()];
+    let mut slots: Vec<Slots> = l.kernels.iter().map(|_| Slots::default()).collect();
+    let mut mops: Vec<Vec<Vec<MOp>>> = Vec::new();
     for (ki, k) in l.kernels.iter().enumerate() {
+        let sl = &mut slots[ki];
+        // The NULL stream always takes slot 0.
+        sl.stream(&StreamRef::Null, "launch")?;
+        let mut per_thread = Vec::new();
         for t in &k.threads {
+            let mut ops = Vec::new();
             for op in &t.ops {
-                if let Op::Launch { kernel, stream } = op {
-                    let c = kidx(kernel)?;
-                    if l.kernels[c].launch != KernelLaunch::Device {
-                        return Err(err(format!(
-                            "kernel `{kernel}` is launched from the host and from device code"
-                        )));
+                let what = op.to_string();
+                ops.push(match op {
+                    Op::Store { loc, value } => MOp::Store {
+                        loc: lidx(loc)?,
+                        value: *value,
+                    },
+                    Op::Load { loc, .. } => MOp::Load { loc: lidx(loc)? },
+                    Op::SyncThreads => MOp::SyncThreads,
+                    Op::Launch { kernel, stream } => {
+                        let c = kidx(kernel)?;
+                        if l.kernels[c].launch != KernelLaunch::Device {
+                            return Err(err(format!(
+                                "kernel `{kernel}` is launched from the host and from device code"
+                            )));
+                        }
+                        if launched_by[c].is_some() {
+                            return Err(err(format!("kernel `{kernel}` is launched twice")));
+                        }
+                        let s = match stream {
+                            StreamRef::FireAndForget => Stream::FireAndForget,
+                            StreamRef::Tail => Stream::Tail {
+                                slot: sl.stream(stream, "launch")?,
+                            },
+                            s => Stream::InOrder {
+                                slot: sl.stream(s, "launch")?,
+                            },
+                        };
+                        if let Stream::InOrder { slot } | Stream::Tail { slot } = s {
+                            *sl.launches.entry(slot).or_default() += 1;
+                        }
+                        launched_by[c] = Some((ki, s));
+                        MOp::Launch { child: c }
                     }
-                    if launched_by[c].is_some() {
-                        return Err(err(format!("kernel `{kernel}` is launched twice")));
-                    }
-                    launched_by[c] = Some((ki, stream.clone()));
-                }
+                    Op::EventRecord { event, stream } => MOp::Record {
+                        stream: sl.stream(stream, &what)?,
+                        event: sl.event(event),
+                    },
+                    Op::StreamWaitEvent { stream, event } => MOp::WaitEvent {
+                        stream: sl.stream(stream, &what)?,
+                        event: sl.event(event),
+                    },
+                    Op::Trigger => MOp::Trigger,
+                    Op::GridDependencySync => MOp::GridSync,
+                    Op::DeviceSynchronize => MOp::DeviceSync,
+                    #[allow(unreachable_patterns)]
+                    other => return Err(err(format!("`{other}` is not modeled"))),
+                });
             }
+            per_thread.push(ops);
+        }
+        mops.push(per_thread);
+    }
+    let nk = l.kernels.len();
+    for (k, sl) in l.kernels.iter().zip(&slots) {
+        if sl.next * nk > u64::BITS as usize {
+            return Err(err(format!(
+                "kernel `{}` uses too many streams and events for the model ({} with {nk} kernels)",
+                k.name, sl.next
+            )));
         }
     }
-    let count = |parent: usize, s: &StreamRef| {
-        launched_by
-            .iter()
-            .filter(|lb| matches!(lb, Some((p, st)) if *p == parent && st == s))
-            .count()
-    };
 
     let mut kernels = Vec::new();
     let mut threads = Vec::new();
@@ -183,28 +319,19 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                 }
             }
             KernelLaunch::Device => {
-                let Some((parent, s)) = &launched_by[ki] else {
+                let Some((parent, stream)) = launched_by[ki] else {
                     return Err(err(format!("device kernel `{}` is never launched", k.name)));
                 };
-                let stream = match s {
-                    StreamRef::Null => Stream::Null {
-                        ordered: count(*parent, s) > 1,
-                    },
-                    StreamRef::Tail => Stream::Tail {
-                        ordered: count(*parent, s) > 1,
-                    },
-                    StreamRef::FireAndForget => Stream::FireAndForget,
-                };
-                Start::Device {
-                    parent: *parent,
-                    stream,
-                }
+                Start::Device { parent, stream }
             }
         };
-        let tails = count(ki, &StreamRef::Tail);
         let children = launched_by
             .iter()
             .filter(|lb| matches!(lb, Some((p, _)) if *p == ki))
+            .count();
+        let tails = launched_by
+            .iter()
+            .filter(|lb| matches!(lb, Some((p, Stream::Tail { .. })) if *p == ki))
             .count();
         let next_host_pdl = host
             .iter()
@@ -234,28 +361,15 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         }
 
         let mut ids = Vec::new();
-        for (slot, t) in k.threads.iter().enumerate() {
-            let mut ops = Vec::new();
-            let mut regs = Vec::new();
-            for op in &t.ops {
-                ops.push(match op {
-                    Op::Store { loc, value } => MOp::Store {
-                        loc: lidx(loc)?,
-                        value: *value,
-                    },
-                    Op::Load { reg, loc } => {
-                        regs.push(format!("{}.{}.{}", k.name, t.name, reg));
-                        MOp::Load { loc: lidx(loc)? }
-                    }
-                    Op::SyncThreads => MOp::SyncThreads,
-                    Op::Launch { kernel, .. } => MOp::Launch {
-                        child: kidx(kernel)?,
-                    },
-                    Op::Trigger => MOp::Trigger,
-                    Op::GridDependencySync => MOp::GridSync,
-                    Op::DeviceSynchronize => MOp::DeviceSync,
-                });
-            }
+        for (slot, (t, ops)) in k.threads.iter().zip(mops[ki].drain(..)).enumerate() {
+            let regs = t
+                .ops
+                .iter()
+                .filter_map(|op| match op {
+                    Op::Load { reg, .. } => Some(format!("{}.{}.{}", k.name, t.name, reg)),
+                    _ => None,
+                })
+                .collect();
             ids.push(threads.len());
             threads.push(ThreadInfo {
                 kernel: ki,
@@ -264,25 +378,81 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                 regs,
             });
         }
+        let sl = &slots[ki];
         kernels.push(KernelInfo {
-            name: k.name.clone(),
             threads: ids,
             start,
             done_target: k.threads.len() + children - tails,
             tails,
+            stream_state: sl.has_events || sl.launches.values().any(|&n| n > 1),
             has_pdl_dependent: next_host_pdl,
             has_devicesync: k
                 .threads
                 .iter()
                 .any(|t| t.ops.contains(&Op::DeviceSynchronize)),
+            done_awaited: false,
+            finished_awaited: false,
         });
     }
-    if kernels.len() > usize::BITS as usize {
-        return Err(err("too many kernels"));
-    }
+    mark_awaited(&mut kernels);
     Ok(Program {
         memory: l.memory.clone(),
         kernels,
         threads,
     })
+}
+
+/// Computes [`KernelInfo::done_awaited`] and
+/// [`KernelInfo::finished_awaited`]: a fixed point over the launch tree.
+fn mark_awaited(kernels: &mut [KernelInfo]) {
+    let n = kernels.len();
+    let mut done = vec![false; n];
+    let mut fin = vec![false; n];
+    for (g, k) in kernels.iter().enumerate() {
+        if let Start::HostAfter { wait } | Start::HostPdl { wait, .. } = &k.start {
+            for &j in wait {
+                fin[j] = true;
+            }
+        }
+        // Its tail grids wait for it to be done.
+        if k.tails > 0 {
+            done[g] = true;
+        }
+        if let Start::Device { parent, stream } = k.start {
+            let pk = &kernels[parent];
+            // Stream successors, events and `devicesync` wait for it.
+            if (pk.stream_state && stream != Stream::FireAndForget) || pk.has_devicesync {
+                fin[g] = true;
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        let mut set = |v: &mut Vec<bool>, i: usize| {
+            if !v[i] {
+                v[i] = true;
+                changed = true;
+            }
+        };
+        for g in 0..n {
+            if fin[g] {
+                set(&mut done, g);
+            }
+            if let Start::Device { parent, stream } = kernels[g].start {
+                let tail = matches!(stream, Stream::Tail { .. });
+                // A done parent counts its non-tail children's completion; a
+                // finished parent, its tail grids'.
+                if (!tail && done[parent]) || (tail && fin[parent]) {
+                    set(&mut fin, g);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (g, k) in kernels.iter_mut().enumerate() {
+        k.done_awaited = done[g];
+        k.finished_awaited = fin[g];
+    }
 }

@@ -1,7 +1,7 @@
 //! The state of one execution: memory and every synchronization object, made
 //! fresh by loom's main thread for each execution it explores.
 
-use loom::sync::atomic::{AtomicBool, AtomicUsize};
+use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 
 use crate::latch::{Barrier, Counter, Gate};
 use crate::memory::Memory;
@@ -11,20 +11,19 @@ use crate::program::Program;
 /// block).
 #[derive(Debug)]
 pub(crate) struct GridRt {
-    /// Opened by the launching thread at the launch; carries the stream ticket.
+    /// Opened by the launching thread at the launch; carries the set of grids
+    /// the new grid must wait for in its stream.
     pub start: Gate,
     /// Counts the grid's threads' exits and the completion of each grid it
     /// launched outside the tail stream; at `done_target` the grid is done.
     pub done: Counter,
     /// Counts its tail-launched grids that finished.
     pub tails_finished: Counter,
-    /// Counts the grids of its block's NULL stream that finished.
-    pub null_finished: Counter,
-    /// Tickets for ordered launches into the NULL stream and the tail stream.
-    /// Taken with relaxed read-modify-writes, which order the launches
-    /// without making the launching threads' writes visible to each other.
-    pub null_tickets: AtomicUsize,
-    pub tail_tickets: AtomicUsize,
+    /// Its block's streams and events (see [`crate::stream`]): for each slot,
+    /// a set of grids. Updated with relaxed compare-exchange only, so that it
+    /// orders the block's stream operations without making the calling
+    /// threads' writes visible to each other.
+    pub streams: AtomicU64,
     /// `__syncthreads()` of its one block.
     pub barrier: Barrier,
     /// PDL: per modeled thread, whether it triggered (or exited). Relaxed only.
@@ -50,9 +49,7 @@ impl World {
                     start: Gate::new(),
                     done: Counter::new(),
                     tails_finished: Counter::new(),
-                    null_finished: Counter::new(),
-                    null_tickets: AtomicUsize::new(0),
-                    tail_tickets: AtomicUsize::new(0),
+                    streams: AtomicU64::new(0),
                     barrier: Barrier::new(k.threads.len()),
                     triggered: if k.has_pdl_dependent {
                         k.threads.iter().map(|_| AtomicBool::new(false)).collect()

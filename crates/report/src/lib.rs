@@ -14,6 +14,10 @@
 //! | Allowed   | Never             | quality-warning (*unobserved*) |
 //! | any       | a state the model cannot reach | quality-warning (*unmodeled*), unless already a failure |
 
+mod junit;
+
+pub use junit::junit;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
 
@@ -315,7 +319,7 @@ pub fn litmus_block(litmus: &Litmus, hw: &HardwareResult) -> String {
         hw.seed
     );
     let mut rows: Vec<&Row> = hw.rows.iter().collect();
-    rows.sort_by(|a, b| b.count.cmp(&a.count));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.count));
     for r in rows {
         let mark = match (r.satisfies, r.modeled) {
             (true, true) => "*>",

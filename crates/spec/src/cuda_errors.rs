@@ -141,12 +141,18 @@ pub const CUDA_ERRORS: &[(&str, u32)] = &[
 
 /// The value of a `cudaError_t` name.
 pub fn cuda_error_value(name: &str) -> Option<u32> {
-    CUDA_ERRORS.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    CUDA_ERRORS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, v)| v)
 }
 
 /// The name of a `cudaError_t` value (the first enumerator with it).
 pub fn cuda_error_name(value: u32) -> Option<&'static str> {
-    CUDA_ERRORS.iter().find(|&&(_, v)| v == value).map(|&(n, _)| n)
+    CUDA_ERRORS
+        .iter()
+        .find(|&&(_, v)| v == value)
+        .map(|&(n, _)| n)
 }
 
 #[cfg(test)]
@@ -156,8 +162,14 @@ mod tests {
     #[test]
     fn known_values() {
         assert_eq!(cuda_error_value("cudaSuccess"), Some(0));
-        assert_eq!(cuda_error_value("cudaErrorLaunchPendingCountExceeded"), Some(69));
-        assert_eq!(cuda_error_name(69), Some("cudaErrorLaunchPendingCountExceeded"));
+        assert_eq!(
+            cuda_error_value("cudaErrorLaunchPendingCountExceeded"),
+            Some(69)
+        );
+        assert_eq!(
+            cuda_error_name(69),
+            Some("cudaErrorLaunchPendingCountExceeded")
+        );
         assert_eq!(cuda_error_value("cudaErrorNope"), None);
     }
 }

@@ -75,7 +75,11 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
             Op::EventRecord { event, stream }
         }
         "waitevent" => {
-            let stream = stream(Some(words.next().ok_or("missing stream: `waitevent <stream> <event>`")?))?;
+            let stream = stream(Some(
+                words
+                    .next()
+                    .ok_or("missing stream: `waitevent <stream> <event>`")?,
+            ))?;
             let event = ident("event", words.next())?.to_string();
             Op::StreamWaitEvent { stream, event }
         }
@@ -136,9 +140,21 @@ mod tests {
                 .unwrap_err()
                 .contains("missing location")
         );
-        assert!(parse_op("launch c 1s").unwrap_err().contains("is not a stream"));
-        assert!(parse_op("waitevent").unwrap_err().contains("missing stream"));
-        assert!(parse_op("record 1e").unwrap_err().contains("not a valid event"));
+        assert!(
+            parse_op("launch c 1s")
+                .unwrap_err()
+                .contains("is not a stream")
+        );
+        assert!(
+            parse_op("waitevent")
+                .unwrap_err()
+                .contains("missing stream")
+        );
+        assert!(
+            parse_op("record 1e")
+                .unwrap_err()
+                .contains("not a valid event")
+        );
         assert!(
             parse_op("trigger now")
                 .unwrap_err()

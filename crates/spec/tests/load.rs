@@ -201,10 +201,17 @@ const RUNTIME_TEST: &str = "tests:
 
 #[test]
 fn runtime_tests_name_errors_and_comparisons() {
-    let spec = load_sources(&[("a.yaml".into(), format!("{GOOD_RULE}{RUNTIME_TEST}"))], None)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let TestBody::Runtime(r) = &spec.tests[0].body else { panic!() };
-    let gridcheck_spec::RuntimeExpect::Values(checks) = &r.expect else { panic!() };
+    let spec = load_sources(
+        &[("a.yaml".into(), format!("{GOOD_RULE}{RUNTIME_TEST}"))],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let TestBody::Runtime(r) = &spec.tests[0].body else {
+        panic!()
+    };
+    let gridcheck_spec::RuntimeExpect::Values(checks) = &r.expect else {
+        panic!()
+    };
     assert_eq!(checks[0].1.value, 69);
     assert!(checks[0].1.holds(69) && !checks[0].1.holds(0));
     assert!(checks[1].1.holds(16) && checks[1].1.holds(20) && !checks[1].1.holds(15));
@@ -213,15 +220,40 @@ fn runtime_tests_name_errors_and_comparisons() {
 
 #[test]
 fn runtime_test_errors() {
-    let all = |y: &str| -> Vec<String> { load_one(&format!("{GOOD_RULE}{y}")).iter().map(|e| e.to_string()).collect() };
+    let all = |y: &str| -> Vec<String> {
+        load_one(&format!("{GOOD_RULE}{y}"))
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    };
     let e = all(&RUNTIME_TEST.replace("cudaErrorLaunchPendingCountExceeded", "cudaErrorNope"));
-    assert!(e.iter().any(|m| m.contains("field `expect.err`") && m.contains("`cudaErrorNope` is neither")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("field `expect.err`") && m.contains("`cudaErrorNope` is neither")),
+        "{e:?}"
+    );
     let e = all(&RUNTIME_TEST.replace("outputs: [err, n]", "outputs: [err]"));
-    assert!(e.iter().any(|m| m.contains("`n` is not one of the `outputs`")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("`n` is not one of the `outputs`")),
+        "{e:?}"
+    );
     let e = all(&RUNTIME_TEST.replace("void entry(", "void main2("));
-    assert!(e.iter().any(|m| m.contains("field `source`") && m.contains("void entry(")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("field `source`") && m.contains("void entry(")),
+        "{e:?}"
+    );
     let e = all(&RUNTIME_TEST.replace("dev-runtime-pending-launch-count", "pending"));
-    assert!(e.iter().any(|m| m.contains("unknown limit `pending`")), "{e:?}");
-    let e = all(&RUNTIME_TEST.replace("    outputs:", "    condition: exists x == 1\n    outputs:"));
-    assert!(e.iter().any(|m| m.contains("`condition` is not a field of a runtime test")), "{e:?}");
+    assert!(
+        e.iter().any(|m| m.contains("unknown limit `pending`")),
+        "{e:?}"
+    );
+    let e =
+        all(&RUNTIME_TEST.replace("    outputs:", "    condition: exists x == 1\n    outputs:"));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("`condition` is not a field of a runtime test")),
+        "{e:?}"
+    );
 }

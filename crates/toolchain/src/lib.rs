@@ -140,7 +140,8 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
 }
 
 impl Nvcc {
-    fn run(&self, args: &[String]) -> CompileOutput {
+    /// Runs nvcc with these arguments.
+    pub fn run(&self, args: &[String]) -> CompileOutput {
         let command = format!("{} {}", self.path.display(), args.join(" "));
         match Command::new(&self.path).args(args).output() {
             Ok(o) => {

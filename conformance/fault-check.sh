@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# On a GPU machine, from a bundle made by `cargo xtask gpu-bundle`:
+#  1. the fault fixtures (conformance/fixtures/spec) each get their own status
+#     (a hang: timeout; an illegal address: fail or crash; a module that does
+#     not load: fail) while the healthy fixtures beside them pass;
+#  2. a run of the real suite killed midway (SIGKILL) and then resumed with
+#     --resume ends with a result for every trial.
+# Exits non-zero when either check fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-target/gridcheck}
+mkdir -p "$out"
+h=./.gpu-bundle/conformance
+status=0
+
+status_of() { # results-file test -> the status of its last record
+  grep -F "\"test\":\"$2\"" "$1" | tail -n 1 | sed -n 's/.*"status":"\([a-z-]*\)".*/\1/p'
+}
+expect() { # results-file test status...
+  local file=$1 test=$2 got
+  shift 2
+  got=$(status_of "$file" "$test")
+  for want in "$@"; do
+    if [ "$got" = "$want" ]; then echo "ok: $test -> $got"; return; fi
+  done
+  echo "FAILED: $test is '${got:-missing}', expected one of: $*"
+  status=1
+}
+
+echo "== fault fixtures"
+fix="$out/fixtures.jsonl"
+rm -f "$fix"
+start=$(date +%s%N)
+$h --root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tier gpu \
+  --timeout 10 --results "$fix" >"$out/fixtures.log" 2>&1
+echo "fixture run: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms"
+expect "$fix" fault-hang timeout
+expect "$fix" fault-illegal-address fail crash
+expect "$fix" fault-load fail
+expect "$fix" fixture-ok pass
+expect "$fix" fixture-ok-after pass
+
+echo "== killed midway, then resumed"
+res="$out/resume.jsonl"
+rm -f "$res"
+timeout -s KILL 1.5 $h --root . --cubins .gpu-bundle/kernels --results "$res" >/dev/null 2>&1
+before=$(wc -l <"$res")
+$h --root . --cubins .gpu-bundle/kernels --results "$res" --resume >"$out/resume.log" 2>&1
+echo "resumed run exit $?"
+listed=$($h --root . --cubins .gpu-bundle/kernels --list 2>/dev/null | grep -c ': test$')
+have=$(sed -n 's/.*"trial":"\([^"]*\)".*/\1/p' "$res" | sort -u | wc -l)
+echo "results before the kill: $before lines; trials listed: $listed; trials with a result: $have"
+if [ "$have" -ne "$listed" ] || [ "$before" -ge "$listed" ]; then
+  echo "FAILED: the resumed run does not account for every trial (or the kill came too late to test resuming)"
+  status=1
+fi
+exit $status

@@ -1,0 +1,23 @@
+//! The fault fixtures are a valid spec whose quotes are verbatim.
+
+use std::path::PathBuf;
+
+#[test]
+fn fault_fixtures_load() {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let seeds_dir = std::env::var_os("GRIDCHECK_SEEDS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| here.join("../../shared/seeds"));
+    let seeds = gridcheck_spec::Seeds::load(&seeds_dir).ok();
+    let spec = gridcheck_spec::load_dir(&here.join("fixtures/spec"), seeds.as_ref())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = spec.tests.iter().map(|t| t.name.as_str()).collect();
+    for n in [
+        "fault-hang",
+        "fault-illegal-address",
+        "fault-load",
+        "fixture-ok",
+    ] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+}

@@ -1,0 +1,66 @@
+//! Programmatic Dependent Launch: trigger, early start, and
+//! `cudaGridDependencySynchronize()`.
+//!
+//! Implements the CUDA Programming Guide, section 4.5.2 "API Description"
+//! (seed `004_4dd208244d7b3c90.txt`):
+//!
+//! - A host kernel launched with `cudaLaunchAttributeProgrammaticStreamSerialization`
+//!   (the *secondary*) may start once every thread block of the previous
+//!   kernel in the stream (the *primary*) called
+//!   `cudaTriggerProgrammaticLaunchCompletion()` or exited (an implicit
+//!   trigger). The model requires every modeled thread of the primary to
+//!   trigger or exit.
+//! - The start permission carries **no** happens-before: "the secondary
+//!   thread blocks might launch before data written by the primary kernel is
+//!   visible". Each primary thread sets a relaxed flag; each secondary thread
+//!   spins on the flags with relaxed loads and `loom::thread::yield_now()`
+//!   between rounds. Relaxed stores and loads give loom no synchronization,
+//!   and loom's yield rule (a load after a yield does not return again a store
+//!   it already saw when a newer one exists) makes the spin terminate. Every
+//!   primary write, before or after its trigger, may therefore be stale in
+//!   the secondary until it synchronizes.
+//! - `cudaGridDependencySynchronize()`: "Will block until all primary kernels
+//!   the secondary kernel is dependent on have completed and flushed results
+//!   to global memory": waits for the primary grid to finish (and, in stream
+//!   order, any kernel the primary itself overlapped), with full
+//!   happens-before from its completion count.
+//! - In a kernel not launched with PDL, `gridsync` is a no-op (its start
+//!   already waited for its predecessor's completion); `trigger` in a kernel
+//!   with no PDL secondary is a no-op. Device-launched kernels have neither.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use crate::grid::wait_finished;
+use crate::program::{Program, Start};
+use crate::world::World;
+
+/// `trigger`, explicit or implicit at exit. `done` tracks whether this thread
+/// already triggered, so that only its first trigger stores.
+pub(crate) fn trigger(p: &Program, w: &World, kernel: usize, slot: usize, done: &mut bool) {
+    if p.kernels[kernel].has_pdl_dependent && !*done {
+        w.grids[kernel].triggered[slot].store(true, Relaxed);
+        *done = true;
+    }
+}
+
+/// A secondary's start: spins until every primary thread triggered or exited,
+/// without synchronizing with them.
+pub(crate) fn wait_for_triggers(w: &World, primary: usize) {
+    let flags = &w.grids[primary].triggered;
+    while !flags.iter().all(|f| f.load(Relaxed)) {
+        loom::thread::yield_now();
+    }
+}
+
+/// `gridsync`: the first call in a PDL secondary's thread waits for its
+/// primary's completion; later calls and calls elsewhere do nothing.
+pub(crate) fn gridsync(p: &Program, w: &World, kernel: usize, done: &mut bool) {
+    if let Start::HostPdl { wait, .. } = &p.kernels[kernel].start
+        && !*done
+    {
+        for &j in wait {
+            wait_finished(p, w, j);
+        }
+        *done = true;
+    }
+}

@@ -1,0 +1,44 @@
+//! Hand-built litmus tests, written in the spec's own YAML and loaded by the
+//! spec crate, so that they are exactly what the harness would hand the model.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use gridcheck_spec::{Litmus, TestBody, load_sources};
+
+/// A kernel: name, `launch:` value, and each thread's operations.
+pub type K<'a> = (&'a str, &'a str, &'a [(&'a str, &'a [&'a str])]);
+
+/// Builds and loads a one-test spec. `profile` picks the rule's profile
+/// (`cdp2`, `cdp1`, `pdl`); `memory` is the YAML flow map's inside.
+pub fn litmus(
+    profile: &str,
+    memory: &str,
+    kernels: &[K<'_>],
+    condition: &str,
+    expect: &str,
+) -> Litmus {
+    let mut ks = String::new();
+    for (name, launch, threads) in kernels {
+        ks += &format!("      - kernel: {name}\n        launch: {launch}\n        threads:\n");
+        for (t, ops) in *threads {
+            ks += &format!("          {t}: [{}]\n", ops.join(", "));
+        }
+    }
+    let yaml = format!(
+        "rules:\n  - id: {profile}.model.hand-built\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    \
+         quote: q\n    profile: {profile}\n    tests: [hand-built]\ntests:\n  - name: hand-built\n    \
+         kind: litmus\n    memory: {{ {memory} }}\n    kernels:\n{ks}    condition: '{condition}'\n    \
+         expect: {expect}\n"
+    );
+    let spec = load_sources(
+        &[(PathBuf::from("spec/hand-built.yaml"), yaml.clone())],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    match &spec.tests[0].body {
+        TestBody::Litmus(l) => l.clone(),
+        _ => unreachable!(),
+    }
+}

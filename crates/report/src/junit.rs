@@ -1,0 +1,113 @@
+//! JUnit XML from trial records, for CI systems that display it.
+
+use crate::{Status, TrialRecord};
+
+fn escape(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .map(|c| match c {
+            '&' => "&amp;".to_string(),
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '"' => "&quot;".to_string(),
+            '\'' => "&apos;".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// One `<testsuite>` per tier, one `<testcase>` per trial: failures for
+/// fail, crash and timeout, `<skipped>` for trials that did not run.
+pub fn junit(records: &[TrialRecord]) -> String {
+    let mut tiers: Vec<&str> = records.iter().map(|r| r.tier.as_str()).collect();
+    tiers.sort();
+    tiers.dedup();
+    let mut s = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gridcheck\">\n",
+    );
+    for tier in tiers {
+        let rs: Vec<&TrialRecord> = records.iter().filter(|r| r.tier == tier).collect();
+        let failures = rs
+            .iter()
+            .filter(|r| matches!(r.status, Status::Fail | Status::Crash | Status::Timeout))
+            .count();
+        let skipped = rs
+            .iter()
+            .filter(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
+            .count();
+        s += &format!(
+            "  <testsuite name=\"{tier}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
+            rs.len()
+        );
+        for r in rs {
+            s += &format!(
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                escape(&format!("{tier}.{}", r.rule)),
+                escape(&r.trial)
+            );
+            match r.status {
+                Status::Fail | Status::Crash | Status::Timeout => {
+                    s += &format!(
+                        "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                        r.status,
+                        escape(r.message.lines().next().unwrap_or("")),
+                        escape(&r.message)
+                    );
+                }
+                Status::NotRun | Status::NotSupported => {
+                    s += &format!("<skipped message=\"{}\"/>", escape(&r.message));
+                }
+                _ => {
+                    s += &format!(
+                        "<system-out>{}: {}</system-out>",
+                        r.status,
+                        escape(&r.message)
+                    );
+                }
+            }
+            s += "</testcase>\n";
+        }
+        s += "  </testsuite>\n";
+    }
+    s += "</testsuites>\n";
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(trial: &str, status: Status, message: &str) -> TrialRecord {
+        TrialRecord {
+            trial: trial.into(),
+            tier: trial.split('/').next().unwrap_or("").into(),
+            rule: "r".into(),
+            test: "t".into(),
+            status,
+            message: message.into(),
+            model: None,
+            hardware: None,
+            compile: None,
+            environment: None,
+        }
+    }
+
+    #[test]
+    fn failures_skips_and_escaping() {
+        let x = junit(&[
+            rec("gpu/a", Status::Fail, "x < 1 & \"y\""),
+            rec("gpu/b", Status::NotSupported, "no driver"),
+            rec("model/c", Status::Pass, "ok"),
+        ]);
+        assert!(
+            x.contains("<testsuite name=\"gpu\" tests=\"2\" failures=\"1\" skipped=\"1\">"),
+            "{x}"
+        );
+        assert!(x.contains("x &lt; 1 &amp; &quot;y&quot;"), "{x}");
+        assert!(x.contains("<skipped message=\"no driver\"/>"), "{x}");
+        assert!(
+            x.contains("<testsuite name=\"model\" tests=\"1\" failures=\"0\" skipped=\"0\">"),
+            "{x}"
+        );
+    }
+}
