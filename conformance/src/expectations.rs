@@ -1,10 +1,12 @@
-//! Known failures per GPU: `conformance/expectations/<gpu>.toml`.
+//! Known failures per GPU and per nvcc: `conformance/expectations/<gpu>.toml`
+//! for GPU trials, `conformance/expectations/nvcc-<major>.<minor>.toml` for
+//! compile trials.
 //!
 //! ```toml
 //! # <gpu> is the device name in lowercase with non-alphanumerics as `-`,
 //! # e.g. nvidia-h100-80gb-hbm3.toml
 //! [xfail]
-//! "gpu/sm_90/<rule>/<test>" = "why this is known to fail, with a link or an issue"
+//! "gpu/sm_90/<rule>/<test>" = "why this is known to fail, with the evidence"
 //! ```
 //!
 //! A listed trial that fails is reported `xfail` (not a failure of the run);
@@ -19,11 +21,15 @@ use serde::Deserialize;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expectations {
+struct File {
     #[serde(default)]
-    pub xfail: BTreeMap<String, String>,
-    #[serde(skip)]
-    pub file: Option<PathBuf>,
+    xfail: BTreeMap<String, String>,
+}
+
+/// Every known failure that applies here: trial name to (reason, file).
+#[derive(Debug, Default)]
+pub struct Expectations {
+    pub xfail: BTreeMap<String, (String, PathBuf)>,
 }
 
 /// The file name for a device name.
@@ -40,32 +46,43 @@ pub fn slug(device: &str) -> String {
 }
 
 impl Expectations {
-    /// Loads `<dir>/<slug(device)>.toml`; none is an empty list.
-    pub fn load(dir: &Path, device: &str) -> Result<Expectations, String> {
-        let file = dir.join(format!("{}.toml", slug(device)));
-        let text = match std::fs::read_to_string(&file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Expectations::default());
+    /// Loads `<dir>/<name>.toml` for each name; a missing file lists nothing.
+    pub fn load(dir: &Path, names: &[String]) -> Result<Expectations, String> {
+        let mut x = Expectations::default();
+        for name in names {
+            let path = dir.join(format!("{name}.toml"));
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            };
+            let f: File = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            for (trial, reason) in f.xfail {
+                x.xfail.insert(trial, (reason, path.clone()));
             }
-            Err(e) => return Err(format!("{}: {e}", file.display())),
-        };
-        let mut x: Expectations =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        x.file = Some(file);
+        }
         Ok(x)
+    }
+
+    /// The file names that apply: the GPU's and nvcc's (`nvcc-13.0`).
+    pub fn names(device: Option<&str>, nvcc_version: Option<&str>) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(d) = device {
+            v.push(slug(d));
+        }
+        if let Some(n) = nvcc_version {
+            let mm: Vec<&str> = n.split('.').take(2).collect();
+            v.push(format!("nvcc-{}", mm.join(".")));
+        }
+        v
     }
 
     /// Applies the list to a finished trial's status and message.
     pub fn apply(&self, trial: &str, status: Status, message: &str) -> (Status, String) {
-        let Some(reason) = self.xfail.get(trial) else {
+        let Some((reason, file)) = self.xfail.get(trial) else {
             return (status, message.to_string());
         };
-        let file = self
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file.display();
         match status {
             Status::Fail | Status::Crash | Status::Timeout => (
                 Status::Xfail,
@@ -89,10 +106,20 @@ mod tests {
     #[test]
     fn slugs_and_application() {
         assert_eq!(slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
-        let x: Expectations = toml::from_str("[xfail]\n\"gpu/a/b\" = \"known\"\n").unwrap();
+        let dir = std::env::temp_dir().join(format!("gridcheck-xfail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("nvcc-13.0.toml"),
+            "[xfail]\n\"gpu/a/b\" = \"known\"\n",
+        )
+        .unwrap();
+        let names = Expectations::names(None, Some("13.0.88"));
+        assert_eq!(names, vec!["nvcc-13.0".to_string()]);
+        let x = Expectations::load(&dir, &names).unwrap();
         assert_eq!(x.apply("gpu/a/b", Status::Fail, "m").0, Status::Xfail);
         assert_eq!(x.apply("gpu/a/b", Status::Pass, "m").0, Status::Fail);
         assert_eq!(x.apply("gpu/a/c", Status::Pass, "m").0, Status::Pass);
-        assert!(toml::from_str::<Expectations>("[xfial]\n").is_err());
+        std::fs::write(dir.join("bad.toml"), "[xfial]\n").unwrap();
+        assert!(Expectations::load(&dir, &["bad".into()]).is_err());
     }
 }

@@ -25,8 +25,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_model::ModelOutcome;
-use gridcheck_report::{Status, TrialRecord};
+use gridcheck_report::{ModelSummary, Status, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -44,7 +43,7 @@ pub struct Ctx {
     pub device: Result<DeviceInfo, String>,
     /// GPU worker processes run one at a time.
     gpu_lock: Mutex<()>,
-    models: Mutex<HashMap<String, Shared<ModelOutcome>>>,
+    models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Known failures of this GPU.
     pub expectations: expectations::Expectations,
@@ -90,13 +89,13 @@ impl Ctx {
         } else {
             Err("the gpu tier is off".into())
         };
-        let expectations = match &device {
-            Ok(d) => expectations::Expectations::load(
-                &opts.root.join("conformance/expectations"),
-                &d.name,
-            )?,
-            Err(_) => expectations::Expectations::default(),
-        };
+        let expectations = expectations::Expectations::load(
+            &opts.root.join("conformance/expectations"),
+            &expectations::Expectations::names(
+                device.as_ref().ok().map(|d| d.name.as_str()),
+                nvcc.as_ref().ok().map(|n| n.version.as_str()),
+            ),
+        )?;
         let done = if opts.resume {
             previous_results(&opts.results)
         } else {
@@ -122,24 +121,32 @@ impl Ctx {
         })
     }
 
-    /// The model's outcome for a litmus test, computed once.
-    fn model(&self, test: &str) -> Arc<OnceLock<Result<ModelOutcome, String>>> {
-        cached(&self.models, test, || {
-            let t = self.spec.test(test).ok_or("no such test")?;
-            match &t.body {
-                gridcheck_spec::TestBody::Litmus(l) => {
-                    gridcheck_model::check(l).map_err(|e| e.to_string())
+    /// The model's outcome for a litmus test, computed once, in a worker
+    /// process with a timeout.
+    pub(crate) fn model(&self, test: &str) -> Result<ModelSummary, String> {
+        let cell = cached(&self.models, test, || {
+            match worker::run_isolated(&self.opts, worker::Job::Model, test) {
+                worker::WorkerResult::Model(m) => Ok(m),
+                worker::WorkerResult::Timeout { seconds } => Err(format!(
+                    "the model did not finish in {seconds} s (--model-timeout)"
+                )),
+                worker::WorkerResult::Error { message } => Err(message),
+                worker::WorkerResult::Crash { exit, stderr_tail } => {
+                    Err(format!("the model's process died ({exit}): {stderr_tail}"))
                 }
-                _ => Err("not a litmus test".into()),
+                other => Err(format!("unexpected worker result {other:?}")),
             }
-        })
+        });
+        cell.get()
+            .cloned()
+            .unwrap_or_else(|| Err("no result".into()))
     }
 
     /// The GPU result of a test, run once in a worker process.
     fn hardware(&self, test: &str) -> worker::WorkerResult {
         let cell = cached(&self.hardware, test, || {
             let _one_at_a_time = self.gpu_lock.lock().unwrap_or_else(|p| p.into_inner());
-            Ok(worker::run_isolated(&self.opts, test))
+            Ok(worker::run_isolated(&self.opts, worker::Job::Gpu, test))
         });
         match cell.get() {
             Some(Ok(r)) => r.clone(),
@@ -253,8 +260,8 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(test) = opts.worker.clone() {
-        return worker::work(&opts, &test);
+    if let Some((job, test)) = opts.worker.clone() {
+        return worker::work(&opts, job, &test);
     }
     let args = Arguments::from_iter(opts.libtest.clone());
     let ctx = match Ctx::new(opts) {

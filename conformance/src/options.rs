@@ -44,14 +44,16 @@ pub struct Options {
     pub seed: u64,
     /// Seconds a GPU test may run before its process is killed.
     pub timeout: u64,
+    /// Seconds the model may explore one litmus test before its process is killed.
+    pub model_timeout: u64,
     /// Skip trials the results file already has a result for.
     pub resume: bool,
     /// Write JUnit XML here after the run.
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
-    /// Worker mode: run this one GPU test in this process (see `worker.rs`).
-    pub worker: Option<String>,
+    /// Worker mode: run this one test in this process (see `worker.rs`).
+    pub worker: Option<(crate::worker::Job, String)>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
@@ -67,6 +69,7 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --launches N              launches per litmus test (default: 32)
   --seed N                  incantation seed (default: 1)
   --timeout SECS            kill a GPU test's process after this long (default: 60)
+  --model-timeout SECS      kill the model's process for one test after this long (default: 300)
   --resume                  skip trials the results file already holds (a killed run goes on)
   --junit FILE              also write JUnit XML
   --shard I/N               run the I-th of N shards of the trials (1-based)
@@ -96,6 +99,7 @@ impl Options {
             launches: 32,
             seed: 1,
             timeout: 60,
+            model_timeout: 300,
             resume: false,
             junit: None,
             shard: None,
@@ -136,6 +140,10 @@ impl Options {
                 "--launches" => o.launches = number(value(&mut args, "--launches")?, "--launches")?,
                 "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
                 "--timeout" => o.timeout = number(value(&mut args, "--timeout")?, "--timeout")?,
+                "--model-timeout" => {
+                    o.model_timeout =
+                        number(value(&mut args, "--model-timeout")?, "--model-timeout")?
+                }
                 "--resume" => o.resume = true,
                 "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),
                 "--shard" => {
@@ -149,7 +157,15 @@ impl Options {
                             format!("`--shard {v}`: expected i/n with 1 <= i <= n")
                         })?);
                 }
-                "--worker" => o.worker = Some(value(&mut args, "--worker")?),
+                "--worker" => {
+                    o.worker = Some((crate::worker::Job::Gpu, value(&mut args, "--worker")?))
+                }
+                "--worker-model" => {
+                    o.worker = Some((
+                        crate::worker::Job::Model,
+                        value(&mut args, "--worker-model")?,
+                    ))
+                }
                 "--help-gridcheck" => return Err(USAGE.to_string()),
                 _ => o.libtest.push(a),
             }

@@ -23,7 +23,9 @@ pub fn line(r: &TrialRecord) -> String {
     let detail = match r.tier.as_str() {
         // The model's and the compiler's findings fit on the line; GPU
         // findings get their own lines and a histogram below.
-        "model" | "static" if !r.message.contains('\n') => format!("  ({})", r.message),
+        "model" | "static" if !r.message.contains('\n') && r.status != Status::Xfail => {
+            format!("  ({})", r.message)
+        }
         _ => String::new(),
     };
     format!(
@@ -45,7 +47,11 @@ pub fn print(ctx: &Ctx) {
     for r in &records {
         println!("{}", line(r));
         if r.tier == "gpu" && matches!(r.status, Status::Fail | Status::QualityWarning)
-            || r.status == Status::Fail && r.message.contains('\n')
+            || matches!(
+                r.status,
+                Status::Fail | Status::Xfail | Status::Timeout | Status::Crash
+            ) && r.message.contains('\n')
+            || r.status == Status::Xfail
         {
             for l in r.message.lines() {
                 println!("{:15} {l}", "");

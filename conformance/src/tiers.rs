@@ -72,25 +72,12 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
     )
 }
 
-fn model_summary(ctx: &Ctx, test: &Test, l: &Litmus) -> Result<ModelSummary, String> {
-    let cell = ctx.model(&test.name);
-    let m = cell
-        .get()
-        .expect("initialised by Ctx::model")
-        .as_ref()
-        .map_err(Clone::clone)?;
-    Ok(ModelSummary {
-        verdict: m.verdict,
-        expected: l.expect,
-        states: m.states.iter().cloned().collect(),
-        executions: m.executions,
-        preemption_bound: m.preemption_bound,
-        elapsed_s: m.elapsed.as_secs_f64(),
-    })
+fn model_summary(ctx: &Ctx, test: &Test) -> Result<ModelSummary, String> {
+    ctx.model(&test.name)
 }
 
 fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
-    match model_summary(ctx, test, l) {
+    match model_summary(ctx, test) {
         Err(e) => {
             rec.status = Status::Fail;
             rec.message = format!(
@@ -270,7 +257,7 @@ fn gpu_ready<'a>(
 }
 
 fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
-    let m = match model_summary(ctx, test, l) {
+    let m = match model_summary(ctx, test) {
         Ok(m) => m,
         Err(e) => {
             rec.status = Status::Fail;
@@ -412,7 +399,7 @@ fn worker_failure(r: &WorkerResult, trial: &str) -> (Status, String) {
             format!("the module failed to load ({code}): {message}. {reproduce}"),
         ),
         WorkerResult::Error { message } => (Status::Fail, format!("{message}. {reproduce}")),
-        WorkerResult::Litmus { .. } | WorkerResult::Runtime { .. } => (
+        WorkerResult::Litmus { .. } | WorkerResult::Runtime { .. } | WorkerResult::Model(_) => (
             Status::Fail,
             format!("the worker returned a result of the wrong kind. {reproduce}"),
         ),

@@ -1,10 +1,11 @@
-//! GPU trials run in child processes.
+//! GPU runs and model explorations run in child processes.
 //!
 //! A hung kernel, an illegal address that leaves the CUDA context unusable,
-//! or a module that fails to load must end only their own trial. The harness
-//! runs each GPU test as `<harness> --worker <test> ...` (its own executable),
-//! waits with a timeout, kills it when the time is up, and reads one result
-//! line from its standard output. GPU children run one at a time.
+//! or a module that fails to load must end only their own trial; so must a
+//! model exploration that does not finish. The harness runs each as
+//! `<harness> --worker <test> ...` or `--worker-model <test>` (its own
+//! executable), waits with a timeout, kills it when the time is up, and reads
+//! one result line from its standard output. GPU children run one at a time.
 
 use std::io::Read;
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gridcheck_gpu::{Budget, Gpu, RuntimeFailure};
+use gridcheck_report::ModelSummary;
 use gridcheck_spec::{State, TestBody};
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +22,14 @@ use crate::Options;
 /// The line prefix of a worker's result on its standard output.
 const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
 
-/// What a GPU child reported, or what became of it.
+/// What a worker does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    Gpu,
+    Model,
+}
+
+/// What a worker reported, or what became of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum WorkerResult {
     Litmus {
@@ -35,6 +44,7 @@ pub enum WorkerResult {
         outputs: Vec<u32>,
         elapsed_s: f64,
     },
+    Model(ModelSummary),
     /// The module did not load: the `CUresult` code and message.
     LoadFailure {
         code: u32,
@@ -55,8 +65,8 @@ pub enum WorkerResult {
     },
 }
 
-/// Runs one test in a child process (see the module docs).
-pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
+/// Runs one job for one test in a child process (see the module docs).
+pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -66,8 +76,12 @@ pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
             };
         }
     };
+    let (flag, timeout) = match job {
+        Job::Gpu => ("--worker", opts.timeout),
+        Job::Model => ("--worker-model", opts.model_timeout),
+    };
     let mut cmd = Command::new(exe);
-    cmd.arg("--worker")
+    cmd.arg(flag)
         .arg(test)
         .arg("--root")
         .arg(&opts.root)
@@ -78,6 +92,9 @@ pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
         .args(["--instances", &opts.instances.to_string()])
         .args(["--launches", &opts.launches.to_string()])
         .args(["--seed", &opts.seed.to_string()])
+        // Load errors (a missing symbol, a CDP version mismatch) at load
+        // time, not at first launch.
+        .env("CUDA_MODULE_LOADING", "EAGER")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -111,7 +128,7 @@ pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
             .take()
             .map(|s| Box::new(s) as Box<dyn Read + Send>),
     );
-    let deadline = Instant::now() + Duration::from_secs(opts.timeout);
+    let deadline = Instant::now() + Duration::from_secs(timeout);
     let status = loop {
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
@@ -127,9 +144,7 @@ pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     let Some(status) = status else {
-        return WorkerResult::Timeout {
-            seconds: opts.timeout,
-        };
+        return WorkerResult::Timeout { seconds: timeout };
     };
     let parsed = stdout
         .lines()
@@ -148,9 +163,12 @@ pub fn run_isolated(opts: &Options, test: &str) -> WorkerResult {
     }
 }
 
-/// The worker side: runs `test` on GPU 0 and prints the result line.
-pub fn work(opts: &Options, test: &str) -> std::process::ExitCode {
-    let result = run_here(opts, test);
+/// The worker side: runs the job and prints the result line.
+pub fn work(opts: &Options, job: Job, test: &str) -> std::process::ExitCode {
+    let result = match job {
+        Job::Gpu => run_here(opts, test),
+        Job::Model => model_here(opts, test),
+    };
     match serde_json::to_string(&result) {
         Ok(j) => {
             println!("{MARKER}{j}");
@@ -160,6 +178,28 @@ pub fn work(opts: &Options, test: &str) -> std::process::ExitCode {
             eprintln!("cannot serialize the result: {e}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+fn model_here(opts: &Options, test_name: &str) -> WorkerResult {
+    let error = |message: String| WorkerResult::Error { message };
+    let spec = match gridcheck_spec::load_dir(&opts.spec, None) {
+        Ok(s) => s,
+        Err(e) => return error(e.to_string()),
+    };
+    let Some(TestBody::Litmus(l)) = spec.test(test_name).map(|t| &t.body) else {
+        return error(format!("no litmus test `{test_name}` in the spec"));
+    };
+    match gridcheck_model::check(l) {
+        Ok(m) => WorkerResult::Model(ModelSummary {
+            verdict: m.verdict,
+            expected: l.expect,
+            states: m.states.into_iter().collect(),
+            executions: m.executions,
+            preemption_bound: m.preemption_bound,
+            elapsed_s: m.elapsed.as_secs_f64(),
+        }),
+        Err(e) => error(e.to_string()),
     }
 }
 

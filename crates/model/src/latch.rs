@@ -1,73 +1,153 @@
-//! EXPERIMENT: atomics with release/acquire and spin-yield waits.
+//! Synchronization primitives that carry happens-before, built on loom's
+//! `Mutex` and `Condvar`.
+//!
+//! Every guarantee of the guide that makes one thread's writes visible to
+//! another is one of these objects: a [`Counter`] (a count-down latch when it
+//! is awaited at its final value: grid completion, stream order), a [`Gate`]
+//! (a one-shot latch that carries a value: a launch and its stream ticket)
+//! and a [`Barrier`] (`__syncthreads()`). Each is its own mutex, so it orders
+//! only the threads that use it: a single global lock would add edges that
+//! the guide does not give and hide states it allows.
+//!
+//! Happens-before comes from the mutex: a thread that acquires it after a
+//! release sees everything that happened before that release (loom models
+//! `Mutex` with acquire/release causality). Condvar notifications are only
+//! issued when a thread is waiting, to keep loom's branch count down.
 
-use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+use loom::sync::{Condvar, Mutex, MutexGuard};
 
-use loom::sync::atomic::{AtomicU64, AtomicUsize};
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock only follows a panic inside the model, which loom
+    // reports itself; keep going with the data.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
+fn wait<'a, T>(cv: &Condvar, g: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    cv.wait(g).unwrap_or_else(|e| e.into_inner())
+}
+
+#[derive(Debug, Default)]
+struct CounterState {
+    count: usize,
+    waiters: usize,
+}
+
+/// A monotone counter. `add` releases, `wait_at_least` acquires: a thread that
+/// returns from `wait_at_least(n)` happens after the first `n` calls to
+/// `add` (and everything before them).
 #[derive(Debug)]
 pub(crate) struct Counter {
-    n: AtomicUsize,
+    state: Mutex<CounterState>,
+    cv: Condvar,
 }
 
 impl Counter {
     pub(crate) fn new() -> Counter {
         Counter {
-            n: AtomicUsize::new(0),
+            state: Mutex::new(CounterState::default()),
+            cv: Condvar::new(),
         }
     }
+
+    /// Counts one arrival; returns the new count.
     pub(crate) fn add(&self) -> usize {
-        self.n.fetch_add(1, AcqRel) + 1
+        let mut s = lock(&self.state);
+        s.count += 1;
+        if s.waiters > 0 {
+            self.cv.notify_all();
+        }
+        s.count
     }
+
+    /// Blocks until at least `n` arrivals were counted.
     pub(crate) fn wait_at_least(&self, n: usize) {
-        while self.n.load(Acquire) < n {
-            loom::thread::yield_now();
+        let mut s = lock(&self.state);
+        while s.count < n {
+            s.waiters += 1;
+            s = wait(&self.cv, s);
+            s.waiters -= 1;
         }
     }
 }
 
+/// A one-shot latch that carries a value from the opener to every waiter,
+/// with happens-before from `open` to each return of `wait`.
 #[derive(Debug)]
 pub(crate) struct Gate {
-    v: AtomicU64,
+    state: Mutex<(Option<u64>, usize)>,
+    cv: Condvar,
 }
 
 impl Gate {
     pub(crate) fn new() -> Gate {
         Gate {
-            v: AtomicU64::new(0),
+            state: Mutex::new((None, 0)),
+            cv: Condvar::new(),
         }
     }
+
     pub(crate) fn open(&self, value: u64) {
-        self.v.store(value + 1, Release);
+        let mut s = lock(&self.state);
+        s.0 = Some(value);
+        if s.1 > 0 {
+            self.cv.notify_all();
+        }
     }
+
     pub(crate) fn wait(&self) -> u64 {
+        let mut s = lock(&self.state);
         loop {
-            let v = self.v.load(Acquire);
-            if v != 0 {
-                return v - 1;
+            if let Some(v) = s.0 {
+                return v;
             }
-            loom::thread::yield_now();
+            s.1 += 1;
+            s = wait(&self.cv, s);
+            s.1 -= 1;
         }
     }
 }
 
+#[derive(Debug, Default)]
+struct BarrierState {
+    arrived: usize,
+    generation: usize,
+    waiters: usize,
+}
+
+/// A reusable barrier of `n` threads: every arrival happens before every
+/// departure of the same generation.
 #[derive(Debug)]
 pub(crate) struct Barrier {
     n: usize,
-    c: AtomicUsize,
+    state: Mutex<BarrierState>,
+    cv: Condvar,
 }
 
 impl Barrier {
     pub(crate) fn new(n: usize) -> Barrier {
         Barrier {
             n,
-            c: AtomicUsize::new(0),
+            state: Mutex::new(BarrierState::default()),
+            cv: Condvar::new(),
         }
     }
+
     pub(crate) fn wait(&self) {
-        let before = self.c.fetch_add(1, AcqRel);
-        let target = (before / self.n + 1) * self.n;
-        while self.c.load(Acquire) < target {
-            loom::thread::yield_now();
+        let mut s = lock(&self.state);
+        s.arrived += 1;
+        if s.arrived == self.n {
+            s.arrived = 0;
+            s.generation += 1;
+            if s.waiters > 0 {
+                self.cv.notify_all();
+            }
+            return;
+        }
+        let generation = s.generation;
+        while s.generation == generation {
+            s.waiters += 1;
+            s = wait(&self.cv, s);
+            s.waiters -= 1;
         }
     }
 }

@@ -178,16 +178,29 @@ pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, Mod
 /// One execution, run by loom's main thread: build memory and every
 /// synchronization object, spawn every GPU thread, join them, read the final
 /// state.
+fn main_thread(p: &Program) -> usize {
+    match std::env::var("GC_MAIN").ok().as_deref() {
+        Some("last") => p.threads.len() - 1,
+        _ => 0,
+    }
+}
+
 fn execute(p: &Arc<Program>) -> State {
     let w = Arc::new(World::new(p));
+    let on_main = main_thread(p);
     let handles: Vec<_> = (0..p.threads.len())
+        .filter(|&tid| tid != on_main)
         .map(|tid| {
             let (p, w) = (p.clone(), w.clone());
-            loom::thread::spawn(move || thread::run(&p, &w, tid))
+            (tid, loom::thread::spawn(move || thread::run(&p, &w, tid)))
         })
         .collect();
     let mut state = State::new();
-    for (tid, h) in handles.into_iter().enumerate() {
+    let regs = thread::run(p, &w, on_main);
+    for (name, v) in p.threads[on_main].regs.iter().zip(regs) {
+        state.insert(name.clone(), v);
+    }
+    for (tid, h) in handles {
         let regs = h.join().expect("a modeled thread panicked");
         for (name, v) in p.threads[tid].regs.iter().zip(regs) {
             state.insert(name.clone(), v);
