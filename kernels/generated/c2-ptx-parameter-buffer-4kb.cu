@@ -2,7 +2,7 @@
 //
 // Test: c2-ptx-parameter-buffer-4kb (runtime)
 // A 4096-byte parameter buffer (a pointer and 1022 words) is obtained and the child receives all of it.
-// Rules: cdp2.ptx.parameter-buffer-max-4kb
+// Rules: cdp2.ptx.parameter-buffer-max-4kb, cdp2.ptx.get-parameter-buffer-arguments
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 5 words
 //   out[0] = all_received

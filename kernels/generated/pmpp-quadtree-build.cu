@@ -275,12 +275,13 @@ __global__ void build_quadtree_kernel(Quadtree_node *nodes, Points *points, Para
 // nodes visited from an explicit stack. Leaf k is stored as (slot, begin, end).
 #define STACK 64
 __device__ float g_rx[N_POINTS], g_ry[N_POINTS], g_tx[N_POINTS], g_ty[N_POINTS];
+// The explicit stack, in global memory to keep the checker's stack frame small
+__device__ int s_level[STACK], s_id[STACK], s_begin[STACK], s_end[STACK];
+__device__ float s_box[STACK][4];
 
 __global__ void check_quadtree(unsigned int *out) {
     unsigned int mismatches = 0, leaves = 0, internal = 0, max_depth = 0;
     for (int i = 0; i < N_POINTS; i++) { g_rx[i] = g_in_x[i]; g_ry[i] = g_in_y[i]; }
-    int s_level[STACK], s_id[STACK], s_begin[STACK], s_end[STACK];
-    float s_box[STACK][4];
     int sp = 0;
     s_level[0] = 0; s_id[0] = 0; s_begin[0] = 0; s_end[0] = N_POINTS;
     s_box[0][0] = 0.0f; s_box[0][1] = 0.0f; s_box[0][2] = 1.0f; s_box[0][3] = 1.0f;

@@ -13,8 +13,8 @@ fn kinds(spec: &Spec, rule: &gridcheck_spec::Rule) -> Vec<&'static str> {
         .collect()
 }
 
-fn table(title: &str, rows: &BTreeMap<String, [usize; 2]>) -> String {
-    let mut s = format!("\n{title:<44} {:>6} {:>6}\n", "rules", "tests");
+fn table(title: &str, second: &str, rows: &BTreeMap<String, [usize; 2]>) -> String {
+    let mut s = format!("\n{title:<44} {:>6} {:>6}\n", "rules", second);
     for (k, [r, t]) in rows {
         s.push_str(&format!("  {k:<42} {r:>6} {t:>6}\n"));
     }
@@ -65,11 +65,11 @@ pub fn report(spec: &Spec) -> String {
         spec.tests.len(),
         spec.pairs().count()
     );
-    s += &table("by seed", &by_seed);
-    s += &table("by profile", &by_profile);
-    s += &table("by test kind (rules listing one, tests)", &by_kind);
-    s += &table("by status", &by_status);
-    s += &table("by seed section", &by_section);
+    s += &table("by seed", "pairs", &by_seed);
+    s += &table("by profile", "pairs", &by_profile);
+    s += &table("by test kind (rules listing one, tests)", "tests", &by_kind);
+    s += &table("by status", "pairs", &by_status);
+    s += &table("by seed section", "pairs", &by_section);
     let gpu_only_cdp1: Vec<&str> = spec
         .rules
         .iter()
