@@ -45,6 +45,8 @@ pub struct Ctx {
     gpu_lock: Mutex<()>,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
+    /// Trials ignored because their tier cannot run here, with the reason.
+    skipped: Mutex<Vec<TrialRecord>>,
     /// Known failures of this GPU.
     pub expectations: expectations::Expectations,
     /// Trials a previous run finished (`--resume`), by name.
@@ -115,6 +117,7 @@ impl Ctx {
             hardware: Mutex::default(),
             done,
             expectations,
+            skipped: Mutex::default(),
             records: Mutex::default(),
             sink: Mutex::new(sink),
             sink_error,
@@ -167,6 +170,32 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(r);
+    }
+
+    /// Notes a trial ignored because its tier cannot run here.
+    pub(crate) fn skipped(&self, r: TrialRecord) {
+        self.skipped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(r);
+    }
+
+    /// Records the ignored trials that were not run anyway (`--include-ignored`
+    /// runs them), limited to those libtest's filters selected.
+    fn record_skipped(&self, selected: &dyn Fn(&str) -> bool) {
+        let ran: std::collections::HashSet<String> = self
+            .records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|r| r.trial.clone())
+            .collect();
+        let skipped = std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|p| p.into_inner()));
+        for r in skipped {
+            if !ran.contains(&r.trial) && selected(&r.trial) {
+                self.record(r);
+            }
+        }
     }
 
     /// A trial a previous run finished, kept in this run's summary without
@@ -284,8 +313,13 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             .map(|(_, t)| t)
             .collect();
     }
+    let names: Vec<(String, bool)> = all
+        .iter()
+        .map(|t| (t.name().to_string(), args.is_filtered_out(t)))
+        .collect();
     let conclusion = libtest_mimic::run(&args, all);
     if !args.list {
+        ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
         summary::print(&ctx);
         if let Some(path) = &ctx.opts.junit
             && let Err(e) = std::fs::write(path, gridcheck_report::junit(&ctx.records()))

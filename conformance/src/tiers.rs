@@ -24,6 +24,28 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
         }
         _ => return None,
     };
+    // A tier this machine cannot run at all is ignored when the trials are
+    // made, so that every runner (libtest, nextest) shows it as skipped; its
+    // record, with the reason, is written after the run.
+    let unavailable = match tier {
+        Tier::Gpu if !required(Tier::Gpu) => ctx.device.as_ref().err(),
+        Tier::Static if !required(Tier::Static) => ctx.nvcc.as_ref().err(),
+        _ => None,
+    };
+    if let Some(reason) = unavailable {
+        ctx.skipped(TrialRecord {
+            trial: name.clone(),
+            tier: tier.as_str().into(),
+            rule: rule.id.clone(),
+            test: test.name.clone(),
+            status: Status::NotSupported,
+            message: format!("not run: {reason}"),
+            model: None,
+            hardware: None,
+            compile: None,
+            environment: None,
+        });
+    }
     let ctx = Arc::clone(ctx);
     let (rule_id, test_name) = (rule.id.clone(), test.name.clone());
     Some(
@@ -68,7 +90,8 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
             ctx.record(rec);
             result
         })
-        .with_kind(tier.as_str()),
+        .with_kind(tier.as_str())
+        .with_ignored_flag(unavailable.is_some()),
     )
 }
 
