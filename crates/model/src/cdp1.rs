@@ -6,11 +6,13 @@
 //! to it. The model waits for every grid the block launched so far, each to
 //! its full completion, with happens-before.
 //!
-//! "Launched so far" is read from a relaxed bit set the block's launching
-//! threads update with relaxed read-modify-writes: the calling thread always
-//! sees its own launches, and sees another thread's launch when a barrier
-//! (or another edge) orders it first; without one it may or may not, as on
-//! hardware. A `devicesync` that waits for a grid the block tail-launched can
+//! "Launched so far" is read from a bit set the block's launching threads
+//! update with relaxed read-modify-writes, and read with one too: the
+//! calling thread sees every launch that came before its call in the order
+//! of the block's launches (always its own; another thread's when a barrier
+//! orders it first; without one, depending on the interleaving). The read
+//! and the updates synchronize nothing: the child's writes become visible
+//! only through the wait for its completion. A `devicesync` that waits for a grid the block tail-launched can
 //! never return (the tail starts after the block is done): loom reports the
 //! deadlock and [`crate::check`] returns it as an error. (CDP2 rejects
 //! `cudaDeviceSynchronize()` in device code at compile time, 4.18.5.3.)
@@ -22,7 +24,10 @@ use crate::program::Program;
 use crate::world::World;
 
 pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) {
-    let mask = w.grids[kernel].launched.load(Relaxed);
+    // A read-modify-write, not a load: it reads the latest launches in the
+    // location's modification order, and loom's partial-order reduction
+    // tracks read-modify-writes completely (see `crate::memory`).
+    let mask = w.grids[kernel].launched.fetch_or(0, Relaxed);
     for c in 0..p.kernels.len() {
         if mask & (1 << c) != 0 {
             wait_finished(p, w, c);

@@ -13,6 +13,20 @@
 //! per-location coherence (which the guide's "coherent access" promises) and
 //! lets loom enumerate the values a racy read may return instead of reporting
 //! a data race.
+//!
+//! # A workaround for loom's partial-order reduction
+//!
+//! loom 0.7 decides which interleavings to try by looking, for each access,
+//! at the *last* access to the same object it depends on; loads do not
+//! depend on loads. So in `T1: load x` / `T2: load x; store x 3`, T2's store
+//! only looks at T2's own load, misses its race with T1's load, and loom
+//! never runs T2 before T1: the state where T1 reads 3 is lost (loom issues
+//! #166 and #392; a property test of this crate found it). Every access to a
+//! location therefore first stores to the location's *shadow* atomic, which
+//! nothing reads: stores to one object all depend on each other, so loom
+//! tries every order of the accesses to each location, and the location's
+//! own load/store rules then give the values. The shadow stores carry no
+//! synchronization (relaxed) and add one scheduling point per access.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -21,6 +35,8 @@ use loom::sync::atomic::AtomicU32;
 #[derive(Debug)]
 pub(crate) struct Memory {
     cells: Vec<AtomicU32>,
+    /// One per cell, only ever stored to: see the module docs.
+    shadows: Vec<AtomicU32>,
 }
 
 impl Memory {
@@ -29,15 +45,23 @@ impl Memory {
     pub(crate) fn new(init: &[(String, u32)]) -> Memory {
         Memory {
             cells: init.iter().map(|(_, v)| AtomicU32::new(*v)).collect(),
+            shadows: init.iter().map(|_| AtomicU32::new(0)).collect(),
         }
     }
 
     pub(crate) fn load(&self, loc: usize) -> u32 {
+        self.shadows[loc].store(0, Relaxed);
         self.cells[loc].load(Relaxed)
     }
 
     pub(crate) fn store(&self, loc: usize, value: u32) {
+        self.shadows[loc].store(0, Relaxed);
         self.cells[loc].store(value, Relaxed)
+    }
+
+    /// The final value, read by loom's main thread after every join.
+    pub(crate) fn final_value(&self, loc: usize) -> u32 {
+        self.cells[loc].load(Relaxed)
     }
 
     pub(crate) fn len(&self) -> usize {

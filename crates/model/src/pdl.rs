@@ -6,15 +6,23 @@
 //!
 //! - A host kernel launched with `cudaLaunchAttributeProgrammaticStreamSerialization`
 //!   (the *secondary*) may start once every thread block of the previous
-//!   kernel in the stream (the *primary*) called
-//!   `cudaTriggerProgrammaticLaunchCompletion()` or exited (an implicit
-//!   trigger). The model requires every modeled thread of the primary to
-//!   trigger or exit.
+//!   kernel in the stream (the *primary*) executed
+//!   `cudaTriggerProgrammaticLaunchCompletion()` or exited: "The CUDA driver
+//!   can launch the secondary kernel when all primary thread blocks have
+//!   launched and executed `cudaTriggerProgrammaticLaunchCompletion`. If the
+//!   primary kernel doesn't execute the trigger, it implicitly occurs after
+//!   all thread blocks in the primary kernel exit." The unit is the block
+//!   (spec decision on `pdl.trigger.all-blocks-should-trigger`, after
+//!   `cuda_device_runtime_api.h`: "when every CTAs in the grid has either
+//!   exited or called this function at least once"): the primary's one
+//!   block has triggered once any of its threads did, or once all of them
+//!   exited.
 //! - The start permission carries **no** happens-before: "the secondary
 //!   thread blocks might launch before data written by the primary kernel is
-//!   visible". Each primary thread sets a relaxed flag; each secondary thread
-//!   spins on the flags with relaxed loads and `loom::thread::yield_now()`
-//!   between rounds. Relaxed stores and loads give loom no synchronization,
+//!   visible". A trigger sets the primary block's relaxed `triggered` flag,
+//!   each primary thread's exit its relaxed `exited` flag; each secondary
+//!   thread spins on the flags with relaxed loads and
+//!   `loom::thread::yield_now()` between rounds. Relaxed stores and loads give loom no synchronization,
 //!   and loom's yield rule (a load after a yield does not return again a store
 //!   it already saw when a newer one exists) makes the spin terminate. Every
 //!   primary write, before or after its trigger, may therefore be stale in
@@ -34,20 +42,27 @@ use crate::grid::wait_finished;
 use crate::program::{Program, Start};
 use crate::world::World;
 
-/// `trigger`, explicit or implicit at exit. `done` tracks whether this thread
-/// already triggered, so that only its first trigger stores.
-pub(crate) fn trigger(p: &Program, w: &World, kernel: usize, slot: usize, done: &mut bool) {
+/// `trigger`: the block has triggered. `done` tracks whether this thread
+/// already did, so that only its first trigger stores.
+pub(crate) fn trigger(p: &Program, w: &World, kernel: usize, done: &mut bool) {
     if p.kernels[kernel].has_pdl_dependent && !*done {
-        w.grids[kernel].triggered[slot].store(true, Relaxed);
+        w.grids[kernel].triggered.store(true, Relaxed);
         *done = true;
     }
 }
 
-/// A secondary's start: spins until every primary thread triggered or exited,
-/// without synchronizing with them.
+/// The exit of a thread of a kernel with a PDL secondary.
+pub(crate) fn exit(p: &Program, w: &World, kernel: usize, slot: usize) {
+    if p.kernels[kernel].has_pdl_dependent {
+        w.grids[kernel].exited[slot].store(true, Relaxed);
+    }
+}
+
+/// A secondary's start: spins until the primary's block triggered or all its
+/// threads exited, without synchronizing with them.
 pub(crate) fn wait_for_triggers(w: &World, primary: usize) {
-    let flags = &w.grids[primary].triggered;
-    while !flags.iter().all(|f| f.load(Relaxed)) {
+    let g = &w.grids[primary];
+    while !(g.triggered.load(Relaxed) || g.exited.iter().all(|f| f.load(Relaxed))) {
         loom::thread::yield_now();
     }
 }

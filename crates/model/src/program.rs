@@ -154,6 +154,7 @@ struct Slots {
     events: BTreeMap<String, usize>,
     next: usize,
     launches: BTreeMap<usize, usize>,
+    recorded: Vec<usize>,
     has_events: bool,
 }
 
@@ -264,10 +265,14 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                         launched_by[c] = Some((ki, s));
                         MOp::Launch { child: c }
                     }
-                    Op::EventRecord { event, stream } => MOp::Record {
-                        stream: sl.stream(stream, &what)?,
-                        event: sl.event(event),
-                    },
+                    Op::EventRecord { event, stream } => {
+                        let stream = sl.stream(stream, &what)?;
+                        sl.recorded.push(stream);
+                        MOp::Record {
+                            stream,
+                            event: sl.event(event),
+                        }
+                    }
                     Op::StreamWaitEvent { stream, event } => MOp::WaitEvent {
                         stream: sl.stream(stream, &what)?,
                         event: sl.event(event),
@@ -394,7 +399,19 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             finished_awaited: false,
         });
     }
-    mark_awaited(&mut kernels);
+    // Grids another grid of their block's streams may have to wait for: those
+    // launched into a stream that gets another launch or an event record.
+    let waited_for: Vec<bool> = launched_by
+        .iter()
+        .map(|lb| match lb {
+            Some((parent, Stream::InOrder { slot } | Stream::Tail { slot })) => {
+                let sl = &slots[*parent];
+                sl.launches.get(slot).copied().unwrap_or(0) > 1 || sl.recorded.contains(slot)
+            }
+            _ => false,
+        })
+        .collect();
+    mark_awaited(&mut kernels, &waited_for);
     Ok(Program {
         memory: l.memory.clone(),
         kernels,
@@ -404,7 +421,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
 
 /// Computes [`KernelInfo::done_awaited`] and
 /// [`KernelInfo::finished_awaited`]: a fixed point over the launch tree.
-fn mark_awaited(kernels: &mut [KernelInfo]) {
+fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool]) {
     let n = kernels.len();
     let mut done = vec![false; n];
     let mut fin = vec![false; n];
@@ -418,12 +435,11 @@ fn mark_awaited(kernels: &mut [KernelInfo]) {
         if k.tails > 0 {
             done[g] = true;
         }
-        if let Start::Device { parent, stream } = k.start {
-            let pk = &kernels[parent];
-            // Stream successors, events and `devicesync` wait for it.
-            if (pk.stream_state && stream != Stream::FireAndForget) || pk.has_devicesync {
-                fin[g] = true;
-            }
+        // Stream successors, events and `devicesync` wait for it.
+        if let Start::Device { parent, .. } = k.start
+            && (waited_for[g] || kernels[parent].has_devicesync)
+        {
+            fin[g] = true;
         }
     }
     loop {

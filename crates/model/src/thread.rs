@@ -26,14 +26,14 @@ pub(crate) fn run(p: &Program, w: &World, tid: usize) -> Vec<u32> {
             MOp::WaitEvent { stream, event } => {
                 stream::wait_event(p, w, k, stream, event, &mut streams)
             }
-            MOp::Trigger => pdl::trigger(p, w, k, t.slot, &mut triggered),
+            MOp::Trigger => pdl::trigger(p, w, k, &mut triggered),
             MOp::GridSync => pdl::gridsync(p, w, k, &mut synced),
             MOp::DeviceSync => cdp1::devicesync(p, w, k),
         }
     }
-    // Exit: an implicit PDL trigger, then one arrival on the grid's
-    // completion count.
-    pdl::trigger(p, w, k, t.slot, &mut triggered);
+    // Exit: the PDL exit flag, then one arrival on the grid's completion
+    // count.
+    pdl::exit(p, w, k, t.slot);
     grid::thread_exit(p, w, k);
     regs
 }

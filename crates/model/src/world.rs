@@ -26,8 +26,10 @@ pub(crate) struct GridRt {
     pub streams: AtomicU64,
     /// `__syncthreads()` of its one block.
     pub barrier: Barrier,
-    /// PDL: per modeled thread, whether it triggered (or exited). Relaxed only.
-    pub triggered: Vec<AtomicBool>,
+    /// PDL: whether a thread of the block triggered, and per modeled thread
+    /// whether it exited. Relaxed only.
+    pub triggered: AtomicBool,
+    pub exited: Vec<AtomicBool>,
     /// CDP1: bit set of the kernels its block launched (relaxed).
     pub launched: AtomicUsize,
 }
@@ -51,7 +53,8 @@ impl World {
                     tails_finished: Counter::new(),
                     streams: AtomicU64::new(0),
                     barrier: Barrier::new(k.threads.len()),
-                    triggered: if k.has_pdl_dependent {
+                    triggered: AtomicBool::new(false),
+                    exited: if k.has_pdl_dependent {
                         k.threads.iter().map(|_| AtomicBool::new(false)).collect()
                     } else {
                         Vec::new()

@@ -4,19 +4,21 @@
 
 mod common;
 
-use gridcheck_model::{ModelError, ModelOutcome, check};
+use gridcheck_model::{ModelError, ModelOutcome, check, check_with};
 use gridcheck_spec::{Litmus, Verdict, render_state};
 
-use common::{K, litmus};
+use common::{K, litmus, options};
 
 fn run(l: &Litmus) -> ModelOutcome {
-    let o = check(l).unwrap_or_else(|e| panic!("model error: {e}"));
+    let o = check_with(l, &options()).unwrap_or_else(|e| panic!("model error: {e}"));
     let order = l.observables();
     let states: Vec<String> = o.states.iter().map(|s| render_state(&order, s)).collect();
     eprintln!(
-        "{} threads: {} executions in {:?}, {} states",
+        "{} threads: {} executions (bound {:?}, {} abandoned) in {:?}, {} states",
         l.thread_count(),
         o.executions,
+        o.preemption_bound,
+        o.abandoned_executions,
         o.elapsed,
         states.len()
     );
@@ -335,6 +337,77 @@ fn a_child_running_concurrently_with_a_tail_grid_is_not_possible() {
     );
 }
 
+#[test]
+fn an_event_orders_two_named_streams() {
+    expect(
+        "cdp2",
+        "x: 0",
+        &[
+            (
+                "parent",
+                "host",
+                &[(
+                    "t0",
+                    &[
+                        "launch a s1",
+                        "record e1 s1",
+                        "waitevent s2 e1",
+                        "launch b s2",
+                    ],
+                )],
+            ),
+            ("a", "device", &[("t0", &["store x 1"])]),
+            ("b", "device", &[("t0", &["load r0 x"])]),
+        ],
+        "exists b.t0.r0 == 0",
+        "forbidden",
+    );
+}
+
+#[test]
+fn waiting_on_an_event_before_its_record_orders_nothing() {
+    expect(
+        "cdp2",
+        "x: 0",
+        &[
+            (
+                "parent",
+                "host",
+                &[(
+                    "t0",
+                    &[
+                        "waitevent s2 e1",
+                        "launch a s1",
+                        "record e1 s1",
+                        "launch b s2",
+                    ],
+                )],
+            ),
+            ("a", "device", &[("t0", &["store x 1"])]),
+            ("b", "device", &[("t0", &["load r0 x"])]),
+        ],
+        "exists b.t0.r0 == 0",
+        "allowed",
+    );
+}
+
+#[test]
+fn events_on_the_tail_stream_are_not_modeled() {
+    let e = error(
+        "cdp2",
+        "x: 0",
+        &[
+            (
+                "parent",
+                "host",
+                &[("t0", &["launch t tail", "record e1 tail"])],
+            ),
+            ("t", "device", &[("t0", &["store x 1"])]),
+        ],
+    );
+    assert!(e.message.contains("tail stream"), "{e}");
+}
+
 // ---- host stream ---------------------------------------------------------------
 
 #[test]
@@ -624,6 +697,7 @@ fn outcomes_report_their_exploration() {
     );
     assert!(o.executions > 1);
     assert_eq!(o.preemption_bound, None);
+    assert_eq!(o.abandoned_executions, 0);
     assert_eq!(o.verdict, Verdict::Allowed);
     for s in &o.states {
         let keys: Vec<&String> = s.keys().collect();

@@ -42,3 +42,18 @@ pub fn litmus(
         _ => unreachable!(),
     }
 }
+
+/// Exploration options for tests: the default in release mode; in debug
+/// mode (about ten times slower) a smaller budget before a fallback to two
+/// preemptions.
+pub fn options() -> gridcheck_model::Options {
+    if cfg!(debug_assertions) {
+        gridcheck_model::Options {
+            budget: Some(3_000),
+            fallback_bounds: vec![2],
+            ..gridcheck_model::Options::default()
+        }
+    } else {
+        gridcheck_model::Options::default()
+    }
+}

@@ -1,0 +1,64 @@
+//! loom's limits that bear on verdicts, measured through the model (see the
+//! crate docs). Each test pins down what the model does today, so that a
+//! change of loom that lifts a limit shows up here.
+
+mod common;
+
+use gridcheck_model::{Options, check_with};
+use gridcheck_spec::Verdict;
+
+use common::litmus;
+
+#[test]
+fn load_buffering_is_not_explored() {
+    // Relaxed C++ atomics allow r0 == 1 && r1 == 1 (each load reads the
+    // other thread's later store); loom never returns a store that has not
+    // happened yet in its interleaving, so the model finds it forbidden.
+    let l = litmus(
+        "cdp2",
+        "x: 0, y: 0",
+        &[(
+            "k",
+            "host",
+            &[
+                ("t0", &["load r0 x", "store y 1"]),
+                ("t1", &["load r1 y", "store x 1"]),
+            ],
+        )],
+        "exists k.t0.r0 == 1 /\\ k.t1.r1 == 1",
+        "forbidden",
+    );
+    let o = check_with(&l, &Options::exhaustive()).unwrap();
+    assert_eq!(o.verdict, Verdict::Forbidden);
+    assert_eq!(o.states.len(), 3);
+}
+
+fn stale_after_n_stores(n: u32) -> Verdict {
+    // t0 stores x n times, then y; t1 reads y, then x. Without an edge, t1
+    // may read the initial x = 0 even after seeing y = 1. loom remembers the
+    // last 7 stores of a location (the initial value counts as one).
+    let stores: Vec<String> = (1..=n)
+        .map(|v| format!("store x {v}"))
+        .chain(["store y 1".to_string()])
+        .collect();
+    let stores: Vec<&str> = stores.iter().map(String::as_str).collect();
+    let l = litmus(
+        "cdp2",
+        "x: 0, y: 0",
+        &[(
+            "k",
+            "host",
+            &[("t0", &stores), ("t1", &["load r0 y", "load r1 x"])],
+        )],
+        "exists k.t1.r0 == 1 /\\ k.t1.r1 == 0",
+        "allowed",
+    );
+    check_with(&l, &Options::exhaustive()).unwrap().verdict
+}
+
+#[test]
+fn a_location_remembers_seven_stores() {
+    assert_eq!(stale_after_n_stores(6), Verdict::Allowed);
+    // Seven stores after the initial value push it out of loom's history.
+    assert_eq!(stale_after_n_stores(7), Verdict::Forbidden);
+}
