@@ -149,16 +149,22 @@ fn required(tier: Tier) -> bool {
         .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
 }
 
+/// Records that a tier cannot run here: not-supported, or a failure when
+/// `GRIDCHECK_REQUIRE_TIERS` requires the tier.
+fn unavailable(rec: &mut TrialRecord, tier: Tier, reason: &str) {
+    rec.status = if required(tier) {
+        Status::Fail
+    } else {
+        Status::NotSupported
+    };
+    rec.message = format!("not run: {reason}");
+}
+
 fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
     let nvcc = match &ctx.nvcc {
         Ok(n) => n,
         Err(e) => {
-            rec.status = if required(Tier::Static) {
-                Status::Fail
-            } else {
-                Status::NotSupported
-            };
-            rec.message = format!("not run: {e}");
+            unavailable(rec, Tier::Static, e);
             return;
         }
     };
@@ -227,12 +233,7 @@ fn gpu_ready<'a>(
     let device = match &ctx.device {
         Ok(d) => d,
         Err(e) => {
-            rec.status = if required(Tier::Gpu) {
-                Status::Fail
-            } else {
-                Status::NotSupported
-            };
-            rec.message = format!("not run: {e}");
+            unavailable(rec, Tier::Gpu, e);
             return None;
         }
     };

@@ -142,6 +142,12 @@ impl Cx {
                     Some(i) => &full[..i],
                     None => &full,
                 };
+                // The YAML path (`rules[0].source: ...`) repeats what the
+                // item and the position already say.
+                let msg = match msg.split_once(": ") {
+                    Some((yaml_path, rest)) if !yaml_path.contains(' ') => rest,
+                    _ => msg,
+                };
                 let mut err = SpecError::new(path, msg);
                 if let Some(f) = msg
                     .split("unknown field `")
