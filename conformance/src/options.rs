@@ -177,10 +177,7 @@ impl Options {
             o.tiers = Tier::ALL.to_vec();
         }
         if o.seeds.is_none() {
-            let default = o.root.join("../shared/seeds");
-            o.seeds = std::env::var_os("GRIDCHECK_SEEDS")
-                .map(PathBuf::from)
-                .or(default.is_dir().then_some(default));
+            o.seeds = gridcheck_spec::seeds::default_dir(&o.root);
         }
         if o.instances == 0 || o.launches == 0 {
             return Err("--instances and --launches must be at least 1".into());

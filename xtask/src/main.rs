@@ -70,9 +70,7 @@ fn arch_arg(args: &[String]) -> Result<String> {
 
 /// The seeds directory: $GRIDCHECK_SEEDS, else ../shared/seeds beside the checkout.
 pub fn seeds_dir(root: &Path) -> Option<PathBuf> {
-    std::env::var_os("GRIDCHECK_SEEDS")
-        .map(PathBuf::from)
-        .or_else(|| Some(root.join("../shared/seeds")).filter(|d| d.is_dir()))
+    gridcheck_spec::seeds::default_dir(root)
 }
 
 pub fn load_spec(root: &Path) -> Result<gridcheck_spec::Spec> {

@@ -54,6 +54,14 @@ pub fn normalize(s: &str) -> String {
     t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Where the seeds are for a checkout at `root`: `$GRIDCHECK_SEEDS`, else
+/// `../shared/seeds` beside the checkout when it exists.
+pub fn default_dir(root: &Path) -> Option<PathBuf> {
+    std::env::var_os("GRIDCHECK_SEEDS")
+        .map(PathBuf::from)
+        .or_else(|| Some(root.join("../shared/seeds")).filter(|d| d.is_dir()))
+}
+
 impl Seeds {
     /// Reads every `*.txt` file of `dir`.
     pub fn load(dir: &Path) -> std::io::Result<Seeds> {
