@@ -145,11 +145,17 @@ impl Ctx {
             .unwrap_or_else(|| Err("no result".into()))
     }
 
-    /// The GPU result of a test, run once in a worker process.
+    /// The GPU result of a test, run once in a worker process (a host test's
+    /// program is its own process).
     fn hardware(&self, test: &str) -> worker::WorkerResult {
         let cell = cached(&self.hardware, test, || {
             let _one_at_a_time = self.gpu_lock.lock().unwrap_or_else(|p| p.into_inner());
-            Ok(worker::run_isolated(&self.opts, worker::Job::Gpu, test))
+            Ok(match self.spec.test(test).map(|t| &t.body) {
+                Some(gridcheck_spec::TestBody::Host(h)) => {
+                    worker::run_host_program(&self.opts, &self.artifact(test), h)
+                }
+                _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test),
+            })
         });
         match cell.get() {
             Some(Ok(r)) => r.clone(),
@@ -227,8 +233,15 @@ impl Ctx {
         }
     }
 
-    pub fn cubin(&self, test: &str) -> PathBuf {
-        worker::cubin_path(&self.opts.cubins, &self.sm(), test)
+    /// What `cargo xtask build` made of a test: its cubin, or a host test's
+    /// program.
+    pub fn artifact(&self, test: &str) -> PathBuf {
+        match self.spec.test(test).map(|t| &t.body) {
+            Some(gridcheck_spec::TestBody::Host(_)) => {
+                worker::host_program_path(&self.opts.cubins, &self.sm(), test)
+            }
+            _ => worker::cubin_path(&self.opts.cubins, &self.sm(), test),
+        }
     }
 }
 

@@ -7,8 +7,8 @@ use gridcheck_report::{
     CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialRecord, diff,
 };
 use gridcheck_spec::{
-    CompileExpect, CompileTest, Litmus, Profile, Rule, RuntimeExpect, RuntimeTest, Test, TestBody,
-    cuda_error_name,
+    Check, CompileExpect, CompileTest, HostTest, Litmus, Profile, Rule, RuntimeExpect, RuntimeTest,
+    Test, TestBody, cuda_error_name,
 };
 use libtest_mimic::Trial;
 
@@ -19,7 +19,7 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
     let name = match (tier, &test.body) {
         (Tier::Model, TestBody::Litmus(_)) => format!("model/{}/{}", rule.id, test.name),
         (Tier::Static, TestBody::Compile(_)) => format!("static/{}/{}", rule.id, test.name),
-        (Tier::Gpu, TestBody::Litmus(_) | TestBody::Runtime(_)) => {
+        (Tier::Gpu, TestBody::Litmus(_) | TestBody::Runtime(_) | TestBody::Host(_)) => {
             format!("gpu/{}/{}/{}", ctx.sm(), rule.id, test.name)
         }
         _ => return None,
@@ -80,6 +80,11 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
                 TestBody::Runtime(r) => {
                     if gpu_ready(&ctx, rule, test, &mut rec).is_some() {
                         runtime(&ctx, test, r, &mut rec)
+                    }
+                }
+                TestBody::Host(h) => {
+                    if gpu_ready(&ctx, rule, test, &mut rec).is_some() {
+                        host(&ctx, test, h, &mut rec)
                     }
                 }
                 TestBody::Compile(c) => compile(&ctx, test, c, &mut rec),
@@ -259,17 +264,22 @@ fn gpu_ready<'a>(
         );
         return None;
     }
-    if let TestBody::Runtime(r) = &test.body
-        && r.arch != device.sm
+    let arch = match &test.body {
+        TestBody::Runtime(r) => Some(&r.arch),
+        TestBody::Host(h) => Some(&h.arch),
+        _ => None,
+    };
+    if let Some(arch) = arch
+        && *arch != device.sm
     {
         rec.status = Status::NotSupported;
         rec.message = format!(
-            "not run: the test is built for {}, the device is {}",
-            r.arch, device.sm
+            "not run: the test is built for {arch}, the device is {}",
+            device.sm
         );
         return None;
     }
-    let cubin = ctx.cubin(&test.name);
+    let cubin = ctx.artifact(&test.name);
     if !cubin.is_file() {
         rec.status = Status::NotRun;
         rec.message = format!(
@@ -382,37 +392,68 @@ fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, rec: &mut TrialRecord) {
             ),
         ),
         (WorkerResult::Runtime { outputs, .. }, RuntimeExpect::Values(checks)) => {
-            let mut wrong = Vec::new();
-            let mut seen = Vec::new();
-            for (name, check) in checks {
-                let i = r.outputs.iter().position(|o| o == name).unwrap_or(0);
-                let v = outputs.get(i).copied().unwrap_or(0);
-                let shown = match cuda_error_name(v) {
-                    Some(n) if check.text.contains("cuda") => format!("{v} ({n})"),
-                    _ => v.to_string(),
-                };
-                seen.push(format!("{name}={shown}"));
-                if !check.holds(v) {
-                    wrong.push(format!("`{name}` is {shown}, expected {}", check.text));
-                }
-            }
-            if wrong.is_empty() {
-                (Status::Pass, seen.join(", "))
-            } else {
-                (
-                    Status::Fail,
-                    format!(
-                        "DISAGREES with the guide: {} (test at {}). {reproduce}",
-                        wrong.join("; "),
-                        test.origin
-                    ),
-                )
-            }
+            check_outputs(test, &r.outputs, checks, &outputs, &reproduce)
         }
         (other, _) => worker_failure(&other, &rec.trial),
     };
     rec.status = status;
     rec.message = message;
+}
+
+fn host(ctx: &Ctx, test: &Test, h: &HostTest, rec: &mut TrialRecord) {
+    let reproduce = format!(
+        "Reproduce: cargo xtask conformance --tier gpu -- --exact {}",
+        rec.trial
+    );
+    (rec.status, rec.message) = match ctx.hardware(&test.name) {
+        WorkerResult::Runtime { outputs, .. } => {
+            check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce)
+        }
+        other => worker_failure(&other, &rec.trial),
+    };
+}
+
+/// Compares a runtime or host test's outputs (`values[i]` is `names[i]`)
+/// with its checks.
+fn check_outputs(
+    test: &Test,
+    names: &[String],
+    checks: &[(String, Check)],
+    values: &[u32],
+    reproduce: &str,
+) -> (Status, String) {
+    let mut wrong = Vec::new();
+    let mut seen = Vec::new();
+    for (name, check) in checks {
+        let Some(v) = names
+            .iter()
+            .position(|o| o == name)
+            .and_then(|i| values.get(i).copied())
+        else {
+            wrong.push(format!("`{name}` was not produced"));
+            continue;
+        };
+        let shown = match cuda_error_name(v) {
+            Some(n) if check.text.contains("cuda") => format!("{v} ({n})"),
+            _ => v.to_string(),
+        };
+        seen.push(format!("{name}={shown}"));
+        if !check.holds(v) {
+            wrong.push(format!("`{name}` is {shown}, expected {}", check.text));
+        }
+    }
+    if wrong.is_empty() {
+        (Status::Pass, seen.join(", "))
+    } else {
+        (
+            Status::Fail,
+            format!(
+                "DISAGREES with the guide: {} (test at {}). {reproduce}",
+                wrong.join("; "),
+                test.origin
+            ),
+        )
+    }
 }
 
 /// The status and message of a GPU run that produced no result to compare.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use gridcheck_gpu::{Budget, Gpu, RuntimeFailure};
 use gridcheck_report::ModelSummary;
-use gridcheck_spec::{State, TestBody};
+use gridcheck_spec::{HostTest, State, TestBody};
 use serde::{Deserialize, Serialize};
 
 use crate::Options;
@@ -94,17 +94,52 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
         .args(["--seed", &opts.seed.to_string()])
         // Load errors (a missing symbol, a CDP version mismatch) at load
         // time, not at first launch.
-        .env("CUDA_MODULE_LOADING", "EAGER")
-        .stdin(Stdio::null())
+        .env("CUDA_MODULE_LOADING", "EAGER");
+    let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout) else {
+        return WorkerResult::Timeout { seconds: timeout };
+    };
+    let parsed = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(MARKER))
+        .and_then(|j| serde_json::from_str::<WorkerResult>(j).ok());
+    match (parsed, status) {
+        (Some(r), Ok(st)) if st.success() => r,
+        (_, status) => crash(&status, &stderr),
+    }
+}
+
+/// A child that ended without a result: how it ended and the end of what it
+/// printed on standard error.
+fn crash(status: &Result<std::process::ExitStatus, String>, stderr: &str) -> WorkerResult {
+    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+    WorkerResult::Crash {
+        exit: match status {
+            Ok(st) => st.to_string(),
+            Err(e) => e.clone(),
+        },
+        stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+    }
+}
+
+/// Runs a command with piped output and a timeout: its exit status (or why
+/// it could not be started or waited for), standard output and standard
+/// error; `None` when it was killed after `timeout` seconds.
+fn run_with_timeout(
+    mut cmd: Command,
+    timeout: u64,
+) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            return WorkerResult::Crash {
-                exit: "not started".into(),
-                stderr_tail: format!("cannot start the worker: {e}"),
-            };
+            return Some((
+                Err(format!("not started: {e}")),
+                String::new(),
+                String::new(),
+            ));
         }
     };
     let drain = |r: Option<Box<dyn Read + Send>>| {
@@ -131,36 +166,80 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
     let deadline = Instant::now() + Duration::from_secs(timeout);
     let status = loop {
         match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
+            Ok(Some(st)) => break Some(Ok(st)),
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break None,
+            Err(e) => break Some(Err(format!("cannot wait for it: {e}"))),
         }
     };
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
-    let Some(status) = status else {
-        return WorkerResult::Timeout { seconds: timeout };
+    Some((status?, stdout, stderr))
+}
+
+/// The line prefix of a host test's outputs.
+pub const HOST_OUTPUT: &str = "gridcheck-output ";
+
+/// Runs a host test's program (`<cubins>/<sm>/<test>.host`) with the GPU
+/// timeout and reads its outputs, in the test's order. A program that exits
+/// with an error, or does not print every output, produced no result.
+pub fn run_host_program(opts: &Options, exe: &Path, test: &HostTest) -> WorkerResult {
+    let start = Instant::now();
+    let Some((status, stdout, stderr)) = run_with_timeout(Command::new(exe), opts.timeout) else {
+        return WorkerResult::Timeout {
+            seconds: opts.timeout,
+        };
     };
-    let parsed = stdout
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix(MARKER))
-        .and_then(|j| serde_json::from_str::<WorkerResult>(j).ok());
-    match parsed {
-        Some(r) if status.success() => r,
-        _ => {
-            let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
-            WorkerResult::Crash {
-                exit: status.to_string(),
-                stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-            }
+    let elapsed_s = start.elapsed().as_secs_f64();
+    match &status {
+        Ok(st) if st.success() => {}
+        _ => return crash(&status, &format!("{stdout}{stderr}")),
+    }
+    match parse_host_outputs(&stdout, &test.outputs) {
+        Ok(outputs) => WorkerResult::Runtime { outputs, elapsed_s },
+        Err(message) => WorkerResult::Error {
+            message: format!("{}: {message}", exe.display()),
+        },
+    }
+}
+
+/// The values of `names` from a host program's `gridcheck-output <name>
+/// <value>` lines (a value is a 32-bit word, written signed or unsigned).
+pub fn parse_host_outputs(stdout: &str, names: &[String]) -> Result<Vec<u32>, String> {
+    let mut seen = std::collections::HashMap::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.trim().strip_prefix(HOST_OUTPUT) else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(name), Some(value), None) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("malformed output line `{line}`"));
+        };
+        let value = value
+            .parse::<u32>()
+            .or_else(|_| value.parse::<i32>().map(|v| v as u32))
+            .map_err(|_| format!("output `{name}` has the value `{value}`, not a 32-bit word"))?;
+        if !names.iter().any(|n| n == name) {
+            return Err(format!(
+                "the program printed `{name}`, which is not an output of the test"
+            ));
+        }
+        if seen.insert(name.to_string(), value).is_some() {
+            return Err(format!("the program printed `{name}` twice"));
         }
     }
+    names
+        .iter()
+        .map(|n| {
+            seen.get(n)
+                .copied()
+                .ok_or_else(|| format!("the program did not print the output `{n}`"))
+        })
+        .collect()
 }
 
 /// The worker side: runs the job and prints the result line.
@@ -246,11 +325,51 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
             }
             Err(RuntimeFailure::Other(e)) => error(e.to_string()),
         },
-        TestBody::Compile(_) => error("a compile test does not run on the GPU".into()),
+        TestBody::Compile(_) | TestBody::Host(_) => {
+            error("a compile or host test does not run in a worker".into())
+        }
     }
 }
 
 /// `<cubins>/<sm>/<test>.cubin`.
 pub fn cubin_path(cubins: &Path, sm: &str, test: &str) -> std::path::PathBuf {
     cubins.join(sm).join(format!("{test}.cubin"))
+}
+
+/// `<cubins>/<sm>/<test>.host`, a host test's program.
+pub fn host_program_path(cubins: &Path, sm: &str, test: &str) -> std::path::PathBuf {
+    cubins.join(sm).join(format!("{test}.host"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_host_outputs;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn host_outputs_are_read_in_the_tests_order() {
+        let out = "noise\ngridcheck-output b 7\ngridcheck-output a -1\n";
+        assert_eq!(
+            parse_host_outputs(out, &names(&["a", "b"])),
+            Ok(vec![u32::MAX, 7])
+        );
+    }
+
+    #[test]
+    fn host_output_problems_are_named() {
+        let n = names(&["a", "b"]);
+        let e = parse_host_outputs("gridcheck-output a 1\n", &n).unwrap_err();
+        assert!(e.contains("did not print the output `b`"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a 1\ngridcheck-output a 2\n", &n).unwrap_err();
+        assert!(e.contains("`a` twice"), "{e}");
+        let e = parse_host_outputs("gridcheck-output c 1\n", &n).unwrap_err();
+        assert!(e.contains("`c`, which is not an output"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a x\n", &n).unwrap_err();
+        assert!(e.contains("not a 32-bit word"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a\n", &n).unwrap_err();
+        assert!(e.contains("malformed"), "{e}");
+    }
 }

@@ -3,8 +3,9 @@
 //! Each file is built as its test says ([`gridcheck_kernelgen::build_plan`]):
 //! a litmus test for the architecture being built with no extra flags (a
 //! CDP1 one, with `devicesync`, only below sm_90 and with the CDP1 flags), a
-//! runtime test with its own `arch` and `flags`. Files not built for this
-//! architecture are listed in a note, not an error.
+//! runtime test with its own `arch` and `flags` into a cubin, a host test's
+//! whole program into an executable `<test>.host` beside the cubins. Files
+//! not built for this architecture are listed in a note, not an error.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -18,12 +19,15 @@ struct Job {
     src: PathBuf,
     arch: String,
     flags: Vec<String>,
+    /// A host test's program: an executable, not a cubin.
+    executable: bool,
 }
 
 /// Builds the generated file of every litmus and runtime test into
-/// `target/kernels/<arch>/<test>.cubin`, skipping files whose cubin is newer
-/// than the source and the headers and was built by the same nvcc with the
-/// same architecture and flags. Returns the cubins.
+/// `target/kernels/<arch>/<test>.cubin` (a host test's into `<test>.host`),
+/// skipping files whose output is newer than the source and the headers and
+/// was built by the same nvcc with the same architecture and flags. Returns
+/// what was built.
 pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
     let spec = crate::load_spec(root)?;
     let nvcc = find_nvcc(root)?;
@@ -61,6 +65,7 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
             src,
             arch: arch.to_string(),
             flags,
+            executable: gridcheck_kernelgen::builds_executable(test),
         });
     }
     if !skipped.is_empty() {
@@ -128,8 +133,15 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
         return Err(errors.join("\n"));
     }
     println!(
-        "build: {} cubins for {arch} in {} (nvcc {} via {})",
-        cubins.len(),
+        "build: {} cubins and {} host programs for {arch} in {} (nvcc {} via {})",
+        cubins
+            .iter()
+            .filter(|c| c.extension().is_some_and(|e| e == "cubin"))
+            .count(),
+        cubins
+            .iter()
+            .filter(|c| c.extension().is_some_and(|e| e == "host"))
+            .count(),
         out_dir.display(),
         nvcc.version,
         nvcc.found_via
@@ -140,11 +152,12 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
 /// What a cubin was built with; a cubin whose stamp differs is rebuilt.
 fn stamp(nvcc: &Nvcc, job: &Job) -> String {
     format!(
-        "nvcc {} {}\narch {}\nflags {}\n",
+        "nvcc {} {}\narch {}\nflags {}\nexecutable {}\n",
         nvcc.path.display(),
         nvcc.version,
         job.arch,
-        job.flags.join(" ")
+        job.flags.join(" "),
+        job.executable
     )
 }
 
@@ -163,7 +176,11 @@ fn one(
         .to_string_lossy()
         .into_owned();
     let obj = obj_dir.join(format!("{stem}.o"));
-    let cubin = out_dir.join(format!("{stem}.cubin"));
+    let cubin = out_dir.join(if job.executable {
+        format!("{stem}.host")
+    } else {
+        format!("{stem}.cubin")
+    });
     let stamp_file = obj_dir.join(format!("{stem}.stamp"));
     let stamp = stamp(nvcc, job);
     let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -176,6 +193,20 @@ fn one(
     }
     // A build that fails half-way must not leave a cubin that looks current.
     let _ = std::fs::remove_file(&stamp_file);
+    if job.executable {
+        let out = nvcc.build_host_program(src, include, &job.arch, &job.flags, &cubin);
+        if !out.success {
+            return Err(format!(
+                "{} does not build:\n{}\n$ {}",
+                src.display(),
+                out.output.trim(),
+                out.command
+            ));
+        }
+        std::fs::write(&stamp_file, stamp)
+            .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
+        return Ok(cubin);
+    }
     let out = nvcc.compile_rdc(src, include, &job.arch, &job.flags, &obj);
     if !out.success {
         return Err(format!(

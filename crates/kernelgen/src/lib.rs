@@ -22,7 +22,8 @@ use std::fmt::Write as _;
 use std::path::{Component, Path};
 
 use gridcheck_spec::{
-    KernelLaunch, Litmus, Op, RuntimeExpect, RuntimeTest, Spec, StreamRef, Test, TestBody,
+    Check, HostTest, KernelLaunch, Litmus, Op, RuntimeExpect, RuntimeTest, Spec, StreamRef, Test,
+    TestBody,
 };
 
 /// Where the generated `.cu` files live, relative to the repository root.
@@ -399,10 +400,17 @@ pub fn spec_relative(file: &Path) -> String {
     }
 }
 
-/// Whether a test has a generated `.cu` file: litmus and runtime tests do,
-/// compile tests (whose snippet the static tier compiles itself) do not.
+/// Whether a test has a generated `.cu` file: litmus, runtime and host
+/// tests do, compile tests (whose snippet the static tier compiles itself)
+/// do not.
 pub fn has_generated_file(test: &Test) -> bool {
-    matches!(test.body, TestBody::Litmus(_) | TestBody::Runtime(_))
+    !matches!(test.body, TestBody::Compile(_))
+}
+
+/// Whether a test's generated file builds into a host executable (a host
+/// test) rather than a cubin.
+pub fn builds_executable(test: &Test) -> bool {
+    matches!(test.body, TestBody::Host(_))
 }
 
 /// The extra nvcc flags of a CDP1 litmus test (one with `devicesync`): CUDA
@@ -469,6 +477,8 @@ pub fn build_plan(test: &Test, arch: &str) -> Result<Option<Vec<String>>, String
         TestBody::Litmus(_) => Ok(Some(Vec::new())),
         TestBody::Runtime(r) if r.arch == arch => Ok(Some(r.flags.clone())),
         TestBody::Runtime(r) => Err(format!("test `{}` is for {}", test.name, r.arch)),
+        TestBody::Host(h) if h.arch == arch => Ok(Some(h.flags.clone())),
+        TestBody::Host(h) => Err(format!("test `{}` is for {}", test.name, h.arch)),
         TestBody::Compile(_) => Ok(None),
     }
 }
@@ -490,6 +500,7 @@ pub fn generate_all(spec: &Spec) -> Vec<(String, String)> {
             match &t.body {
                 TestBody::Litmus(l) => Some((file_name(t), generate(t, l, &src, &rules))),
                 TestBody::Runtime(r) => Some((file_name(t), generate_runtime(t, r, &src, &rules))),
+                TestBody::Host(h) => Some((file_name(t), generate_host(t, h, &src, &rules))),
                 TestBody::Compile(_) => None,
             }
         })
@@ -508,16 +519,7 @@ pub fn generate_runtime(
     let mut o = String::new();
     let w = &mut o;
     header(w, test, " (runtime)", spec_file, rule_ids);
-    let flags = if rt.flags.is_empty() {
-        "(none)".to_string()
-    } else {
-        rt.flags.join(" ")
-    };
-    let _ = writeln!(
-        w,
-        "// Build: nvcc -arch={} -rdc=true, extra flags: {flags}",
-        rt.arch
-    );
+    build_line(w, &rt.arch, &rt.flags, "");
     let _ = writeln!(
         w,
         "// Run: {}<<<{}, {}>>>(out), out zeroed, {} words",
@@ -538,19 +540,7 @@ pub fn generate_runtime(
         let _ = writeln!(w, "//   out[{i}] = {name}");
     }
     match &rt.expect {
-        RuntimeExpect::Values(checks) => {
-            let checks: Vec<String> = checks
-                .iter()
-                .map(|(name, c)| {
-                    if c.text.starts_with(['=', '!', '<', '>']) {
-                        format!("{name} {}", c.text)
-                    } else {
-                        format!("{name} == {}", c.text)
-                    }
-                })
-                .collect();
-            let _ = writeln!(w, "// Expect: {}", checks.join(", "));
-        }
+        RuntimeExpect::Values(checks) => expect_line(w, checks),
         RuntimeExpect::LoadError { name, value } => {
             let _ = writeln!(
                 w,
@@ -558,10 +548,57 @@ pub fn generate_runtime(
             );
         }
     }
-    let _ = writeln!(w, "//");
-    let _ = writeln!(w, "// The test's source, verbatim:");
-    let _ = writeln!(w);
-    o.push_str(&rt.source);
+    verbatim(o, &rt.source)
+}
+
+/// The generated file of a host test: the do-not-edit header, how it is
+/// built and what it must print, then the test's `source` verbatim.
+pub fn generate_host(test: &Test, ht: &HostTest, spec_file: &str, rule_ids: &[&str]) -> String {
+    let mut o = String::new();
+    let w = &mut o;
+    header(w, test, " (host program)", spec_file, rule_ids);
+    build_line(w, &ht.arch, &ht.flags, " -lcudadevrt -o <test>.host");
+    let _ = writeln!(
+        w,
+        "// Run: the program prints `gridcheck-output <name> <value>` for: {}",
+        ht.outputs.join(", ")
+    );
+    expect_line(w, &ht.expect);
+    verbatim(o, &ht.source)
+}
+
+fn build_line(w: &mut String, arch: &str, flags: &[String], tail: &str) {
+    let flags = if flags.is_empty() {
+        "(none)".to_string()
+    } else {
+        flags.join(" ")
+    };
+    let _ = writeln!(
+        w,
+        "// Build: nvcc -arch={arch} -rdc=true{tail}, extra flags: {flags}"
+    );
+}
+
+fn expect_line(w: &mut String, checks: &[(String, Check)]) {
+    let checks: Vec<String> = checks
+        .iter()
+        .map(|(name, c)| {
+            if c.text.starts_with(['=', '!', '<', '>']) {
+                format!("{name} {}", c.text)
+            } else {
+                format!("{name} == {}", c.text)
+            }
+        })
+        .collect();
+    let _ = writeln!(w, "// Expect: {}", checks.join(", "));
+}
+
+/// Ends a generated file's header and appends the test's source.
+fn verbatim(mut o: String, source: &str) -> String {
+    let _ = writeln!(o, "//");
+    let _ = writeln!(o, "// The test's source, verbatim:");
+    let _ = writeln!(o);
+    o.push_str(source);
     if !o.ends_with('\n') {
         o.push('\n');
     }

@@ -168,6 +168,7 @@ pub enum TestBody {
     Litmus(Litmus),
     Compile(CompileTest),
     Runtime(RuntimeTest),
+    Host(HostTest),
 }
 
 impl TestBody {
@@ -176,6 +177,7 @@ impl TestBody {
             TestBody::Litmus(_) => "litmus",
             TestBody::Compile(_) => "compile",
             TestBody::Runtime(_) => "runtime",
+            TestBody::Host(_) => "host",
         }
     }
 }
@@ -439,6 +441,24 @@ pub enum RuntimeExpect {
     Values(Vec<(String, Check)>),
     /// Loading the module fails with this `cudaError_t` (name, value).
     LoadError { name: String, value: u32 },
+}
+
+/// A host test: a whole CUDA program (`int main()` and its kernels) for the
+/// host-side APIs a runtime test cannot reach: stream capture and graph
+/// edges, JIT loading, mapped memory, textures, per-kernel attributes. Built
+/// with `nvcc -rdc=true ... -lcudadevrt` into an executable that prints each
+/// named output as a `gridcheck-output <name> <value>` line
+/// (`kernels/include/gridcheck_host.cuh`); the values are checked as a
+/// runtime test's are.
+#[derive(Debug, Clone)]
+pub struct HostTest {
+    pub arch: String,
+    /// Extra nvcc flags after `-arch=<arch> -rdc=true`.
+    pub flags: Vec<String>,
+    pub source: String,
+    /// The outputs the program must print, in order.
+    pub outputs: Vec<String>,
+    pub expect: Vec<(String, Check)>,
 }
 
 /// `== 3`, `>= 16`, `cudaErrorLaunchPendingCountExceeded` (equality).

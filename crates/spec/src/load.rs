@@ -365,23 +365,27 @@ impl Cx {
             ("memory", t.memory.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
             ("condition", t.condition.is_some(), &["litmus"]),
-            ("arch", t.arch.is_some(), &["compile", "runtime"]),
-            ("flags", t.flags.is_some(), &["compile", "runtime"]),
-            ("source", t.source.is_some(), &["compile", "runtime"]),
+            ("arch", t.arch.is_some(), &["compile", "runtime", "host"]),
+            ("flags", t.flags.is_some(), &["compile", "runtime", "host"]),
+            (
+                "source",
+                t.source.is_some(),
+                &["compile", "runtime", "host"],
+            ),
             ("diagnostic", t.diagnostic.is_some(), &["compile"]),
             ("entry", t.entry.is_some(), &["runtime"]),
             ("grid", t.grid.is_some(), &["runtime"]),
             ("block", t.block.is_some(), &["runtime"]),
             ("limits", t.limits.is_some(), &["runtime"]),
-            ("outputs", t.outputs.is_some(), &["runtime"]),
+            ("outputs", t.outputs.is_some(), &["runtime", "host"]),
             ("load_error", t.load_error.is_some(), &["runtime"]),
         ];
-        if !["litmus", "compile", "runtime"].contains(&t.kind.as_str()) {
+        if !["litmus", "compile", "runtime", "host"].contains(&t.kind.as_str()) {
             self.errors.push(ie.at(
                 "kind",
                 None,
                 format!(
-                    "unknown kind `{}`: expected litmus, compile or runtime",
+                    "unknown kind `{}`: expected litmus, compile, runtime or host",
                     t.kind
                 ),
             ));
@@ -399,6 +403,7 @@ impl Cx {
         let body = match t.kind.as_str() {
             "litmus" => self.litmus(&t, ie).map(TestBody::Litmus),
             "compile" => self.compile(&t, ie).map(TestBody::Compile),
+            "host" => self.host(&t, ie).map(TestBody::Host),
             _ => self.runtime(&t, ie).map(TestBody::Runtime),
         };
         if self.errors.len() > before {
@@ -496,21 +501,7 @@ impl Cx {
                 )),
             }
         }
-        let outputs = t.outputs.clone().unwrap_or_default();
-        let mut seen = BTreeSet::new();
-        for o in &outputs {
-            if !is_ident(o) || !seen.insert(o) {
-                self.errors.push(ie.at(
-                    "outputs",
-                    Some(o),
-                    format!("output `{o}` is not a unique name"),
-                ));
-            }
-        }
-        if outputs.len() > 64 {
-            self.errors
-                .push(ie.at("outputs", None, "at most 64 outputs"));
-        }
+        let outputs = self.outputs(t, ie);
         let expect = match (&t.load_error, &t.expect) {
             (Some(name), None) => match cuda_error_value(name) {
                 Some(value) => Some(RuntimeExpect::LoadError {
@@ -535,38 +526,7 @@ impl Cx {
                 None
             }
             (None, Some(serde_yaml::Value::Mapping(m))) => {
-                let mut checks = Vec::new();
-                for (k, v) in m {
-                    let Some(k) = k.as_str() else {
-                        self.errors
-                            .push(ie.at("expect", None, "output names are strings"));
-                        continue;
-                    };
-                    if !outputs.iter().any(|o| o == k) {
-                        self.errors.push(ie.at(
-                            &format!("expect.{k}"),
-                            Some(&format!("{k}:")),
-                            format!("`{k}` is not one of the `outputs`"),
-                        ));
-                        continue;
-                    }
-                    match parse_check(v) {
-                        Ok(c) => checks.push((k.to_string(), c)),
-                        Err(m) => self.errors.push(ie.at(
-                            &format!("expect.{k}"),
-                            Some(&format!("{k}:")),
-                            m,
-                        )),
-                    }
-                }
-                if checks.is_empty() {
-                    self.errors.push(ie.at(
-                        "expect",
-                        None,
-                        "a runtime test checks at least one output",
-                    ));
-                }
-                Some(RuntimeExpect::Values(checks))
+                Some(RuntimeExpect::Values(self.value_checks(m, &outputs, ie)))
             }
             (None, Some(_)) => {
                 self.errors.push(ie.at(
@@ -598,6 +558,110 @@ impl Cx {
             limits,
             outputs,
             expect: expect?,
+        })
+    }
+
+    /// The `outputs` of a runtime or host test: unique names, at most 64.
+    fn outputs(&mut self, t: &RawTest, ie: &ItemErr) -> Vec<String> {
+        let outputs = t.outputs.clone().unwrap_or_default();
+        let mut seen = BTreeSet::new();
+        for o in &outputs {
+            if !is_ident(o) || !seen.insert(o) {
+                self.errors.push(ie.at(
+                    "outputs",
+                    Some(o),
+                    format!("output `{o}` is not a unique name"),
+                ));
+            }
+        }
+        if outputs.len() > 64 {
+            self.errors
+                .push(ie.at("outputs", None, "at most 64 outputs"));
+        }
+        outputs
+    }
+
+    /// The `expect` mapping of a runtime or host test: output name to check.
+    fn value_checks(
+        &mut self,
+        m: &serde_yaml::Mapping,
+        outputs: &[String],
+        ie: &ItemErr,
+    ) -> Vec<(String, Check)> {
+        let mut checks = Vec::new();
+        for (k, v) in m {
+            let Some(k) = k.as_str() else {
+                self.errors
+                    .push(ie.at("expect", None, "output names are strings"));
+                continue;
+            };
+            if !outputs.iter().any(|o| o == k) {
+                self.errors.push(ie.at(
+                    &format!("expect.{k}"),
+                    Some(&format!("{k}:")),
+                    format!("`{k}` is not one of the `outputs`"),
+                ));
+                continue;
+            }
+            match parse_check(v) {
+                Ok(c) => checks.push((k.to_string(), c)),
+                Err(m) => {
+                    self.errors
+                        .push(ie.at(&format!("expect.{k}"), Some(&format!("{k}:")), m))
+                }
+            }
+        }
+        if checks.is_empty() {
+            self.errors
+                .push(ie.at("expect", None, "a test checks at least one output"));
+        }
+        checks
+    }
+
+    fn host(&mut self, t: &RawTest, ie: &ItemErr) -> Option<HostTest> {
+        let before = self.errors.len();
+        let arch = self.arch(t, ie);
+        let Some(source) = &t.source else {
+            self.errors
+                .push(ie.at("source", Some("name:"), "a host test needs `source`"));
+            return None;
+        };
+        if !source.contains("int main(") {
+            self.errors.push(ie.at(
+                "source",
+                None,
+                "a host test's source is a whole program with `int main(`",
+            ));
+        }
+        let outputs = self.outputs(t, ie);
+        let expect = match &t.expect {
+            Some(serde_yaml::Value::Mapping(m)) => self.value_checks(m, &outputs, ie),
+            Some(_) => {
+                self.errors.push(ie.at(
+                    "expect",
+                    None,
+                    "a host test's `expect` maps output names to values",
+                ));
+                Vec::new()
+            }
+            None => {
+                self.errors.push(ie.at(
+                    "expect",
+                    Some("name:"),
+                    "a host test needs `expect` (output values)",
+                ));
+                Vec::new()
+            }
+        };
+        if self.errors.len() > before {
+            return None;
+        }
+        Some(HostTest {
+            arch,
+            flags: t.flags.clone().unwrap_or_default(),
+            source: source.clone(),
+            outputs,
+            expect,
         })
     }
 

@@ -257,3 +257,62 @@ fn runtime_test_errors() {
         "{e:?}"
     );
 }
+
+const HOST_TEST: &str = "tests:
+  - name: t-one
+    kind: host
+    flags: [-DX=1]
+    source: |
+      #include \"gridcheck_host.cuh\"
+      int main() { gc_output(\"err\", 0); gc_output(\"edges\", 1); return 0; }
+    outputs: [err, edges]
+    expect:
+      err: cudaSuccess
+      edges: \">= 1\"
+";
+
+#[test]
+fn host_tests_carry_their_program_outputs_and_checks() {
+    let spec = load_sources(
+        &[("a.yaml".into(), format!("{GOOD_RULE}{HOST_TEST}"))],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let TestBody::Host(h) = &spec.tests[0].body else {
+        panic!("not a host test: {:?}", spec.tests[0].body)
+    };
+    assert_eq!(spec.tests[0].body.kind(), "host");
+    assert_eq!(h.arch, "sm_90");
+    assert_eq!(h.flags, ["-DX=1"]);
+    assert_eq!(h.outputs, ["err", "edges"]);
+    assert_eq!(h.expect.len(), 2);
+    assert!(h.expect[0].1.holds(0) && !h.expect[0].1.holds(1));
+    assert!(h.expect[1].1.holds(2) && !h.expect[1].1.holds(0));
+}
+
+#[test]
+fn host_test_errors_name_the_field() {
+    let first = |y: String| load_one(&format!("{GOOD_RULE}{y}"))[0].to_string();
+    let e = first(HOST_TEST.replace("    flags: [-DX=1]\n", "    entry: main\n"));
+    assert!(e.contains("`entry` is not a field of a host test"), "{e}");
+    let e = first(HOST_TEST.replace("int main()", "void f()"));
+    assert!(e.contains("source") && e.contains("int main("), "{e}");
+    let e = first(HOST_TEST.replace("      edges: \">= 1\"\n", "      nodes: 1\n"));
+    assert!(
+        e.contains("expect.nodes") && e.contains("not one of the `outputs`"),
+        "{e}"
+    );
+    let e = first(HOST_TEST.replace(
+        "    flags: [-DX=1]\n",
+        "    load_error: cudaErrorSymbolNotFound\n",
+    ));
+    assert!(
+        e.contains("`load_error` is not a field of a host test"),
+        "{e}"
+    );
+    let e = first(HOST_TEST.replace("kind: host", "kind: hostprog"));
+    assert!(
+        e.contains("expected litmus, compile, runtime or host"),
+        "{e}"
+    );
+}

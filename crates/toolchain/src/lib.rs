@@ -185,6 +185,35 @@ impl Nvcc {
         self.run(&args)
     }
 
+    /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> <src> -L<lib>
+    /// -lcudadevrt -o <exe>`: a host test's whole program, device-linked and
+    /// linked against the static CUDA runtime in one step. Flags that name
+    /// the targets themselves (`-gencode`, as a test of JIT loading from PTX
+    /// does) replace `-arch=<arch>`.
+    pub fn build_host_program(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        exe: &Path,
+    ) -> CompileOutput {
+        let mut args = Vec::new();
+        if !flags.iter().any(|f| f.starts_with("-gencode")) {
+            args.push(format!("-arch={arch}"));
+        }
+        args.extend(["-rdc=true".into(), format!("-I{}", include.display())]);
+        args.extend(flags.iter().cloned());
+        args.extend([
+            src.display().to_string(),
+            format!("-L{}", self.lib_dir.display()),
+            "-lcudadevrt".into(),
+            "-o".into(),
+            exe.display().to_string(),
+        ]);
+        self.run(&args)
+    }
+
     /// `nvcc -arch=<arch> -dlink -cubin <obj> -L<lib> -lcudadevrt -o <cubin>`.
     pub fn dlink_cubin(&self, obj: &Path, arch: &str, cubin: &Path) -> CompileOutput {
         self.run(&[
