@@ -13,6 +13,7 @@
 
 pub mod expectations;
 pub mod options;
+mod progress;
 pub mod summary;
 mod tiers;
 pub mod worker;
@@ -54,6 +55,7 @@ pub struct Ctx {
     records: Mutex<Vec<TrialRecord>>,
     sink: Mutex<Option<File>>,
     sink_error: Option<String>,
+    progress: OnceLock<progress::Progress>,
 }
 
 fn cached<T>(
@@ -121,6 +123,7 @@ impl Ctx {
             records: Mutex::default(),
             sink: Mutex::new(sink),
             sink_error,
+            progress: OnceLock::new(),
         })
     }
 
@@ -176,6 +179,13 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(r);
+        self.tick();
+    }
+
+    fn tick(&self) {
+        if let Some(line) = self.progress.get().and_then(progress::Progress::tick) {
+            eprintln!("{line}");
+        }
     }
 
     /// Notes a trial ignored because its tier cannot run here.
@@ -212,6 +222,7 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(r.clone());
+        self.tick();
         Some(r)
     }
 
@@ -330,6 +341,17 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         .iter()
         .map(|t| (t.name().to_string(), args.is_filtered_out(t)))
         .collect();
+    let show_progress = ctx.opts.progress.unwrap_or_else(|| {
+        use std::io::IsTerminal;
+        std::io::stderr().is_terminal() && !std::io::stdout().is_terminal()
+    });
+    if show_progress && !args.list {
+        let total = all
+            .iter()
+            .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
+            .count();
+        let _ = ctx.progress.set(progress::Progress::new(total));
+    }
     let conclusion = libtest_mimic::run(&args, all);
     if !args.list {
         ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));

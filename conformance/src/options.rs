@@ -48,6 +48,9 @@ pub struct Options {
     pub model_timeout: u64,
     /// Skip trials the results file already has a result for.
     pub resume: bool,
+    /// Print progress lines with an estimate on standard error (`None`: when
+    /// standard error is a terminal and standard output is not).
+    pub progress: Option<bool>,
     /// Write JUnit XML here after the run.
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
@@ -71,6 +74,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --timeout SECS            kill a GPU test's process after this long (default: 60)
   --model-timeout SECS      kill the model's process for one test after this long (default: 300)
   --resume                  skip trials the results file already holds (a killed run goes on)
+  --progress, --no-progress progress lines with the time left on stderr (default: when stderr
+                            is a terminal and stdout is not)
   --junit FILE              also write JUnit XML
   --shard I/N               run the I-th of N shards of the trials (1-based)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
@@ -101,6 +106,7 @@ impl Options {
             timeout: 60,
             model_timeout: 300,
             resume: false,
+            progress: None,
             junit: None,
             shard: None,
             worker: None,
@@ -145,6 +151,8 @@ impl Options {
                         number(value(&mut args, "--model-timeout")?, "--model-timeout")?
                 }
                 "--resume" => o.resume = true,
+                "--progress" => o.progress = Some(true),
+                "--no-progress" => o.progress = Some(false),
                 "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),
                 "--shard" => {
                     let v = value(&mut args, "--shard")?;

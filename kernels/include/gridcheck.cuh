@@ -198,3 +198,68 @@ __device__ __forceinline__ void gc_destroy_stream(cudaStream_t s) {
 __device__ __forceinline__ void gc_destroy_event(cudaEvent_t e) {
   if (e != (cudaEvent_t)0) cudaEventDestroy(e);
 }
+
+// ---------------------------------------------------------------------------
+// The outcome histogram, gathered on the GPU (the Rust side is
+// crates/gpu/src/histogram.rs). Launched after each launch of a test, one
+// thread per instance: an instance whose status words are as expected and
+// whose observables all lie in the value domain adds one to its bin
+// (mixed radix, the last observable the lowest digit); any other instance is
+// counted (hist[bins]: did not run cleanly, hist[bins + 1]: a value outside
+// the domain) and copied whole into `records` for the host to decode.
+
+#define GC_STATUS_ANY 0xfffffffeu
+#define GC_FROM_MEM 0x80000000u
+
+struct gc_hist_params {
+  const unsigned int *mem;      // 0
+  const unsigned int *regs;     // 8
+  const unsigned int *status;   // 16
+  const unsigned int *plan;     // 24: offsets[nobs], domain[ndom], status_expect[status_stride]
+  unsigned long long *hist;     // 32: bins + 2 counters, accumulated over launches
+  unsigned int *records;        // 40: records[0] = count, then record_capacity records
+  unsigned int instances;       // 48
+  unsigned int nobs;            // 52
+  unsigned int ndom;            // 56
+  unsigned int status_stride;   // 60
+  unsigned int reg_stride;      // 64
+  unsigned int slot_stride;     // 68
+  unsigned int record_capacity; // 72
+  unsigned int bins;            // 76: 0 when the states do not fit in bins
+};
+static_assert(sizeof(gc_hist_params) == 80, "gc_hist_params must match the Rust HistParams");
+
+extern "C" __global__ void gridcheck_histogram(gc_hist_params h) {
+  const unsigned int slot = blockIdx.x * blockDim.x + threadIdx.x;
+  if (slot >= h.instances) return;
+  const unsigned int *offsets = h.plan;
+  const unsigned int *domain = h.plan + h.nobs;
+  const unsigned int *expect = domain + h.ndom;
+  const unsigned int *st = h.status + (unsigned long long)slot * h.status_stride;
+  const unsigned int *rg = h.regs + (unsigned long long)slot * h.reg_stride;
+  const unsigned int *mm = h.mem + (unsigned long long)slot * h.slot_stride;
+  bool clean = true;
+  for (unsigned int k = 0; k < h.status_stride; k++)
+    if (expect[k] != GC_STATUS_ANY && st[k] != expect[k]) clean = false;
+  bool in_domain = h.bins != 0;
+  unsigned long long key = 0;
+  for (unsigned int o = 0; clean && in_domain && o < h.nobs; o++) {
+    const unsigned int off = offsets[o];
+    const unsigned int v = (off & GC_FROM_MEM) ? mm[off & ~GC_FROM_MEM] : rg[off];
+    unsigned int d = 0;
+    while (d < h.ndom && domain[d] != v) d++;
+    if (d == h.ndom) in_domain = false;
+    key = key * h.ndom + d;
+  }
+  if (clean && in_domain) {
+    atomicAdd(&h.hist[key], 1ull);
+    return;
+  }
+  atomicAdd(&h.hist[h.bins + (clean ? 1u : 0u)], 1ull);
+  const unsigned int i = atomicAdd(&h.records[0], 1u);
+  if (i >= h.record_capacity) return;
+  unsigned int *r = h.records + 1 + (unsigned long long)i * (h.reg_stride + h.slot_stride + h.status_stride);
+  for (unsigned int k = 0; k < h.reg_stride; k++) r[k] = rg[k];
+  for (unsigned int k = 0; k < h.slot_stride; k++) r[h.reg_stride + k] = mm[k];
+  for (unsigned int k = 0; k < h.status_stride; k++) r[h.reg_stride + h.slot_stride + k] = st[k];
+}

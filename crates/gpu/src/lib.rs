@@ -29,6 +29,8 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, result, sys,
 };
 use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED, STATUS_RAN};
+
+pub mod histogram;
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, RuntimeTest, State};
 
 /// The device found by [`probe`] or opened by [`Gpu::open`].
@@ -38,6 +40,9 @@ pub struct DeviceInfo {
     pub compute_capability: (u32, u32),
     /// The driver's CUDA version, e.g. `13.0`, from `cuDriverGetVersion`.
     pub driver_version: String,
+    /// The kernel driver's release, e.g. `580.159.04`, from
+    /// `/proc/driver/nvidia/version` (Linux), when it can be read.
+    pub driver_release: Option<String>,
     /// `sm_90`, ...
     pub sm: String,
 }
@@ -258,8 +263,22 @@ fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
         name,
         compute_capability: (major, minor),
         driver_version: format!("{}.{}", v / 1000, (v % 1000) / 10),
+        driver_release: std::fs::read_to_string("/proc/driver/nvidia/version")
+            .ok()
+            .and_then(|t| driver_release(&t)),
         sm: format!("sm_{major}{minor}"),
     })
+}
+
+/// The release in `/proc/driver/nvidia/version`'s first line: `NVRM
+/// version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>`.
+pub fn driver_release(text: &str) -> Option<String> {
+    let line = text.lines().next()?;
+    let rest = &line[line.find("Kernel Module")? + "Kernel Module".len()..];
+    let v = rest.split_whitespace().next()?;
+    v.chars()
+        .all(|c| c.is_ascii_digit() || c == '.')
+        .then(|| v.to_string())
 }
 
 /// The parameters of every generated kernel: `gc_params` of gridcheck.cuh.
@@ -451,18 +470,6 @@ impl Gpu {
             }
         }
         let nz = n as usize;
-        let mem_init: Vec<u32> = lay.initial_slot().repeat(nz);
-        let status_init: Vec<u32> = lay.initial_status().repeat(nz);
-        let stress_words = if inc.stress_words == 0 {
-            0
-        } else {
-            inc.stress_words.next_power_of_two()
-        };
-        let stream = &self.stream;
-        let stress: CudaSlice<u32> = stream
-            .alloc_zeros(stress_words.max(1) as usize)
-            .map_err(drv("cannot allocate the stress buffer"))?;
-
         let mut run = LitmusRun {
             histogram: BTreeMap::new(),
             instances: 0,
@@ -471,64 +478,145 @@ impl Gpu {
             elapsed: Duration::ZERO,
             seed: budget.seed,
         };
+        let stress_words = if inc.stress_words == 0 {
+            0
+        } else {
+            inc.stress_words.next_power_of_two()
+        };
+        let stream = &self.stream;
+        let alloc = |what: &'static str| {
+            move |e: DriverError| {
+                GpuError::new(format!("cannot allocate {what}: {}", driver_error(e)))
+            }
+        };
+        // Pristine memory and status words, copied on the device before each
+        // launch; the registers are zeroed.
+        let mem0 = stream
+            .clone_htod(&lay.initial_slot().repeat(nz))
+            .map_err(alloc("test memory"))?;
+        let status0 = stream
+            .clone_htod(&lay.initial_status().repeat(nz))
+            .map_err(alloc("status words"))?;
+        let mut mem: CudaSlice<u32> = stream
+            .alloc_zeros(mem0.len())
+            .map_err(alloc("test memory"))?;
+        let mut status: CudaSlice<u32> = stream
+            .alloc_zeros(status0.len())
+            .map_err(alloc("status words"))?;
+        let mut regs: CudaSlice<u32> = stream
+            .alloc_zeros((nz * lay.reg_stride as usize).max(1))
+            .map_err(alloc("registers"))?;
+        let stress: CudaSlice<u32> = stream
+            .alloc_zeros(stress_words.max(1) as usize)
+            .map_err(alloc("the stress buffer"))?;
+        let plan = histogram::Plan::new(litmus, &lay);
+        let plan_d = stream
+            .clone_htod(&plan.words())
+            .map_err(alloc("the histogram plan"))?;
+        let hist: CudaSlice<u64> = stream
+            .alloc_zeros(plan.hist_len())
+            .map_err(alloc("the histogram"))?;
+        // Room for every instance of the run: nothing is ever dropped.
+        let capacity = u64::from(n) * u64::from(budget.launches);
+        let rec_words = histogram::record_words(&lay);
+        let records: CudaSlice<u32> = stream
+            .alloc_zeros(1 + capacity as usize * rec_words)
+            .map_err(alloc("the record buffer"))?;
+        let hist_fn = module
+            .load_function("gridcheck_histogram")
+            .map_err(drv(&format!(
+                "kernel `gridcheck_histogram` is not in {} (rebuild it: `cargo xtask build`)",
+                cubin.display()
+            )))?;
+        let plain = |p: &CudaSlice<u32>| p.device_ptr(stream).0;
+        let hp = histogram::HistParams {
+            mem: plain(&mem),
+            regs: plain(&regs),
+            status: plain(&status),
+            plan: plain(&plan_d),
+            hist: hist.device_ptr(stream).0,
+            records: plain(&records),
+            instances: n,
+            nobs: plan.offsets.len() as u32,
+            ndom: plan.domain.len() as u32,
+            status_stride: lay.status_stride,
+            reg_stride: lay.reg_stride,
+            slot_stride: lay.slot_stride,
+            record_capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
+            bins: plan.bins as u32,
+        };
         for li in 0..budget.launches {
             let seed = launch_seed(budget.seed, li);
             let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
-            let mem = stream
-                .clone_htod(&mem_init)
-                .map_err(drv("cannot allocate test memory"))?;
-            let regs: CudaSlice<u32> = stream
-                .alloc_zeros(nz * lay.reg_stride as usize)
-                .map_err(drv("cannot allocate registers"))?;
-            let status = stream
-                .clone_htod(&status_init)
-                .map_err(drv("cannot allocate status words"))?;
-            {
-                let (mem_p, _g1) = mem.device_ptr(stream);
-                let (regs_p, _g2) = regs.device_ptr(stream);
-                let (status_p, _g3) = status.device_ptr(stream);
-                let (stress_p, _g4) = stress.device_ptr(stream);
-                let params = Params {
-                    mem: mem_p,
-                    regs: regs_p,
-                    status: status_p,
-                    stress: stress_p,
-                    seed,
-                    instances: n,
-                    perm_mul,
-                    perm_add,
-                    max_delay: inc.max_delay_cycles,
-                    stress_words,
-                    stress_iters: inc.stress_iters,
-                };
-                for (f, block, pdl) in &host {
-                    launch(stream, f, n, *block, *pdl, params)?;
+            stream
+                .memcpy_dtod(&mem0, &mut mem)
+                .map_err(drv("cannot reset test memory"))?;
+            stream
+                .memcpy_dtod(&status0, &mut status)
+                .map_err(drv("cannot reset status words"))?;
+            stream
+                .memset_zeros(&mut regs)
+                .map_err(drv("cannot reset registers"))?;
+            let params = Params {
+                mem: hp.mem,
+                regs: hp.regs,
+                status: hp.status,
+                stress: plain(&stress),
+                seed,
+                instances: n,
+                perm_mul,
+                perm_add,
+                max_delay: inc.max_delay_cycles,
+                stress_words,
+                stress_iters: inc.stress_iters,
+            };
+            for (f, block, pdl) in &host {
+                launch(stream, f, n, *block, *pdl, params)?;
+            }
+            launch(stream, &hist_fn, n.div_ceil(256), 256, false, hp)?;
+        }
+        stream
+            .synchronize()
+            .map_err(drv(&format!("a launch of {test_name} failed")))?;
+        let hist_h = stream
+            .clone_dtoh(&hist)
+            .map_err(drv("cannot copy the histogram back"))?;
+        run.histogram = plan.decode(&hist_h);
+        let bins = plan.bins as usize;
+        let (failed, odd) = (hist_h[bins], hist_h[bins + 1]);
+        run.launch_failures = failed;
+        run.instances = hist_h[..bins].iter().sum::<u64>() + odd;
+        if failed + odd > 0 {
+            let count = stream
+                .clone_dtoh(&records.slice(0..1))
+                .map_err(drv("cannot copy the record count back"))?[0]
+                as usize;
+            let stored = count.min(capacity as usize);
+            let recs = stream
+                .clone_dtoh(&records.slice(1..1 + stored * rec_words))
+                .map_err(drv("cannot copy the records back"))?;
+            let (mut seen_failed, mut seen_odd) = (0, 0);
+            for r in recs.chunks_exact(rec_words) {
+                let (rg, rest) = r.split_at(lay.reg_stride as usize);
+                let (mm, st) = rest.split_at(lay.slot_stride as usize);
+                match instance_failure(&lay, st) {
+                    Some(why) => {
+                        seen_failed += 1;
+                        run.first_launch_error.get_or_insert(why);
+                    }
+                    None => {
+                        seen_odd += 1;
+                        *run.histogram
+                            .entry(instance_state(&lay, rg, mm))
+                            .or_default() += 1;
+                    }
                 }
             }
-            stream
-                .synchronize()
-                .map_err(drv(&format!("launch {li} of {test_name} failed")))?;
-            let mem_h = stream
-                .clone_dtoh(&mem)
-                .map_err(drv("cannot copy memory back"))?;
-            let regs_h = stream
-                .clone_dtoh(&regs)
-                .map_err(drv("cannot copy registers back"))?;
-            let status_h = stream
-                .clone_dtoh(&status)
-                .map_err(drv("cannot copy status words back"))?;
-            for slot in 0..nz {
-                let st =
-                    &status_h[slot * lay.status_stride as usize..][..lay.status_stride as usize];
-                if let Some(why) = instance_failure(&lay, st) {
-                    run.launch_failures += 1;
-                    run.first_launch_error.get_or_insert(why);
-                    continue;
-                }
-                let r = &regs_h[slot * lay.reg_stride as usize..][..lay.reg_stride as usize];
-                let m = &mem_h[slot * lay.slot_stride as usize..][..lay.slot_stride as usize];
-                *run.histogram.entry(instance_state(&lay, r, m)).or_default() += 1;
-                run.instances += 1;
+            if (seen_failed, seen_odd) != (failed, odd) {
+                return Err(GpuError::new(format!(
+                    "the GPU histogram counted {failed} failed and {odd} out-of-domain instances \
+                     but recorded {seen_failed} and {seen_odd}"
+                )));
             }
         }
         run.elapsed = start.elapsed();
@@ -668,13 +756,15 @@ impl Gpu {
 
 /// One host launch of `n` blocks through `cuLaunchKernelEx`, with the
 /// programmatic stream serialization attribute for a PDL secondary.
-fn launch(
+/// Launches `f<<<n, block>>>(params)` (`P` is the kernel's one parameter
+/// struct, `repr(C)` like its C mirror), as a PDL secondary when `pdl`.
+fn launch<P: Copy>(
     stream: &CudaStream,
     f: &CudaFunction,
     n: u32,
     block: u32,
     pdl: bool,
-    params: Params,
+    params: P,
 ) -> Result<(), GpuError> {
     // SAFETY: an all-zero attribute is valid (the union is plain data).
     let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
@@ -693,10 +783,11 @@ fn launch(
         numAttrs: u32::from(pdl),
     };
     let mut p = params;
-    let mut args = [&mut p as *mut Params as *mut c_void];
-    // SAFETY: the kernel takes exactly one `gc_params` (64 bytes, same
-    // layout as `Params`); the config and arguments outlive the call, which
-    // copies them.
+    let mut args = [&mut p as *mut P as *mut c_void];
+    // SAFETY: the kernel takes exactly one parameter struct with the same
+    // layout as `P` (`gc_params` / `Params`, `gc_hist_params` /
+    // `HistParams`, sizes checked at compile time on both sides); the config
+    // and arguments outlive the call, which copies them.
     unsafe {
         sys::cuLaunchKernelEx(
             &cfg,
@@ -711,6 +802,15 @@ fn launch(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_driver_release_is_read_from_the_nvrm_line() {
+        let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct 28 2025\nGCC version: gcc 13\n";
+        assert_eq!(driver_release(text).as_deref(), Some("580.159.04"));
+        assert_eq!(driver_release("nothing here"), None);
+        assert_eq!(driver_release(""), None);
+    }
+
     use super::*;
 
     #[test]
