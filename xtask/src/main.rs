@@ -166,6 +166,12 @@ fn gpu_bundle() -> Result<()> {
         "--release",
         "-p",
         "conformance",
+        "-p",
+        "gridcheck-gpu",
+        "--bin",
+        "conformance",
+        "--example",
+        "litmus_smoke",
     ]))?;
     if !st.success() {
         return Err(format!("cargo build failed ({st})"));
@@ -182,6 +188,12 @@ fn gpu_bundle() -> Result<()> {
     copy(
         &root.join("target/release/conformance"),
         &bundle.join("conformance"),
+    )?;
+    // Histograms and instance rates of every litmus test, with and without
+    // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
+    copy(
+        &root.join("target/release/examples/litmus_smoke"),
+        &bundle.join("litmus_smoke"),
     )?;
     for c in &cubins {
         copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;

@@ -76,12 +76,24 @@ fn main() {
                             if hit { "   <- condition" } else { "" }
                         );
                     }
+                    let secs = run.elapsed.as_secs_f64();
+                    let hits: u64 = run
+                        .histogram
+                        .iter()
+                        .filter(|(s, _)| l.condition.holds(s).unwrap_or(false))
+                        .map(|(_, n)| n)
+                        .sum();
                     println!(
-                        "  instances {} failures {} first error {:?} elapsed {:.3}s",
+                        "  instances {} failures {} first error {:?} elapsed {secs:.3}s",
+                        run.instances, run.launch_failures, run.first_launch_error
+                    );
+                    // One line per run for the rate table (module load included).
+                    println!(
+                        "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}",
+                        t.name,
                         run.instances,
-                        run.launch_failures,
-                        run.first_launch_error,
-                        run.elapsed.as_secs_f64()
+                        run.instances as f64 / secs,
+                        hits as f64 / secs
                     );
                 }
                 Err(e) => println!("  ERROR: {e}"),
