@@ -41,7 +41,7 @@ pub struct DeviceInfo {
     /// The driver's CUDA version, e.g. `13.0`, from `cuDriverGetVersion`.
     pub driver_version: String,
     /// The kernel driver's release, e.g. `580.159.04`, from
-    /// `/proc/driver/nvidia/version` (Linux), when it can be read.
+    /// `/proc/driver/nvidia/version` or `nvidia-smi`, when either answers.
     pub driver_release: Option<String>,
     /// `sm_90`, ...
     pub sm: String,
@@ -263,11 +263,29 @@ fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
         name,
         compute_capability: (major, minor),
         driver_version: format!("{}.{}", v / 1000, (v % 1000) / 10),
-        driver_release: std::fs::read_to_string("/proc/driver/nvidia/version")
-            .ok()
-            .and_then(|t| driver_release(&t)),
+        driver_release: read_driver_release(),
         sm: format!("sm_{major}{minor}"),
     })
+}
+
+/// The kernel driver's release: from `/proc/driver/nvidia/version`, else
+/// from `nvidia-smi` (containers may hide the former).
+fn read_driver_release() -> Option<String> {
+    std::fs::read_to_string("/proc/driver/nvidia/version")
+        .ok()
+        .and_then(|t| driver_release(&t))
+        .or_else(|| {
+            let out = std::process::Command::new("nvidia-smi")
+                .args(["--query-gpu=driver_version", "--format=csv,noheader"])
+                .output()
+                .ok()?;
+            let v = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()?
+                .trim()
+                .to_string();
+            (out.status.success() && !v.is_empty()).then_some(v)
+        })
 }
 
 /// The release in `/proc/driver/nvidia/version`'s first line: `NVRM
