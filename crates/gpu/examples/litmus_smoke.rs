@@ -60,6 +60,10 @@ fn main() {
             continue;
         }
         let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
+        if !cubin.is_file() {
+            println!("== {}: skipped, {} is not built", t.name, cubin.display());
+            continue;
+        }
         for (label, inc) in [("incantations", tuned), ("plain", plain)] {
             println!(
                 "== {} [{label}] ({} expected {})",
@@ -87,13 +91,18 @@ fn main() {
                         "  instances {} failures {} first error {:?} elapsed {secs:.3}s",
                         run.instances, run.launch_failures, run.first_launch_error
                     );
-                    // One line per run for the rate table (module load included).
+                    // One line per run for the rate table: test, mode,
+                    // instances, whole run (s), instances/s over the whole
+                    // run, condition hits, hits/s, launches only (s),
+                    // instances/s over the launches only.
+                    let launch_secs = run.launch_elapsed.as_secs_f64();
                     println!(
-                        "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}",
+                        "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}\t{launch_secs:.4}\t{:.0}",
                         t.name,
                         run.instances,
                         run.instances as f64 / secs,
-                        hits as f64 / secs
+                        hits as f64 / secs,
+                        run.instances as f64 / launch_secs
                     );
                 }
                 Err(e) => println!("  ERROR: {e}"),

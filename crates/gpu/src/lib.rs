@@ -102,7 +102,11 @@ pub struct LitmusRun {
     /// not all run (not in the histogram).
     pub launch_failures: u64,
     pub first_launch_error: Option<String>,
+    /// The whole run: loading the module, allocating, launching, reading back.
     pub elapsed: Duration,
+    /// From the first launch to the end of the last: the steady-state cost
+    /// of the instances, without the module load and allocations.
+    pub launch_elapsed: Duration,
     pub seed: u64,
 }
 
@@ -494,6 +498,7 @@ impl Gpu {
             launch_failures: 0,
             first_launch_error: None,
             elapsed: Duration::ZERO,
+            launch_elapsed: Duration::ZERO,
             seed: budget.seed,
         };
         let stress_words = if inc.stress_words == 0 {
@@ -563,6 +568,10 @@ impl Gpu {
             record_capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
             bins: plan.bins as u32,
         };
+        stream
+            .synchronize()
+            .map_err(drv("cannot prepare the run"))?;
+        let launches_start = Instant::now();
         for li in 0..budget.launches {
             let seed = launch_seed(budget.seed, li);
             let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
@@ -596,6 +605,7 @@ impl Gpu {
         stream
             .synchronize()
             .map_err(drv(&format!("a launch of {test_name} failed")))?;
+        run.launch_elapsed = launches_start.elapsed();
         let hist_h = stream
             .clone_dtoh(&hist)
             .map_err(drv("cannot copy the histogram back"))?;
