@@ -193,37 +193,29 @@ fn one(
     }
     // A build that fails half-way must not leave a cubin that looks current.
     let _ = std::fs::remove_file(&stamp_file);
-    if job.executable {
-        let out = nvcc.build_host_program(src, include, &job.arch, &job.flags, &cubin);
-        if !out.success {
-            return Err(format!(
-                "{} does not build:\n{}\n$ {}",
+    let step = |out: gridcheck_toolchain::CompileOutput, what: &str| {
+        if out.success {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} does not {what}:\n{}\n$ {}",
                 src.display(),
                 out.output.trim(),
                 out.command
-            ));
+            ))
         }
-        std::fs::write(&stamp_file, stamp)
-            .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
-        return Ok(cubin);
-    }
-    let out = nvcc.compile_rdc(src, include, &job.arch, &job.flags, &obj);
-    if !out.success {
-        return Err(format!(
-            "{} does not compile:\n{}\n$ {}",
-            src.display(),
-            out.output.trim(),
-            out.command
-        ));
-    }
-    let out = nvcc.dlink_cubin(&obj, &job.arch, &cubin);
-    if !out.success {
-        return Err(format!(
-            "{} does not link:\n{}\n$ {}",
-            src.display(),
-            out.output.trim(),
-            out.command
-        ));
+    };
+    if job.executable {
+        step(
+            nvcc.build_host_program(src, include, &job.arch, &job.flags, &cubin),
+            "build",
+        )?;
+    } else {
+        step(
+            nvcc.compile_rdc(src, include, &job.arch, &job.flags, &obj),
+            "compile",
+        )?;
+        step(nvcc.dlink_cubin(&obj, &job.arch, &cubin), "link")?;
     }
     std::fs::write(&stamp_file, stamp)
         .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
