@@ -141,7 +141,7 @@ fn thread_table(l: &Litmus) -> String {
 fn model_section(l: &Litmus, m: &ModelSummary, from: &str) -> String {
     let order = l.observables();
     let mut s = format!(
-        "**Model** ({from}): verdict **{}** (the spec expects {}), {} reachable final state{}, {} executions explored",
+        "**Model**: verdict **{}** (the spec expects {}): {} reachable final state{}, {} executions explored",
         m.verdict,
         m.expected,
         m.states.len(),
@@ -156,6 +156,7 @@ fn model_section(l: &Litmus, m: &ModelSummary, from: &str) -> String {
         }
         None => s += ", exhaustive exploration.\n\n",
     }
+    s += &format!("<small>From {from}.</small>\n\n");
     s += "| reachable final state | satisfies the condition |\n|---|:---:|\n";
     for st in &m.states {
         let sat = l.condition.holds(st).unwrap_or(false);
@@ -192,7 +193,8 @@ fn generated_kernel(ctx: &Ctx, test: &Test) -> String {
 
 fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
     let mut s = format!(
-        "### {} <small>({} test, <code>{}</code>)</small>\n\n",
+        "<h3 id=\"{}\">{} <small>({} test, <code>{}</code>)</small></h3>\n\n",
+        test.name,
         test.name,
         test.body.kind(),
         html(&test.origin.to_string().replace(&format!("{}/", ctx.inputs.root.display()), ""))
@@ -207,7 +209,7 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
             s += &thread_table(l);
             s += &format!(
                 "\nCondition: {}. The guide's verdict: **{}**: {}.\n\n",
-                code(&format!("exists {}", l.condition)),
+                code(&l.condition.to_string()),
                 l.expect,
                 verdict_words(l.expect)
             );
@@ -375,32 +377,40 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
         );
     }
     s += "## Status\n\n";
-    let rows: Vec<(&&Run, &TrialRecord)> = ctx
-        .latest
-        .iter()
-        .flat_map(|run| run.of_rule(&rule.id).map(move |r| (run, r)))
-        .collect();
-    if rows.is_empty() {
-        s += if rule.untested.is_some() {
-            "No trial: the rule has no runnable test.\n\n"
-        } else {
-            "No recorded run has results for this rule.\n\n"
-        };
-    } else {
-        s += "| GPU | driver | nvcc | date | trial | status | message |\n|---|---|---|---|---|---|---|\n";
-        for (run, r) in rows {
+    let mut any = false;
+    for run in &ctx.latest {
+        let recs: Vec<&TrialRecord> = run.of_rule(&rule.id).collect();
+        if recs.is_empty() {
+            continue;
+        }
+        any = true;
+        s += &format!(
+            "**{}**, driver {}, nvcc {}: run of {} (`{}`)\n\n",
+            html(&run.machine.gpu),
+            html(&run.machine.driver),
+            html(&run.machine.nvcc),
+            run.date,
+            run.results_path(&ctx.inputs.root)
+        );
+        s += "| tier | test | status | message |\n|---|---|---|---|\n";
+        for r in recs {
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                cell(&run.machine.gpu),
-                cell(&run.machine.driver),
-                cell(&run.machine.nvcc),
-                run.date,
-                code(&r.trial),
+                "| {} | [{}](#{}) | {} | {} |\n",
+                r.tier,
+                r.test,
+                r.test,
                 badge(r.status),
                 cell(&r.message)
             );
         }
         s += "\n";
+    }
+    if !any {
+        s += if rule.untested.is_some() {
+            "No trial: the rule has no runnable test.\n\n"
+        } else {
+            "No recorded run has results for this rule.\n\n"
+        };
     }
     if !rule.tests.is_empty() {
         s += "## Tests\n\n";

@@ -83,7 +83,7 @@ pub fn bar_chart(c: &Chart) -> String {
         .unwrap_or(0) as f64
         * CHAR_W
         + 16.0;
-    let width = label_w + BAR_W + value_w + 10.0;
+    let width = (label_w + BAR_W + value_w + 10.0).max(c.title.chars().count() as f64 * 8.0 + 8.0);
     let legend_h = if c.legend.is_empty() { 0.0 } else { 22.0 };
     let height = TOP + ROW * c.bars.len().max(1) as f64 + 22.0 + legend_h;
     let x0 = label_w;
