@@ -15,7 +15,8 @@ use gridcheck_report::TrialRecord;
 
 use crate::{Result, load_spec, root};
 
-const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--out FILE]
+const USAGE: &str =
+    "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--out FILE]
        cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]";
 
 struct Args {
@@ -71,7 +72,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let (cmd, rest) = args.split_first().ok_or(USAGE)?;
     let a = parse(rest)?;
     match cmd.as_str() {
-        "summary" => emit(&a.out, &gridcheck_docs::summary::terminal(&records(&a.files)?)),
+        "summary" => emit(
+            &a.out,
+            &gridcheck_docs::summary::terminal(&records(&a.files)?),
+        ),
         "markdown" => {
             // The spec orders each histogram's columns; a report still comes
             // out without it.
@@ -80,7 +84,11 @@ pub fn run(args: &[String]) -> Result<()> {
             let title = format!("gridcheck results: {}", names.join(", "));
             emit(
                 &a.out,
-                &gridcheck_docs::markdown_report::markdown(&title, &records(&a.files)?, spec.as_ref()),
+                &gridcheck_docs::markdown_report::markdown(
+                    &title,
+                    &records(&a.files)?,
+                    spec.as_ref(),
+                ),
             )
         }
         "junit" => emit(&a.out, &gridcheck_report::junit(&records(&a.files)?)),

@@ -107,8 +107,11 @@ pub(crate) mod tests {
         let b = parse(FIXTURE, Path::new("b.json")).unwrap();
         assert_eq!(b.figures.len(), 3);
         assert_eq!(b.figures[0].params["blocks"], "1");
-        let e = parse(&FIXTURE.replace("\"schema\": 1", "\"schema\": 2"), Path::new("b.json"))
-            .unwrap_err();
+        let e = parse(
+            &FIXTURE.replace("\"schema\": 1", "\"schema\": 2"),
+            Path::new("b.json"),
+        )
+        .unwrap_err();
         assert!(e.contains("schema 2"), "{e}");
         let e = parse("{\"schema\": 1,\n \"machine\": 3}", Path::new("b.json")).unwrap_err();
         assert!(e.starts_with("b.json:2:"), "{e}");

@@ -123,7 +123,11 @@ impl Coverage {
         [
             ("by seed", "pairs", &self.by_seed),
             ("by profile", "pairs", &self.by_profile),
-            ("by test kind (rules listing one, tests)", "tests", &self.by_kind),
+            (
+                "by test kind (rules listing one, tests)",
+                "tests",
+                &self.by_kind,
+            ),
             ("by status", "pairs", &self.by_status),
             ("by seed section", "pairs", &self.by_section),
         ]
@@ -167,7 +171,10 @@ impl Coverage {
             self.rules, self.tests, self.pairs, self.litmus_tests
         );
         for (title, second, rows) in self.tables() {
-            s += &format!("\n## {}\n\n| | rules | {second} |\n|---|---:|---:|\n", capital(title));
+            s += &format!(
+                "\n## {}\n\n| | rules | {second} |\n|---|---:|---:|\n",
+                capital(title)
+            );
             for (k, [r, t]) in rows {
                 s += &format!("| {} | {r} | {t} |\n", cell(k));
             }
@@ -244,10 +251,19 @@ tests:
         assert_eq!(c.by_status["needs-older-gpu"], [1, 0]);
         assert_eq!(c.by_section["000 1.2 Sec"], [1, 1]);
         let t = c.text();
-        assert!(t.starts_with("spec coverage: 2 rules, 1 tests (1 rule-test pairs)"), "{t}");
-        assert!(t.contains("needs-older-gpu  cdp1.a.c: only below 9.0"), "{t}");
+        assert!(
+            t.starts_with("spec coverage: 2 rules, 1 tests (1 rule-test pairs)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("needs-older-gpu  cdp1.a.c: only below 9.0"),
+            "{t}"
+        );
         let m = c.markdown("../");
-        assert!(m.contains("| needs-older-gpu | [cdp1.a.c](../rules/cdp1.a.c.md) | only below 9.0 |"), "{m}");
+        assert!(
+            m.contains("| needs-older-gpu | [cdp1.a.c](../rules/cdp1.a.c.md) | only below 9.0 |"),
+            "{m}"
+        );
         assert!(m.contains("| litmus | 1 | 1 |"), "{m}");
     }
 }

@@ -42,13 +42,18 @@ fn state_text(spec: Option<&Spec>, test: &str, state: &State) -> String {
 pub fn histogram_table(spec: Option<&Spec>, test: &str, hw: &HardwareResult) -> String {
     let mut rows: Vec<_> = hw.rows.iter().collect();
     rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.state.cmp(&b.state)));
-    let mut s = String::from("| count | condition | model | final state |\n|---:|:---:|:---:|---|\n");
+    let mut s =
+        String::from("| count | condition | model | final state |\n|---:|:---:|:---:|---|\n");
     for r in rows {
         s += &format!(
             "| {} | {} | {} | {} |\n",
             r.count,
             if r.satisfies { "*" } else { "" },
-            if r.modeled { "reachable" } else { "! unmodeled" },
+            if r.modeled {
+                "reachable"
+            } else {
+                "! unmodeled"
+            },
             code(&state_text(spec, test, &r.state))
         );
     }
@@ -68,7 +73,10 @@ pub fn histogram_table(spec: Option<&Spec>, test: &str, hw: &HardwareResult) -> 
 /// declare them.
 pub fn markdown(title: &str, records: &[TrialRecord], spec: Option<&Spec>) -> String {
     let mut s = format!("# {title}\n\n");
-    let mut machines: Vec<Machine> = records.iter().filter_map(|r| Machine::of(r, None)).collect();
+    let mut machines: Vec<Machine> = records
+        .iter()
+        .filter_map(|r| Machine::of(r, None))
+        .collect();
     machines.sort();
     machines.dedup();
     if machines.is_empty() {
@@ -97,16 +105,27 @@ pub fn markdown(title: &str, records: &[TrialRecord], spec: Option<&Spec>) -> St
     s += &"---:|".repeat(present.len());
     s += "\n";
     for tier in &tiers {
-        let total: usize = c.iter().filter(|((t, _), _)| t == *tier).map(|(_, n)| n).sum();
+        let total: usize = c
+            .iter()
+            .filter(|((t, _), _)| t == *tier)
+            .map(|(_, n)| n)
+            .sum();
         s += &format!("| {tier} | {total} |");
         for st in &present {
-            s += &format!(" {} |", c.get(&((*tier).clone(), *st)).copied().unwrap_or(0));
+            s += &format!(
+                " {} |",
+                c.get(&((*tier).clone(), *st)).copied().unwrap_or(0)
+            );
         }
         s += "\n";
     }
     s += &format!("| all | {} |", records.len());
     for st in &present {
-        let n: usize = c.iter().filter(|((_, s2), _)| s2 == st).map(|(_, n)| n).sum();
+        let n: usize = c
+            .iter()
+            .filter(|((_, s2), _)| s2 == st)
+            .map(|(_, n)| n)
+            .sum();
         s += &format!(" {n} |");
     }
     s += "\n";
@@ -117,7 +136,10 @@ pub fn markdown(title: &str, records: &[TrialRecord], spec: Option<&Spec>) -> St
         ("Quality warnings", &[Status::QualityWarning]),
     ];
     for (heading, statuses) in sections {
-        let rs: Vec<&TrialRecord> = records.iter().filter(|r| statuses.contains(&r.status)).collect();
+        let rs: Vec<&TrialRecord> = records
+            .iter()
+            .filter(|r| statuses.contains(&r.status))
+            .collect();
         s += &format!("\n## {heading} ({})\n\n", rs.len());
         if rs.is_empty() {
             s += "None.\n";
@@ -134,13 +156,13 @@ pub fn markdown(title: &str, records: &[TrialRecord], spec: Option<&Spec>) -> St
     }
 
     let mut not_run: BTreeMap<(Status, &str), usize> = BTreeMap::new();
-    for r in records.iter().filter(|r| matches!(r.status, Status::NotRun | Status::NotSupported)) {
+    for r in records
+        .iter()
+        .filter(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
+    {
         *not_run.entry((r.status, r.message.as_str())).or_default() += 1;
     }
-    s += &format!(
-        "\n## Not run ({})\n\n",
-        not_run.values().sum::<usize>()
-    );
+    s += &format!("\n## Not run ({})\n\n", not_run.values().sum::<usize>());
     if not_run.is_empty() {
         s += "Every trial ran.\n";
     } else {
@@ -183,12 +205,27 @@ mod tests {
 
     #[test]
     fn tables_sections_and_histograms() {
-        let mut warn = rec("gpu/sm_90/r/t", "gpu", Status::QualityWarning, "unobserved: never provoked");
+        let mut warn = rec(
+            "gpu/sm_90/r/t",
+            "gpu",
+            Status::QualityWarning,
+            "unobserved: never provoked",
+        );
         let st = |v: u32| -> State { [("k.t0.r0".to_string(), v)].into() };
         warn.hardware = Some(HardwareResult {
             rows: vec![
-                Row { state: st(0), count: 3, satisfies: false, modeled: true },
-                Row { state: st(1), count: 9, satisfies: true, modeled: false },
+                Row {
+                    state: st(0),
+                    count: 3,
+                    satisfies: false,
+                    modeled: true,
+                },
+                Row {
+                    state: st(1),
+                    count: 9,
+                    satisfies: true,
+                    modeled: false,
+                },
             ],
             positive: 9,
             negative: 3,
@@ -202,21 +239,48 @@ mod tests {
         let rs = vec![
             rec("model/r/t", "model", Status::Pass, "forbidden"),
             warn,
-            rec("gpu/sm_90/r/u", "gpu", Status::NotSupported, "not run: CDP1 only below 9.0"),
-            rec("gpu/sm_90/r/v", "gpu", Status::NotSupported, "not run: CDP1 only below 9.0"),
+            rec(
+                "gpu/sm_90/r/u",
+                "gpu",
+                Status::NotSupported,
+                "not run: CDP1 only below 9.0",
+            ),
+            rec(
+                "gpu/sm_90/r/v",
+                "gpu",
+                Status::NotSupported,
+                "not run: CDP1 only below 9.0",
+            ),
         ];
         let m = markdown("Run", &rs, None);
         assert!(m.starts_with("# Run\n\nNo GPU trial ran"), "{m}");
-        assert!(m.contains("| tier | trials | pass | quality-warning | not-supported |\n"), "{m}");
-        assert!(m.contains("| gpu | 3 | 0 | 1 | 2 |\n| model | 1 | 1 | 0 | 0 |\n| all | 4 | 1 | 1 | 2 |"), "{m}");
+        assert!(
+            m.contains("| tier | trials | pass | quality-warning | not-supported |\n"),
+            "{m}"
+        );
+        assert!(
+            m.contains(
+                "| gpu | 3 | 0 | 1 | 2 |\n| model | 1 | 1 | 0 | 0 |\n| all | 4 | 1 | 1 | 2 |"
+            ),
+            "{m}"
+        );
         assert!(m.contains("## Failures (0)\n\nNone."), "{m}");
         assert!(m.contains("## Quality warnings (1)"), "{m}");
-        assert!(m.contains("```text\nunobserved: never provoked\n```"), "{m}");
-        assert!(m.contains("| not-supported | 2 | not run: CDP1 only below 9.0 |"), "{m}");
+        assert!(
+            m.contains("```text\nunobserved: never provoked\n```"),
+            "{m}"
+        );
+        assert!(
+            m.contains("| not-supported | 2 | not run: CDP1 only below 9.0 |"),
+            "{m}"
+        );
         // Most frequent first, marked.
         let hi = m.find("| 9 | * | ! unmodeled | `k.t0.r0=1` |").unwrap();
         let lo = m.find("| 3 |  | reachable | `k.t0.r0=0` |").unwrap();
         assert!(hi < lo, "{m}");
-        assert!(m.contains("observation **Sometimes** in 12 instances"), "{m}");
+        assert!(
+            m.contains("observation **Sometimes** in 12 instances"),
+            "{m}"
+        );
     }
 }

@@ -119,7 +119,9 @@ impl Matrix {
                 trial,
                 tier,
                 rule,
-                cells: (0..columns.len()).map(|i| by_col.get(&i).cloned()).collect(),
+                cells: (0..columns.len())
+                    .map(|i| by_col.get(&i).cloned())
+                    .collect(),
             })
             .collect();
         Matrix {
@@ -224,12 +226,16 @@ mod tests {
             rec("gpu/sm_90/r.b/t", Status::Xfail, Some("H200")),
             rec("gpu/sm_90/r.b/t", Status::Pass, Some("H200")),
         ];
-        let m = Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
+        let m =
+            Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
         let gpus: Vec<&str> = m.columns.iter().map(|c| c.gpu.as_str()).collect();
         assert_eq!(gpus, ["H100", "H200"]);
         assert_eq!(m.columns[0].driver, "580.1");
         let trials: Vec<&str> = m.rows.iter().map(|r| r.trial.as_str()).collect();
-        assert_eq!(trials, ["gpu/sm_90/r.a/t", "gpu/sm_90/r.b/t", "model/r.a/t"]);
+        assert_eq!(
+            trials,
+            ["gpu/sm_90/r.a/t", "gpu/sm_90/r.b/t", "model/r.a/t"]
+        );
         let st = |row: usize, col: usize| m.rows[row].cells[col].as_ref().map(|c| c.status);
         assert_eq!(st(0, 0), Some(Status::Pass));
         assert_eq!(st(0, 1), Some(Status::Fail));
@@ -241,7 +247,10 @@ mod tests {
         assert_eq!(m.counts(1)[&Status::Fail], 1);
 
         let md = m.to_markdown();
-        assert!(md.contains("| M1 | H100 | 580.1 | 13.0.88 | a/results.jsonl | 2 pass |"), "{md}");
+        assert!(
+            md.contains("| M1 | H100 | 580.1 | 13.0.88 | a/results.jsonl | 2 pass |"),
+            "{md}"
+        );
         assert!(md.contains("| gpu/sm\\_90/r.b/t | — | pass |"), "{md}");
         assert!(md.contains("| trial | M1 | M2 |\n|---|---|---|\n"), "{md}");
 
@@ -253,7 +262,10 @@ mod tests {
 
     #[test]
     fn a_file_without_gpu_records_is_named_so() {
-        let m = file_machine(Path::new("x/results.jsonl"), &[rec("model/r.a/t", Status::Pass, None)]);
+        let m = file_machine(
+            Path::new("x/results.jsonl"),
+            &[rec("model/r.a/t", Status::Pass, None)],
+        );
         assert_eq!(m.gpu, "no GPU");
         assert!(Matrix::merge_files(&[]).is_err());
         let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()]).unwrap_err();

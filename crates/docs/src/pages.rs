@@ -32,21 +32,25 @@ fn seed_tables(ctx: &Ctx, g: &SeedGroup, prefix: &str, level: &str) -> String {
         s += &format!("{level} {}\n\n", html(&sec.title));
         s += "| rule | what the guide says | tests | status |\n|---|---|---|---|\n";
         for r in &sec.rules {
-            let kinds: BTreeMap<&str, usize> =
-                r.tests
-                    .iter()
-                    .filter_map(|t| ctx.inputs.spec.test(t))
-                    .fold(BTreeMap::new(), |mut m, t| {
-                        *m.entry(t.body.kind()).or_default() += 1;
-                        m
-                    });
+            let kinds: BTreeMap<&str, usize> = r
+                .tests
+                .iter()
+                .filter_map(|t| ctx.inputs.spec.test(t))
+                .fold(BTreeMap::new(), |mut m, t| {
+                    *m.entry(t.body.kind()).or_default() += 1;
+                    m
+                });
             let tests: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
             s += &format!(
                 "| [{}]({prefix}{}) | {} | {} | {} |\n",
                 r.id,
                 rule_path(&r.id),
                 cell(&gist(&r.quote)),
-                if tests.is_empty() { "—".to_string() } else { tests.join(", ") },
+                if tests.is_empty() {
+                    "—".to_string()
+                } else {
+                    tests.join(", ")
+                },
                 status_badges(ctx, r)
             );
         }
@@ -243,7 +247,10 @@ fn histogram_for(ctx: &Ctx, r: &TrialRecord, gpu: &str) -> String {
         return String::new();
     };
     let title = format!("{} on {gpu}: observation {}", r.test, hw.observation);
-    format!("<div class=\"gc-plot\">{}</div>\n\n", svg::histogram(l, hw, &title))
+    format!(
+        "<div class=\"gc-plot\">{}</div>\n\n",
+        svg::histogram(l, hw, &title)
+    )
 }
 
 fn rule_head(ctx: &Ctx, rule_id: &str) -> String {
@@ -308,9 +315,18 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
     for x in &ctx.inputs.xfails {
         n += 1;
         s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(x.rule()));
-        s += &format!("Trial {} · listed for **{}** in `{}`\n\n", code(&x.trial), x.applies_to, x.file);
+        s += &format!(
+            "Trial {} · listed for **{}** in `{}`\n\n",
+            code(&x.trial),
+            x.applies_to,
+            x.file
+        );
         s += &rule_head(ctx, x.rule());
-        s += &format!("\n**Evidence** (from `{}`): {}\n\n", x.file, html(&x.reason));
+        s += &format!(
+            "\n**Evidence** (from `{}`): {}\n\n",
+            x.file,
+            html(&x.reason)
+        );
         let seen = ctx.latest.iter().find_map(|run| {
             run.records
                 .iter()
@@ -341,11 +357,7 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
             &failures,
             "None: no unlisted fail, crash or timeout in the newest run of any GPU.",
         ),
-        (
-            "Quality warnings in the latest results",
-            &warnings,
-            "None.",
-        ),
+        ("Quality warnings in the latest results", &warnings, "None."),
     ] {
         s += &format!("## {heading}\n\n");
         if list.is_empty() {
@@ -357,7 +369,11 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
         for (run, r) in list.iter() {
             n += 1;
             s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(&r.rule));
-            s += &format!("Trial {} on {}\n\n", code(&r.trial), html(&run.machine.label()));
+            s += &format!(
+                "Trial {} on {}\n\n",
+                code(&r.trial),
+                html(&run.machine.label())
+            );
             s += &rule_head(ctx, &r.rule);
             s += &format!(
                 "\n**Observed** in the run of {}: {}\n\n{}\n",
@@ -471,10 +487,14 @@ pub(crate) fn benchmarks(ctx: &Ctx) -> String {
                     (true, "higher is better".to_string()),
                 ],
             };
-            s += &format!("<div class=\"gc-plot\">{}</div>\n\n", svg::bar_chart(&chart));
+            s += &format!(
+                "<div class=\"gc-plot\">{}</div>\n\n",
+                svg::bar_chart(&chart)
+            );
             s += "| figure | median | p10 | p90 | min | max | repeats | parameters |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
             for f in figs {
-                let params: Vec<String> = f.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let params: Vec<String> =
+                    f.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 s += &format!(
                     "| {} <br><small>{}</small> | {} | {} | {} | {} | {} | {} | {} |\n",
                     cell(&f.title),

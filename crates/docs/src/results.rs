@@ -11,8 +11,8 @@ use crate::Result;
 /// Reads a JSON-lines results file. A line that is not a trial record is an
 /// error naming the file and the line; blank lines are skipped.
 pub fn load_jsonl(path: &Path) -> Result<Vec<TrialRecord>> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     parse_jsonl(&text, path)
 }
 
@@ -23,13 +23,8 @@ pub fn parse_jsonl(text: &str, path: &Path) -> Result<Vec<TrialRecord>> {
         if line.trim().is_empty() {
             continue;
         }
-        let rec: TrialRecord = serde_json::from_str(line).map_err(|e| {
-            format!(
-                "{}:{}: not a trial record: {e}",
-                path.display(),
-                i + 1
-            )
-        })?;
+        let rec: TrialRecord = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: not a trial record: {e}", path.display(), i + 1))?;
         out.push(rec);
     }
     Ok(out)
@@ -186,7 +181,10 @@ mod tests {
         let good = r#"{"trial":"model/a/b","tier":"model","rule":"a","test":"b","status":"pass","message":"m"}"#;
         let text = format!("{good}\n\n{{\"trial\": 3}}\n");
         let e = parse_jsonl(&text, Path::new("x/results.jsonl")).unwrap_err();
-        assert!(e.starts_with("x/results.jsonl:3: not a trial record"), "{e}");
+        assert!(
+            e.starts_with("x/results.jsonl:3: not a trial record"),
+            "{e}"
+        );
         assert_eq!(parse_jsonl(good, Path::new("f")).unwrap().len(), 1);
     }
 
@@ -219,7 +217,11 @@ mod tests {
             },
             records: vec![],
         };
-        let runs = [run("a", "2026-01-02"), run("a", "2026-03-01"), run("b", "2025-12-31")];
+        let runs = [
+            run("a", "2026-01-02"),
+            run("a", "2026-03-01"),
+            run("b", "2025-12-31"),
+        ];
         let l: Vec<(&str, &str)> = latest(&runs)
             .iter()
             .map(|r| (r.slug.as_str(), r.date.as_str()))

@@ -18,11 +18,33 @@ pub(crate) fn quote_block(rule: &Rule) -> String {
     let paras: Vec<String> = rule
         .quote
         .split("\n\n")
-        .map(|p| html(p.trim()))
+        .map(|p| inline_code(&html(p.trim())))
         .filter(|p| !p.is_empty())
         .map(|p| format!("<p>{p}</p>"))
         .collect();
-    format!("<blockquote class=\"gc-quote\">{}</blockquote>\n", paras.join(""))
+    format!(
+        "<blockquote class=\"gc-quote\">{}</blockquote>\n",
+        paras.join("")
+    )
+}
+
+/// Backquoted spans of escaped text as `<code>`; an unpaired backquote stays.
+fn inline_code(escaped: &str) -> String {
+    if escaped.matches('`').count() % 2 == 1 {
+        return escaped.to_string();
+    }
+    let parts: Vec<&str> = escaped.split('`').collect();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i % 2 == 1 {
+                format!("<code>{p}</code>")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect()
 }
 
 /// "Source: <seed title>, section <section>" with a link to the seed page.
@@ -44,7 +66,9 @@ pub(crate) fn source_line(rule: &Rule, prefix: &str) -> String {
 /// The worst status of a rule's trials in a run, `None` when the run has no
 /// trial of the rule.
 pub(crate) fn worst(run: &Run, rule: &str) -> Option<Status> {
-    run.of_rule(rule).map(|r| r.status).max_by_key(|s| severity(*s))
+    run.of_rule(rule)
+        .map(|r| r.status)
+        .max_by_key(|s| severity(*s))
 }
 
 /// The rule's status badges, one per latest run (or why there is none).
@@ -122,12 +146,21 @@ fn thread_table(l: &Litmus) -> String {
             },
         };
         for t in &k.threads {
-            heads.push(format!("{}.{}<br><small>{}</small>", k.name, t.name, html(&how)));
+            heads.push(format!(
+                "{}.{}<br><small>{}</small>",
+                k.name,
+                t.name,
+                html(&how)
+            ));
             cols.push(t.ops.iter().map(|o| code(&o.to_string())).collect());
         }
     }
     let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-    let mut s = format!("| {} |\n|{}\n", heads.join(" | "), "---|".repeat(heads.len()));
+    let mut s = format!(
+        "| {} |\n|{}\n",
+        heads.join(" | "),
+        "---|".repeat(heads.len())
+    );
     for i in 0..rows {
         let cells: Vec<&str> = cols
             .iter()
@@ -187,7 +220,9 @@ fn generated_kernel(ctx: &Ctx, test: &Test) -> String {
             text.lines().count(),
             fenced("cpp", &text)
         ),
-        Err(e) => format!("The generated kernel `{rel}` cannot be read ({e}): run `cargo xtask codegen`.\n\n"),
+        Err(e) => format!(
+            "The generated kernel `{rel}` cannot be read ({e}): run `cargo xtask codegen`.\n\n"
+        ),
     }
 }
 
@@ -197,7 +232,12 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
         test.name,
         test.name,
         test.body.kind(),
-        html(&test.origin.to_string().replace(&format!("{}/", ctx.inputs.root.display()), ""))
+        html(
+            &test
+                .origin
+                .to_string()
+                .replace(&format!("{}/", ctx.inputs.root.display()), "")
+        )
     );
     if let Some(d) = &test.description {
         s += &format!("{}\n\n", html(d.trim()));
@@ -421,4 +461,34 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backquotes_become_code() {
+        assert_eq!(inline_code("a `b` c"), "a <code>b</code> c");
+        assert_eq!(inline_code("a `b c"), "a `b c");
+        assert_eq!(inline_code("plain"), "plain");
+    }
+
+    #[test]
+    fn reproduce_names_the_tier_and_the_bundle_way() {
+        let g = reproduce("gpu/sm_90/r.a/t");
+        assert!(
+            g.contains("cargo xtask conformance --tier gpu -- --exact gpu/sm_90/r.a/t"),
+            "{g}"
+        );
+        assert!(
+            g.contains("bash conformance/gpu-run.sh --tier gpu --exact gpu/sm_90/r.a/t"),
+            "{g}"
+        );
+        let s = reproduce("static/r.a/t");
+        assert!(
+            s.contains("--tier static -- --exact static/r.a/t") && !s.contains("gpu-run"),
+            "{s}"
+        );
+    }
 }

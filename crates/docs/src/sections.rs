@@ -69,7 +69,10 @@ pub struct SeedGroup<'a> {
 pub fn section_number(title: &str) -> Vec<u32> {
     let head = title.split_whitespace().next().unwrap_or("");
     let parts: Vec<&str> = head.trim_end_matches('.').split('.').collect();
-    if parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())) {
+    if parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    {
         parts.iter().filter_map(|p| p.parse().ok()).collect()
     } else {
         Vec::new()
@@ -158,7 +161,10 @@ mod tests {
                 .collect()
         };
         let with = group(&spec, Some(&dir));
-        assert_eq!(titles(&with), [vec!["4.9 Earlier", "4.10 Later"], vec!["Alpha", "Beta"]]);
+        assert_eq!(
+            titles(&with),
+            [vec!["4.9 Earlier", "4.10 Later"], vec!["Alpha", "Beta"]]
+        );
         // Without the seeds, unnumbered sections keep the spec's order.
         let without = group(&spec, None);
         assert_eq!(titles(&without)[1], ["Beta", "Alpha"]);

@@ -95,7 +95,11 @@ pub fn render(inputs: &Inputs) -> Source {
             "How to read a verdict",
             pages::reading_a_verdict(),
         ),
-        ("discrepancies.md", "Discrepancies", pages::discrepancies(&ctx)),
+        (
+            "discrepancies.md",
+            "Discrepancies",
+            pages::discrepancies(&ctx),
+        ),
         ("coverage.md", "Coverage", pages::coverage(&ctx)),
         ("runs.md", "Recorded runs", pages::runs(&ctx)),
         ("benchmarks.md", "Benchmarks", pages::benchmarks(&ctx)),
@@ -178,7 +182,8 @@ pub fn write_source(src: &Source, out: &Path) -> Result<()> {
     }
     let write = |p: &Path, text: &str| -> Result<()> {
         if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            std::fs::create_dir_all(d)
+                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
         }
         std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
     };
@@ -217,6 +222,10 @@ pub fn build(inputs: &Inputs, out: &Path) -> Result<Built> {
     Ok(Built {
         html,
         pages: src.pages.len() - 1,
-        rule_pages: src.pages.iter().filter(|(p, _)| p.starts_with("rules/")).count(),
+        rule_pages: src
+            .pages
+            .iter()
+            .filter(|(p, _)| p.starts_with("rules/"))
+            .count(),
     })
 }

@@ -73,7 +73,12 @@ fn f1(x: f64) -> String {
 /// The chart as one SVG element with no blank line (so Markdown keeps it as
 /// one HTML block).
 pub fn bar_chart(c: &Chart) -> String {
-    let longest = c.bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0);
+    let longest = c
+        .bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
     let label_w = (longest as f64 * CHAR_W + 12.0).clamp(60.0, 560.0);
     let value_w = c
         .bars
@@ -208,11 +213,7 @@ pub fn histogram(litmus: &Litmus, hw: &HardwareResult, title: &str) -> String {
             value: r.count as f64,
             whisker: None,
             highlight: r.satisfies,
-            value_label: format!(
-                "{}{}",
-                r.count,
-                if r.modeled { "" } else { " (unmodeled)" }
-            ),
+            value_label: format!("{}{}", r.count, if r.modeled { "" } else { " (unmodeled)" }),
         })
         .collect();
     bar_chart(&Chart {
@@ -257,7 +258,11 @@ mod tests {
         let c = Chart {
             title: "t <x>".into(),
             axis: "instances".into(),
-            bars: vec![bar("a=1", 100.0, true), bar("a=0", 50.0, false), bar("z", 0.0, false)],
+            bars: vec![
+                bar("a=1", 100.0, true),
+                bar("a=0", 50.0, false),
+                bar("z", 0.0, false),
+            ],
             log_scale: false,
             legend: vec![(true, "hit".into())],
         };
@@ -311,7 +316,8 @@ mod tests {
         let d = s.split("class=\"gc-whisker\" d=\"").nth(1).unwrap();
         let d = &d[..d.find('"').unwrap()];
         assert!(
-            d.starts_with(&format!("M{:.1} ", x0 + 90.0)) && d.contains(&format!("H{:.1}", x0 + 360.0)),
+            d.starts_with(&format!("M{:.1} ", x0 + 90.0))
+                && d.contains(&format!("H{:.1}", x0 + 360.0)),
             "{d}"
         );
     }

@@ -191,9 +191,9 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
             let test = rule.tests.iter().find_map(|t| {
                 let t = inputs.spec.test(t)?;
                 let ran = latest.iter().any(|run| {
-                    run.records.iter().any(|r| {
-                        r.rule == rule.id && r.test == t.name && r.hardware.is_some()
-                    })
+                    run.records
+                        .iter()
+                        .any(|r| r.rule == rule.id && r.test == t.name && r.hardware.is_some())
                 });
                 (matches!(t.body, TestBody::Litmus(_)) && ran).then_some(t)
             })?;
@@ -205,7 +205,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
     let shown = text(page);
     assert!(shown.contains(&rule.id), "the rule page names {}", rule.id);
     assert!(
-        shown.contains(&fold(&rule.quote)),
+        shown.contains(&fold(&rule.quote.replace('`', ""))),
         "the rule page shows the quote of {}:\n{}\n--- page text:\n{shown:.2000}",
         rule.id,
         rule.quote
@@ -240,21 +240,40 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
     let disc_dom = dump_dom(&bin, &scratch, &url(disc_link));
     let disc = text(main_of(&disc_dom));
     assert!(disc.contains("Discrepancies between the guide and the hardware"));
-    assert!(!inputs.xfails.is_empty(), "the checkout lists known discrepancies");
+    assert!(
+        !inputs.xfails.is_empty(),
+        "the checkout lists known discrepancies"
+    );
     for x in &inputs.xfails {
         assert!(disc.contains(&x.trial), "{} listed", x.trial);
-        assert!(disc.contains(&fold(&x.reason)), "the evidence for {}", x.trial);
+        assert!(
+            disc.contains(&fold(&x.reason)),
+            "the evidence for {}",
+            x.trial
+        );
         let tier = x.trial.split('/').next().unwrap();
         assert!(
-            disc.contains(&format!("cargo xtask conformance --tier {tier} -- --exact {}", x.trial)),
+            disc.contains(&format!(
+                "cargo xtask conformance --tier {tier} -- --exact {}",
+                x.trial
+            )),
             "the command reproducing {}",
             x.trial
         );
         if let Some(rule) = inputs.spec.rule(x.rule()) {
-            assert!(disc.contains(&fold(&rule.quote)), "the quote of {}", rule.id);
+            assert!(
+                disc.contains(&fold(&rule.quote.replace('`', ""))),
+                "the quote of {}",
+                rule.id
+            );
         }
     }
-    screenshot(&bin, &scratch, &url(disc_link), &shots.join("discrepancies.png"));
+    screenshot(
+        &bin,
+        &scratch,
+        &url(disc_link),
+        &shots.join("discrepancies.png"),
+    );
     eprintln!("screenshots in {}", shots.display());
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -32,7 +32,10 @@ fn a_page_for_every_rule() {
         "runs",
         "benchmarks",
     ] {
-        assert!(out.join(format!("book/{page}.html")).is_file(), "{page}.html");
+        assert!(
+            out.join(format!("book/{page}.html")).is_file(),
+            "{page}.html"
+        );
     }
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -44,27 +47,63 @@ fn pages_say_what_the_records_hold() {
     let index = src.page("index.md").unwrap();
     let latest = gridcheck_docs::results::latest(&inputs.runs);
     for run in &latest {
-        assert!(index.contains(&run.machine.gpu), "index names {}", run.machine.gpu);
-        assert!(index.contains(&format!("run of {} ({} trials", run.date, run.records.len())));
+        assert!(
+            index.contains(&run.machine.gpu),
+            "index names {}",
+            run.machine.gpu
+        );
+        assert!(index.contains(&format!(
+            "run of {} ({} trials",
+            run.date,
+            run.records.len()
+        )));
     }
-    // Every seed of the spec heads a part of the index.
+    // The index links every rule.
     for r in &inputs.spec.rules {
-        assert!(index.contains(&format!("(rules/{}.md)", r.id)), "index links {}", r.id);
+        assert!(
+            index.contains(&format!("(rules/{}.md)", r.id)),
+            "index links {}",
+            r.id
+        );
     }
     let disc = src.page("discrepancies.md").unwrap();
     for x in &inputs.xfails {
-        assert!(disc.contains(&x.trial), "{} on the discrepancies page", x.trial);
-        assert!(disc.contains(&format!("cargo xtask conformance --tier ")));
+        assert!(
+            disc.contains(&x.trial),
+            "{} on the discrepancies page",
+            x.trial
+        );
+        let tier = x.trial.split('/').next().unwrap();
+        assert!(disc.contains(&format!(
+            "cargo xtask conformance --tier {tier} -- --exact {}",
+            x.trial
+        )));
     }
     for run in &latest {
-        for r in run.records.iter().filter(|r| r.status == Status::QualityWarning) {
-            assert!(disc.contains(&r.trial), "quality warning {} listed", r.trial);
+        for r in run
+            .records
+            .iter()
+            .filter(|r| r.status == Status::QualityWarning)
+        {
+            assert!(
+                disc.contains(&r.trial),
+                "quality warning {} listed",
+                r.trial
+            );
         }
         // A trial that did not run is shown as such on its rule page, with its reason.
-        if let Some(r) = run.records.iter().find(|r| r.status == Status::NotSupported) {
+        if let Some(r) = run
+            .records
+            .iter()
+            .find(|r| r.status == Status::NotSupported)
+        {
             let page = src.page(&format!("rules/{}.md", r.rule)).unwrap();
             assert!(page.contains("gc-not-supported"), "{}", r.rule);
-            assert!(page.contains(&gridcheck_docs::text::cell(&r.message)), "{}", r.rule);
+            assert!(
+                page.contains(&gridcheck_docs::text::cell(&r.message)),
+                "{}",
+                r.rule
+            );
         }
     }
     let bench = src.page("benchmarks.md").unwrap();
@@ -86,14 +125,19 @@ fn benchmarks_page_plots_one_chart_per_group() {
   {"id": "pdl.overlap", "group": "pdl", "title": "PDL overlap", "unit": "us", "lower_is_better": false,
    "median": 4.0, "p10": 3.5, "p90": 4.5, "min": 3.0, "max": 5.0, "repeats": 20}],
  "notes": ["a fixture, not a measurement"]}"#;
-    inputs.baselines = vec![
-        gridcheck_docs::bench::parse(fixture, std::path::Path::new("fixture.json")).unwrap(),
-    ];
+    inputs.baselines =
+        vec![gridcheck_docs::bench::parse(fixture, std::path::Path::new("fixture.json")).unwrap()];
     let src = gridcheck_docs::site::render(&inputs);
     let page = src.page("benchmarks.md").unwrap();
     assert_eq!(page.matches("<svg").count(), 2, "{page}");
     assert_eq!(page.matches("class=\"gc-whisker\"").count(), 3, "{page}");
-    assert!(page.contains("### launch (us)") && page.contains("### pdl (us)"), "{page}");
-    assert!(page.contains("| 1.23 | 1.1 | 1.4 | 1 | 2 | 50 | blocks=1 |"), "{page}");
+    assert!(
+        page.contains("### launch (us)") && page.contains("### pdl (us)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 1.23 | 1.1 | 1.4 | 1 | 2 | 50 | blocks=1 |"),
+        "{page}"
+    );
     assert!(page.contains("a fixture, not a measurement"));
 }
