@@ -62,8 +62,14 @@ fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
             Ok(())
         }
         None => {
-            print!("{text}");
-            Ok(())
+            use std::io::Write as _;
+            // A closed pipe (`| head`) ends the output quietly.
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the report: {e}"))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }
@@ -82,14 +88,18 @@ pub fn run(args: &[String]) -> Result<()> {
             let spec = load_spec(&root()).ok();
             let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
             let title = format!("gridcheck results: {}", names.join(", "));
-            emit(
-                &a.out,
-                &gridcheck_docs::markdown_report::markdown(
-                    &title,
-                    &records(&a.files)?,
-                    spec.as_ref(),
-                ),
-            )
+            // The driver version from a machine.txt beside a results file.
+            let driver = a.files.iter().find_map(|f| {
+                let txt = std::fs::read_to_string(f.parent()?.join("machine.txt")).ok()?;
+                gridcheck_docs::results::machine_txt_driver(&txt)
+            });
+            let md = gridcheck_docs::markdown_report::markdown(
+                &title,
+                &records(&a.files)?,
+                spec.as_ref(),
+                driver.as_deref(),
+            );
+            emit(&a.out, &md)
         }
         "junit" => emit(&a.out, &gridcheck_report::junit(&records(&a.files)?)),
         "merge" => {
@@ -101,5 +111,33 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
         other => Err(format!("unknown report `{other}`\n{USAGE}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Result<Args> {
+        parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn files_and_options() {
+        let a = args(&["a.jsonl", "--out", "m.md", "b.jsonl", "--format", "json"]).unwrap();
+        assert_eq!(
+            a.files,
+            [PathBuf::from("a.jsonl"), PathBuf::from("b.jsonl")]
+        );
+        assert_eq!(a.out, Some(PathBuf::from("m.md")));
+        assert_eq!(a.format, "json");
+        assert!(args(&[]).unwrap_err().contains("no results file"));
+        assert!(args(&["a", "--out"]).is_err());
+        assert!(args(&["a", "--bogus"]).unwrap_err().contains("--bogus"));
+        assert!(
+            run(&["nope".into(), "a".into()])
+                .unwrap_err()
+                .contains("unknown report")
+        );
     }
 }

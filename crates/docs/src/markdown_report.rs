@@ -70,12 +70,18 @@ pub fn histogram_table(spec: Option<&Spec>, test: &str, hw: &HardwareResult) -> 
 }
 
 /// The report. `spec`, when given, orders histogram states as the tests
-/// declare them.
-pub fn markdown(title: &str, records: &[TrialRecord], spec: Option<&Spec>) -> String {
+/// declare them; `driver_version` is the driver's version when the records
+/// do not carry it (from the run's `machine.txt`).
+pub fn markdown(
+    title: &str,
+    records: &[TrialRecord],
+    spec: Option<&Spec>,
+    driver_version: Option<&str>,
+) -> String {
     let mut s = format!("# {title}\n\n");
     let mut machines: Vec<Machine> = records
         .iter()
-        .filter_map(|r| Machine::of(r, None))
+        .filter_map(|r| Machine::of(r, driver_version))
         .collect();
     machines.sort();
     machines.dedup();
@@ -252,7 +258,7 @@ mod tests {
                 "not run: CDP1 only below 9.0",
             ),
         ];
-        let m = markdown("Run", &rs, None);
+        let m = markdown("Run", &rs, None, None);
         assert!(m.starts_with("# Run\n\nNo GPU trial ran"), "{m}");
         assert!(
             m.contains("| tier | trials | pass | quality-warning | not-supported |\n"),
