@@ -19,6 +19,7 @@ const USAGE: &str =
     "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--out FILE]
        cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]";
 
+#[derive(Debug)]
 struct Args {
     files: Vec<PathBuf>,
     out: Option<PathBuf>,
