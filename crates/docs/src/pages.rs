@@ -177,7 +177,8 @@ with stress and random delays) and counts the final states: the
 **histogram**. The plot on a rule page has one bar a final state, most
 frequent first; **orange bars satisfy the condition**, blue bars do not; a
 count marked *(unmodeled)* is a state the model cannot reach. A log scale is
-used when some state is rarer than 1 in 100 of the most frequent one.
+used when some state is rarer than a tenth of the most frequent one, so
+that a rare outcome stays visible.
 
 - **Never**: no instance satisfied the condition (Positive = 0);
 - **Always**: every instance did (Negative = 0);

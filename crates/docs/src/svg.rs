@@ -62,7 +62,8 @@ impl Chart {
         } else {
             v / max
         };
-        f.clamp(0.0, 1.0) * BAR_W
+        // A value above zero stays visible.
+        (f.clamp(0.0, 1.0) * BAR_W).max(2.0)
     }
 }
 
@@ -199,7 +200,8 @@ pub fn bar_chart(c: &Chart) -> String {
 /// The outcome histogram of a hardware litmus result: one bar a final state,
 /// most frequent first; states satisfying the condition highlighted; a state
 /// the model cannot reach says so in its count label. A log scale is used
-/// when some state is under 1% of the most frequent one.
+/// when some state is under a tenth of the most frequent one, so a rare
+/// outcome stays visible.
 pub fn histogram(litmus: &Litmus, hw: &HardwareResult, title: &str) -> String {
     let order = litmus.observables();
     let mut rows: Vec<_> = hw.rows.iter().collect();
@@ -220,7 +222,7 @@ pub fn histogram(litmus: &Litmus, hw: &HardwareResult, title: &str) -> String {
         title: title.to_string(),
         axis: format!("instances (of {})", hw.instances),
         bars,
-        log_scale: min > 0 && min * 100 < max,
+        log_scale: min > 0 && min * 10 < max,
         legend: vec![
             (true, format!("satisfies: {}", litmus.condition)),
             (false, "does not".to_string()),
@@ -270,6 +272,15 @@ mod tests {
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
         assert!(!s.contains("\n\n"));
         assert_eq!(widths(&s), vec![360.0, 180.0, 0.0]);
+        let tiny = Chart {
+            bars: vec![bar("a", 10000.0, false), bar("b", 1.0, false)],
+            ..c.clone()
+        };
+        assert_eq!(
+            widths(&bar_chart(&tiny))[1],
+            2.0,
+            "a value above zero stays visible"
+        );
         assert_eq!(s.matches("gc-bar gc-hi").count(), 1);
         assert_eq!(s.matches(HIGHLIGHT).count(), 2, "one bar and the legend");
         assert!(s.contains("t &lt;x&gt;"), "{s}");
@@ -320,6 +331,53 @@ mod tests {
                 && d.contains(&format!("H{:.1}", x0 + 360.0)),
             "{d}"
         );
+    }
+
+    fn litmus() -> Litmus {
+        let yaml = "rules:
+  - id: cdp2.a.b
+    source: { seed: s, section: s }
+    quote: q
+    profile: cdp2
+    tests: [t]
+tests:
+  - name: t
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [load r0 x]
+    condition: exists k.t0.r0 == 1
+    expect: forbidden
+";
+        let spec = gridcheck_spec::load_sources(&[("a.yaml".into(), yaml.into())], None).unwrap();
+        match &spec.tests[0].body {
+            gridcheck_spec::TestBody::Litmus(l) => l.clone(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn histogram_highlights_the_condition_most_frequent_first() {
+        let l = litmus();
+        let st = |v: u32| -> gridcheck_spec::State {
+            [("k.t0.r0".to_string(), v), ("x".to_string(), 0)].into()
+        };
+        let counts = [(st(0), 5u64), (st(1), 995u64)].into_iter().collect();
+        let modeled = [st(0)].into_iter().collect();
+        let hw = HardwareResult::classify(&l, &counts, &modeled).unwrap();
+        let s = histogram(&l, &hw, "t on gpu");
+        let first = s.find("k.t0.r0=1; x=0").unwrap();
+        let second = s.find("k.t0.r0=0; x=0").unwrap();
+        assert!(first < second, "most frequent first: {s}");
+        assert_eq!(s.matches("gc-bar gc-hi").count(), 1);
+        assert!(s.contains(">995 (unmodeled)<"), "{s}");
+        assert!(s.contains("satisfies: exists k.t0.r0 == 1"), "{s}");
+        // 5 of 1000 is under a tenth: log scale, and the rare bar is visible.
+        assert!(s.contains("(log scale)"));
+        assert!(widths(&s)[1] > 60.0, "{:?}", widths(&s));
     }
 
     #[test]
