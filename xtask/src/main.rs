@@ -7,11 +7,15 @@
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
+//! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! ```
 
 mod build;
 mod codegen;
 mod coverage;
+mod doc;
+mod report;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -25,7 +29,13 @@ const USAGE: &str = "usage: cargo xtask <command>
   build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
-  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine";
+  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
+  doc [--out DIR]                 the spec documentation site from the spec and the recorded results
+                                  (default target/doc-site; open book/index.html there)
+  report summary|markdown|junit <results.jsonl>... [--out FILE]
+                                  a report of any results file
+  report merge <results.jsonl>... [--out FILE] [--format md|json]
+                                  a conformance matrix: trial x GPU, driver, nvcc";
 
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -42,6 +52,8 @@ fn main() -> ExitCode {
         }
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
+        Some("doc") => doc::run(&args[1..]),
+        Some("report") => report::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -273,8 +273,12 @@ pub struct CompileSummary {
 pub struct Environment {
     pub gpu: String,
     pub sm: String,
+    /// The CUDA driver API version (`13.0`).
     pub driver: String,
     pub nvcc: Option<String>,
+    /// The installed driver's version (`580.159.04`), when the harness knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_version: Option<String>,
 }
 
 /// One finished trial: a line of the results file.

@@ -1,0 +1,35 @@
+//! gridcheck's spec documentation and reports.
+//!
+//! Inputs: the spec (`crates/spec`), the recorded results
+//! (`conformance/results/<gpu-slug>/<date>/results.jsonl`), the known
+//! discrepancies (`conformance/expectations/*.toml`) and the benchmark
+//! baselines (`conformance/bench/baselines/*.json`). Outputs:
+//!
+//! - [`site::build`]: an mdBook source tree (SUMMARY.md and one page a rule,
+//!   plus index, discrepancies, coverage, runs, benchmarks and "how to read a
+//!   verdict") rendered to HTML with the `mdbook` library;
+//! - [`markdown_report::markdown`]: a Markdown report of any results file;
+//! - [`matrix::Matrix`]: result files of several machines merged into a
+//!   conformance matrix (trial × GPU, driver, nvcc), as Markdown or JSON;
+//! - [`svg`]: hand-written SVG bar charts (outcome histograms, benchmark
+//!   figures with whiskers).
+//!
+//! Nothing here runs the model or a GPU: the pages show what the records say.
+//! Bad input (a missing directory, a malformed JSON line) is an error that
+//! names the file and the line, never a panic.
+
+pub mod bench;
+pub mod coverage;
+pub mod expectations;
+pub mod markdown_report;
+pub mod matrix;
+mod pages;
+pub mod results;
+mod rule_page;
+pub mod sections;
+pub mod site;
+pub mod summary;
+pub mod svg;
+pub mod text;
+
+pub type Result<T> = std::result::Result<T, String>;

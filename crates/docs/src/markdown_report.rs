@@ -1,0 +1,292 @@
+//! A Markdown report of any results file: where it ran, a status table per
+//! tier, the failures, known failures and quality warnings with their
+//! messages, what did not run and why, and the litmus histograms.
+
+use std::collections::BTreeMap;
+
+use gridcheck_report::{HardwareResult, Status, TrialRecord};
+use gridcheck_spec::{Spec, State, TestBody, render_state};
+
+use crate::results::Machine;
+use crate::summary::counts;
+use crate::text::{cell, code, fenced};
+
+const ORDER: [Status; 8] = [
+    Status::Pass,
+    Status::Fail,
+    Status::QualityWarning,
+    Status::Xfail,
+    Status::Timeout,
+    Status::Crash,
+    Status::NotSupported,
+    Status::NotRun,
+];
+
+/// The state as `k=v; ...`: in the test's observable order when the spec
+/// knows the test, else in key order.
+fn state_text(spec: Option<&Spec>, test: &str, state: &State) -> String {
+    if let Some(t) = spec.and_then(|s| s.test(test))
+        && let TestBody::Litmus(l) = &t.body
+    {
+        return render_state(&l.observables(), state);
+    }
+    state
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A histogram as a Markdown table, most frequent state first: `*` marks a
+/// state satisfying the condition, `!` one the model cannot reach.
+pub fn histogram_table(spec: Option<&Spec>, test: &str, hw: &HardwareResult) -> String {
+    let mut rows: Vec<_> = hw.rows.iter().collect();
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.state.cmp(&b.state)));
+    let mut s =
+        String::from("| count | condition | model | final state |\n|---:|:---:|:---:|---|\n");
+    for r in rows {
+        s += &format!(
+            "| {} | {} | {} | {} |\n",
+            r.count,
+            if r.satisfies { "*" } else { "" },
+            if r.modeled {
+                "reachable"
+            } else {
+                "! unmodeled"
+            },
+            code(&state_text(spec, test, &r.state))
+        );
+    }
+    s += &format!(
+        "\nPositive {}, negative {}: observation **{}** in {} instances ({:.0}/s, seed {:#x}).\n",
+        hw.positive,
+        hw.negative,
+        hw.observation,
+        hw.instances,
+        hw.rate(),
+        hw.seed
+    );
+    s
+}
+
+/// The report. `spec`, when given, orders histogram states as the tests
+/// declare them; `driver_version` is the driver's version when the records
+/// do not carry it (from the run's `machine.txt`).
+pub fn markdown(
+    title: &str,
+    records: &[TrialRecord],
+    spec: Option<&Spec>,
+    driver_version: Option<&str>,
+) -> String {
+    let mut s = format!("# {title}\n\n");
+    let mut machines: Vec<Machine> = records
+        .iter()
+        .filter_map(|r| Machine::of(r, driver_version))
+        .collect();
+    machines.sort();
+    machines.dedup();
+    if machines.is_empty() {
+        s += "No GPU trial ran: these results are from the model and compile tiers only.\n\n";
+    } else {
+        for m in &machines {
+            s += &format!("- GPU trials on {}\n", m.label());
+        }
+        s += "\n";
+    }
+    let c = counts(records);
+    let tiers: Vec<&String> = {
+        let mut t: Vec<&String> = c.keys().map(|(t, _)| t).collect();
+        t.dedup();
+        t
+    };
+    let present: Vec<Status> = ORDER
+        .into_iter()
+        .filter(|st| c.keys().any(|(_, s2)| s2 == st))
+        .collect();
+    s += "| tier | trials |";
+    for st in &present {
+        s += &format!(" {st} |");
+    }
+    s += "\n|---|---:|";
+    s += &"---:|".repeat(present.len());
+    s += "\n";
+    for tier in &tiers {
+        let total: usize = c
+            .iter()
+            .filter(|((t, _), _)| t == *tier)
+            .map(|(_, n)| n)
+            .sum();
+        s += &format!("| {tier} | {total} |");
+        for st in &present {
+            s += &format!(
+                " {} |",
+                c.get(&((*tier).clone(), *st)).copied().unwrap_or(0)
+            );
+        }
+        s += "\n";
+    }
+    s += &format!("| all | {} |", records.len());
+    for st in &present {
+        let n: usize = c
+            .iter()
+            .filter(|((_, s2), _)| s2 == st)
+            .map(|(_, n)| n)
+            .sum();
+        s += &format!(" {n} |");
+    }
+    s += "\n";
+
+    let sections: [(&str, &[Status]); 3] = [
+        ("Failures", &[Status::Fail, Status::Crash, Status::Timeout]),
+        ("Known failures (xfail)", &[Status::Xfail]),
+        ("Quality warnings", &[Status::QualityWarning]),
+    ];
+    for (heading, statuses) in sections {
+        let rs: Vec<&TrialRecord> = records
+            .iter()
+            .filter(|r| statuses.contains(&r.status))
+            .collect();
+        s += &format!("\n## {heading} ({})\n\n", rs.len());
+        if rs.is_empty() {
+            s += "None.\n";
+        }
+        for r in rs {
+            s += &format!("### `{}`\n\n**{}**\n\n", r.trial, r.status);
+            s += &fenced("text", &r.message);
+            if let Some(hw) = &r.hardware {
+                s += "\n";
+                s += &histogram_table(spec, &r.test, hw);
+            }
+            s += "\n";
+        }
+    }
+
+    let mut not_run: BTreeMap<(Status, &str), usize> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
+    {
+        *not_run.entry((r.status, r.message.as_str())).or_default() += 1;
+    }
+    s += &format!("\n## Not run ({})\n\n", not_run.values().sum::<usize>());
+    if not_run.is_empty() {
+        s += "Every trial ran.\n";
+    } else {
+        s += "| status | trials | reason |\n|---|---:|---|\n";
+        for ((st, why), n) in &not_run {
+            s += &format!("| {st} | {n} | {} |\n", cell(why));
+        }
+    }
+
+    let litmus: Vec<&TrialRecord> = records.iter().filter(|r| r.hardware.is_some()).collect();
+    s += &format!("\n## Litmus histograms ({})\n", litmus.len());
+    for r in litmus {
+        if let Some(hw) = &r.hardware {
+            s += &format!("\n### `{}`: {}\n\n", r.trial, r.status);
+            s += &histogram_table(spec, &r.test, hw);
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridcheck_report::{Observation, Row};
+
+    fn rec(trial: &str, tier: &str, status: Status, message: &str) -> TrialRecord {
+        TrialRecord {
+            trial: trial.into(),
+            tier: tier.into(),
+            rule: "r".into(),
+            test: "t".into(),
+            status,
+            message: message.into(),
+            model: None,
+            hardware: None,
+            compile: None,
+            environment: None,
+        }
+    }
+
+    #[test]
+    fn tables_sections_and_histograms() {
+        let mut warn = rec(
+            "gpu/sm_90/r/t",
+            "gpu",
+            Status::QualityWarning,
+            "unobserved: never provoked",
+        );
+        let st = |v: u32| -> State { [("k.t0.r0".to_string(), v)].into() };
+        warn.hardware = Some(HardwareResult {
+            rows: vec![
+                Row {
+                    state: st(0),
+                    count: 3,
+                    satisfies: false,
+                    modeled: true,
+                },
+                Row {
+                    state: st(1),
+                    count: 9,
+                    satisfies: true,
+                    modeled: false,
+                },
+            ],
+            positive: 9,
+            negative: 3,
+            observation: Observation::Sometimes,
+            instances: 12,
+            launch_failures: 0,
+            first_launch_error: None,
+            elapsed_s: 0.0,
+            seed: 1,
+        });
+        let rs = vec![
+            rec("model/r/t", "model", Status::Pass, "forbidden"),
+            warn,
+            rec(
+                "gpu/sm_90/r/u",
+                "gpu",
+                Status::NotSupported,
+                "not run: CDP1 only below 9.0",
+            ),
+            rec(
+                "gpu/sm_90/r/v",
+                "gpu",
+                Status::NotSupported,
+                "not run: CDP1 only below 9.0",
+            ),
+        ];
+        let m = markdown("Run", &rs, None, None);
+        assert!(m.starts_with("# Run\n\nNo GPU trial ran"), "{m}");
+        assert!(
+            m.contains("| tier | trials | pass | quality-warning | not-supported |\n"),
+            "{m}"
+        );
+        assert!(
+            m.contains(
+                "| gpu | 3 | 0 | 1 | 2 |\n| model | 1 | 1 | 0 | 0 |\n| all | 4 | 1 | 1 | 2 |"
+            ),
+            "{m}"
+        );
+        assert!(m.contains("## Failures (0)\n\nNone."), "{m}");
+        assert!(m.contains("## Quality warnings (1)"), "{m}");
+        assert!(
+            m.contains("```text\nunobserved: never provoked\n```"),
+            "{m}"
+        );
+        assert!(
+            m.contains("| not-supported | 2 | not run: CDP1 only below 9.0 |"),
+            "{m}"
+        );
+        // Most frequent first, marked.
+        let hi = m.find("| 9 | * | ! unmodeled | `k.t0.r0=1` |").unwrap();
+        let lo = m.find("| 3 |  | reachable | `k.t0.r0=0` |").unwrap();
+        assert!(hi < lo, "{m}");
+        assert!(
+            m.contains("observation **Sometimes** in 12 instances"),
+            "{m}"
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! `cargo xtask report merge`: result files from several machines merged
+//! into a conformance matrix, one row a trial, one column a machine
+//! (GPU × driver × nvcc), as Markdown or JSON.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gridcheck_report::{Status, TrialRecord};
+use serde::Serialize;
+
+use crate::Result;
+use crate::results::{Machine, load_jsonl, machine_txt_driver};
+use crate::text::cell;
+
+/// One cell: a trial's status on a machine, with its message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cell {
+    pub status: Status,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixRow {
+    pub trial: String,
+    pub tier: String,
+    pub rule: String,
+    /// One a column; `None` where the machine has no result for the trial.
+    pub cells: Vec<Option<Cell>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Matrix {
+    pub columns: Vec<Machine>,
+    /// The result files each column came from.
+    pub sources: Vec<Vec<String>>,
+    pub rows: Vec<MatrixRow>,
+}
+
+/// The machine of a results file: the first record with an environment,
+/// with `machine.txt` beside the file for the driver version. A file with
+/// no GPU record (a model or compile run) is a machine named `no GPU`, with
+/// the nvcc its compile records name.
+pub fn file_machine(path: &Path, records: &[TrialRecord]) -> Machine {
+    let fallback = path
+        .parent()
+        .and_then(|d| std::fs::read_to_string(d.join("machine.txt")).ok())
+        .as_deref()
+        .and_then(machine_txt_driver);
+    records
+        .iter()
+        .find_map(|r| Machine::of(r, fallback.as_deref()))
+        .unwrap_or_else(|| Machine {
+            gpu: "no GPU".into(),
+            driver: fallback.unwrap_or_else(|| "-".into()),
+            nvcc: records
+                .iter()
+                .find_map(|r| r.compile.as_ref().map(|c| c.nvcc.clone()))
+                .unwrap_or_else(|| "-".into()),
+        })
+}
+
+impl Matrix {
+    /// Reads and merges result files (see [`Matrix::from_records`]).
+    pub fn merge_files(files: &[PathBuf]) -> Result<Matrix> {
+        if files.is_empty() {
+            return Err("no results files given".into());
+        }
+        let mut loaded = Vec::new();
+        for f in files {
+            loaded.push((f.clone(), load_jsonl(f)?));
+        }
+        Ok(Matrix::from_records(&loaded))
+    }
+
+    /// Merges the records of several files. A record goes to its own
+    /// environment's column, or, without one (model and compile trials), to
+    /// its file's machine. Files of one machine share a column; where a
+    /// column has a trial twice, the later record wins (a rerun).
+    pub fn from_records(files: &[(PathBuf, Vec<TrialRecord>)]) -> Matrix {
+        let mut columns: Vec<Machine> = Vec::new();
+        let mut sources: Vec<Vec<String>> = Vec::new();
+        let mut cells: BTreeMap<String, (String, String, BTreeMap<usize, Cell>)> = BTreeMap::new();
+        for (path, records) in files {
+            let default = file_machine(path, records);
+            let fallback = path
+                .parent()
+                .and_then(|d| std::fs::read_to_string(d.join("machine.txt")).ok())
+                .as_deref()
+                .and_then(machine_txt_driver);
+            for r in records {
+                let m = Machine::of(r, fallback.as_deref()).unwrap_or_else(|| default.clone());
+                let col = match columns.iter().position(|c| *c == m) {
+                    Some(i) => i,
+                    None => {
+                        columns.push(m);
+                        sources.push(Vec::new());
+                        columns.len() - 1
+                    }
+                };
+                let src = path.display().to_string();
+                if !sources[col].contains(&src) {
+                    sources[col].push(src);
+                }
+                let e = cells
+                    .entry(r.trial.clone())
+                    .or_insert_with(|| (r.tier.clone(), r.rule.clone(), BTreeMap::new()));
+                e.2.insert(
+                    col,
+                    Cell {
+                        status: r.status,
+                        message: r.message.clone(),
+                    },
+                );
+            }
+        }
+        let rows = cells
+            .into_iter()
+            .map(|(trial, (tier, rule, by_col))| MatrixRow {
+                trial,
+                tier,
+                rule,
+                cells: (0..columns.len())
+                    .map(|i| by_col.get(&i).cloned())
+                    .collect(),
+            })
+            .collect();
+        Matrix {
+            columns,
+            sources,
+            rows,
+        }
+    }
+
+    /// Status counts of one column.
+    pub fn counts(&self, col: usize) -> BTreeMap<Status, usize> {
+        let mut m = BTreeMap::new();
+        for r in &self.rows {
+            if let Some(Some(c)) = r.cells.get(col) {
+                *m.entry(c.status).or_default() += 1;
+            }
+        }
+        m
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+
+    /// The matrix as Markdown: the machines with their status counts, then
+    /// one row a trial (`—` where a machine has no result for it).
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::from("# Conformance matrix\n\n");
+        s += "| machine | GPU | driver | nvcc | results | statuses |\n|---|---|---|---|---|---|\n";
+        for (i, c) in self.columns.iter().enumerate() {
+            let counts: Vec<String> = self
+                .counts(i)
+                .iter()
+                .map(|(st, n)| format!("{n} {st}"))
+                .collect();
+            s += &format!(
+                "| M{} | {} | {} | {} | {} | {} |\n",
+                i + 1,
+                cell(&c.gpu),
+                cell(&c.driver),
+                cell(&c.nvcc),
+                cell(&self.sources[i].join(", ")),
+                counts.join(", ")
+            );
+        }
+        s += "\n| trial |";
+        for i in 0..self.columns.len() {
+            s += &format!(" M{} |", i + 1);
+        }
+        s += "\n|---|";
+        s += &"---|".repeat(self.columns.len());
+        s += "\n";
+        for r in &self.rows {
+            s += &format!("| {} |", cell(&r.trial));
+            for c in &r.cells {
+                match c {
+                    Some(c) => s += &format!(" {} |", c.status),
+                    None => s += " — |",
+                }
+            }
+            s += "\n";
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridcheck_report::Environment;
+
+    fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
+        let rule = trial.split('/').rev().nth(1).unwrap_or("").to_string();
+        TrialRecord {
+            trial: trial.into(),
+            tier: trial.split('/').next().unwrap().into(),
+            rule,
+            test: "t".into(),
+            status,
+            message: format!("{status} msg"),
+            model: None,
+            hardware: None,
+            compile: None,
+            environment: gpu.map(|g| Environment {
+                gpu: g.into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: Some("13.0.88".into()),
+                driver_version: Some("580.1".into()),
+            }),
+        }
+    }
+
+    #[test]
+    fn merges_machines_into_columns() {
+        let a = vec![
+            rec("model/r.a/t", Status::Pass, None),
+            rec("gpu/sm_90/r.a/t", Status::Pass, Some("H100")),
+        ];
+        let b = vec![
+            rec("gpu/sm_90/r.a/t", Status::Fail, Some("H200")),
+            rec("gpu/sm_90/r.b/t", Status::Xfail, Some("H200")),
+            rec("gpu/sm_90/r.b/t", Status::Pass, Some("H200")),
+        ];
+        let m =
+            Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
+        let gpus: Vec<&str> = m.columns.iter().map(|c| c.gpu.as_str()).collect();
+        assert_eq!(gpus, ["H100", "H200"]);
+        assert_eq!(m.columns[0].driver, "580.1");
+        let trials: Vec<&str> = m.rows.iter().map(|r| r.trial.as_str()).collect();
+        assert_eq!(
+            trials,
+            ["gpu/sm_90/r.a/t", "gpu/sm_90/r.b/t", "model/r.a/t"]
+        );
+        let st = |row: usize, col: usize| m.rows[row].cells[col].as_ref().map(|c| c.status);
+        assert_eq!(st(0, 0), Some(Status::Pass));
+        assert_eq!(st(0, 1), Some(Status::Fail));
+        assert_eq!(st(1, 0), None);
+        assert_eq!(st(1, 1), Some(Status::Pass), "the later record wins");
+        // The model record has no environment: it belongs to its file's GPU.
+        assert_eq!(st(2, 0), Some(Status::Pass));
+        assert_eq!(st(2, 1), None);
+        assert_eq!(m.counts(1)[&Status::Fail], 1);
+
+        let md = m.to_markdown();
+        assert!(
+            md.contains("| M1 | H100 | 580.1 | 13.0.88 | a/results.jsonl | 2 pass |"),
+            "{md}"
+        );
+        assert!(md.contains("| gpu/sm\\_90/r.b/t | — | pass |"), "{md}");
+        assert!(md.contains("| trial | M1 | M2 |\n|---|---|---|\n"), "{md}");
+
+        let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+        assert_eq!(json["columns"][1]["gpu"], "H200");
+        assert_eq!(json["rows"][0]["cells"][1]["status"], "fail");
+        assert!(json["rows"][1]["cells"][0].is_null());
+    }
+
+    #[test]
+    fn a_file_without_gpu_records_is_named_so() {
+        let m = file_machine(
+            Path::new("x/results.jsonl"),
+            &[rec("model/r.a/t", Status::Pass, None)],
+        );
+        assert_eq!(m.gpu, "no GPU");
+        assert!(Matrix::merge_files(&[]).is_err());
+        let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()]).unwrap_err();
+        assert!(e.contains("/nonexistent/results.jsonl"), "{e}");
+    }
+}

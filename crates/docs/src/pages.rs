@@ -1,0 +1,516 @@
+//! The site's pages other than the rule pages: the index (mirroring the
+//! seeds' sections), one page a seed, how to read a verdict, the
+//! discrepancies, coverage, the recorded runs and the benchmarks.
+
+use std::collections::BTreeMap;
+
+use gridcheck_report::{Status, TrialRecord};
+use gridcheck_spec::TestBody;
+
+use crate::coverage::Coverage;
+use crate::rule_page::{quote_block, reproduce, source_line, status_badges};
+use crate::sections::SeedGroup;
+use crate::site::{Ctx, seed_path};
+use crate::summary::counts;
+use crate::svg::{self, Bar, Chart};
+use crate::text::{badge, cell, code, fenced, html, rule_path};
+
+/// The first sentence-ish of a quote, for tables.
+fn gist(q: &str) -> String {
+    let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    if q.chars().count() <= 140 {
+        return q;
+    }
+    let cut: String = q.chars().take(137).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// The rules of a seed, section by section, as tables.
+fn seed_tables(ctx: &Ctx, g: &SeedGroup, prefix: &str, level: &str) -> String {
+    let mut s = String::new();
+    for sec in &g.sections {
+        s += &format!("{level} {}\n\n", html(&sec.title));
+        s += "| rule | what the guide says | tests | status |\n|---|---|---|---|\n";
+        for r in &sec.rules {
+            let kinds: BTreeMap<&str, usize> = r
+                .tests
+                .iter()
+                .filter_map(|t| ctx.inputs.spec.test(t))
+                .fold(BTreeMap::new(), |mut m, t| {
+                    *m.entry(t.body.kind()).or_default() += 1;
+                    m
+                });
+            let tests: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            s += &format!(
+                "| [{}]({prefix}{}) | {} | {} | {} |\n",
+                r.id,
+                rule_path(&r.id),
+                cell(&gist(&r.quote)),
+                if tests.is_empty() {
+                    "—".to_string()
+                } else {
+                    tests.join(", ")
+                },
+                status_badges(ctx, r)
+            );
+        }
+        s += "\n";
+    }
+    s
+}
+
+fn run_counts_line(records: &[TrialRecord]) -> String {
+    let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
+    for r in records {
+        *by_status.entry(r.status).or_default() += 1;
+    }
+    by_status
+        .iter()
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(crate) fn index(ctx: &Ctx) -> String {
+    let spec = &ctx.inputs.spec;
+    let mut s = String::from("# What CUDA Dynamic Parallelism and PDL guarantee\n\n");
+    s += &format!(
+        "This site lists, rule by rule, what the CUDA documentation promises about launching work \
+         from the GPU (CUDA Dynamic Parallelism: CDP2, and the legacy CDP1) and about Programmatic \
+         Dependent Launch (PDL). Each of the **{} rules** quotes its source verbatim and links to its \
+         **tests** ({} in all): litmus tests that a reference model explores exhaustively and a GPU \
+         runs thousands of times, compile tests for nvcc and runtime tests of the device runtime's API. \
+         [How to read a verdict](reading-a-verdict.md) explains the words and the statuses.\n\n",
+        spec.rules.len(),
+        spec.tests.len()
+    );
+    if ctx.latest.is_empty() {
+        s += "No run is recorded under `conformance/results/`: the pages show the spec and no results.\n\n";
+    } else {
+        s += "Results shown (the newest run of each GPU):\n\n";
+        for run in &ctx.latest {
+            s += &format!(
+                "- **{}**, driver {}, nvcc {}: run of {} ({} trials: {})\n",
+                html(&run.machine.gpu),
+                html(&run.machine.driver),
+                html(&run.machine.nvcc),
+                run.date,
+                run.records.len(),
+                run_counts_line(&run.records)
+            );
+        }
+        s += "\n";
+    }
+    let n_disc = ctx.inputs.xfails.len()
+        + ctx
+            .latest
+            .iter()
+            .flat_map(|r| &r.records)
+            .filter(|r| is_unlisted_problem(ctx, r))
+            .count();
+    s += &format!(
+        "Where the guide and a GPU or compiler disagree: [**Discrepancies**](discrepancies.md) \
+         ({n_disc} entries, with the evidence and the command that reproduces each). Also: \
+         [Coverage](coverage.md) (what the spec can and cannot test), [Recorded runs](runs.md), \
+         [Benchmarks](benchmarks.md).\n\n"
+    );
+    s += "## Index by source document\n\n";
+    s += "The rules in the order of the documents they quote: document, section, rule.\n\n";
+    for g in &ctx.groups {
+        let n: usize = g.sections.iter().map(|x| x.rules.len()).sum();
+        s += &format!(
+            "### [{}]({})\n\n{} rules in {} sections; seed `{}`.\n\n",
+            cell(&g.title),
+            seed_path(&g.seed),
+            n,
+            g.sections.len(),
+            g.seed
+        );
+        s += &seed_tables(ctx, g, "", "####");
+    }
+    s
+}
+
+pub(crate) fn seed_page(ctx: &Ctx, g: &SeedGroup) -> String {
+    let mut s = format!("# {}\n\n", html(&g.title));
+    s += &format!("Seed file `{}`", g.seed);
+    if let Some(u) = g.url {
+        s += &format!(", captured from <{u}>");
+    }
+    s += ". The rules that quote it, by section:\n\n";
+    s += &seed_tables(ctx, g, "../", "##");
+    s
+}
+
+pub(crate) fn reading_a_verdict() -> String {
+    r#"# How to read a verdict
+
+Every rule page shows a rule of the guide, its tests, what the **model** says
+the guide allows, what the **hardware** did, and the resulting **status**.
+
+## The model's verdict: Forbidden, Allowed, Required
+
+A litmus test ends with a condition over the final state, in herd7's
+notation: `exists child.t0.r1 == 0 /\ x == 1` asks whether some execution
+ends with register `r1` of thread 0 of kernel `child` holding 0 and location
+`x` holding 1. The reference model (`crates/model`, under loom) explores the
+executions the guide allows and says:
+
+| verdict | meaning |
+|---|---|
+| **forbidden** | no execution the guide allows ends in a state satisfying the condition |
+| **allowed** | some execution may, and some may not: the guide does not decide |
+| **required** | every execution does |
+
+The page lists the model's **reachable final states**, marking those that
+satisfy the condition, with the number of executions explored.
+**Bounded exploration**: for the larger tests the model explores only the
+executions with at most *N* preemptions (*preemption bound N*), as loom does;
+such a verdict is shown with its bound, and it covers only those executions.
+The spec states the verdict it expects; the model tier passes when the model
+agrees.
+
+## The hardware's observation: Never, Sometimes, Always
+
+The GPU runs many independent instances of the test (thousands a launch,
+with stress and random delays) and counts the final states: the
+**histogram**. The plot on a rule page has one bar a final state, most
+frequent first; **orange bars satisfy the condition**, blue bars do not; a
+count marked *(unmodeled)* is a state the model cannot reach. A log scale is
+used when some state is rarer than a tenth of the most frequent one, so
+that a rare outcome stays visible.
+
+- **Never**: no instance satisfied the condition (Positive = 0);
+- **Always**: every instance did (Negative = 0);
+- **Sometimes**: some did, some did not.
+
+The *litmus7 block* under each plot is the same histogram as text: `*` marks
+a state satisfying the condition, `>` one the model can reach, `!` one it
+cannot; Positive and Negative are the counts of instances satisfying the
+condition or not.
+
+## The status: model against hardware
+
+| model | hardware | status |
+|---|---|---|
+| forbidden | Never | **pass** |
+| forbidden | Sometimes / Always | **fail**: a violation of the guide |
+| required | Always | **pass** |
+| required | not Always | **fail** |
+| allowed | Sometimes / Always | **pass** |
+| allowed | Never | **quality-warning** (*unobserved*: the harness did not provoke it; not a violation) |
+| any | a state the model cannot reach | **quality-warning** (*unmodeled*), unless already a fail |
+
+A GPU run in which no instance completed is a fail, with the launch error.
+Runtime tests compare named outputs with expected values (an error code, a
+count); compile tests check that nvcc accepts, rejects or warns.
+
+| status | meaning |
+|---|---|
+| <span class="gc-status gc-pass">pass</span> | the hardware or the compiler did what the guide says |
+| <span class="gc-status gc-fail">fail</span> | it did not: a discrepancy nobody has explained yet |
+| <span class="gc-status gc-xfail">xfail</span> | a known discrepancy, listed with its evidence in `conformance/expectations/` (if it starts passing, the run fails, so the list cannot go stale) |
+| <span class="gc-status gc-quality-warning">quality-warning</span> | allowed but never observed, or an unmodeled state |
+| <span class="gc-status gc-not-supported">not-supported</span> | this machine cannot run it (CDP1 needs compute capability below 9.0; PDL needs 9.0) |
+| <span class="gc-status gc-not-run">not-run</span> | not run for another reason (no nvcc, not built); the message says which |
+| <span class="gc-status gc-timeout">timeout</span>, <span class="gc-status gc-crash">crash</span> | the trial's process was killed after its time limit, or died |
+
+A trial that did not run is never shown as passed. A rule with no runnable
+test says why (`untestable`, `needs-older-gpu`, `needs-multi-gpu`,
+`needs-harness`).
+
+## What a pass does and does not prove
+
+A **pass** on *forbidden* means the forbidden outcome was not seen in the
+instances run; it is evidence, not proof, that the hardware honours the rule.
+A **pass** on *allowed* means the weak outcome was seen, so code must not
+rely on its absence. A **quality-warning** (*unobserved*) means the guide
+allows an outcome this GPU was not seen to produce: code that relies on its
+absence works here today, but the guide does not promise it.
+"#
+    .to_string()
+}
+
+/// A fail, crash, timeout or quality warning in the latest runs that no
+/// expectations file lists.
+fn is_unlisted_problem(ctx: &Ctx, r: &TrialRecord) -> bool {
+    matches!(
+        r.status,
+        Status::Fail | Status::Crash | Status::Timeout | Status::QualityWarning
+    ) && !ctx.inputs.xfails.iter().any(|x| x.trial == r.trial)
+}
+
+fn histogram_for(ctx: &Ctx, r: &TrialRecord, gpu: &str) -> String {
+    let (Some(hw), Some(t)) = (&r.hardware, ctx.inputs.spec.test(&r.test)) else {
+        return String::new();
+    };
+    let TestBody::Litmus(l) = &t.body else {
+        return String::new();
+    };
+    let title = format!("{} on {gpu}: observation {}", r.test, hw.observation);
+    format!(
+        "<div class=\"gc-plot\">{}</div>\n\n",
+        svg::histogram(l, hw, &title)
+    )
+}
+
+fn rule_head(ctx: &Ctx, rule_id: &str) -> String {
+    match ctx.inputs.spec.rule(rule_id) {
+        Some(rule) => format!("{}\n{}\n", quote_block(rule), source_line(rule, "")),
+        None => format!("Rule `{rule_id}` is not in the spec.\n\n"),
+    }
+}
+
+pub(crate) fn discrepancies(ctx: &Ctx) -> String {
+    let mut s = String::from("# Discrepancies between the guide and the hardware\n\n");
+    s += "Where a GPU, its driver or nvcc does not do what the guide says. **Known** \
+          discrepancies are listed in `conformance/expectations/` with the evidence and reported \
+          `xfail`; **failures** and **quality warnings** are those of the newest run of each GPU \
+          that no expectations file lists. Each entry gives the rule's words, what was observed \
+          and the command that reproduces it.\n\n";
+    let unlisted: Vec<(&crate::results::Run, &TrialRecord)> = ctx
+        .latest
+        .iter()
+        .flat_map(|run| run.records.iter().map(move |r| (*run, r)))
+        .filter(|(_, r)| is_unlisted_problem(ctx, r))
+        .collect();
+    let (failures, warnings): (Vec<_>, Vec<_>) = unlisted
+        .into_iter()
+        .partition(|(_, r)| r.status != Status::QualityWarning);
+
+    s += "| # | rule | kind | applies to | status |\n|---|---|---|---|---|\n";
+    let mut n = 0;
+    for x in &ctx.inputs.xfails {
+        n += 1;
+        let seen = ctx
+            .latest
+            .iter()
+            .find_map(|run| run.records.iter().rev().find(|r| r.trial == x.trial))
+            .map_or("not in the latest results".to_string(), |r| badge(r.status));
+        s += &format!(
+            "| [{n}](#d{n}) | [{r}]({p}) | known | {} | {seen} |\n",
+            x.applies_to,
+            r = x.rule(),
+            p = rule_path(x.rule())
+        );
+    }
+    for (kind, list) in [("failure", &failures), ("quality warning", &warnings)] {
+        for (run, r) in list.iter() {
+            n += 1;
+            s += &format!(
+                "| [{n}](#d{n}) | [{}]({}) | {kind} | {} | {} |\n",
+                r.rule,
+                rule_path(&r.rule),
+                html(&run.machine.gpu),
+                badge(r.status)
+            );
+        }
+    }
+    s += "\n";
+
+    let mut n = 0;
+    s += "## Known discrepancies\n\n";
+    if ctx.inputs.xfails.is_empty() {
+        s += "None listed.\n\n";
+    }
+    for x in &ctx.inputs.xfails {
+        n += 1;
+        s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(x.rule()));
+        s += &format!(
+            "Trial {} · listed for **{}** in `{}`\n\n",
+            code(&x.trial),
+            x.applies_to,
+            x.file
+        );
+        s += &rule_head(ctx, x.rule());
+        s += &format!(
+            "\n**Evidence** (from `{}`): {}\n\n",
+            x.file,
+            html(&x.reason)
+        );
+        let seen = ctx.latest.iter().find_map(|run| {
+            run.records
+                .iter()
+                .rev()
+                .find(|r| r.trial == x.trial)
+                .map(|r| (run, r))
+        });
+        match seen {
+            Some((run, r)) => {
+                s += &format!(
+                    "**Observed** in the run of {} on {}: {}\n\n{}",
+                    run.date,
+                    html(&run.machine.label()),
+                    badge(r.status),
+                    fenced("text", &r.message)
+                );
+                s += "\n";
+                s += &histogram_for(ctx, r, &run.machine.gpu);
+            }
+            None => s += "**Observed**: this trial is not in the latest results.\n\n",
+        }
+        s += &reproduce(&x.trial);
+        s += "\n";
+    }
+    for (heading, list, none) in [
+        (
+            "Failures in the latest results",
+            &failures,
+            "None: no unlisted fail, crash or timeout in the newest run of any GPU.",
+        ),
+        ("Quality warnings in the latest results", &warnings, "None."),
+    ] {
+        s += &format!("## {heading}\n\n");
+        if list.is_empty() {
+            s += &format!("{none}\n\n");
+        } else if heading.starts_with("Quality") {
+            s += "Not violations: the guide allows something the GPU was not seen to do, or the \
+                  GPU reached a state the model cannot (see [How to read a verdict](reading-a-verdict.md)).\n\n";
+        }
+        for (run, r) in list.iter() {
+            n += 1;
+            s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(&r.rule));
+            s += &format!(
+                "Trial {} on {}\n\n",
+                code(&r.trial),
+                html(&run.machine.label())
+            );
+            s += &rule_head(ctx, &r.rule);
+            s += &format!(
+                "\n**Observed** in the run of {}: {}\n\n{}\n",
+                run.date,
+                badge(r.status),
+                fenced("text", &r.message)
+            );
+            s += &histogram_for(ctx, r, &run.machine.gpu);
+            s += &reproduce(&r.trial);
+            s += "\n";
+        }
+    }
+    s
+}
+
+pub(crate) fn coverage(ctx: &Ctx) -> String {
+    Coverage::of(&ctx.inputs.spec).markdown("")
+}
+
+pub(crate) fn runs(ctx: &Ctx) -> String {
+    let mut s = String::from("# Recorded runs\n\n");
+    s += "Every run under `conformance/results/<gpu>/<date>/`, newest first. The rule pages \
+          show the newest run of each GPU.\n\n";
+    if ctx.inputs.runs.is_empty() {
+        s += "No run is recorded.\n";
+        return s;
+    }
+    let mut runs: Vec<&crate::results::Run> = ctx.inputs.runs.iter().collect();
+    runs.sort_by(|a, b| b.date.cmp(&a.date).then(a.slug.cmp(&b.slug)));
+    for run in runs {
+        let latest = ctx.latest.iter().any(|l| std::ptr::eq(*l, run));
+        s += &format!(
+            "## {} — {}{}\n\n",
+            html(&run.machine.gpu),
+            run.date,
+            if latest { " (latest)" } else { "" }
+        );
+        s += &format!(
+            "Driver {}, nvcc {}; results `{}`.\n\n",
+            html(&run.machine.driver),
+            html(&run.machine.nvcc),
+            run.results_path(&ctx.inputs.root)
+        );
+        let c = counts(&run.records);
+        s += "| tier | status | trials |\n|---|---|---:|\n";
+        for ((tier, status), n) in &c {
+            s += &format!("| {tier} | {} | {n} |\n", badge(*status));
+        }
+        s += "\n";
+        if let Ok(machine) = std::fs::read_to_string(run.dir.join("machine.txt")) {
+            s += "`machine.txt`:\n\n";
+            s += &fenced("text", &machine);
+            s += "\n";
+        }
+        if let Ok(fault) = std::fs::read_to_string(run.dir.join("fault-check.txt")) {
+            s += "`fault-check.txt` (the fault fixtures: a hang, an illegal address, a module that \
+                  does not load, and a run killed then resumed):\n\n";
+            s += &fenced("text", &fault);
+            s += "\n";
+        }
+    }
+    s
+}
+
+pub(crate) fn benchmarks(ctx: &Ctx) -> String {
+    let mut s = String::from("# Benchmarks\n\n");
+    if ctx.inputs.baselines.is_empty() {
+        s += "No benchmark baseline is committed yet. `cargo xtask bench` measures launch \
+              latencies and PDL overlap on a GPU and writes \
+              `conformance/bench/baselines/<gpu>.json`; this page then shows one plot per group \
+              of figures (median, with whiskers from the 10th to the 90th percentile).\n";
+        return s;
+    }
+    for b in &ctx.inputs.baselines {
+        let m = &b.machine;
+        s += &format!("## {} ({})\n\n", html(&m.gpu), m.date);
+        s += &format!(
+            "Driver {}, nvcc {}. Measured with {}.\n\n",
+            html(&m.driver),
+            html(&m.nvcc),
+            code(&m.command)
+        );
+        for note in &b.notes {
+            s += &format!("- {}\n", html(note));
+        }
+        if !b.notes.is_empty() {
+            s += "\n";
+        }
+        let mut groups: BTreeMap<(&str, &str), Vec<&crate::bench::Figure>> = BTreeMap::new();
+        for f in &b.figures {
+            groups.entry((&f.group, &f.unit)).or_default().push(f);
+        }
+        for ((group, unit), figs) in groups {
+            s += &format!("### {} ({unit})\n\n", html(group));
+            let chart = Chart {
+                title: format!("{group} on {}: median, p10–p90", m.gpu),
+                axis: unit.to_string(),
+                bars: figs
+                    .iter()
+                    .map(|f| Bar {
+                        label: f.title.clone(),
+                        value: f.median,
+                        whisker: Some((f.p10, f.p90)),
+                        highlight: !f.lower_is_better,
+                        value_label: format!("{} {unit}", f.median),
+                    })
+                    .collect(),
+                log_scale: false,
+                legend: vec![
+                    (false, "lower is better".to_string()),
+                    (true, "higher is better".to_string()),
+                ],
+            };
+            s += &format!(
+                "<div class=\"gc-plot\">{}</div>\n\n",
+                svg::bar_chart(&chart)
+            );
+            s += "| figure | median | p10 | p90 | min | max | repeats | parameters |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+            for f in figs {
+                let params: Vec<String> =
+                    f.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                s += &format!(
+                    "| {} <br><small>{}</small> | {} | {} | {} | {} | {} | {} | {} |\n",
+                    cell(&f.title),
+                    code(&f.id),
+                    f.median,
+                    f.p10,
+                    f.p90,
+                    f.min,
+                    f.max,
+                    f.repeats,
+                    cell(&params.join(", "))
+                );
+            }
+            s += "\n";
+        }
+    }
+    s
+}

@@ -1,0 +1,231 @@
+//! Recorded results: `conformance/results/<gpu-slug>/<date>/results.jsonl`,
+//! one directory per GPU and date, beside the run's `machine.txt`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gridcheck_report::TrialRecord;
+
+use crate::Result;
+
+/// Reads a JSON-lines results file. A line that is not a trial record is an
+/// error naming the file and the line; blank lines are skipped.
+pub fn load_jsonl(path: &Path) -> Result<Vec<TrialRecord>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_jsonl(&text, path)
+}
+
+/// [`load_jsonl`] on text already read; `path` only names it in errors.
+pub fn parse_jsonl(text: &str, path: &Path) -> Result<Vec<TrialRecord>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: TrialRecord = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: not a trial record: {e}", path.display(), i + 1))?;
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+/// Where a run happened, as its records and `machine.txt` say.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Machine {
+    /// The device name (`NVIDIA H100 80GB HBM3`), or the directory's slug
+    /// when no record names it.
+    pub gpu: String,
+    /// The driver: its version (`580.159.04`) when the records or
+    /// `machine.txt` give it, else the CUDA driver API version (`CUDA 13.0`).
+    pub driver: String,
+    /// nvcc's version, or `-` when the run had none.
+    pub nvcc: String,
+}
+
+impl Machine {
+    /// From one record's environment (and a `machine.txt` fallback for the
+    /// driver version).
+    pub fn of(rec: &TrialRecord, fallback_driver: Option<&str>) -> Option<Machine> {
+        let env = rec.environment.as_ref()?;
+        let driver = env
+            .driver_version
+            .clone()
+            .or_else(|| fallback_driver.map(str::to_string))
+            .unwrap_or_else(|| format!("CUDA {}", env.driver));
+        Some(Machine {
+            gpu: env.gpu.clone(),
+            driver,
+            nvcc: env.nvcc.clone().unwrap_or_else(|| "-".into()),
+        })
+    }
+
+    pub fn label(&self) -> String {
+        format!("{}, driver {}, nvcc {}", self.gpu, self.driver, self.nvcc)
+    }
+}
+
+/// One recorded run: a `results.jsonl` with its directory's GPU slug and date.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub slug: String,
+    /// `YYYY-MM-DD`, the directory's name.
+    pub date: String,
+    pub dir: PathBuf,
+    pub machine: Machine,
+    pub records: Vec<TrialRecord>,
+}
+
+impl Run {
+    /// The records of one rule, in file order.
+    pub fn of_rule<'a>(&'a self, rule: &'a str) -> impl Iterator<Item = &'a TrialRecord> + 'a {
+        self.records.iter().filter(move |r| r.rule == rule)
+    }
+
+    /// The path of its results file relative to `root` (for pages).
+    pub fn results_path(&self, root: &Path) -> String {
+        let p = self.dir.join("results.jsonl");
+        p.strip_prefix(root).unwrap_or(&p).display().to_string()
+    }
+}
+
+/// The driver version `machine.txt` names: its first line is nvidia-smi's
+/// `name, driver_version, compute_cap`.
+pub fn machine_txt_driver(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let v = first.split(',').nth(1)?.trim();
+    let looks_like_version =
+        !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.') && v.contains('.');
+    looks_like_version.then(|| v.to_string())
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// Every run under `dir` (`<slug>/<date>/results.jsonl`), sorted by slug
+/// then date. A directory that is not a date, or a date without a results
+/// file, is skipped; a results file that does not parse is an error.
+pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
+    let entries = |d: &Path| -> Result<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(|e| format!("cannot read the results directory {}: {e}", d.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut runs = Vec::new();
+    for gpu_dir in entries(dir)? {
+        let slug = name_of(&gpu_dir);
+        for date_dir in entries(&gpu_dir)? {
+            let date = name_of(&date_dir);
+            let file = date_dir.join("results.jsonl");
+            if !is_date(&date) || !file.is_file() {
+                continue;
+            }
+            let records = load_jsonl(&file)?;
+            let machine_txt = std::fs::read_to_string(date_dir.join("machine.txt")).ok();
+            let fallback = machine_txt.as_deref().and_then(machine_txt_driver);
+            let machine = records
+                .iter()
+                .find_map(|r| Machine::of(r, fallback.as_deref()))
+                .unwrap_or_else(|| Machine {
+                    gpu: slug.clone(),
+                    driver: fallback.clone().unwrap_or_else(|| "unknown".into()),
+                    nvcc: "-".into(),
+                });
+            runs.push(Run {
+                slug: slug.clone(),
+                date,
+                dir: date_dir,
+                machine,
+                records,
+            });
+        }
+    }
+    Ok(runs)
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The newest run of each GPU (by directory slug), in slug order.
+pub fn latest(runs: &[Run]) -> Vec<&Run> {
+    let mut by_slug: BTreeMap<&str, &Run> = BTreeMap::new();
+    for r in runs {
+        let e = by_slug.entry(&r.slug).or_insert(r);
+        if r.date > e.date {
+            *e = r;
+        }
+    }
+    by_slug.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_line_names_file_and_line() {
+        let good = r#"{"trial":"model/a/b","tier":"model","rule":"a","test":"b","status":"pass","message":"m"}"#;
+        let text = format!("{good}\n\n{{\"trial\": 3}}\n");
+        let e = parse_jsonl(&text, Path::new("x/results.jsonl")).unwrap_err();
+        assert!(
+            e.starts_with("x/results.jsonl:3: not a trial record"),
+            "{e}"
+        );
+        assert_eq!(parse_jsonl(good, Path::new("f")).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn driver_version_from_machine_txt() {
+        assert_eq!(
+            machine_txt_driver("NVIDIA H100 80GB HBM3, 580.159.04, 9.0\nCuda ...").as_deref(),
+            Some("580.159.04")
+        );
+        assert_eq!(machine_txt_driver("nvidia-smi failed\n"), None);
+        assert_eq!(machine_txt_driver(""), None);
+    }
+
+    #[test]
+    fn a_missing_results_directory_is_an_error() {
+        let e = load_runs(Path::new("/nonexistent/results")).unwrap_err();
+        assert!(e.contains("/nonexistent/results"), "{e}");
+    }
+
+    #[test]
+    fn latest_is_the_newest_date_per_gpu() {
+        let run = |slug: &str, date: &str| Run {
+            slug: slug.into(),
+            date: date.into(),
+            dir: PathBuf::new(),
+            machine: Machine {
+                gpu: slug.into(),
+                driver: "d".into(),
+                nvcc: "n".into(),
+            },
+            records: vec![],
+        };
+        let runs = [
+            run("a", "2026-01-02"),
+            run("a", "2026-03-01"),
+            run("b", "2025-12-31"),
+        ];
+        let l: Vec<(&str, &str)> = latest(&runs)
+            .iter()
+            .map(|r| (r.slug.as_str(), r.date.as_str()))
+            .collect();
+        assert_eq!(l, [("a", "2026-03-01"), ("b", "2025-12-31")]);
+    }
+}

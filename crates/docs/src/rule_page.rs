@@ -1,0 +1,494 @@
+//! One page a rule: the quote and its source, the profile, the status on
+//! every GPU with results, then each test: the DSL rendered as a table of
+//! threads, the model's verdict and reachable states, the hardware histogram
+//! as a plot and the litmus7 block, and the generated kernel.
+
+use gridcheck_report::{ModelSummary, Status, TrialRecord, litmus_block};
+use gridcheck_spec::{
+    CompileExpect, KernelLaunch, Litmus, Rule, RuntimeExpect, Test, TestBody, Verdict, render_state,
+};
+
+use crate::results::Run;
+use crate::site::{Ctx, seed_path};
+use crate::svg;
+use crate::text::{badge, cell, code, fenced, html, severity};
+
+/// The quote as a block, paragraph breaks kept.
+pub(crate) fn quote_block(rule: &Rule) -> String {
+    let paras: Vec<String> = rule
+        .quote
+        .split("\n\n")
+        .map(|p| inline_code(&html(p.trim())))
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("<p>{p}</p>"))
+        .collect();
+    format!(
+        "<blockquote class=\"gc-quote\">{}</blockquote>\n",
+        paras.join("")
+    )
+}
+
+/// Backquoted spans of escaped text as `<code>`; an unpaired backquote stays.
+fn inline_code(escaped: &str) -> String {
+    if escaped.matches('`').count() % 2 == 1 {
+        return escaped.to_string();
+    }
+    let parts: Vec<&str> = escaped.split('`').collect();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i % 2 == 1 {
+                format!("<code>{p}</code>")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect()
+}
+
+/// "Source: <seed title>, section <section>" with a link to the seed page.
+/// `prefix` leads from the current page to the book's root (`../`).
+pub(crate) fn source_line(rule: &Rule, prefix: &str) -> String {
+    let (title, url) = crate::sections::seed_title(&rule.source.seed);
+    let doc = match url {
+        Some(u) => format!("[{}]({u})", cell(&title)),
+        None => cell(&title),
+    };
+    format!(
+        "<span class=\"gc-source\">Source: {doc}, section **{}** (seed [{}]({prefix}{}))</span>\n",
+        cell(&rule.source.section),
+        rule.source.seed,
+        seed_path(&rule.source.seed)
+    )
+}
+
+/// The worst status of a rule's trials in a run, `None` when the run has no
+/// trial of the rule.
+pub(crate) fn worst(run: &Run, rule: &str) -> Option<Status> {
+    run.of_rule(rule)
+        .map(|r| r.status)
+        .max_by_key(|s| severity(*s))
+}
+
+/// The rule's status badges, one per latest run (or why there is none).
+pub(crate) fn status_badges(ctx: &Ctx, rule: &Rule) -> String {
+    if let Some(u) = &rule.untested {
+        return format!(
+            "<span class=\"gc-status gc-untested\">{}</span>",
+            u.status.as_str()
+        );
+    }
+    let b: Vec<String> = ctx
+        .latest
+        .iter()
+        .filter_map(|run| {
+            worst(run, &rule.id).map(|s| {
+                if ctx.latest.len() > 1 {
+                    format!("{} {}", badge(s), html(&run.machine.gpu))
+                } else {
+                    badge(s)
+                }
+            })
+        })
+        .collect();
+    if b.is_empty() {
+        "<span class=\"gc-status gc-no-results\">no results</span>".to_string()
+    } else {
+        b.join(" ")
+    }
+}
+
+/// How to run one trial again, here and through a GPU bundle.
+pub(crate) fn reproduce(trial: &str) -> String {
+    let tier = trial.split('/').next().unwrap_or("");
+    let mut s = String::from("Reproduce:\n\n");
+    s += &fenced(
+        "sh",
+        &format!("cargo xtask conformance --tier {tier} -- --exact {trial}"),
+    );
+    if tier == "gpu" {
+        s += "\nor on a GPU machine without Rust, with a bundle built here:\n\n";
+        s += &fenced(
+            "sh",
+            &format!(
+                "cargo xtask gpu-bundle        # here; then copy the checkout with .gpu-bundle/\n\
+                 OUT=target/repro bash conformance/gpu-run.sh --tier gpu --exact {trial}   # there"
+            ),
+        );
+    } else if tier == "static" {
+        s += "\n(the compile tier needs nvcc, not a GPU).\n";
+    }
+    s
+}
+
+fn verdict_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Forbidden => "no execution may end in a state satisfying the condition",
+        Verdict::Allowed => "an execution may end in a state satisfying it, and one may not",
+        Verdict::Required => "every execution must end in a state satisfying it",
+    }
+}
+
+/// The litmus test as a table: one column a thread, one row an operation.
+fn thread_table(l: &Litmus) -> String {
+    let mut heads = Vec::new();
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    for k in &l.kernels {
+        let how = match k.launch {
+            KernelLaunch::Host { pdl: false } => "host launch".to_string(),
+            KernelLaunch::Host { pdl: true } => "host launch, PDL".to_string(),
+            KernelLaunch::Device => match l.launcher_of(&k.name) {
+                Some((pk, pt, stream)) => {
+                    format!("launched by {}.{} ({stream} stream)", pk.name, pt.name)
+                }
+                None => "device launch".to_string(),
+            },
+        };
+        for t in &k.threads {
+            heads.push(format!(
+                "{}.{}<br><small>{}</small>",
+                k.name,
+                t.name,
+                html(&how)
+            ));
+            cols.push(t.ops.iter().map(|o| code(&o.to_string())).collect());
+        }
+    }
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let mut s = format!(
+        "| {} |\n|{}\n",
+        heads.join(" | "),
+        "---|".repeat(heads.len())
+    );
+    for i in 0..rows {
+        let cells: Vec<&str> = cols
+            .iter()
+            .map(|c| c.get(i).map_or("", String::as_str))
+            .collect();
+        s += &format!("| {} |\n", cells.join(" | "));
+    }
+    s
+}
+
+fn model_section(l: &Litmus, m: &ModelSummary, from: &str) -> String {
+    let order = l.observables();
+    let mut s = format!(
+        "**Model**: verdict **{}** (the spec expects {}): {} reachable final state{}, {} executions explored",
+        m.verdict,
+        m.expected,
+        m.states.len(),
+        if m.states.len() == 1 { "" } else { "s" },
+        m.executions
+    );
+    match m.preemption_bound {
+        Some(b) => {
+            s += &format!(
+                ", **bounded exploration** (preemption bound {b}): the verdict covers the executions with at most {b} preemptions, not every execution.\n\n"
+            )
+        }
+        None => s += ", exhaustive exploration.\n\n",
+    }
+    s += &format!("<small>From {from}.</small>\n\n");
+    s += "| reachable final state | satisfies the condition |\n|---|:---:|\n";
+    for st in &m.states {
+        let sat = l.condition.holds(st).unwrap_or(false);
+        s += &format!(
+            "| {} | {} |\n",
+            code(&render_state(&order, st)),
+            if sat { "yes" } else { "" }
+        );
+    }
+    s
+}
+
+fn find<'a>(run: &'a Run, tier: &str, rule: &str, test: &str) -> Option<&'a TrialRecord> {
+    run.records
+        .iter()
+        .rev()
+        .find(|r| r.tier == tier && r.rule == rule && r.test == test)
+}
+
+fn generated_kernel(ctx: &Ctx, test: &Test) -> String {
+    if !gridcheck_kernelgen::has_generated_file(test) {
+        return String::new();
+    }
+    let rel = format!("kernels/generated/{}", gridcheck_kernelgen::file_name(test));
+    match std::fs::read_to_string(ctx.inputs.root.join(&rel)) {
+        Ok(text) => format!(
+            "<details><summary>Generated kernel: <code>{rel}</code> ({} lines)</summary>\n\n{}\n</details>\n\n",
+            text.lines().count(),
+            fenced("cpp", &text)
+        ),
+        Err(e) => format!(
+            "The generated kernel `{rel}` cannot be read ({e}): run `cargo xtask codegen`.\n\n"
+        ),
+    }
+}
+
+fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
+    let mut s = format!(
+        "<h3 id=\"{}\">{} <small>({} test, <code>{}</code>)</small></h3>\n\n",
+        test.name,
+        test.name,
+        test.body.kind(),
+        html(
+            &test
+                .origin
+                .to_string()
+                .replace(&format!("{}/", ctx.inputs.root.display()), "")
+        )
+    );
+    if let Some(d) = &test.description {
+        s += &format!("{}\n\n", html(d.trim()));
+    }
+    match &test.body {
+        TestBody::Litmus(l) => {
+            let mem: Vec<String> = l.memory.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            s += &format!("Memory, initially: {}\n\n", code(&mem.join(", ")));
+            s += &thread_table(l);
+            s += &format!(
+                "\nCondition: {}. The guide's verdict: **{}**: {}.\n\n",
+                code(&l.condition.to_string()),
+                l.expect,
+                verdict_words(l.expect)
+            );
+            let model = ctx.latest.iter().find_map(|run| {
+                find(run, "model", &rule.id, &test.name)
+                    .or_else(|| find(run, "gpu", &rule.id, &test.name))
+                    .and_then(|r| r.model.as_ref().map(|m| (run, r, m)))
+            });
+            match model {
+                Some((run, r, m)) => {
+                    s += &model_section(l, m, &format!("`{}`, run of {}", r.trial, run.date));
+                }
+                None => s += "**Model**: no model result in the latest runs.\n",
+            }
+            s += "\n";
+            for run in &ctx.latest {
+                let Some(r) = find(run, "gpu", &rule.id, &test.name) else {
+                    continue;
+                };
+                s += &format!(
+                    "**Hardware: {}** ({}): {}\n\n",
+                    html(&run.machine.label()),
+                    run.date,
+                    badge(r.status)
+                );
+                match &r.hardware {
+                    Some(hw) => {
+                        let title = format!(
+                            "{} on {}: {} instances, observation {}",
+                            test.name, run.machine.gpu, hw.instances, hw.observation
+                        );
+                        s += &format!(
+                            "<div class=\"gc-plot\">{}</div>\n\n",
+                            svg::histogram(l, hw, &title)
+                        );
+                        s += &format!("{}\n\n", html(&r.message));
+                        s += &format!(
+                            "<details><summary>litmus7 block</summary>\n\n{}\n</details>\n\n",
+                            fenced("text", &litmus_block(l, hw))
+                        );
+                    }
+                    None => s += &format!("{}\n\n", html(&r.message)),
+                }
+            }
+        }
+        TestBody::Runtime(rt) => {
+            s += &format!(
+                "A CUDA program for `{}`: entry `{}<<<{}, {}>>>(out)`",
+                rt.arch, rt.entry, rt.grid, rt.block
+            );
+            if !rt.limits.is_empty() {
+                let l: Vec<String> = rt
+                    .limits
+                    .iter()
+                    .map(|(k, v)| format!("{} = {v}", k.as_str()))
+                    .collect();
+                s += &format!(", with the context limits {}", code(&l.join(", ")));
+            }
+            s += ".\n\n";
+            match &rt.expect {
+                RuntimeExpect::Values(v) => {
+                    s += "| output | expected |\n|---|---|\n";
+                    for (name, check) in v {
+                        s += &format!("| `{name}` | {} |\n", code(&check.text));
+                    }
+                }
+                RuntimeExpect::LoadError { name, value } => {
+                    s += &format!("Loading the module must fail with `{name}` ({value}).\n");
+                }
+            }
+            s += "\n";
+            s += &hardware_lines(ctx, rule, test);
+        }
+        TestBody::Compile(c) => {
+            let flags = if c.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", c.flags.join(" "))
+            };
+            s += &format!(
+                "nvcc {} must **{}**",
+                code(&format!("-arch={} -rdc=true{flags}", c.arch)),
+                match &c.expect {
+                    CompileExpect::Accept => "accept it without a warning".to_string(),
+                    CompileExpect::Reject { diagnostic } =>
+                        format!("reject it with {}", code(diagnostic)),
+                    CompileExpect::Warn { diagnostic } => format!("warn with {}", code(diagnostic)),
+                }
+            );
+            s += ":\n\n";
+            s += &fenced("cpp", &c.source);
+            s += "\n";
+            for run in &ctx.latest {
+                if let Some(r) = find(run, "static", &rule.id, &test.name) {
+                    s += &format!(
+                        "**Compiler** (run of {} on {}): {} {}\n\n",
+                        run.date,
+                        html(&run.machine.gpu),
+                        badge(r.status),
+                        html(r.message.lines().next().unwrap_or(""))
+                    );
+                }
+            }
+        }
+    }
+    if let TestBody::Runtime(rt) = &test.body {
+        s += &format!(
+            "<details><summary>Source ({} lines)</summary>\n\n{}\n</details>\n\n",
+            rt.source.lines().count(),
+            fenced("cpp", &rt.source)
+        );
+    } else {
+        s += &generated_kernel(ctx, test);
+    }
+    s
+}
+
+fn hardware_lines(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
+    let mut s = String::new();
+    for run in &ctx.latest {
+        if let Some(r) = find(run, "gpu", &rule.id, &test.name) {
+            s += &format!(
+                "**Hardware: {}** ({}): {} {}\n\n",
+                html(&run.machine.label()),
+                run.date,
+                badge(r.status),
+                html(&r.message)
+            );
+        }
+    }
+    s
+}
+
+/// The page of one rule.
+pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
+    let mut s = format!("# {}\n\n{}\n\n", rule.id, status_badges(ctx, rule));
+    s += &quote_block(rule);
+    s += "\n";
+    s += &source_line(rule, "../");
+    s += &format!(
+        "\nProfile **{}** · spec `{}` · [how to read this page](../reading-a-verdict.md)\n\n",
+        rule.profile,
+        gridcheck_kernelgen::spec_relative(&rule.origin.file) + &format!(":{}", rule.origin.line)
+    );
+    if let Some(d) = &rule.decision {
+        s += &format!("**Where the guide is ambiguous**: {}\n\n", html(d.trim()));
+    }
+    if let Some(u) = &rule.untested {
+        s += &format!(
+            "**No runnable test** ({}): {}\n\n",
+            u.status.as_str(),
+            html(u.reason.trim())
+        );
+    }
+    let listed: Vec<&crate::expectations::Xfail> = ctx
+        .inputs
+        .xfails
+        .iter()
+        .filter(|x| x.rule() == rule.id)
+        .collect();
+    if !listed.is_empty() {
+        s += &format!(
+            "**Known discrepancy**: see [Discrepancies](../discrepancies.md) ({} listed).\n\n",
+            listed.len()
+        );
+    }
+    s += "## Status\n\n";
+    let mut any = false;
+    for run in &ctx.latest {
+        let recs: Vec<&TrialRecord> = run.of_rule(&rule.id).collect();
+        if recs.is_empty() {
+            continue;
+        }
+        any = true;
+        s += &format!(
+            "**{}**, driver {}, nvcc {}: run of {} (`{}`)\n\n",
+            html(&run.machine.gpu),
+            html(&run.machine.driver),
+            html(&run.machine.nvcc),
+            run.date,
+            run.results_path(&ctx.inputs.root)
+        );
+        s += "| tier | test | status | message |\n|---|---|---|---|\n";
+        for r in recs {
+            s += &format!(
+                "| {} | [{}](#{}) | {} | {} |\n",
+                r.tier,
+                r.test,
+                r.test,
+                badge(r.status),
+                cell(&r.message)
+            );
+        }
+        s += "\n";
+    }
+    if !any {
+        s += if rule.untested.is_some() {
+            "No trial: the rule has no runnable test.\n\n"
+        } else {
+            "No recorded run has results for this rule.\n\n"
+        };
+    }
+    if !rule.tests.is_empty() {
+        s += "## Tests\n\n";
+        for name in &rule.tests {
+            if let Some(t) = ctx.inputs.spec.test(name) {
+                s += &test_section(ctx, rule, t);
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backquotes_become_code() {
+        assert_eq!(inline_code("a `b` c"), "a <code>b</code> c");
+        assert_eq!(inline_code("a `b c"), "a `b c");
+        assert_eq!(inline_code("plain"), "plain");
+    }
+
+    #[test]
+    fn reproduce_names_the_tier_and_the_bundle_way() {
+        let g = reproduce("gpu/sm_90/r.a/t");
+        assert!(
+            g.contains("cargo xtask conformance --tier gpu -- --exact gpu/sm_90/r.a/t"),
+            "{g}"
+        );
+        assert!(
+            g.contains("bash conformance/gpu-run.sh --tier gpu --exact gpu/sm_90/r.a/t"),
+            "{g}"
+        );
+        let s = reproduce("static/r.a/t");
+        assert!(
+            s.contains("--tier static -- --exact static/r.a/t") && !s.contains("gpu-run"),
+            "{s}"
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! Opens the built site in headless Chromium (Debian's `chromium`), follows
+//! the links from the index to a rule page with a litmus test and to the
+//! discrepancies page, and checks what the rendered pages show. Screenshots
+//! of the three pages go to `target/browser-test/`.
+//!
+//! Without Chromium the test says so and passes as not run, unless
+//! `GRIDCHECK_REQUIRE_BROWSER` is set (CI sets it): then it fails.
+//! `GRIDCHECK_CHROMIUM` names another browser binary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gridcheck_spec::TestBody;
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("GRIDCHECK_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// Runs the browser headless on one page with extra arguments; returns stdout.
+fn browse(bin: &Path, scratch: &Path, args: &[String], url: &str) -> String {
+    let profile = scratch.join(format!("profile-{}", args.len() + url.len()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let out_file = scratch.join("stdout.txt");
+    let mut child = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdout(std::fs::File::create(&out_file).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            assert!(st.success(), "{} {args:?} {url}: {st}", bin.display());
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} did not finish in 120 s on {url}", bin.display());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::fs::read_to_string(&out_file).unwrap()
+}
+
+fn dump_dom(bin: &Path, scratch: &Path, url: &str) -> String {
+    let dom = browse(bin, scratch, &["--dump-dom".into()], url);
+    assert!(dom.contains("</html>"), "no DOM for {url}: {dom:.200}");
+    dom
+}
+
+fn screenshot(bin: &Path, scratch: &Path, url: &str, png: &Path) {
+    browse(
+        bin,
+        scratch,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1280,1600".into(),
+        ],
+        url,
+    );
+    let len = std::fs::metadata(png).map(|m| m.len()).unwrap_or(0);
+    assert!(len > 10_000, "screenshot {} has {len} bytes", png.display());
+}
+
+/// The page's `<main>` element: the content, without the sidebar.
+fn main_of(dom: &str) -> &str {
+    let start = dom.find("<main").expect("a <main> element");
+    let end = dom[start..].find("</main>").expect("</main>") + start;
+    &dom[start..end]
+}
+
+/// Every `href` in an HTML fragment, in order.
+fn hrefs(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .map(|s| s.replace("&amp;", "&"))
+        .collect()
+}
+
+/// The text of an HTML fragment: tags dropped (block tags as a space),
+/// entities decoded, whitespace folded.
+fn text(html: &str) -> String {
+    const INLINE: [&str; 8] = ["strong", "em", "code", "a", "span", "small", "b", "i"];
+    let mut out = String::new();
+    let mut tag: Option<String> = None;
+    for c in html.chars() {
+        match (&mut tag, c) {
+            (None, '<') => tag = Some(String::new()),
+            (Some(t), '>') => {
+                let name: String = t
+                    .trim_start_matches('/')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                if !INLINE.contains(&name.as_str()) {
+                    out.push(' ');
+                }
+                tag = None;
+            }
+            (Some(t), c) => t.push(c),
+            (None, c) => out.push(c),
+        }
+    }
+    let out = out
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    fold(&out)
+}
+
+fn fold(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn index_links_to_a_rule_page_and_the_discrepancies() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("GRIDCHECK_REQUIRE_BROWSER").is_some() {
+            panic!(
+                "GRIDCHECK_REQUIRE_BROWSER is set but no Chromium was found \
+                 (apt-get install chromium, or set GRIDCHECK_CHROMIUM)"
+            );
+        }
+        eprintln!(
+            "browser test NOT RUN: no Chromium at /usr/bin/chromium \
+             (apt-get install chromium; CI sets GRIDCHECK_REQUIRE_BROWSER=1)"
+        );
+        return;
+    };
+    let (inputs, out, _) = common::built("browser");
+    let book = out.join("book");
+    let scratch = out.join("chromium");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let shots = common::root().join("target/browser-test");
+    std::fs::create_dir_all(&shots).unwrap();
+    let url = |rel: &str| format!("file://{}", book.join(rel).display());
+
+    // The index: its content links to every rule and to the discrepancies.
+    let index_dom = dump_dom(&bin, &scratch, &url("index.html"));
+    let index = main_of(&index_dom);
+    assert!(
+        text(index).contains("What CUDA Dynamic Parallelism and PDL guarantee"),
+        "index title"
+    );
+    let links = hrefs(index);
+    let rule_links: Vec<&String> = links.iter().filter(|h| h.starts_with("rules/")).collect();
+    assert_eq!(
+        rule_links.len(),
+        inputs.spec.rules.len(),
+        "the index links every rule once"
+    );
+    let disc_link = links
+        .iter()
+        .find(|h| h.starts_with("discrepancies.html"))
+        .expect("the index links to the discrepancies page");
+    screenshot(&bin, &scratch, &url("index.html"), &shots.join("index.png"));
+
+    // The first rule in index order with a litmus test, and one with a GPU result.
+    let latest = gridcheck_docs::results::latest(&inputs.runs);
+    let (link, rule, test) = rule_links
+        .iter()
+        .find_map(|h| {
+            let id = h.trim_start_matches("rules/").trim_end_matches(".html");
+            let rule = inputs.spec.rule(id)?;
+            let test = rule.tests.iter().find_map(|t| {
+                let t = inputs.spec.test(t)?;
+                let ran = latest.iter().any(|run| {
+                    run.records
+                        .iter()
+                        .any(|r| r.rule == rule.id && r.test == t.name && r.hardware.is_some())
+                });
+                (matches!(t.body, TestBody::Litmus(_)) && ran).then_some(t)
+            })?;
+            Some((h, rule, test))
+        })
+        .expect("a rule with a litmus test that ran on a GPU");
+    let rule_dom = dump_dom(&bin, &scratch, &url(link));
+    let page = main_of(&rule_dom);
+    let shown = text(page);
+    assert!(shown.contains(&rule.id), "the rule page names {}", rule.id);
+    assert!(
+        shown.contains(&fold(&rule.quote.replace('`', ""))),
+        "the rule page shows the quote of {}:\n{}\n--- page text:\n{shown:.2000}",
+        rule.id,
+        rule.quote
+    );
+    assert!(shown.contains(&rule.source.section), "the seed section");
+    assert!(shown.contains(&test.name), "the test {}", test.name);
+    let model = latest
+        .iter()
+        .flat_map(|run| &run.records)
+        .find(|r| r.rule == rule.id && r.test == test.name && r.model.is_some())
+        .and_then(|r| r.model.as_ref())
+        .expect("a model result");
+    assert!(
+        shown.contains(&format!("Model: verdict {}", model.verdict)),
+        "the model's verdict ({}) is shown",
+        model.verdict
+    );
+    assert!(
+        shown.contains(&format!("{} reachable final state", model.states.len())),
+        "the number of reachable states"
+    );
+    let svg = page
+        .find("<svg")
+        .map(|i| &page[i..])
+        .expect("a histogram plot");
+    assert!(svg.contains("gc-bar"), "the plot has bars");
+    assert!(svg.contains(&test.name), "the plot is titled with the test");
+    screenshot(&bin, &scratch, &url(link), &shots.join("rule.png"));
+
+    // The discrepancies page: every known discrepancy with its evidence and
+    // the command that reproduces it.
+    let disc_dom = dump_dom(&bin, &scratch, &url(disc_link));
+    let disc = text(main_of(&disc_dom));
+    assert!(disc.contains("Discrepancies between the guide and the hardware"));
+    assert!(
+        !inputs.xfails.is_empty(),
+        "the checkout lists known discrepancies"
+    );
+    for x in &inputs.xfails {
+        assert!(disc.contains(&x.trial), "{} listed", x.trial);
+        assert!(
+            disc.contains(&fold(&x.reason)),
+            "the evidence for {}",
+            x.trial
+        );
+        let tier = x.trial.split('/').next().unwrap();
+        assert!(
+            disc.contains(&format!(
+                "cargo xtask conformance --tier {tier} -- --exact {}",
+                x.trial
+            )),
+            "the command reproducing {}",
+            x.trial
+        );
+        if let Some(rule) = inputs.spec.rule(x.rule()) {
+            assert!(
+                disc.contains(&fold(&rule.quote.replace('`', ""))),
+                "the quote of {}",
+                rule.id
+            );
+        }
+    }
+    screenshot(
+        &bin,
+        &scratch,
+        &url(disc_link),
+        &shots.join("discrepancies.png"),
+    );
+    eprintln!("screenshots in {}", shots.display());
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -1,0 +1,143 @@
+//! The site built from this checkout has a page for every rule, and the
+//! index, discrepancies and runs pages say what the records hold.
+
+mod common;
+
+use gridcheck_report::Status;
+
+#[test]
+fn a_page_for_every_rule() {
+    let (inputs, out, built) = common::built("site");
+    let rules = &inputs.spec.rules;
+    assert_eq!(built.rule_pages, rules.len(), "one page a rule");
+    let summary = std::fs::read_to_string(out.join("src/SUMMARY.md")).unwrap();
+    let missing: Vec<&str> = rules
+        .iter()
+        .filter(|r| !out.join(format!("book/rules/{}.html", r.id)).is_file())
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(missing.is_empty(), "rules with no HTML page: {missing:?}");
+    for r in rules {
+        assert!(
+            summary.contains(&format!("[{}](rules/{}.md)", r.id, r.id)),
+            "{} is not in SUMMARY.md",
+            r.id
+        );
+    }
+    for page in [
+        "index",
+        "reading-a-verdict",
+        "discrepancies",
+        "coverage",
+        "runs",
+        "benchmarks",
+    ] {
+        assert!(
+            out.join(format!("book/{page}.html")).is_file(),
+            "{page}.html"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn pages_say_what_the_records_hold() {
+    let inputs = common::inputs();
+    let src = gridcheck_docs::site::render(&inputs);
+    let index = src.page("index.md").unwrap();
+    let latest = gridcheck_docs::results::latest(&inputs.runs);
+    for run in &latest {
+        assert!(
+            index.contains(&run.machine.gpu),
+            "index names {}",
+            run.machine.gpu
+        );
+        assert!(index.contains(&format!(
+            "run of {} ({} trials",
+            run.date,
+            run.records.len()
+        )));
+    }
+    // The index links every rule.
+    for r in &inputs.spec.rules {
+        assert!(
+            index.contains(&format!("(rules/{}.md)", r.id)),
+            "index links {}",
+            r.id
+        );
+    }
+    let disc = src.page("discrepancies.md").unwrap();
+    for x in &inputs.xfails {
+        assert!(
+            disc.contains(&x.trial),
+            "{} on the discrepancies page",
+            x.trial
+        );
+        let tier = x.trial.split('/').next().unwrap();
+        assert!(disc.contains(&format!(
+            "cargo xtask conformance --tier {tier} -- --exact {}",
+            x.trial
+        )));
+    }
+    for run in &latest {
+        for r in run
+            .records
+            .iter()
+            .filter(|r| r.status == Status::QualityWarning)
+        {
+            assert!(
+                disc.contains(&r.trial),
+                "quality warning {} listed",
+                r.trial
+            );
+        }
+        // A trial that did not run is shown as such on its rule page, with its reason.
+        if let Some(r) = run
+            .records
+            .iter()
+            .find(|r| r.status == Status::NotSupported)
+        {
+            let page = src.page(&format!("rules/{}.md", r.rule)).unwrap();
+            assert!(page.contains("gc-not-supported"), "{}", r.rule);
+            assert!(
+                page.contains(&gridcheck_docs::text::cell(&r.message)),
+                "{}",
+                r.rule
+            );
+        }
+    }
+    let bench = src.page("benchmarks.md").unwrap();
+    if inputs.baselines.is_empty() {
+        assert!(bench.contains("No benchmark baseline is committed yet"));
+    }
+}
+
+#[test]
+fn benchmarks_page_plots_one_chart_per_group() {
+    let mut inputs = common::inputs();
+    let fixture = r#"{"schema": 1,
+ "machine": {"gpu": "NVIDIA H100 80GB HBM3", "slug": "nvidia-h100-80gb-hbm3", "driver": "580.159.04", "nvcc": "13.0.88", "date": "2026-11-22", "command": "cargo xtask bench"},
+ "figures": [
+  {"id": "launch.device.null-stream.latency", "group": "launch", "title": "device launch, NULL stream, serial", "unit": "us", "lower_is_better": true,
+   "median": 1.23, "p10": 1.1, "p90": 1.4, "min": 1.0, "max": 2.0, "repeats": 50, "params": {"blocks": "1"}},
+  {"id": "launch.device.tail.latency", "group": "launch", "title": "device launch, tail stream", "unit": "us", "lower_is_better": true,
+   "median": 2.5, "p10": 2.0, "p90": 3.0, "min": 1.9, "max": 4.0, "repeats": 50},
+  {"id": "pdl.overlap", "group": "pdl", "title": "PDL overlap", "unit": "us", "lower_is_better": false,
+   "median": 4.0, "p10": 3.5, "p90": 4.5, "min": 3.0, "max": 5.0, "repeats": 20}],
+ "notes": ["a fixture, not a measurement"]}"#;
+    inputs.baselines =
+        vec![gridcheck_docs::bench::parse(fixture, std::path::Path::new("fixture.json")).unwrap()];
+    let src = gridcheck_docs::site::render(&inputs);
+    let page = src.page("benchmarks.md").unwrap();
+    assert_eq!(page.matches("<svg").count(), 2, "{page}");
+    assert_eq!(page.matches("class=\"gc-whisker\"").count(), 3, "{page}");
+    assert!(
+        page.contains("### launch (us)") && page.contains("### pdl (us)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 1.23 | 1.1 | 1.4 | 1 | 2 | 50 | blocks=1 |"),
+        "{page}"
+    );
+    assert!(page.contains("a fixture, not a measurement"));
+}

@@ -1,0 +1,144 @@
+//! `cargo xtask report`: reports from any results file.
+//!
+//! ```text
+//! report summary <results.jsonl>...           status counts and the notable trials
+//! report markdown <results.jsonl>... [--out FILE]
+//! report junit <results.jsonl>... [--out FILE]
+//! report merge <results.jsonl>... [--out FILE] [--format md|json]
+//! ```
+
+use std::path::PathBuf;
+
+use gridcheck_docs::matrix::Matrix;
+use gridcheck_docs::results::load_jsonl;
+use gridcheck_report::TrialRecord;
+
+use crate::{Result, load_spec, root};
+
+const USAGE: &str =
+    "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--out FILE]
+       cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]";
+
+#[derive(Debug)]
+struct Args {
+    files: Vec<PathBuf>,
+    out: Option<PathBuf>,
+    format: String,
+}
+
+fn parse(args: &[String]) -> Result<Args> {
+    let mut a = Args {
+        files: Vec::new(),
+        out: None,
+        format: "md".into(),
+    };
+    let mut it = args.iter();
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--out" => a.out = Some(it.next().ok_or(USAGE)?.into()),
+            "--format" => a.format = it.next().ok_or(USAGE)?.clone(),
+            f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
+            f => a.files.push(f.into()),
+        }
+    }
+    if a.files.is_empty() {
+        return Err(format!("no results file given\n{USAGE}"));
+    }
+    Ok(a)
+}
+
+fn records(files: &[PathBuf]) -> Result<Vec<TrialRecord>> {
+    let mut all = Vec::new();
+    for f in files {
+        all.extend(load_jsonl(f)?);
+    }
+    Ok(all)
+}
+
+fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
+    match out {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            println!("wrote {}", p.display());
+            Ok(())
+        }
+        None => {
+            use std::io::Write as _;
+            // A closed pipe (`| head`) ends the output quietly.
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the report: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let (cmd, rest) = args.split_first().ok_or(USAGE)?;
+    let a = parse(rest)?;
+    match cmd.as_str() {
+        "summary" => emit(
+            &a.out,
+            &gridcheck_docs::summary::terminal(&records(&a.files)?),
+        ),
+        "markdown" => {
+            // The spec orders each histogram's columns; a report still comes
+            // out without it.
+            let spec = load_spec(&root()).ok();
+            let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
+            let title = format!("gridcheck results: {}", names.join(", "));
+            // The driver version from a machine.txt beside a results file.
+            let driver = a.files.iter().find_map(|f| {
+                let txt = std::fs::read_to_string(f.parent()?.join("machine.txt")).ok()?;
+                gridcheck_docs::results::machine_txt_driver(&txt)
+            });
+            let md = gridcheck_docs::markdown_report::markdown(
+                &title,
+                &records(&a.files)?,
+                spec.as_ref(),
+                driver.as_deref(),
+            );
+            emit(&a.out, &md)
+        }
+        "junit" => emit(&a.out, &gridcheck_report::junit(&records(&a.files)?)),
+        "merge" => {
+            let m = Matrix::merge_files(&a.files)?;
+            match a.format.as_str() {
+                "md" => emit(&a.out, &m.to_markdown()),
+                "json" => emit(&a.out, &(m.to_json() + "\n")),
+                f => Err(format!("unknown format `{f}`: md or json")),
+            }
+        }
+        other => Err(format!("unknown report `{other}`\n{USAGE}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Result<Args> {
+        parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn files_and_options() {
+        let a = args(&["a.jsonl", "--out", "m.md", "b.jsonl", "--format", "json"]).unwrap();
+        assert_eq!(
+            a.files,
+            [PathBuf::from("a.jsonl"), PathBuf::from("b.jsonl")]
+        );
+        assert_eq!(a.out, Some(PathBuf::from("m.md")));
+        assert_eq!(a.format, "json");
+        assert!(args(&[]).unwrap_err().contains("no results file"));
+        assert!(args(&["a", "--out"]).is_err());
+        assert!(args(&["a", "--bogus"]).unwrap_err().contains("--bogus"));
+        assert!(
+            run(&["nope".into(), "a".into()])
+                .unwrap_err()
+                .contains("unknown report")
+        );
+    }
+}
