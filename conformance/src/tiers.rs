@@ -247,7 +247,7 @@ fn gpu_ready<'a>(
         sm: device.sm.clone(),
         driver: device.driver_version.clone(),
         nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
-        driver_version: None,
+        driver_version: device.driver_release.clone(),
     });
     if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
         rec.status = Status::NotSupported;

@@ -310,16 +310,27 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
             }
             s += ".\n\n";
             match &rt.expect {
-                RuntimeExpect::Values(v) => {
-                    s += "| output | expected |\n|---|---|\n";
-                    for (name, check) in v {
-                        s += &format!("| `{name}` | {} |\n", code(&check.text));
-                    }
-                }
+                RuntimeExpect::Values(v) => s += &expected_outputs(v),
                 RuntimeExpect::LoadError { name, value } => {
                     s += &format!("Loading the module must fail with `{name}` ({value}).\n");
                 }
             }
+            s += "\n";
+            s += &hardware_lines(ctx, rule, test);
+        }
+        TestBody::Host(h) => {
+            let flags = if h.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", h.flags.join(" "))
+            };
+            s += &format!(
+                "A whole CUDA program (host test), built with {} and run as its own \
+                 process on a `{}` device; it prints each output once.\n\n",
+                code(&format!("nvcc -rdc=true{flags} -lcudadevrt")),
+                h.arch
+            );
+            s += &expected_outputs(&h.expect);
             s += "\n";
             s += &hardware_lines(ctx, rule, test);
         }
@@ -491,4 +502,13 @@ mod tests {
             "{s}"
         );
     }
+}
+
+/// The table of a runtime or host test's checked outputs.
+fn expected_outputs(checks: &[(String, gridcheck_spec::Check)]) -> String {
+    let mut s = "| output | expected |\n|---|---|\n".to_string();
+    for (name, check) in checks {
+        s += &format!("| `{name}` | {} |\n", code(&check.text));
+    }
+    s
 }
