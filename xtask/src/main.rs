@@ -7,8 +7,10 @@
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! ```
 
+mod bench;
 mod build;
 mod codegen;
 mod coverage;
@@ -25,7 +27,11 @@ const USAGE: &str = "usage: cargo xtask <command>
   build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
-  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine";
+  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
+  bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
+                                  run the benchmarks on this machine's GPU (see `cargo xtask bench --help`)
+  bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
+  bench compare NEW BASELINE      compare two benchmark results files; exits 1 on a regression";
 
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -42,6 +48,7 @@ fn main() -> ExitCode {
         }
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

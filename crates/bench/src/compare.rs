@@ -1,0 +1,232 @@
+//! `--compare`: a new run against a baseline.
+//!
+//! A figure **regressed** when its new median lies beyond the baseline's
+//! measured spread, widened by a tolerance, in the worse direction. With
+//! `t` the relative tolerance (default 5%) and `w = t * |baseline median|`:
+//!
+//! - lower is better: regressed if `new.median > base.p90 + w`,
+//!   improved if `new.median < base.p10 - w`;
+//! - higher is better: regressed if `new.median < base.p10 - w`,
+//!   improved if `new.median > base.p90 + w`.
+//!
+//! A figure of the baseline missing from the new run counts as a
+//! regression (it no longer runs or no longer verifies); a new figure is
+//! reported and passes.
+
+use std::fmt::Write as _;
+
+use crate::baseline::{Figure, Results};
+
+pub const DEFAULT_TOLERANCE: f64 = 0.05;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Improved,
+    Regressed,
+    Missing,
+    New,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Improved => "improved",
+            Verdict::Regressed => "REGRESSED",
+            Verdict::Missing => "MISSING",
+            Verdict::New => "new",
+        }
+    }
+
+    pub fn fails(self) -> bool {
+        matches!(self, Verdict::Regressed | Verdict::Missing)
+    }
+}
+
+/// One figure's verdict.
+pub fn judge(base: &Figure, new: &Figure, tolerance: f64) -> Verdict {
+    let w = tolerance * base.median.abs();
+    let (worse, better) = if base.lower_is_better {
+        (new.median > base.p90 + w, new.median < base.p10 - w)
+    } else {
+        (new.median < base.p10 - w, new.median > base.p90 + w)
+    };
+    if worse {
+        Verdict::Regressed
+    } else if better {
+        Verdict::Improved
+    } else {
+        Verdict::Ok
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub id: String,
+    pub unit: String,
+    pub base: Option<Figure>,
+    pub new: Option<Figure>,
+    pub verdict: Verdict,
+}
+
+/// Every figure of either run, in the baseline's order, then the new ones.
+pub fn compare(base: &Results, new: &Results, tolerance: f64) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for b in &base.figures {
+        let n = new.figures.iter().find(|f| f.id == b.id);
+        rows.push(Row {
+            id: b.id.clone(),
+            unit: b.unit.clone(),
+            base: Some(b.clone()),
+            new: n.cloned(),
+            verdict: n.map_or(Verdict::Missing, |n| judge(b, n, tolerance)),
+        });
+    }
+    for n in &new.figures {
+        if !base.figures.iter().any(|b| b.id == n.id) {
+            rows.push(Row {
+                id: n.id.clone(),
+                unit: n.unit.clone(),
+                base: None,
+                new: Some(n.clone()),
+                verdict: Verdict::New,
+            });
+        }
+    }
+    rows
+}
+
+fn spread(f: &Option<Figure>) -> String {
+    match f {
+        Some(f) => format!("{:.3} [{:.3}, {:.3}]", f.median, f.p10, f.p90),
+        None => "-".into(),
+    }
+}
+
+/// The terminal table of a comparison and its last line, a summary.
+pub fn table(rows: &[Row], tolerance: f64) -> String {
+    let w = rows.iter().map(|r| r.id.len()).max().unwrap_or(6).max(6);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<w$}  {:>5}  {:>30}  {:>30}  {:>8}  verdict",
+        "figure", "unit", "baseline median [p10, p90]", "new median [p10, p90]", "change"
+    );
+    for r in rows {
+        let change = match (&r.base, &r.new) {
+            (Some(b), Some(n)) if b.median != 0.0 => {
+                format!("{:+.1}%", 100.0 * (n.median - b.median) / b.median.abs())
+            }
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<w$}  {:>5}  {:>30}  {:>30}  {:>8}  {}",
+            r.id,
+            r.unit,
+            spread(&r.base),
+            spread(&r.new),
+            change,
+            r.verdict.as_str()
+        );
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let _ = writeln!(
+        out,
+        "{} figures: {} ok, {} improved, {} regressed, {} missing, {} new \
+         (regressed = new median beyond the baseline's [p10, p90] widened by {:.0}% of its median, in the worse direction)",
+        rows.len(),
+        count(Verdict::Ok),
+        count(Verdict::Improved),
+        count(Verdict::Regressed),
+        count(Verdict::Missing),
+        count(Verdict::New),
+        tolerance * 100.0
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::baseline::Machine;
+    use crate::stats::summarize;
+
+    fn fig(id: &str, lower: bool, samples: &[f64]) -> Figure {
+        Figure::new(id, id, "us", lower, &summarize(samples).unwrap(), &[])
+    }
+
+    fn run(figures: Vec<Figure>) -> Results {
+        Results {
+            schema: 1,
+            machine: Machine {
+                gpu: "g".into(),
+                slug: "g".into(),
+                driver: "d".into(),
+                nvcc: "n".into(),
+                date: "2026-11-22".into(),
+                command: "c".into(),
+            },
+            figures,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn lower_is_better() {
+        // p10 = 9.5, p90 = 10.5, median 10: band [9.5 - 0.5, 10.5 + 0.5].
+        let base = fig(
+            "a",
+            true,
+            &[9.0, 9.5, 10.0, 10.5, 11.0, 10.0, 9.8, 10.2, 9.9, 10.1, 10.0],
+        );
+        let at = |m: f64| fig("a", true, &[m]);
+        assert_eq!(judge(&base, &at(10.0), 0.05), Verdict::Ok);
+        assert_eq!((base.p10, base.median, base.p90), (9.5, 10.0, 10.5));
+        assert_eq!(judge(&base, &at(10.9), 0.05), Verdict::Ok);
+        assert_eq!(judge(&base, &at(11.1), 0.05), Verdict::Regressed);
+        assert_eq!(judge(&base, &at(11.1), 0.10), Verdict::Ok);
+        assert_eq!(judge(&base, &at(9.1), 0.05), Verdict::Ok);
+        assert_eq!(judge(&base, &at(8.9), 0.05), Verdict::Improved);
+    }
+
+    #[test]
+    fn higher_is_better_mirrors() {
+        let base = fig("s", false, &[1.0, 2.0, 3.0]);
+        // p10 = 1.2, p90 = 2.8, w = 0.1
+        assert_eq!(
+            judge(&base, &fig("s", false, &[1.05]), 0.05),
+            Verdict::Regressed
+        );
+        assert_eq!(judge(&base, &fig("s", false, &[1.15]), 0.05), Verdict::Ok);
+        assert_eq!(
+            judge(&base, &fig("s", false, &[3.0]), 0.05),
+            Verdict::Improved
+        );
+    }
+
+    #[test]
+    fn missing_and_new_figures() {
+        let base = run(vec![fig("a", true, &[1.0]), fig("b", true, &[1.0])]);
+        let new = run(vec![fig("b", true, &[5.0]), fig("c", true, &[1.0])]);
+        let rows = compare(&base, &new, 0.05);
+        let v: Vec<(&str, Verdict)> = rows.iter().map(|r| (r.id.as_str(), r.verdict)).collect();
+        assert_eq!(
+            v,
+            [
+                ("a", Verdict::Missing),
+                ("b", Verdict::Regressed),
+                ("c", Verdict::New)
+            ]
+        );
+        assert!(rows.iter().any(|r| r.verdict.fails()));
+        let t = table(&rows, 0.05);
+        assert!(
+            t.contains("+400.0%") && t.contains("REGRESSED") && t.contains("1 missing"),
+            "{t}"
+        );
+        let same = compare(&base, &base, 0.05);
+        assert!(same.iter().all(|r| r.verdict == Verdict::Ok));
+    }
+}
