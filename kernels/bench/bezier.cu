@@ -44,15 +44,21 @@ __global__ void computeBezierLine_child(const BezierLine *bLines, int lidx, floa
     if (idx < nTessPoints) verts[(size_t)lidx * MAX_TESS_POINTS + idx] = vertex(&bLines[lidx], idx, nTessPoints);
 }
 
-// One thread per line: count the vertices, launch a child grid for them.
-// err[0]: the first launch error.
+// One thread per line: count the vertices, launch a child grid for them,
+// into the block's NULL stream as the chapter does (the children of one
+// block then run one after the other), or with fire_and_forget into
+// cudaStreamFireAndForget (each child independent). err[0]: the first
+// launch error.
 extern "C" __global__ void bezier_dp(const BezierLine *bLines, int nLines, float2 *verts, int *counts,
-                                     unsigned int *err) {
+                                     unsigned int *err, int fire_and_forget) {
     int lidx = threadIdx.x + blockDim.x * blockIdx.x;
     if (lidx < nLines) {
         int n = vertexCount(&bLines[lidx]);
         counts[lidx] = n;
-        computeBezierLine_child<<<(n + 31) / 32, 32>>>(bLines, lidx, verts, n);
+        if (fire_and_forget)
+            computeBezierLine_child<<<(n + 31) / 32, 32, 0, cudaStreamFireAndForget>>>(bLines, lidx, verts, n);
+        else
+            computeBezierLine_child<<<(n + 31) / 32, 32>>>(bLines, lidx, verts, n);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) atomicCAS(err, 0u, (unsigned int)e);
     }

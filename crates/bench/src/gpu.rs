@@ -29,8 +29,12 @@ type R<T> = Result<T, String>;
 /// How much to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
+    /// Untimed and timed repeats of the PMPP workloads.
     pub warmup: usize,
     pub repeats: usize,
+    /// The same for the launch and PDL figures, which take microseconds.
+    pub micro_warmup: usize,
+    pub micro_repeats: usize,
     /// Fewer repeats and the smaller sizes only.
     pub quick: bool,
 }
@@ -40,6 +44,8 @@ impl Plan {
         Plan {
             warmup: 3,
             repeats: 30,
+            micro_warmup: 10,
+            micro_repeats: 100,
             quick: false,
         }
     }
@@ -47,6 +53,8 @@ impl Plan {
         Plan {
             warmup: 2,
             repeats: 10,
+            micro_warmup: 3,
+            micro_repeats: 20,
             quick: true,
         }
     }
@@ -140,6 +148,10 @@ impl Drop for DevBuf {
 struct Args(Vec<u64>);
 
 impl Args {
+    fn ptr(mut self, p: sys::CUdeviceptr) -> Self {
+        self.0.push(p);
+        self
+    }
     fn p(mut self, b: &DevBuf) -> Self {
         self.0.push(b.ptr);
         self
@@ -172,12 +184,62 @@ impl Drop for Event {
     }
 }
 
+/// The gate's flag words, in pinned host memory mapped into the device.
+struct Flag {
+    host: *mut u32,
+    dev: sys::CUdeviceptr,
+}
+
+impl Flag {
+    fn new() -> R<Flag> {
+        let mut p = std::ptr::null_mut();
+        // SAFETY: allocates 8 bytes of pinned, mapped host memory.
+        ck("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut p, 8, sys::CU_MEMHOSTALLOC_DEVICEMAP)
+        })?;
+        // Freed on drop, also if the next call fails.
+        let mut f = Flag {
+            host: p as *mut u32,
+            dev: 0,
+        };
+        // SAFETY: `p` is mapped host memory.
+        ck("cuMemHostGetDevicePointer", unsafe {
+            sys::cuMemHostGetDevicePointer_v2(&mut f.dev, p, 0)
+        })?;
+        f.set(0, 0);
+        f.set(1, 0);
+        Ok(f)
+    }
+
+    fn set(&self, i: usize, v: u32) {
+        // SAFETY: two words, written with volatile stores the device polls.
+        unsafe { std::ptr::write_volatile(self.host.add(i), v) };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        // SAFETY: two words.
+        unsafe { std::ptr::read_volatile(self.host.add(i)) }
+    }
+}
+
+impl Drop for Flag {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc, freed once.
+        let _ = unsafe { sys::cuMemFreeHost(self.host as *mut c_void) };
+    }
+}
+
 /// The device and what the figures share.
 pub struct Bench {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     start: Event,
     stop: Event,
+    flag: Flag,
+    /// The gate module, loaded when first needed and unloaded before a
+    /// limit of the device runtime is changed.
+    gate: std::cell::RefCell<Option<(Arc<CudaModule>, CudaFunction)>>,
     cubins: PathBuf,
     plan: Plan,
     pub gpu: String,
@@ -215,9 +277,11 @@ pub fn open(cubins: &Path, plan: Plan) -> R<Bench> {
     let gpu = ctx
         .name()
         .map_err(|e| format!("cannot read the device name: {}", err_name(e)))?;
-    Ok(Bench {
+    let b = Bench {
         start: Event::new()?,
         stop: Event::new()?,
+        flag: Flag::new()?,
+        gate: std::cell::RefCell::new(None),
         ctx,
         stream,
         cubins: cubins.to_path_buf(),
@@ -225,7 +289,9 @@ pub fn open(cubins: &Path, plan: Plan) -> R<Bench> {
         gpu,
         sms,
         l2_bytes,
-    })
+    };
+    b.warm_up()?;
+    Ok(b)
 }
 
 /// The driver's version: `/proc/driver/nvidia/version`, else
@@ -246,6 +312,8 @@ pub fn driver_version() -> String {
 }
 
 const PENDING_LIMIT_LAUNCH: usize = 4096;
+/// About a second at H100 clocks.
+const GATE_MAX_CYCLES: i64 = 2_000_000_000;
 const PENDING_LIMIT_PMPP: usize = 1 << 18;
 
 impl Bench {
@@ -267,7 +335,34 @@ impl Bench {
             .map_err(|e| format!("kernel `{name}`: {}", err_name(e)))
     }
 
+    /// Brings the clocks out of their idle state: every SM spins for
+    /// about half a second.
+    fn warm_up(&self) -> R<()> {
+        let m = self.module("gate")?;
+        let warm = self.func(&m, "warm")?;
+        self.launch(
+            &warm,
+            4 * self.sms,
+            128,
+            0,
+            false,
+            Args::default().l(1_000_000_000),
+        )?;
+        self.sync("the clock warm-up")
+    }
+
+    fn gate_fn(&self) -> R<CudaFunction> {
+        let mut g = self.gate.borrow_mut();
+        if g.is_none() {
+            let m = self.module("gate")?;
+            let f = self.func(&m, "gate")?;
+            *g = Some((m, f));
+        }
+        Ok(g.as_ref().map(|(_, f)| f.clone()).expect("set above"))
+    }
+
     fn set_pending_limit(&self, n: usize) -> R<()> {
+        self.gate.borrow_mut().take();
         self.ctx
             .set_limit(sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, n)
             .map_err(|e| {
@@ -330,19 +425,42 @@ impl Bench {
         })
     }
 
-    /// Microseconds between events around `work` on the stream.
+    /// Microseconds between events around `work` on the stream, the work
+    /// held behind the gate until it is all enqueued (gate.cu).
     fn time(&self, work: impl FnOnce() -> R<()>) -> R<f64> {
-        // SAFETY: our events and stream.
-        ck("cuEventRecord", unsafe {
-            sys::cuEventRecord(self.start.0, self.s())
-        })?;
-        work()?;
-        ck("cuEventRecord", unsafe {
-            sys::cuEventRecord(self.stop.0, self.s())
-        })?;
+        let gate = self.gate_fn()?;
+        self.flag.set(1, 0);
+        self.flag.set(0, 0);
+        let queued = self
+            .launch(
+                &gate,
+                1,
+                1,
+                0,
+                false,
+                Args::default().ptr(self.flag.dev).l(GATE_MAX_CYCLES),
+            )
+            .and_then(|()| {
+                // SAFETY: our events and stream.
+                ck("cuEventRecord", unsafe {
+                    sys::cuEventRecord(self.start.0, self.s())
+                })
+            })
+            .and_then(|()| work())
+            .and_then(|()| {
+                ck("cuEventRecord", unsafe {
+                    sys::cuEventRecord(self.stop.0, self.s())
+                })
+            });
+        // Open the gate whatever happened, so that nothing waits on it.
+        self.flag.set(0, 1);
+        queued?;
         ck("the timed work", unsafe {
             sys::cuEventSynchronize(self.stop.0)
         })?;
+        if self.flag.get(1) != 0 {
+            return Err("the gate timed out: enqueueing the timed work took over a second".into());
+        }
         let mut ms = 0f32;
         ck("cuEventElapsedTime", unsafe {
             sys::cuEventElapsedTime_v2(&mut ms, self.start.0, self.stop.0)
@@ -352,11 +470,25 @@ impl Bench {
 
     /// Runs `sample` `warmup + repeats` times; returns the timed samples,
     /// each a vector (one value per variant measured in that repeat).
-    fn repeat(&self, mut sample: impl FnMut(usize) -> R<Vec<f64>>) -> R<Vec<Vec<f64>>> {
+    fn repeat(&self, sample: impl FnMut(usize) -> R<Vec<f64>>) -> R<Vec<Vec<f64>>> {
+        self.repeat_n(self.plan.warmup, self.plan.repeats, sample)
+    }
+
+    /// [`Bench::repeat`] with the micro-benchmarks' counts.
+    fn repeat_micro(&self, sample: impl FnMut(usize) -> R<Vec<f64>>) -> R<Vec<Vec<f64>>> {
+        self.repeat_n(self.plan.micro_warmup, self.plan.micro_repeats, sample)
+    }
+
+    fn repeat_n(
+        &self,
+        warmup: usize,
+        repeats: usize,
+        mut sample: impl FnMut(usize) -> R<Vec<f64>>,
+    ) -> R<Vec<Vec<f64>>> {
         let mut out = Vec::new();
-        for r in 0..self.plan.warmup + self.plan.repeats {
+        for r in 0..warmup + repeats {
             let s = sample(r)?;
-            if r >= self.plan.warmup {
+            if r >= warmup {
                 out.push(s);
             }
         }
@@ -437,35 +569,47 @@ fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
     let fan = b.func(&m, "fan")?;
     let tail = b.func(&m, "tail_link")?;
     let c = DevBuf::new(8)?;
-    let total = (b.plan.warmup + b.plan.repeats) as u64;
+    let total = (b.plan.micro_warmup + b.plan.micro_repeats) as u64;
     let n: i32 = if b.plan.quick { 64 } else { 256 };
     let n_str = n.to_string();
 
-    // Host launches, back to back into one stream.
+    // Host launches, back to back into one stream: the GPU's time per
+    // launch with all of them queued, and the host's time per launch call.
     c.zero_async(b.s())?;
-    let rows = b.repeat(|_| {
+    let rows = b.repeat_micro(|_| {
+        let mut submit = 0.0;
         let t = b.time(|| {
+            let t0 = Instant::now();
             for _ in 0..n {
                 b.launch(&child, 1, 1, 0, false, Args::default().p(&c))?;
             }
+            submit = t0.elapsed().as_secs_f64() * 1e6;
             Ok(())
         })?;
-        Ok(vec![t / f64::from(n)])
+        Ok(vec![t / f64::from(n), submit / f64::from(n)])
     })?;
     b.check_counters(&c, total * n as u64, "host launches")?;
     out.figures.push(fig(
         "launch.host.latency",
-        "host launch, one stream, serial (per launch)",
+        "host launch, one stream, serial: GPU time per launch, all queued",
         "us",
         true,
         &col(&rows, 0),
+        &[("launches", n_str.clone())],
+    )?);
+    out.figures.push(fig(
+        "launch.host.submit",
+        "host launch call (cuLaunchKernelEx), host clock, per launch",
+        "us",
+        true,
+        &col(&rows, 1),
         &[("launches", n_str.clone())],
     )?);
 
     // Host launch and synchronize: the round trip the device avoids.
     let rt = 32;
     c.zero_async(b.s())?;
-    let rows = b.repeat(|_| {
+    let rows = b.repeat_micro(|_| {
         let t = Instant::now();
         for _ in 0..rt {
             b.launch(&child, 1, 1, 0, false, Args::default().p(&c))?;
@@ -489,7 +633,7 @@ fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
     let per_block: i32 = 16;
     for (kind, slug, name) in KINDS {
         c.zero_async(b.s())?;
-        let rows = b.repeat(|_| {
+        let rows = b.repeat_micro(|_| {
             let full =
                 b.time(|| b.launch(&fan, 1, 1, 0, false, Args::default().i(kind).i(n).p(&c)))?;
             let empty =
@@ -541,7 +685,7 @@ fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
 
     // A tail-launch chain: each link tail-launches the next.
     c.zero_async(b.s())?;
-    let rows = b.repeat(|_| {
+    let rows = b.repeat_micro(|_| {
         let full = b.time(|| b.launch(&tail, 1, 1, 0, false, Args::default().i(n).p(&c)))?;
         let empty = b.time(|| b.launch(&tail, 1, 1, 0, false, Args::default().i(0).p(&c)))?;
         Ok(vec![full, empty])
@@ -574,7 +718,7 @@ fn pending_group(b: &Bench, out: &mut Outcome) -> R<()> {
     let mut launched_total = 0u64;
     let mut launched_seen = Vec::new();
     let mut errors = Vec::new();
-    let rows = b.repeat(|_| {
+    let rows = b.repeat_micro(|_| {
         res.zero_async(b.s())?;
         b.launch(
             &fill,
@@ -791,7 +935,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         execs.push(exec);
     }
 
-    let rows = b.repeat(|_| {
+    let rows = b.repeat_micro(|_| {
         let mut row = Vec::new();
         for per_p in &mut chains {
             for ch in per_p.iter_mut() {
@@ -1043,15 +1187,22 @@ fn bezier_group(b: &Bench, out: &mut Outcome) -> R<()> {
             ));
         }
         let mut vertices = 0;
+        // 0: a child grid per line into the NULL stream (the chapter's),
+        // 1: the same into the fire-and-forget stream, 2: flat
+        let names = [
+            "dynamic parallelism",
+            "dynamic parallelism, fire-and-forget",
+            "flat",
+        ];
         let rows = b.repeat(|r| {
             let (lines_d, verts, counts, host) = &inputs[r % sets];
             let mut row = Vec::new();
-            for variant in 0..2 {
+            for variant in 0..3 {
                 verts.zero_async(b.s())?;
                 counts.zero_async(b.s())?;
                 err.zero_async(b.s())?;
                 let t = b.time(|| {
-                    if variant == 0 {
+                    if variant < 2 {
                         b.launch(
                             &dp,
                             lines.div_ceil(128) as u32,
@@ -1063,7 +1214,8 @@ fn bezier_group(b: &Bench, out: &mut Outcome) -> R<()> {
                                 .i(lines as i32)
                                 .p(verts)
                                 .p(counts)
-                                .p(&err),
+                                .p(&err)
+                                .i(variant),
                         )
                     } else {
                         b.launch(
@@ -1092,11 +1244,7 @@ fn bezier_group(b: &Bench, out: &mut Outcome) -> R<()> {
                 vertices = reference::check_bezier(host, &c, &v).map_err(|e| {
                     format!(
                         "Bezier ({}), {lines} lines, input set {}: {e}",
-                        if variant == 0 {
-                            "dynamic parallelism"
-                        } else {
-                            "flat"
-                        },
+                        names[variant as usize],
                         r % sets
                     )
                 })?;
@@ -1111,10 +1259,22 @@ fn bezier_group(b: &Bench, out: &mut Outcome) -> R<()> {
         ];
         out.figures.push(fig(
             &format!("pmpp.bezier.dp.lines-{lines}"),
-            &format!("Bezier tessellation, a child grid per line, {lines} lines"),
+            &format!(
+                "Bezier tessellation, a child grid per line into the NULL stream (the chapter's), {lines} lines"
+            ),
             "us",
             true,
             &col(&rows, 0),
+            &params,
+        )?);
+        out.figures.push(fig(
+            &format!("pmpp.bezier.dp-fire-and-forget.lines-{lines}"),
+            &format!(
+                "Bezier tessellation, a child grid per line into the fire-and-forget stream, {lines} lines"
+            ),
+            "us",
+            true,
+            &col(&rows, 1),
             &params,
         )?);
         out.figures.push(fig(
@@ -1122,18 +1282,23 @@ fn bezier_group(b: &Bench, out: &mut Outcome) -> R<()> {
             &format!("Bezier tessellation, flat (a block per line), {lines} lines"),
             "us",
             true,
-            &col(&rows, 1),
+            &col(&rows, 2),
             &params,
         )?);
-        let ratio: Vec<f64> = rows.iter().map(|r| r[0] / r[1]).collect();
-        out.figures.push(fig(
-            &format!("pmpp.bezier.dp-over-flat.lines-{lines}"),
-            &format!("Bezier tessellation, time with dynamic parallelism / flat, {lines} lines"),
-            "x",
-            true,
-            &ratio,
-            &params,
-        )?);
+        for (v, slug) in [(0, "dp"), (1, "dp-fire-and-forget")] {
+            let ratio: Vec<f64> = rows.iter().map(|r| r[v] / r[2]).collect();
+            out.figures.push(fig(
+                &format!("pmpp.bezier.{slug}-over-flat.lines-{lines}"),
+                &format!(
+                    "Bezier tessellation, time with {} / flat, {lines} lines",
+                    names[v]
+                ),
+                "x",
+                true,
+                &ratio,
+                &params,
+            )?);
+        }
     }
     Ok(())
 }

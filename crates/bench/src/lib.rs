@@ -25,6 +25,7 @@ pub mod stats;
 /// The kernel sources under `kernels/bench/` (one cubin each), with the
 /// extra nvcc flags each is built with.
 pub const KERNELS: &[(&str, &[&str])] = &[
+    ("gate", &[]),
     ("launch", &[]),
     ("pdl", &[]),
     // the CPU reference computes the same floats only without contraction
