@@ -54,15 +54,19 @@ __device__ void grid_barrier(unsigned int *bar) {
     __syncthreads();
 }
 
-// The ideal the chain is measured against: the same main work, `steps`
-// times, in one cooperative grid with a grid barrier between steps (no
-// launch, no prologue). Ping-pongs a -> b -> a like the chain.
+// The main work alone, `steps` times in one grid (no launch, no prologue),
+// ping-ponging a -> b -> a like the chain. Every thread reads only the
+// elements it wrote in the step before, so without `barrier` this is the
+// ideal a chain is measured against (launch and prologue fully hidden, the
+// dependency free); with `barrier` (a cooperative launch) the steps are
+// separated by a software grid barrier, the alternative to a kernel
+// boundary when any block may need any block's output.
 extern "C" __global__ void pdl_fused(unsigned int *a, unsigned int *b, int n, long long work,
-                                     int steps, unsigned int *bar) {
+                                     int steps, unsigned int *bar, int barrier) {
     for (int s = 0; s < steps; s++) {
         const unsigned int *in = (s & 1) ? b : a;
         unsigned int *out = (s & 1) ? a : b;
         body(in, out, n, work);
-        grid_barrier(bar);
+        if (barrier) grid_barrier(bar);
     }
 }

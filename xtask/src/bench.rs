@@ -3,9 +3,9 @@
 //! machine without Rust, or compares two results files.
 //!
 //! ```text
-//! cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
+//! cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US]
 //! cargo xtask bench --bundle [DIR]              (default .bench-bundle)
-//! cargo xtask bench compare NEW BASELINE [--tolerance T]
+//! cargo xtask bench compare NEW BASELINE [--tolerance REL] [--floor-us US]
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use crate::{Result, cargo, root, status};
 
 pub const USAGE: &str = "usage:
-  cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
+  cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US]
         build the kernels and gridcheck-bench, run every figure on this machine's GPU
         (results: --out, default target/gridcheck/bench.json)
   cargo xtask bench --bundle [DIR]
         put gridcheck-bench, the cubins and run.sh into DIR (default .bench-bundle)
         for a GPU machine without Rust: bash DIR/run.sh [--runs N] [--quick]
-  cargo xtask bench compare NEW.json BASELINE.json [--tolerance T]
+  cargo xtask bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
         compare two results files (no GPU needed); exits 1 on a regression";
 
 const ARCH: &str = "sm_90";
@@ -52,7 +52,7 @@ pub fn run(args: &[String]) -> Result<()> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => pass.push(a.clone()),
-            "--out" | "--compare" | "--tolerance" => {
+            "--out" | "--compare" | "--tolerance" | "--floor-us" => {
                 let v = it
                     .next()
                     .ok_or_else(|| format!("{a} needs a value\n\n{USAGE}"))?;
@@ -104,19 +104,23 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 fn compare(root: &Path, args: &[String]) -> Result<()> {
-    let mut tol = gridcheck_bench::compare::DEFAULT_TOLERANCE;
+    use gridcheck_bench::compare::Tolerance;
+    let mut tol = Tolerance::default();
     let mut files = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if a == "--tolerance" {
-            let v = it.next().ok_or("--tolerance needs a value")?;
-            tol = v
-                .parse::<f64>()
-                .ok()
-                .filter(|t| t.is_finite() && *t >= 0.0)
-                .ok_or_else(|| format!("--tolerance {v}: expected a fraction such as 0.05"))?;
-        } else {
-            files.push(root.join(a));
+        match a.as_str() {
+            "--tolerance" | "--floor-us" => {
+                let v = it.next().ok_or(format!("{a} needs a value"))?;
+                let x = Tolerance::parse_value(a, v)?;
+                if a == "--tolerance" {
+                    tol.relative = x;
+                } else {
+                    tol.floor_us = x;
+                }
+            }
+            f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n\n{USAGE}")),
+            f => files.push(root.join(f)),
         }
     }
     let [new, base] = files.as_slice() else {
@@ -124,8 +128,8 @@ fn compare(root: &Path, args: &[String]) -> Result<()> {
     };
     let new = gridcheck_bench::baseline::load(new)?;
     let base = gridcheck_bench::baseline::load(base)?;
-    let rows = gridcheck_bench::compare::compare(&base, &new, tol);
-    print!("{}", gridcheck_bench::compare::table(&rows, tol));
+    let rows = gridcheck_bench::compare::compare(&base, &new, &tol);
+    print!("{}", gridcheck_bench::compare::table(&rows, &tol));
     let bad = rows.iter().filter(|r| r.verdict.fails()).count();
     if bad == 0 {
         Ok(())

@@ -943,41 +943,46 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
                 ch.steps += u64::from(k);
             }
         }
-        // the ideal: the main work only, in one cooperative grid
-        let mut p_a = fa.ptr;
-        let mut p_b = fb.ptr;
-        let mut n_i = n as i32;
-        let mut w = work;
-        let mut steps = k as i32;
-        let mut p_bar = bar.ptr;
-        let mut params = [
-            &mut p_a as *mut _ as *mut c_void,
-            &mut p_b as *mut _ as *mut c_void,
-            &mut n_i as *mut _ as *mut c_void,
-            &mut w as *mut _ as *mut c_void,
-            &mut steps as *mut _ as *mut c_void,
-            &mut p_bar as *mut _ as *mut c_void,
-        ];
-        row.push(
-            b.time(|| {
-                // SAFETY: the parameters match pdl_fused's and outlive the call.
-                ck("cuLaunchCooperativeKernel", unsafe {
-                    sys::cuLaunchCooperativeKernel(
-                        fused.cu_function(),
-                        grid,
-                        1,
-                        1,
-                        threads,
-                        1,
-                        1,
-                        0,
-                        b.s(),
-                        params.as_mut_ptr(),
-                    )
-                })
-            })? / f64::from(k),
-        );
-        fused_steps += u64::from(k);
+        // the main work only, in one grid: without a barrier (the ideal),
+        // then with a grid barrier between steps
+        for barrier in [0i32, 1] {
+            let mut p_a = fa.ptr;
+            let mut p_b = fb.ptr;
+            let mut n_i = n as i32;
+            let mut w = work;
+            let mut steps = k as i32;
+            let mut p_bar = bar.ptr;
+            let mut with_barrier = barrier;
+            let mut params = [
+                &mut p_a as *mut _ as *mut c_void,
+                &mut p_b as *mut _ as *mut c_void,
+                &mut n_i as *mut _ as *mut c_void,
+                &mut w as *mut _ as *mut c_void,
+                &mut steps as *mut _ as *mut c_void,
+                &mut p_bar as *mut _ as *mut c_void,
+                &mut with_barrier as *mut _ as *mut c_void,
+            ];
+            row.push(
+                b.time(|| {
+                    // SAFETY: the parameters match pdl_fused's and outlive the call.
+                    ck("cuLaunchCooperativeKernel", unsafe {
+                        sys::cuLaunchCooperativeKernel(
+                            fused.cu_function(),
+                            grid,
+                            1,
+                            1,
+                            threads,
+                            1,
+                            1,
+                            0,
+                            b.s(),
+                            params.as_mut_ptr(),
+                        )
+                    })
+                })? / f64::from(k),
+            );
+            fused_steps += u64::from(k);
+        }
         for (g, exec) in graphs.iter_mut().zip(&execs) {
             // SAFETY: an instantiated graph, our stream.
             row.push(
@@ -1078,6 +1083,21 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
                 &diff(&rows, c0, c0 + 1 + ti, 1.0),
                 &params,
             )?);
+            // the saving as a fraction of the ideal saving
+            let hidden: Vec<f64> = rows
+                .iter()
+                .map(|r| (r[c0] - r[c0 + 1 + ti]) / (r[c0] - r[ideal_col]))
+                .collect();
+            out.figures.push(fig(
+                &format!("pdl.hidden.attr-{t}.p{p}"),
+                &format!(
+                    "PDL saving / ideal saving per kernel boundary, trigger {t}, prologue {p} cycles"
+                ),
+                "fraction",
+                false,
+                &hidden,
+                &params,
+            )?);
         }
         out.figures.push(fig(
             &format!("pdl.saving.ideal.p{p}"),
@@ -1088,15 +1108,23 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
             &params,
         )?);
     }
-    let mut ideal_params = base(0);
-    ideal_params.push(("launch", "cooperative, grid barrier between steps".into()));
     out.figures.push(fig(
         "pdl.ideal",
-        "ideal: the main work only, one grid with a grid barrier per step (per step)",
+        "ideal: the main work only, all steps in one grid (per step)",
         "us",
         true,
         &col(&rows, ideal_col),
-        &ideal_params,
+        &base(0),
+    )?);
+    let mut barrier_params = base(0);
+    barrier_params.push(("launch", "cooperative, grid barrier between steps".into()));
+    out.figures.push(fig(
+        "pdl.grid-barrier",
+        "the main work in one cooperative grid, a software grid barrier per step (per step)",
+        "us",
+        true,
+        &col(&rows, ideal_col + 1),
+        &barrier_params,
     )?);
     let gp = base(graph_prologue);
     out.figures.push(fig(
@@ -1104,7 +1132,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "chain with PDL (trigger early) captured in a CUDA graph (per kernel)",
         "us",
         true,
-        &col(&rows, width + 1),
+        &col(&rows, width + 2),
         &gp,
     )?);
     out.figures.push(fig(
@@ -1112,7 +1140,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "chain without PDL captured in a CUDA graph (per kernel)",
         "us",
         true,
-        &col(&rows, width + 2),
+        &col(&rows, width + 3),
         &gp,
     )?);
     out.figures.push(fig(
@@ -1120,7 +1148,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "PDL saving per kernel boundary inside a CUDA graph, trigger early",
         "us",
         false,
-        &diff(&rows, width + 2, width + 1, 1.0),
+        &diff(&rows, width + 3, width + 2, 1.0),
         &gp,
     )?);
     let mut bp = base(graph_prologue);
@@ -1131,7 +1159,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "secondary too large to be co-resident: chain with PDL, trigger early (per kernel)",
         "us",
         true,
-        &col(&rows, width + 3),
+        &col(&rows, width + 4),
         &bp,
     )?);
     out.figures.push(fig(
@@ -1139,7 +1167,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "secondary too large to be co-resident: chain without PDL (per kernel)",
         "us",
         true,
-        &col(&rows, width + 4),
+        &col(&rows, width + 5),
         &bp,
     )?);
     out.figures.push(fig(
@@ -1147,7 +1175,7 @@ fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "PDL saving per kernel boundary, secondary too large to be co-resident",
         "us",
         false,
-        &diff(&rows, width + 4, width + 3, 1.0),
+        &diff(&rows, width + 5, width + 4, 1.0),
         &bp,
     )?);
     Ok(())

@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION]
-//!                     [--command TEXT] [--compare BASELINE] [--tolerance T]
-//! gridcheck-bench compare NEW.json BASELINE.json [--tolerance T]
+//!                     [--command TEXT] [--compare BASELINE] [--tolerance REL] [--floor-us US]
+//! gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
 //! ```
 //!
 //! Exit status: 0 all figures measured and verified (and none regressed);
@@ -16,13 +16,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gridcheck_bench::baseline::{self, Machine, Results};
-use gridcheck_bench::compare::{self, DEFAULT_TOLERANCE};
+use gridcheck_bench::compare::{self, Tolerance};
 use gridcheck_bench::gpu::{self, Plan};
 
 const USAGE: &str = "usage:
   gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION] [--command TEXT]
-                      [--compare BASELINE] [--tolerance T]
-  gridcheck-bench compare NEW.json BASELINE.json [--tolerance T]";
+                      [--compare BASELINE] [--tolerance REL] [--floor-us US]
+  gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
+A figure regressed when its median moved beyond the baseline's [p10, p90] widened by
+max(REL * baseline median, US for figures in us), in the worse direction (defaults 0.10, 0.25).";
 
 enum Fail {
     Usage(String),
@@ -98,32 +100,30 @@ impl Opts {
             .map(|(_, v)| v.as_str())
     }
 
-    fn tolerance(&self) -> Result<f64, Fail> {
-        match self.get("--tolerance") {
-            None => Ok(DEFAULT_TOLERANCE),
-            Some(t) => t
-                .parse::<f64>()
-                .ok()
-                .filter(|t| t.is_finite() && *t >= 0.0)
-                .ok_or_else(|| {
-                    Fail::Usage(format!("--tolerance {t}: expected a fraction such as 0.05"))
-                }),
+    fn tolerance(&self) -> Result<Tolerance, Fail> {
+        let mut t = Tolerance::default();
+        if let Some(v) = self.get("--tolerance") {
+            t.relative = Tolerance::parse_value("--tolerance", v).map_err(Fail::Usage)?;
         }
+        if let Some(v) = self.get("--floor-us") {
+            t.floor_us = Tolerance::parse_value("--floor-us", v).map_err(Fail::Usage)?;
+        }
+        Ok(t)
     }
 }
 
 fn compare_cmd(args: &[String]) -> Result<(), Fail> {
-    let o = parse(args, &["--tolerance"], &[])?;
+    let o = parse(args, &["--tolerance", "--floor-us"], &[])?;
     let [new, base] = o.positional.as_slice() else {
         return Err(Fail::Usage(USAGE.into()));
     };
     let tol = o.tolerance()?;
     let new = baseline::load(&PathBuf::from(new)).map_err(Fail::Usage)?;
     let base = baseline::load(&PathBuf::from(base)).map_err(Fail::Usage)?;
-    report_compare(&base, &new, tol)
+    report_compare(&base, &new, &tol)
 }
 
-fn report_compare(base: &Results, new: &Results, tol: f64) -> Result<(), Fail> {
+fn report_compare(base: &Results, new: &Results, tol: &Tolerance) -> Result<(), Fail> {
     if base.machine.slug != new.machine.slug {
         println!(
             "note: comparing {} against a baseline of {}",
@@ -181,6 +181,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
             "--command",
             "--compare",
             "--tolerance",
+            "--floor-us",
         ],
         &["--quick"],
     )?;
@@ -217,10 +218,12 @@ fn run(args: &[String]) -> Result<(), Fail> {
             .join(" ")
     });
     eprintln!(
-        "bench: {} ({} SMs, L2 {} MiB), {} warm-up + {} repeats",
+        "bench: {} ({} SMs, L2 {} MiB), repeats: {}+{} (launch, PDL), {}+{} (PMPP)",
         bench.gpu,
         bench.sms,
         bench.l2_bytes >> 20,
+        plan.micro_warmup,
+        plan.micro_repeats,
         plan.warmup,
         plan.repeats
     );
@@ -231,13 +234,16 @@ fn run(args: &[String]) -> Result<(), Fail> {
         .unwrap_or(0);
     let mut notes = vec![
         format!(
-            "{} SMs, L2 {} MiB; {} warm-up and {} timed repeats per figure{}",
+            "{} SMs, L2 {} MiB; warm-up and timed repeats per figure: launch and PDL {} + {}, PMPP {} + {}{}",
             bench.sms,
             bench.l2_bytes >> 20,
+            plan.micro_warmup,
+            plan.micro_repeats,
             plan.warmup,
             plan.repeats,
             if quick { " (--quick)" } else { "" }
         ),
+        "every timed piece of work is held behind a gate kernel until all of it is enqueued, so the events time the GPU, not the host's submission; the clocks are warmed up by half a second of spinning on every SM first".into(),
         "times from CUDA events around the timed work, except launch.host.round-trip (host clock) and launch.device.pending.* (the launching thread's %globaltimer); savings and per-launch costs are paired differences within a repeat".into(),
     ];
     notes.extend(outcome.notes.iter().cloned());
@@ -268,7 +274,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         )));
     }
     match base {
-        Some(b) => report_compare(&b, &results, tol),
+        Some(b) => report_compare(&b, &results, &tol),
         None => Ok(()),
     }
 }
