@@ -216,3 +216,64 @@ fn bundle(root: &Path, dir: &Path) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(median: f64) -> String {
+        format!(
+            r#"{{"schema": 1,
+ "machine": {{"gpu": "NVIDIA H100 80GB HBM3", "slug": "nvidia-h100-80gb-hbm3", "driver": "580.159.04", "nvcc": "13.0.88", "date": "2026-11-22", "command": "test"}},
+ "figures": [{{"id": "launch.device.null-stream.latency", "group": "launch", "title": "t", "unit": "us", "lower_is_better": true,
+              "median": {median}, "p10": {median}, "p90": {median}, "min": {median}, "max": {median}, "repeats": 3, "params": {{"blocks": "1"}}}}],
+ "notes": []}}"#
+        )
+    }
+
+    #[test]
+    fn bad_options_fail_before_any_build() {
+        let e = run(&["--bogus".into()]).unwrap_err();
+        assert!(e.contains("unknown option `--bogus`"), "{e}");
+        let e = run(&["--out".into()]).unwrap_err();
+        assert!(e.contains("--out needs a value"), "{e}");
+        let e = run(&["--compare".into(), "/nonexistent.json".into()]).unwrap_err();
+        assert!(e.contains("no such file"), "{e}");
+    }
+
+    #[test]
+    fn compare_flags_a_regression_and_bad_files() {
+        let dir =
+            std::env::temp_dir().join(format!("gridcheck-xtask-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = dir.join("base.json");
+        let same = dir.join("same.json");
+        let slow = dir.join("slow.json");
+        let bad = dir.join("bad.json");
+        std::fs::write(&base, results(6.0)).unwrap();
+        std::fs::write(&same, results(6.1)).unwrap();
+        std::fs::write(&slow, results(7.0)).unwrap();
+        std::fs::write(&bad, results(6.0).replace("\"unit\"", "\"units\"")).unwrap();
+        let s = |p: &Path| p.display().to_string();
+        assert!(compare(&dir, &[s(&same), s(&base)]).is_ok());
+        let e = compare(&dir, &[s(&slow), s(&base)]).unwrap_err();
+        assert!(e.contains("1 figure(s) regressed"), "{e}");
+        // a wider tolerance lets it through
+        assert!(
+            compare(
+                &dir,
+                &[s(&slow), s(&base), "--tolerance".into(), "0.2".into()]
+            )
+            .is_ok()
+        );
+        let e = compare(&dir, &[s(&bad), s(&base)]).unwrap_err();
+        assert!(e.contains("bad.json") && e.contains("units"), "{e}");
+        let e = compare(
+            &dir,
+            &[s(&base), s(&base), "--tolerance".into(), "-1".into()],
+        )
+        .unwrap_err();
+        assert!(e.contains("non-negative"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
