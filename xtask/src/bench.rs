@@ -3,9 +3,9 @@
 //! machine without Rust, or compares two results files.
 //!
 //! ```text
-//! cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US]
+//! cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
 //! cargo xtask bench --bundle [DIR]              (default .bench-bundle)
-//! cargo xtask bench compare NEW BASELINE [--tolerance REL] [--floor-us US]
+//! cargo xtask bench compare NEW BASELINE [--tolerance REL] [--floor-us US] [--floor-fraction F]
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use crate::{Result, cargo, root, status};
 
 pub const USAGE: &str = "usage:
-  cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US]
+  cargo xtask bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
         build the kernels and gridcheck-bench, run every figure on this machine's GPU
         (results: --out, default target/gridcheck/bench.json)
   cargo xtask bench --bundle [DIR]
         put gridcheck-bench, the cubins and run.sh into DIR (default .bench-bundle)
         for a GPU machine without Rust: bash DIR/run.sh [--runs N] [--quick]
-  cargo xtask bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
+  cargo xtask bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US] [--floor-fraction F]
         compare two results files (no GPU needed); exits 1 on a regression";
 
 const ARCH: &str = "sm_90";
@@ -52,7 +52,7 @@ pub fn run(args: &[String]) -> Result<()> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => pass.push(a.clone()),
-            "--out" | "--compare" | "--tolerance" | "--floor-us" => {
+            "--out" | "--compare" | "--tolerance" | "--floor-us" | "--floor-fraction" => {
                 let v = it
                     .next()
                     .ok_or_else(|| format!("{a} needs a value\n\n{USAGE}"))?;
@@ -110,13 +110,13 @@ fn compare(root: &Path, args: &[String]) -> Result<()> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--tolerance" | "--floor-us" => {
+            "--tolerance" | "--floor-us" | "--floor-fraction" => {
                 let v = it.next().ok_or(format!("{a} needs a value"))?;
                 let x = Tolerance::parse_value(a, v)?;
-                if a == "--tolerance" {
-                    tol.relative = x;
-                } else {
-                    tol.floor_us = x;
+                match a.as_str() {
+                    "--tolerance" => tol.relative = x,
+                    "--floor-us" => tol.floor_us = x,
+                    _ => tol.floor_fraction = x,
                 }
             }
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n\n{USAGE}")),

@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION]
-//!                     [--command TEXT] [--compare BASELINE] [--tolerance REL] [--floor-us US]
-//! gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
+//!                     [--command TEXT] [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
+//! gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US] [--floor-fraction F]
 //! ```
 //!
 //! Exit status: 0 all figures measured and verified (and none regressed);
@@ -21,10 +21,11 @@ use gridcheck_bench::gpu::{self, Plan};
 
 const USAGE: &str = "usage:
   gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION] [--command TEXT]
-                      [--compare BASELINE] [--tolerance REL] [--floor-us US]
-  gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US]
+                      [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
+  gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US] [--floor-fraction F]
 A figure regressed when its median moved beyond the baseline's [p10, p90] widened by
-max(REL * baseline median, US for figures in us), in the worse direction (defaults 0.10, 0.25).";
+max(REL * baseline median, US for figures in us, F for fractions), in the worse direction
+(defaults 0.15, 0.25, 0.05).";
 
 enum Fail {
     Usage(String),
@@ -108,12 +109,20 @@ impl Opts {
         if let Some(v) = self.get("--floor-us") {
             t.floor_us = Tolerance::parse_value("--floor-us", v).map_err(Fail::Usage)?;
         }
+        if let Some(v) = self.get("--floor-fraction") {
+            t.floor_fraction =
+                Tolerance::parse_value("--floor-fraction", v).map_err(Fail::Usage)?;
+        }
         Ok(t)
     }
 }
 
 fn compare_cmd(args: &[String]) -> Result<(), Fail> {
-    let o = parse(args, &["--tolerance", "--floor-us"], &[])?;
+    let o = parse(
+        args,
+        &["--tolerance", "--floor-us", "--floor-fraction"],
+        &[],
+    )?;
     let [new, base] = o.positional.as_slice() else {
         return Err(Fail::Usage(USAGE.into()));
     };
@@ -182,6 +191,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
             "--compare",
             "--tolerance",
             "--floor-us",
+            "--floor-fraction",
         ],
         &["--quick"],
     )?;
