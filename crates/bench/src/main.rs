@@ -254,7 +254,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
             if quick { " (--quick)" } else { "" }
         ),
         "every timed piece of work is held behind a gate kernel until all of it is enqueued, so the events time the GPU, not the host's submission; the clocks are warmed up by half a second of spinning on every SM first".into(),
-        "times from CUDA events around the timed work, except launch.host.round-trip (host clock) and launch.device.pending.* (the launching thread's %globaltimer); savings and per-launch costs are paired differences within a repeat".into(),
+        "times from CUDA events around the timed work, except launch.host.round-trip and launch.host.submit (host clock) and launch.device.pending.* (the launching thread's %globaltimer); savings and per-launch costs are paired differences within a repeat".into(),
     ];
     notes.extend(outcome.notes.iter().cloned());
     notes.extend(outcome.failures.iter().map(|f| format!("FAILED: {f}")));
