@@ -9,8 +9,10 @@
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
+//! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! ```
 
+mod bench;
 mod build;
 mod codegen;
 mod coverage;
@@ -35,7 +37,11 @@ const USAGE: &str = "usage: cargo xtask <command>
   report summary|markdown|junit <results.jsonl>... [--out FILE]
                                   a report of any results file
   report merge <results.jsonl>... [--out FILE] [--format md|json]
-                                  a conformance matrix: trial x GPU, driver, nvcc";
+                                  a conformance matrix: trial x GPU, driver, nvcc
+  bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
+                                  run the benchmarks on this machine's GPU (see `cargo xtask bench --help`)
+  bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
+  bench compare NEW BASELINE      compare two benchmark results files; exits 1 on a regression";
 
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -54,6 +60,7 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => gpu_bundle(),
         Some("doc") => doc::run(&args[1..]),
         Some("report") => report::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
