@@ -474,6 +474,15 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
     s
 }
 
+/// The table of a runtime or host test's checked outputs.
+fn expected_outputs(checks: &[(String, gridcheck_spec::Check)]) -> String {
+    let mut s = "| output | expected |\n|---|---|\n".to_string();
+    for (name, check) in checks {
+        s += &format!("| `{name}` | {} |\n", code(&check.text));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,13 +511,4 @@ mod tests {
             "{s}"
         );
     }
-}
-
-/// The table of a runtime or host test's checked outputs.
-fn expected_outputs(checks: &[(String, gridcheck_spec::Check)]) -> String {
-    let mut s = "| output | expected |\n|---|---|\n".to_string();
-    for (name, check) in checks {
-        s += &format!("| `{name}` | {} |\n", code(&check.text));
-    }
-    s
 }
