@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A whole GPU session in one command, on a GPU machine without Rust, from a
+# bundle made by `cargo xtask gpu-bundle` (carry .gpu-bundle):
+#  1. the conformance run, every tier (gpu-run.sh; arguments go to the
+#     harness, e.g. --model-timeout 120 --timeout 30);
+#  2. the fault fixtures and a killed-then-resumed run (fault-check.sh);
+#  3. litmus instance rates, every litmus test built for the device, with and
+#     without incantations (litmus_smoke, 65 536 instances x 4 launches),
+#     summarised for CDP and PDL tests.
+# Everything lands in $OUT (default target/gridcheck). Exits non-zero when a
+# step fails. The benchmarks have their own bundle: conformance/bench/run.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-target/gridcheck}
+mkdir -p "$out"
+export OUT=$out
+rc=0
+
+echo "== conformance"
+bash conformance/gpu-run.sh -q "$@" >/dev/null 2>&1 || rc=1
+grep -E "tier:|harness exit" "$out/conformance.log"
+
+echo "== fault check"
+bash conformance/fault-check.sh >"$out/fault-check.txt" 2>&1 || rc=1
+grep -E "^(ok|FAILED|fixture run|resumed|killed)" "$out/fault-check.txt"
+
+echo "== litmus rates"
+./.gpu-bundle/litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 4 >"$out/rates-raw.txt" 2>&1 || rc=1
+grep '^RATE' "$out/rates-raw.txt" | cut -f2- >"$out/rates.tsv"
+# Columns of rates.tsv: test, mode, instances, whole run (s), instances/s,
+# condition hits, hits/s, launches only (s), instances/s over the launches.
+for mode in plain incantations; do
+  for family in cdp pdl; do
+    awk -F'\t' -v m="$mode" -v f="$family" '
+      $2 == m && ((f == "pdl") == ($1 ~ /^pdl-/)) { print $9, $5, $1 }' "$out/rates.tsv" |
+      sort -n | awk -v m="$mode" -v f="$family" '
+        { r[NR] = $1; w[NR] = $2; n[NR] = $3 }
+        END {
+          if (NR == 0) { print f, m, "no tests"; exit }
+          printf "%s %-12s %2d tests: launches-only instances/s median %.0f (min %.0f %s, max %.0f %s); that test over its whole run %.0f/s\n",
+            f, m, NR, r[int((NR + 1) / 2)], r[1], n[1], r[NR], n[NR], w[int((NR + 1) / 2)]
+        }'
+  done
+done | tee "$out/rates-summary.txt"
+exit "$rc"
