@@ -217,7 +217,8 @@ count); compile tests check that nvcc accepts, rejects or warns.
 
 A trial that did not run is never shown as passed. A rule with no runnable
 test says why (`untestable`, `needs-older-gpu`, `needs-multi-gpu`,
-`needs-harness`).
+`needs-harness`), or is a performance claim measured by the benchmarks
+(`benchmarked`: the reason names the figures; see the benchmarks page).
 
 ## What a pass does and does not prove
 

@@ -127,17 +127,22 @@ pub enum UntestedStatus {
     NeedsOlderGpu,
     /// Needs a second GPU.
     NeedsMultiGpu,
-    /// Testable, but by a kind of test the harness cannot run yet (host-side
-    /// graph capture, performance measurement); the reason says which.
+    /// Testable, but by a kind of test the harness cannot run yet; the
+    /// reason says which.
     NeedsHarness,
+    /// A performance claim, measured by `cargo xtask bench` rather than
+    /// judged pass or fail; the reason names the figures and what the
+    /// baseline says.
+    Benchmarked,
 }
 
 impl UntestedStatus {
-    pub const ALL: [UntestedStatus; 4] = [
+    pub const ALL: [UntestedStatus; 5] = [
         UntestedStatus::Untestable,
         UntestedStatus::NeedsOlderGpu,
         UntestedStatus::NeedsMultiGpu,
         UntestedStatus::NeedsHarness,
+        UntestedStatus::Benchmarked,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -146,6 +151,7 @@ impl UntestedStatus {
             UntestedStatus::NeedsOlderGpu => "needs-older-gpu",
             UntestedStatus::NeedsMultiGpu => "needs-multi-gpu",
             UntestedStatus::NeedsHarness => "needs-harness",
+            UntestedStatus::Benchmarked => "benchmarked",
         }
     }
 

@@ -295,7 +295,8 @@ impl Cx {
                         "status",
                         None,
                         format!(
-                            "unknown status `{s}`: expected untestable, needs-older-gpu, needs-multi-gpu or needs-harness"
+                            "unknown status `{s}`: expected one of {}",
+                            UntestedStatus::ALL.map(UntestedStatus::as_str).join(", ")
                         ),
                     ));
                     None
