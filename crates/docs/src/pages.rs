@@ -480,10 +480,16 @@ pub(crate) fn benchmarks(ctx: &Ctx) -> String {
                         value: f.median,
                         whisker: Some((f.p10, f.p90)),
                         highlight: !f.lower_is_better,
-                        value_label: format!("{} {unit}", f.median),
+                        value_label: format!("{} {unit}", svg::sig(f.median)),
                     })
                     .collect(),
-                log_scale: false,
+                // Figures a hundredfold apart share a log axis, so the
+                // small ones stay readable.
+                log_scale: {
+                    let pos = figs.iter().map(|f| f.median).filter(|v| *v > 0.0);
+                    let (lo, hi) = pos.fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+                    hi > 100.0 * lo
+                },
                 legend: vec![
                     (false, "lower is better".to_string()),
                     (true, "higher is better".to_string()),
@@ -501,11 +507,11 @@ pub(crate) fn benchmarks(ctx: &Ctx) -> String {
                     "| {} <br><small>{}</small> | {} | {} | {} | {} | {} | {} | {} |\n",
                     cell(&f.title),
                     code(&f.id),
-                    f.median,
-                    f.p10,
-                    f.p90,
-                    f.min,
-                    f.max,
+                    svg::sig(f.median),
+                    svg::sig(f.p10),
+                    svg::sig(f.p90),
+                    svg::sig(f.min),
+                    svg::sig(f.max),
                     f.repeats,
                     cell(&params.join(", "))
                 );

@@ -71,6 +71,19 @@ fn f1(x: f64) -> String {
     format!("{x:.1}")
 }
 
+/// A measured value with four significant digits: `2.083`, `155400`, `0.2235`.
+pub fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = 3 - x.abs().log10().floor() as i32;
+    if digits <= 0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.*}", digits as usize)
+    }
+}
+
 /// The chart as one SVG element with no blank line (so Markdown keeps it as
 /// one HTML block).
 pub fn bar_chart(c: &Chart) -> String {
@@ -80,7 +93,7 @@ pub fn bar_chart(c: &Chart) -> String {
         .map(|b| b.label.chars().count())
         .max()
         .unwrap_or(0);
-    let label_w = (longest as f64 * CHAR_W + 12.0).clamp(60.0, 560.0);
+    let label_w = (longest as f64 * CHAR_W + 12.0).clamp(60.0, 720.0);
     let value_w = c
         .bars
         .iter()
@@ -96,7 +109,7 @@ pub fn bar_chart(c: &Chart) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "<svg class=\"gc-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{t}\" font-family=\"monospace\" font-size=\"12\">",
+        "<svg class=\"gc-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" style=\"max-width:100%;height:auto\" role=\"img\" aria-label=\"{t}\" font-family=\"monospace\" font-size=\"12\">",
         w = f1(width),
         h = f1(height),
         t = html(&c.title)
@@ -232,6 +245,16 @@ pub fn histogram(litmus: &Litmus, hw: &HardwareResult, title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn measured_values_keep_four_significant_digits() {
+        assert_eq!(sig(2.082749968394637), "2.083");
+        assert_eq!(sig(0.2234609), "0.2235");
+        assert_eq!(sig(155393.2), "155393");
+        assert_eq!(sig(10.458), "10.46");
+        assert_eq!(sig(0.0), "0");
+    }
+
     use super::*;
 
     fn bar(label: &str, v: f64, hi: bool) -> Bar {
