@@ -112,7 +112,9 @@ mod latch;
 mod memory;
 mod pdl;
 mod program;
+mod resources;
 mod stream;
+mod sync;
 mod thread;
 mod world;
 
@@ -126,6 +128,7 @@ use std::time::{Duration, Instant};
 use gridcheck_spec::{Litmus, State, Verdict};
 
 pub use program::MAX_GPU_THREADS;
+pub use resources::MAX_NESTING_DEPTH;
 
 use program::Program;
 use world::World;
@@ -357,7 +360,7 @@ fn execute(p: &Arc<Program>) -> State {
         .filter(|&tid| tid != on_main)
         .map(|tid| {
             let (p, w) = (p.clone(), w.clone());
-            (tid, loom::thread::spawn(move || thread::run(&p, &w, tid)))
+            (tid, sync::spawn(move || thread::run(&p, &w, tid)))
         })
         .collect();
     let mut state = State::new();
