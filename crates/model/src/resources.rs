@@ -67,6 +67,11 @@ pub(crate) const SYNC_DEPTH_EXCEEDED: u32 = 65;
 /// CDP1's maximum nesting depth; no test of at most 4 threads reaches it.
 pub const MAX_NESTING_DEPTH: usize = 24;
 
+// The deepest grid of a test is at depth `MAX_GPU_THREADS - 1` (a chain of
+// one-thread grids): no launch can fail for the nesting depth. Should loom
+// allow more threads, this stops the build until the limit is modeled.
+const _: () = assert!(crate::program::MAX_GPU_THREADS - 1 < MAX_NESTING_DEPTH);
+
 /// The value a failed launch's start gate carries: the grid never runs.
 pub(crate) const CANCELLED: u64 = u64::MAX;
 
