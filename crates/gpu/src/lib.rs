@@ -47,6 +47,10 @@ pub struct DeviceInfo {
     pub sm: String,
 }
 
+/// The most launches (of one instance each) a litmus test that sets device
+/// runtime limits runs.
+pub const MAX_LIMITED_LAUNCHES: u32 = 4096;
+
 /// How much work one litmus run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
@@ -383,6 +387,7 @@ fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
     }
     lay.kernels
         .iter()
+        .filter(|k| k.must_run)
         .find(|k| status[k.status_word as usize] != STATUS_RAN)
         .map(|k| format!("kernel `{}` did not run", k.name))
 }
@@ -442,7 +447,73 @@ impl Gpu {
 
     /// Runs `budget.launches` host launches of `budget.instances_per_launch`
     /// instances of a litmus test from its generated cubin.
+    ///
+    /// A test that sets device runtime limits (the launch pool, the sync
+    /// depth) gets them set before its module is loaded and restored
+    /// afterwards; since the limits are device-wide, such a test runs one
+    /// instance per launch (at most [`MAX_LIMITED_LAUNCHES`] launches), so
+    /// that instances do not share the launch pool.
     pub fn run_litmus_with(
+        &self,
+        cubin: &Path,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Incantations,
+    ) -> Result<LitmusRun, GpuError> {
+        if litmus.limits.is_empty() {
+            return self.run_litmus_core(cubin, test_name, litmus, budget, inc);
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let one = Budget {
+            instances_per_launch: 1,
+            launches: budget
+                .launches
+                .saturating_mul(budget.instances_per_launch)
+                .clamp(1, MAX_LIMITED_LAUNCHES),
+            seed: budget.seed,
+        };
+        let mut saved: Vec<(Limit, usize)> = Vec::new();
+        let mut result = Ok(());
+        for &(limit, value) in &litmus.limits {
+            let l = cu_limit(limit);
+            let set = self
+                .ctx
+                .get_limit(l)
+                .map_err(drv(&format!("cannot read the limit {}", limit.as_str())))
+                .and_then(|old| {
+                    saved.push((limit, old));
+                    let v = usize::try_from(value).map_err(|_| {
+                        GpuError::new(format!("{} = {value} does not fit", limit.as_str()))
+                    })?;
+                    self.ctx.set_limit(l, v).map_err(drv(&format!(
+                        "cannot set the limit {} to {value}",
+                        limit.as_str()
+                    )))
+                });
+            if let Err(e) = set {
+                result = Err(e);
+                break;
+            }
+        }
+        let run = result.and_then(|()| self.run_litmus_core(cubin, test_name, litmus, &one, inc));
+        for (limit, old) in saved.into_iter().rev() {
+            if let Err(e) = self.ctx.set_limit(cu_limit(limit), old)
+                && run.is_ok()
+            {
+                return Err(GpuError::new(format!(
+                    "cannot restore the limit {} to {old}: {}",
+                    limit.as_str(),
+                    driver_error(e)
+                )));
+            }
+        }
+        run
+    }
+
+    fn run_litmus_core(
         &self,
         cubin: &Path,
         test_name: &str,
@@ -478,7 +549,7 @@ impl Gpu {
             host.push((f, k.block_dim, pdl));
         }
         let pending = u64::from(n) * u64::from(lay.pending_launches_per_instance());
-        if pending > 0 {
+        if pending > 0 && litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none() {
             let limit = sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
             let need = (pending + 1024) as usize;
             let have = self

@@ -22,8 +22,8 @@ use std::fmt::Write as _;
 use std::path::{Component, Path};
 
 use gridcheck_spec::{
-    Check, HostTest, KernelLaunch, Litmus, Op, RuntimeExpect, RuntimeTest, Spec, StreamRef, Test,
-    TestBody,
+    Check, HostTest, KernelLaunch, Limit, Litmus, Op, RuntimeExpect, RuntimeTest, Spec, StreamRef,
+    Test, TestBody,
 };
 
 /// Where the generated `.cu` files live, relative to the repository root.
@@ -85,6 +85,10 @@ pub struct KernelPlan {
     pub block_dim: u32,
     /// Index of its "ran" word within an instance's status words.
     pub status_word: u32,
+    /// Whether an instance counts only if this kernel ran: every kernel,
+    /// except a device kernel of a test that limits the launch pool (its
+    /// launch may fail, and the test observes that).
+    pub must_run: bool,
 }
 
 /// A device-side launch operation (one per device kernel).
@@ -190,6 +194,9 @@ pub struct Layout {
     /// kernel, then one error word per device launch, per block object
     /// (its creation) and per API call.
     pub status_stride: u32,
+    /// Device launch operations of one instance (with or without an error
+    /// word).
+    pub launch_ops: u32,
 }
 
 impl Layout {
@@ -203,7 +210,7 @@ impl Layout {
     /// Device launches each instance may have pending at once (an upper
     /// bound: all of them).
     pub fn pending_launches_per_instance(&self) -> u32 {
-        self.launches.len() as u32
+        self.launch_ops
     }
 
     /// Every status word that holds a `cudaError_t`, in word order: an
@@ -262,12 +269,13 @@ pub fn layout(litmus: &Litmus) -> Layout {
     for k in &litmus.kernels {
         for t in &k.threads {
             for op in &t.ops {
-                if let Op::Load { reg, .. } = op {
+                if let Some(reg) = op.register() {
+                    let reg = reg.to_string();
                     registers.push(Register {
                         name: format!("{}.{}.{}", k.name, t.name, reg),
                         kernel: k.name.clone(),
                         thread: t.name.clone(),
-                        reg: reg.clone(),
+                        reg,
                     });
                 }
             }
@@ -289,6 +297,8 @@ pub fn layout(litmus: &Litmus) -> Layout {
                 launch: k.launch,
                 block_dim: (modeled + STRESS_WARPS) * WARP,
                 status_word: i as u32,
+                must_run: k.launch != KernelLaunch::Device
+                    || litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none(),
             }
         })
         .collect();
@@ -296,7 +306,12 @@ pub fn layout(litmus: &Litmus) -> Layout {
     for k in &litmus.kernels {
         for t in &k.threads {
             for op in &t.ops {
-                if let Op::Launch { kernel, stream } = op {
+                // In a test that observes errors, a launch's error is the
+                // thread's to read (or an expected outcome), not a reason to
+                // discard the instance.
+                if let Op::Launch { kernel, stream } = op
+                    && !observes_errors(litmus)
+                {
                     launches.push(DeviceLaunch {
                         parent: k.name.clone(),
                         thread: t.name.clone(),
@@ -327,10 +342,12 @@ pub fn layout(litmus: &Litmus) -> Layout {
     for k in &litmus.kernels {
         for t in &k.threads {
             for (op_index, op) in t.ops.iter().enumerate() {
-                if matches!(
-                    op,
-                    Op::EventRecord { .. } | Op::StreamWaitEvent { .. } | Op::DeviceSynchronize
-                ) {
+                let checked = match op {
+                    Op::EventRecord { .. } | Op::StreamWaitEvent { .. } => true,
+                    Op::DeviceSynchronize { .. } => !observes_errors(litmus),
+                    _ => false,
+                };
+                if checked {
                     calls.push(ApiCall {
                         kernel: k.name.clone(),
                         thread: t.name.clone(),
@@ -343,7 +360,15 @@ pub fn layout(litmus: &Litmus) -> Layout {
             }
         }
     }
+    let launch_ops = litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+        .filter(|op| matches!(op, Op::Launch { .. }))
+        .count() as u32;
     Layout {
+        launch_ops,
         slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
         locations,
         reg_stride: registers.len().max(1) as u32,
@@ -422,6 +447,28 @@ pub const CDP1_FLAGS: [&str; 2] = [
     "-D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING",
 ];
 
+/// Whether a litmus test observes device runtime errors: it reads a
+/// thread's last error (`geterror`, `peekerror`), records a `devicesync`'s
+/// result, or sets a device runtime limit. Its launches and `devicesync`s
+/// then get no error word and never clear the last error themselves
+/// (`cudaGetLastError()` after a launch would reset what the test reads).
+pub fn observes_errors(litmus: &Litmus) -> bool {
+    !litmus.limits.is_empty()
+        || litmus
+            .kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .flat_map(|t| &t.ops)
+            .any(|op| {
+                matches!(
+                    op,
+                    Op::GetLastError { .. }
+                        | Op::PeekAtLastError { .. }
+                        | Op::DeviceSynchronize { reg: Some(_) }
+                )
+            })
+}
+
 /// Whether a litmus test uses CDP1 (device-side `cudaDeviceSynchronize`).
 pub fn uses_cdp1(litmus: &Litmus) -> bool {
     litmus
@@ -429,7 +476,7 @@ pub fn uses_cdp1(litmus: &Litmus) -> bool {
         .iter()
         .flat_map(|k| &k.threads)
         .flat_map(|t| &t.ops)
-        .any(|op| *op == Op::DeviceSynchronize)
+        .any(|op| matches!(op, Op::DeviceSynchronize { .. }))
 }
 
 /// Whether a litmus test uses PDL (`trigger`, `gridsync`, a `host-pdl`
@@ -796,7 +843,7 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
         let has_loads = k
             .threads
             .iter()
-            .any(|t| t.ops.iter().any(|op| matches!(op, Op::Load { .. })));
+            .any(|t| t.ops.iter().any(|op| op.register().is_some()));
         if has_loads {
             let _ = writeln!(
                 w,
@@ -838,7 +885,7 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
         let _ = writeln!(w, "  __syncthreads();");
         for t in &k.threads {
             for op in &t.ops {
-                if let Op::Load { reg, .. } = op {
+                if let Some(reg) = op.register() {
                     let _ = writeln!(w, "  unsigned int {}_{reg} = 0u;", t.name);
                 }
             }
@@ -900,10 +947,17 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                                 kernel_symbol(&test.name, kernel),
                                 stream_expr(stream)
                             );
-                            let _ = writeln!(
-                                w,
-                                "    gc_record_launch(p, kStatusStride, slot, {word}u, cudaGetLastError());"
-                            );
+                            if lay.launches.iter().any(|l| &l.child == kernel) {
+                                let _ = writeln!(
+                                    w,
+                                    "    gc_record_launch(p, kStatusStride, slot, {word}u, cudaGetLastError());"
+                                );
+                            } else {
+                                let _ = writeln!(
+                                    w,
+                                    "    // its error, if any, stays the thread's last error"
+                                );
+                            }
                         }
                         Op::Trigger => {
                             let _ = writeln!(w, "    cudaTriggerProgrammaticLaunchCompletion();");
@@ -911,7 +965,21 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                         Op::GridDependencySync => {
                             let _ = writeln!(w, "    cudaGridDependencySynchronize();");
                         }
-                        Op::DeviceSynchronize => {
+                        Op::GetLastError { reg } => {
+                            let _ = writeln!(
+                                w,
+                                "    {}_{reg} = (unsigned int)cudaGetLastError();",
+                                t.name
+                            );
+                        }
+                        Op::PeekAtLastError { reg } => {
+                            let _ = writeln!(
+                                w,
+                                "    {}_{reg} = (unsigned int)cudaPeekAtLastError();",
+                                t.name
+                            );
+                        }
+                        Op::DeviceSynchronize { reg } => {
                             let word = call_word(&lay, &k.name, &t.name, op_index);
                             let _ =
                                 writeln!(w, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900");
@@ -920,11 +988,23 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                                 "#error \"gridcheck: `devicesync` (device-side cudaDeviceSynchronize) is CDP1 only and does not compile under CDP2 (sm_90 and newer); this test needs an older GPU\""
                             );
                             let _ = writeln!(w, "#else");
-                            let _ = writeln!(
-                                w,
-                                "    gc_record_error(p, kStatusStride, slot, {word}u, cudaDeviceSynchronize());"
-                            );
-                            let _ = writeln!(w, "    (void)cudaGetLastError();");
+                            if lay.calls.iter().any(|c| {
+                                c.kernel == k.name && c.thread == t.name && c.op_index == op_index
+                            }) {
+                                let _ = writeln!(
+                                    w,
+                                    "    gc_record_error(p, kStatusStride, slot, {word}u, cudaDeviceSynchronize());"
+                                );
+                                let _ = writeln!(w, "    (void)cudaGetLastError();");
+                            } else if let Some(reg) = reg {
+                                let _ = writeln!(
+                                    w,
+                                    "    {}_{reg} = (unsigned int)cudaDeviceSynchronize();",
+                                    t.name
+                                );
+                            } else {
+                                let _ = writeln!(w, "    (void)cudaDeviceSynchronize();");
+                            }
                             let _ = writeln!(w, "#endif");
                         }
                         Op::EventRecord { event, stream } => {
@@ -950,12 +1030,12 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
                 }
                 if phase + 1 == n_phases {
                     for op in &t.ops {
-                        if let Op::Load { reg, .. } = op {
+                        if let Some(reg) = op.register() {
                             let idx = lay
                                 .registers
                                 .iter()
                                 .position(|r| {
-                                    r.kernel == k.name && r.thread == t.name && &r.reg == reg
+                                    r.kernel == k.name && r.thread == t.name && r.reg == reg
                                 })
                                 .unwrap_or(0);
                             let _ = writeln!(w, "    regs[{idx}u] = {}_{reg};", t.name);

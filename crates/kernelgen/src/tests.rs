@@ -482,3 +482,80 @@ fn cdp1_litmus_tests_build_below_sm90_with_the_cdp1_flags() {
     assert!(build_plan(&spec.tests[0], "sm_90a").is_err());
     assert!(build_plan(&spec.tests[0], "sm_100").is_err());
 }
+
+const POOL: &str = r#"  - name: pool-error
+    kind: litmus
+    memory: { x: 0 }
+    limits: { dev-runtime-pending-launch-count: 1 }
+    kernels:
+      - kernel: parent
+        launch: host
+        threads:
+          t0: [launch a tail, launch b, peekerror e0, load r0 x, geterror e1]
+      - kernel: a
+        launch: device
+        threads:
+          t0: [store x 1]
+      - kernel: b
+        launch: device
+        threads:
+          t0: [store x 2]
+    condition: exists parent.t0.e0 == cudaErrorLaunchPendingCountExceeded
+    expect: required
+"#;
+
+#[test]
+fn error_queries_read_the_last_error_and_launches_leave_it() {
+    let (spec, src) = one(POOL, "pool-error");
+    let TestBody::Litmus(l) = &spec.tests[0].body else {
+        panic!()
+    };
+    assert!(observes_errors(l));
+    let lay = layout(l);
+    // Error registers are registers, in program order with the loads.
+    let regs: Vec<&str> = lay.registers.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(regs, ["parent.t0.e0", "parent.t0.r0", "parent.t0.e1"]);
+    // No launch error word (the launch may fail; the thread reads it), and
+    // the device kernels need not run for an instance to count.
+    assert!(lay.launches.is_empty());
+    assert_eq!(lay.launch_ops, 2);
+    assert_eq!(
+        lay.kernels.iter().map(|k| k.must_run).collect::<Vec<_>>(),
+        [true, false, false]
+    );
+    assert!(!src.contains("gc_record_launch"), "{src}");
+    assert!(src.contains("t0_e0 = (unsigned int)cudaPeekAtLastError();"));
+    assert!(src.contains("t0_e1 = (unsigned int)cudaGetLastError();"));
+    assert!(src.contains("regs[0u] = t0_e0;") && src.contains("regs[2u] = t0_e1;"));
+    // Without a limit or an error query, launches keep their error words.
+    let (spec, _) = one(TAIL, "tail-sees-child");
+    let TestBody::Litmus(l) = &spec.tests[0].body else {
+        panic!()
+    };
+    assert!(!observes_errors(l));
+    assert!(layout(l).kernels.iter().all(|k| k.must_run));
+}
+
+#[test]
+fn devicesync_into_a_register() {
+    let yaml = POOL
+        .replace("pool-error", "sync-error")
+        .replace(
+            "limits: { dev-runtime-pending-launch-count: 1 }",
+            "limits: { dev-runtime-sync-depth: 1 }",
+        )
+        .replace(
+            "launch a tail, launch b, peekerror e0",
+            "launch a, launch b, devicesync e0",
+        );
+    let (spec, src) = one(&yaml, "sync-error");
+    assert!(
+        src.contains("t0_e0 = (unsigned int)cudaDeviceSynchronize();"),
+        "{src}"
+    );
+    assert!(!src.contains("gc_record_error"), "{src}");
+    assert_eq!(
+        build_plan(&spec.tests[0], "sm_80"),
+        Ok(Some(CDP1_FLAGS.map(String::from).to_vec()))
+    );
+}

@@ -17,13 +17,20 @@
 //! deadlock and [`crate::check`] returns it as an error. (CDP2 rejects
 //! `cudaDeviceSynchronize()` in device code at compile time, 4.18.5.3.)
 
-use std::sync::atomic::Ordering::Relaxed;
+use crate::sync::Ordering::Relaxed;
 
 use crate::grid::wait_finished;
 use crate::program::Program;
+use crate::resources::SYNC_DEPTH_EXCEEDED;
 use crate::world::World;
 
-pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) {
+/// `devicesync` by a thread of `kernel`: its `cudaError_t`. Beyond the
+/// synchronization depth it fails at once and waits for nothing (see
+/// [`crate::resources`]).
+pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) -> u32 {
+    if p.kernels[kernel].sync_depth_exceeded {
+        return SYNC_DEPTH_EXCEEDED;
+    }
     // A read-modify-write, not a load: it reads the latest launches in the
     // location's modification order, and loom's partial-order reduction
     // tracks read-modify-writes completely (see `crate::memory`).
@@ -33,4 +40,5 @@ pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) {
             wait_finished(p, w, c);
         }
     }
+    0
 }

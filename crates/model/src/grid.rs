@@ -26,22 +26,28 @@
 //!   threads within the parent grid" (4.18.4.2.3). No edge goes from a child
 //!   back to its parent's threads.
 
-use std::sync::atomic::Ordering::Relaxed;
+use crate::sync::Ordering::Relaxed;
 
 use crate::program::{Program, Start, Stream};
+use crate::resources::{self, CANCELLED};
 use crate::stream;
 use crate::world::World;
 
 /// `launch child [stream]` by a thread of `parent`. `cache` is the thread's
-/// last view of its block's stream state.
-pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache: &mut u64) {
+/// last view of its block's stream state. `false` when the launch failed
+/// because the launch pool is full: the child never runs.
+pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache: &mut u64) -> bool {
+    if !resources::take_slot(p, w) {
+        cancel(w, child);
+        return false;
+    }
     let g = &w.grids[parent];
     let pk = &p.kernels[parent];
     if pk.has_devicesync {
         g.launched.fetch_or(1 << child, Relaxed);
     }
     let Start::Device { stream, .. } = p.kernels[child].start else {
-        return;
+        return true;
     };
     let deps = match stream {
         Stream::InOrder { slot } | Stream::Tail { slot } if pk.stream_state => {
@@ -49,33 +55,55 @@ pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache:
         }
         _ => 0,
     };
-    match stream {
-        // A tail grid waits for its parent grid's completion, which already
-        // happens after this launch: it needs the gate only for its stream
-        // predecessors.
-        Stream::Tail { .. } if !pk.stream_state => {}
-        _ => w.grids[child].start.open(deps),
+    // A tail grid waits for its parent grid's completion, which already
+    // happens after this launch: it needs the gate only for its stream
+    // predecessors or a cancellation (see `KernelInfo::gated`).
+    if p.kernels[child].gated {
+        w.grids[child].start.open(deps);
     }
+    true
 }
 
-/// The end of a thread of `kernel`. Skipped when nothing awaits the grid's
-/// completion (see [`crate::program::KernelInfo::done_awaited`]).
-pub(crate) fn thread_exit(p: &Program, w: &World, kernel: usize) {
+/// The launch of `child` failed, or its launcher never ran: its threads
+/// skip their operations (and cancel their own launches).
+pub(crate) fn cancel(w: &World, child: usize) {
+    w.grids[child].start.open(CANCELLED);
+}
+
+/// The end of a thread of `kernel` (`cancelled`: its grid never ran).
+/// Skipped when nothing awaits the grid's completion (see
+/// [`crate::program::KernelInfo::done_awaited`]).
+pub(crate) fn thread_exit(p: &Program, w: &World, kernel: usize, cancelled: bool) {
     if p.kernels[kernel].done_awaited {
-        arrive(p, w, kernel);
+        arrive(p, w, kernel, cancelled);
     }
 }
 
-/// One arrival on `g`'s completion count: a thread's exit or a non-tail
-/// child's completion.
-fn arrive(p: &Program, w: &World, g: usize) {
+/// Whether a device grid that completes with this arrival frees a pool slot:
+/// the pool is modeled, and the grid ran (a failed launch took no slot).
+fn frees_slot(p: &Program, g: usize, cancelled: bool) -> bool {
+    p.pool.is_some() && !cancelled && matches!(p.kernels[g].start, Start::Device { .. })
+}
+
+/// One arrival on `g`'s completion count: a thread's exit (`cancelled` when
+/// its grid never ran) or a non-tail child's completion. When it completes
+/// a grid without tail grids, the grid's pool slot is freed before anyone
+/// can see the completion.
+fn arrive(p: &Program, w: &World, g: usize, cancelled: bool) {
     let k = &p.kernels[g];
-    if w.grids[g].done.add() == k.done_target && k.tails == 0 {
+    let complete = |n: usize| n == k.done_target && k.tails == 0;
+    let n = w.grids[g].done.add_with(cancelled, |n, marked| {
+        if complete(n) && frees_slot(p, g, marked) {
+            resources::release_slot(p, w);
+        }
+    });
+    if complete(n) {
         finished(p, w, g);
     }
 }
 
-/// `g` and all the work it launched are complete: tell whoever counts it.
+/// `g` and all the work it launched are complete (and its pool slot, if it
+/// held one, is free): tell whoever counts it.
 fn finished(p: &Program, w: &World, g: usize) {
     let Start::Device { parent, stream } = p.kernels[g].start else {
         // Host kernels: the host stream waits on the counters themselves.
@@ -85,12 +113,23 @@ fn finished(p: &Program, w: &World, g: usize) {
     match stream {
         Stream::InOrder { .. } | Stream::FireAndForget => {
             if pk.done_awaited {
-                arrive(p, w, parent);
+                arrive(p, w, parent, false);
             }
         }
         Stream::Tail { .. } => {
-            if pk.finished_awaited && w.grids[parent].tails_finished.add() == pk.tails {
-                finished(p, w, parent);
+            if pk.finished_awaited {
+                // The parent is done (its tail grids started after that), so
+                // whether it ran is settled.
+                let frees =
+                    p.pool.is_some() && frees_slot(p, parent, w.grids[parent].done.marked());
+                let n = w.grids[parent].tails_finished.add_with(false, |n, _| {
+                    if n == pk.tails && frees {
+                        resources::release_slot(p, w);
+                    }
+                });
+                if n == pk.tails {
+                    finished(p, w, parent);
+                }
             }
         }
     }

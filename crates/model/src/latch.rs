@@ -1,5 +1,5 @@
-//! Synchronization primitives that carry happens-before, built on loom's
-//! `Mutex` and `Condvar`.
+//! Synchronization primitives that carry happens-before, built on the
+//! `Mutex` and `Condvar` of [`crate::sync`] (loom's).
 //!
 //! Every guarantee of the guide that makes one thread's writes visible to
 //! another is one of these objects: a [`Counter`] (a count-down latch when it
@@ -14,7 +14,7 @@
 //! `Mutex` with acquire/release causality). Condvar notifications are only
 //! issued when a thread is waiting, to keep loom's branch count down.
 
-use loom::sync::{Condvar, Mutex, MutexGuard};
+use crate::sync::{Condvar, Mutex, MutexGuard};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A poisoned lock only follows a panic inside the model, which loom
@@ -30,11 +30,13 @@ fn wait<'a, T>(cv: &Condvar, g: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
 struct CounterState {
     count: usize,
     waiters: usize,
+    /// Whether an arrival was marked (see [`Counter::add_with`]).
+    marked: bool,
 }
 
-/// A monotone counter. `add` releases, `wait_at_least` acquires: a thread that
+/// A monotone counter. `add_with` releases, `wait_at_least` acquires: a thread that
 /// returns from `wait_at_least(n)` happens after the first `n` calls to
-/// `add` (and everything before them).
+/// `add_with` (and everything before them).
 #[derive(Debug)]
 pub(crate) struct Counter {
     state: Mutex<CounterState>,
@@ -49,14 +51,25 @@ impl Counter {
         }
     }
 
-    /// Counts one arrival; returns the new count.
-    pub(crate) fn add(&self) -> usize {
+    /// Counts one arrival, marked or not, and runs `before` with the new
+    /// count and whether any arrival so far was marked, while still holding
+    /// the lock: whatever `before` does happens before any waiter returns
+    /// for this count (the launch pool frees a grid's slot this way, before
+    /// its completion can be observed).
+    pub(crate) fn add_with(&self, mark: bool, before: impl FnOnce(usize, bool)) -> usize {
         let mut s = lock(&self.state);
         s.count += 1;
+        s.marked |= mark;
+        before(s.count, s.marked);
         if s.waiters > 0 {
             self.cv.notify_all();
         }
         s.count
+    }
+
+    /// Whether a marked arrival was counted.
+    pub(crate) fn marked(&self) -> bool {
+        lock(&self.state).marked
     }
 
     /// Blocks until at least `n` arrivals were counted.

@@ -112,7 +112,10 @@ mod latch;
 mod memory;
 mod pdl;
 mod program;
+mod resources;
+mod run;
 mod stream;
+mod sync;
 mod thread;
 mod world;
 
@@ -126,9 +129,9 @@ use std::time::{Duration, Instant};
 use gridcheck_spec::{Litmus, State, Verdict};
 
 pub use program::MAX_GPU_THREADS;
+pub use resources::MAX_NESTING_DEPTH;
 
 use program::Program;
-use world::World;
 
 /// What the model found for one litmus test.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,7 +293,7 @@ fn explore(
     let run = catch_unwind(AssertUnwindSafe(move || {
         builder.check(move || {
             e.fetch_add(1, Ordering::Relaxed);
-            let state = execute(&p);
+            let state = run::execute(&p);
             s.lock().unwrap_or_else(|e| e.into_inner()).insert(state);
         })
     }));
@@ -343,38 +346,4 @@ pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, Mod
     } else {
         Verdict::Allowed
     })
-}
-
-/// One execution, run by loom's main thread: build memory and every
-/// synchronization object, spawn every GPU thread, join them, read the final
-/// state.
-fn execute(p: &Arc<Program>) -> State {
-    let w = Arc::new(World::new(p));
-    // GPU thread 0 (the first host kernel's first thread) runs on loom's
-    // main thread, after the spawns: see the crate docs.
-    let on_main = 0;
-    let handles: Vec<_> = (0..p.threads.len())
-        .filter(|&tid| tid != on_main)
-        .map(|tid| {
-            let (p, w) = (p.clone(), w.clone());
-            (tid, loom::thread::spawn(move || thread::run(&p, &w, tid)))
-        })
-        .collect();
-    let mut state = State::new();
-    let regs = thread::run(p, &w, on_main);
-    for (name, v) in p.threads[on_main].regs.iter().zip(regs) {
-        state.insert(name.clone(), v);
-    }
-    for (tid, h) in handles {
-        let regs = h.join().expect("a modeled thread panicked");
-        for (name, v) in p.threads[tid].regs.iter().zip(regs) {
-            state.insert(name.clone(), v);
-        }
-    }
-    // Every store happens before the joins: these loads see the final values.
-    for (i, (name, _)) in p.memory.iter().enumerate() {
-        state.insert(name.clone(), w.memory.final_value(i));
-    }
-    debug_assert_eq!(w.memory.len(), p.memory.len());
-    state
 }

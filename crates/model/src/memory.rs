@@ -28,9 +28,9 @@
 //! own load/store rules then give the values. The shadow stores carry no
 //! synchronization (relaxed) and add one scheduling point per access.
 
-use std::sync::atomic::Ordering::Relaxed;
+use crate::sync::Ordering::Relaxed;
 
-use loom::sync::atomic::AtomicU32;
+use crate::sync::AtomicU32;
 
 #[derive(Debug)]
 pub(crate) struct Memory {

@@ -22,7 +22,7 @@
 //!   visible". A trigger sets the primary block's relaxed `triggered` flag,
 //!   each primary thread's exit its relaxed `exited` flag; each secondary
 //!   thread spins on the flags with relaxed loads and
-//!   `loom::thread::yield_now()` between rounds. Relaxed stores and loads give loom no synchronization,
+//!   `yield_now()` between rounds. Relaxed stores and loads give loom no synchronization,
 //!   and loom's yield rule (a load after a yield does not return again a store
 //!   it already saw when a newer one exists) makes the spin terminate. Every
 //!   primary write, before or after its trigger, may therefore be stale in
@@ -36,7 +36,7 @@
 //!   already waited for its predecessor's completion); `trigger` in a kernel
 //!   with no PDL secondary is a no-op. Device-launched kernels have neither.
 
-use std::sync::atomic::Ordering::Relaxed;
+use crate::sync::Ordering::Relaxed;
 
 use crate::grid::wait_finished;
 use crate::program::{Program, Start};
@@ -63,7 +63,7 @@ pub(crate) fn exit(p: &Program, w: &World, kernel: usize, slot: usize) {
 pub(crate) fn wait_for_triggers(w: &World, primary: usize) {
     let g = &w.grids[primary];
     while !(g.triggered.load(Relaxed) || g.exited.iter().all(|f| f.load(Relaxed))) {
-        loom::thread::yield_now();
+        crate::sync::yield_now();
     }
 }
 

@@ -3,6 +3,11 @@
 //! launches, its host-stream predecessors, the layout of its block's stream
 //! state).
 //!
+//! Resources (see [`crate::resources`]): the test's limits become the pool
+//! size ([`Program::pool`], only when the test makes more device launches
+//! than the pool holds) and, per kernel, its nesting depth and whether a
+//! `devicesync` there exceeds the synchronization depth.
+//!
 //! Compilation also rejects what cannot run: more threads than loom explores,
 //! a block whose threads execute different numbers of `__syncthreads()` (the
 //! guide: a barrier in divergent code hangs; the model reports it instead of
@@ -70,8 +75,19 @@ pub(crate) struct KernelInfo {
     pub done_awaited: bool,
     /// Something waits for this grid to be *finished* (done and its tail
     /// grids finished): a host successor, a stream successor, an event, a
-    /// `devicesync`, or the completion of its parent.
+    /// `devicesync`, the completion of its parent, or, when the launch pool
+    /// is modeled, the release of its pool slot.
     pub finished_awaited: bool,
+    /// Nesting depth: 0 for a host kernel, its parent's plus one for a
+    /// device kernel.
+    pub depth: usize,
+    /// A `devicesync` in this grid is deeper than the synchronization depth
+    /// limit: it returns an error and waits for nothing.
+    pub sync_depth_exceeded: bool,
+    /// Its start gate is opened at its launch and awaited by its threads
+    /// (always, except for a tail grid when neither stream state nor the
+    /// launch pool needs it).
+    pub gated: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +115,14 @@ pub(crate) enum MOp {
     },
     Trigger,
     GridSync,
-    DeviceSync,
+    /// `devicesync`; `record`: its result goes into the next register.
+    DeviceSync {
+        record: bool,
+    },
+    /// `geterror`: the last error into the next register, then reset.
+    GetError,
+    /// `peekerror`: the last error into the next register.
+    PeekError,
 }
 
 #[derive(Debug, Clone)]
@@ -108,7 +131,7 @@ pub(crate) struct ThreadInfo {
     /// Index among the kernel's modeled threads (not the CUDA thread index).
     pub slot: usize,
     pub ops: Vec<MOp>,
-    /// Observable name of each load, in program order.
+    /// Observable name of each register it writes, in program order.
     pub regs: Vec<String>,
 }
 
@@ -117,6 +140,10 @@ pub(crate) struct Program {
     pub memory: Vec<(String, u32)>,
     pub kernels: Vec<KernelInfo>,
     pub threads: Vec<ThreadInfo>,
+    /// The launch pool's size when it can fill up (the test makes more
+    /// device launches than `cudaLimitDevRuntimePendingLaunchCount`);
+    /// `None`: every launch finds a free slot, and the pool is not modeled.
+    pub pool: Option<usize>,
 }
 
 impl Program {
@@ -279,7 +306,11 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                     },
                     Op::Trigger => MOp::Trigger,
                     Op::GridDependencySync => MOp::GridSync,
-                    Op::DeviceSynchronize => MOp::DeviceSync,
+                    Op::DeviceSynchronize { reg } => MOp::DeviceSync {
+                        record: reg.is_some(),
+                    },
+                    Op::GetLastError { .. } => MOp::GetError,
+                    Op::PeekAtLastError { .. } => MOp::PeekError,
                     #[allow(unreachable_patterns)]
                     other => return Err(err(format!("`{other}` is not modeled"))),
                 });
@@ -370,9 +401,9 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             let regs = t
                 .ops
                 .iter()
-                .filter_map(|op| match op {
-                    Op::Load { reg, .. } => Some(format!("{}.{}.{}", k.name, t.name, reg)),
-                    _ => None,
+                .filter_map(|op| {
+                    op.register()
+                        .map(|reg| format!("{}.{}.{}", k.name, t.name, reg))
                 })
                 .collect();
             ids.push(threads.len());
@@ -391,13 +422,42 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             tails,
             stream_state: sl.has_events || sl.launches.values().any(|&n| n > 1),
             has_pdl_dependent: next_host_pdl,
-            has_devicesync: k
-                .threads
-                .iter()
-                .any(|t| t.ops.contains(&Op::DeviceSynchronize)),
+            has_devicesync: k.threads.iter().any(|t| {
+                t.ops
+                    .iter()
+                    .any(|o| matches!(o, Op::DeviceSynchronize { .. }))
+            }),
             done_awaited: false,
             finished_awaited: false,
+            depth: 0,
+            sync_depth_exceeded: false,
+            gated: true,
         });
+    }
+    // Resources: the pool when it can fill up, nesting and sync depth.
+    let device_launches = launched_by.iter().filter(|lb| lb.is_some()).count();
+    let pool_limit = crate::resources::pending_launch_limit(l);
+    let pool = (device_launches as u64 > pool_limit).then_some(pool_limit as usize);
+    let sync_limit = crate::resources::sync_depth_limit(l);
+    for ki in 0..kernels.len() {
+        let mut depth = 0;
+        let mut g = ki;
+        while let Start::Device { parent, .. } = kernels[g].start {
+            depth += 1;
+            g = parent;
+        }
+        let k = &mut kernels[ki];
+        k.depth = depth;
+        k.sync_depth_exceeded = crate::resources::sync_depth_exceeded(depth, sync_limit);
+        if let Start::Device {
+            parent,
+            stream: Stream::Tail { .. },
+        } = k.start
+        {
+            k.gated = slots[parent].has_events
+                || slots[parent].launches.values().any(|&n| n > 1)
+                || pool.is_some();
+        }
     }
     // Grids another grid of their block's streams may have to wait for: those
     // launched into a stream that gets another launch or an event record.
@@ -411,17 +471,20 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             _ => false,
         })
         .collect();
-    mark_awaited(&mut kernels, &waited_for);
+    mark_awaited(&mut kernels, &waited_for, pool.is_some());
     Ok(Program {
         memory: l.memory.clone(),
         kernels,
         threads,
+        pool,
     })
 }
 
 /// Computes [`KernelInfo::done_awaited`] and
 /// [`KernelInfo::finished_awaited`]: a fixed point over the launch tree.
-fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool]) {
+/// With the launch pool modeled, every device grid is awaited: its
+/// completion releases its slot.
+fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool], pool: bool) {
     let n = kernels.len();
     let mut done = vec![false; n];
     let mut fin = vec![false; n];
@@ -435,9 +498,9 @@ fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool]) {
         if k.tails > 0 {
             done[g] = true;
         }
-        // Stream successors, events and `devicesync` wait for it.
+        // Stream successors, events, `devicesync` and the pool wait for it.
         if let Start::Device { parent, .. } = k.start
-            && (waited_for[g] || kernels[parent].has_devicesync)
+            && (waited_for[g] || kernels[parent].has_devicesync || pool)
         {
             fin[g] = true;
         }

@@ -55,11 +55,12 @@
 //! happens-before from their completion. Blocks that launch at most once
 //! into each stream and use no events skip the word altogether.
 
-use std::sync::atomic::Ordering::Relaxed;
+use crate::sync::Ordering::Relaxed;
 
 use crate::grid::{wait_done, wait_finished};
 use crate::pdl;
 use crate::program::{Program, Start, Stream};
+use crate::resources::CANCELLED;
 use crate::world::World;
 
 fn get(p: &Program, state: u64, slot: usize) -> u64 {
@@ -138,8 +139,9 @@ fn wait_all(p: &Program, w: &World, deps: u64) {
     }
 }
 
-/// Blocks a thread of `kernel` until its grid may start.
-pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize) {
+/// Blocks a thread of `kernel` until its grid may start; `false` when its
+/// launch failed (the grid never runs, see [`crate::resources`]).
+pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize) -> bool {
     match &p.kernels[kernel].start {
         Start::HostFirst => {}
         Start::HostAfter { wait } => {
@@ -148,21 +150,22 @@ pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize) {
             }
         }
         Start::HostPdl { primary, .. } => pdl::wait_for_triggers(w, *primary),
-        Start::Device { parent, stream } => match *stream {
-            Stream::InOrder { .. } => {
-                let deps = w.grids[kernel].start.wait();
-                wait_all(p, w, deps);
-            }
-            Stream::FireAndForget => {
-                w.grids[kernel].start.wait();
-            }
-            Stream::Tail { .. } => {
+        Start::Device { parent, stream } => {
+            // A tail grid, even one whose launch failed, counts as finished
+            // only after its parent is done.
+            if let Stream::Tail { .. } = stream {
                 wait_done(p, w, *parent);
-                if p.kernels[*parent].stream_state {
-                    let deps = w.grids[kernel].start.wait();
+            }
+            if p.kernels[kernel].gated {
+                let deps = w.grids[kernel].start.wait();
+                if deps == CANCELLED {
+                    return false;
+                }
+                if !matches!(stream, Stream::FireAndForget) {
                     wait_all(p, w, deps);
                 }
             }
-        },
+        }
     }
+    true
 }

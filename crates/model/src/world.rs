@@ -1,7 +1,7 @@
 //! The state of one execution: memory and every synchronization object, made
 //! fresh by loom's main thread for each execution it explores.
 
-use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize};
 
 use crate::latch::{Barrier, Counter, Gate};
 use crate::memory::Memory;
@@ -38,6 +38,9 @@ pub(crate) struct GridRt {
 pub(crate) struct World {
     pub memory: Memory,
     pub grids: Vec<GridRt>,
+    /// Occupied slots of the launch pool (see [`crate::resources`]); used
+    /// only when [`Program::pool`] is set.
+    pub pool: AtomicUsize,
 }
 
 impl World {
@@ -62,6 +65,7 @@ impl World {
                     launched: AtomicUsize::new(0),
                 })
                 .collect(),
+            pool: AtomicUsize::new(0),
         }
     }
 }

@@ -235,6 +235,11 @@ pub struct Litmus {
     pub kernels: Vec<Kernel>,
     pub condition: Condition,
     pub expect: Verdict,
+    /// Device runtime limits the test sets before its first host launch
+    /// (`limits:`): only [`Limit::DevRuntimePendingLaunchCount`] and
+    /// [`Limit::DevRuntimeSyncDepth`]. Unset limits have their defaults
+    /// ([`Limit::default_value`]).
+    pub limits: Vec<(Limit, u64)>,
 }
 
 impl Litmus {
@@ -242,15 +247,23 @@ impl Litmus {
         self.kernels.iter().find(|k| k.name == name)
     }
 
-    /// Every observable of the final state, in a fixed order: each load's
-    /// register as `kernel.thread.reg` (program order), then each memory
-    /// location by name.
+    /// The value the test sets for `limit`, if it sets one.
+    pub fn limit(&self, limit: Limit) -> Option<u64> {
+        self.limits
+            .iter()
+            .find(|(l, _)| *l == limit)
+            .map(|(_, v)| *v)
+    }
+
+    /// Every observable of the final state, in a fixed order: each
+    /// register (of a load, `geterror`, `peekerror` or `devicesync <reg>`) as
+    /// `kernel.thread.reg` (program order), then each memory location by name.
     pub fn observables(&self) -> Vec<String> {
         let mut out = Vec::new();
         for k in &self.kernels {
             for t in &k.threads {
                 for op in &t.ops {
-                    if let Op::Load { reg, .. } = op {
+                    if let Some(reg) = op.register() {
                         out.push(format!("{}.{}.{}", k.name, t.name, reg));
                     }
                 }
@@ -329,13 +342,34 @@ pub enum Op {
     Trigger,
     /// `gridsync`: `cudaGridDependencySynchronize()`.
     GridDependencySync,
-    /// `devicesync`: device-side `cudaDeviceSynchronize()` (CDP1 only).
-    DeviceSynchronize,
+    /// `devicesync [reg]`: device-side `cudaDeviceSynchronize()` (CDP1 only);
+    /// with a register, its `cudaError_t` goes into it.
+    DeviceSynchronize { reg: Option<String> },
+    /// `geterror e0`: `cudaGetLastError()` into a register; resets the
+    /// calling thread's last error to `cudaSuccess`.
+    GetLastError { reg: String },
+    /// `peekerror e0`: `cudaPeekAtLastError()` into a register; leaves the
+    /// thread's last error as it is.
+    PeekAtLastError { reg: String },
     /// `record e1 [stream]`: `cudaEventRecord(e1, stream)`; the event is
     /// created by the thread's block with `cudaEventDisableTiming`.
     EventRecord { event: String, stream: StreamRef },
     /// `waitevent s1 e1`: `cudaStreamWaitEvent(s1, e1, 0)`.
     StreamWaitEvent { stream: StreamRef, event: String },
+}
+
+impl Op {
+    /// The register the operation writes, if any: a load's, an error
+    /// query's, or a `devicesync`'s that records its result.
+    pub fn register(&self) -> Option<&str> {
+        match self {
+            Op::Load { reg, .. }
+            | Op::GetLastError { reg }
+            | Op::PeekAtLastError { reg }
+            | Op::DeviceSynchronize { reg: Some(reg) } => Some(reg),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Op {
@@ -350,7 +384,10 @@ impl fmt::Display for Op {
             },
             Op::Trigger => f.write_str("trigger"),
             Op::GridDependencySync => f.write_str("gridsync"),
-            Op::DeviceSynchronize => f.write_str("devicesync"),
+            Op::DeviceSynchronize { reg: None } => f.write_str("devicesync"),
+            Op::DeviceSynchronize { reg: Some(r) } => write!(f, "devicesync {r}"),
+            Op::GetLastError { reg } => write!(f, "geterror {reg}"),
+            Op::PeekAtLastError { reg } => write!(f, "peekerror {reg}"),
             Op::EventRecord { event, stream } => match stream {
                 StreamRef::Null => write!(f, "record {event}"),
                 s => write!(f, "record {event} {s}"),
@@ -531,5 +568,26 @@ impl Limit {
 
     pub fn parse(s: &str) -> Option<Limit> {
         Limit::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+
+    /// Whether a litmus test may set it (the limits the model gives
+    /// semantics to).
+    pub fn applies_to_litmus(self) -> bool {
+        matches!(
+            self,
+            Limit::DevRuntimePendingLaunchCount | Limit::DevRuntimeSyncDepth
+        )
+    }
+
+    /// The device runtime's default: 2048 pending launches (seed 001,
+    /// Configuration Options: "The default pending launch count is 2048
+    /// launches") and a synchronization depth of 2 ("The default maximum
+    /// sync depth is 2"); `None` for the others.
+    pub fn default_value(self) -> Option<u64> {
+        match self {
+            Limit::DevRuntimePendingLaunchCount => Some(2048),
+            Limit::DevRuntimeSyncDepth => Some(2),
+            _ => None,
+        }
     }
 }

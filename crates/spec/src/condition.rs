@@ -6,8 +6,9 @@
 //! expr      := conj ( ("\/" | "||") conj )*
 //! conj      := unary ( ("/\" | "&&") unary )*
 //! unary     := ("~" | "!") unary | "(" expr ")" | atom
-//! atom      := term ("==" | "!=") number
+//! atom      := term ("==" | "!=") value
 //! term      := kernel "." thread "." reg   |   location
+//! value     := number   |   a cudaError_t name (cudaSuccess, cudaErrorLaunchPendingCountExceeded, ...)
 //! ```
 //! The verdict a test expects is about this `exists`: forbidden (no final
 //! state satisfies `expr`), allowed (some does), required (every one does).
@@ -15,6 +16,7 @@
 use std::fmt;
 
 use crate::ast::State;
+use crate::cuda_errors::cuda_error_value;
 
 /// `exists <expr>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,7 +214,16 @@ impl Parser {
                 };
                 match self.next() {
                     Some(Tok::Num(value)) => Ok(Expr::Cmp { term, eq, value }),
-                    other => Err(format!("expected a number, found {}", show(other.as_ref()))),
+                    Some(Tok::Ident(name)) => match cuda_error_value(&name) {
+                        Some(value) => Ok(Expr::Cmp { term, eq, value }),
+                        None => Err(format!(
+                            "`{name}` is neither a number nor a cudaError_t name"
+                        )),
+                    },
+                    other => Err(format!(
+                        "expected a number or a cudaError_t name, found {}",
+                        show(other.as_ref())
+                    )),
                 }
             }
             other => Err(format!(
@@ -278,6 +289,15 @@ mod tests {
     }
 
     #[test]
+    fn cuda_error_names_are_values() {
+        let c =
+            parse("exists k.t0.e0 == cudaErrorLaunchPendingCountExceeded /\\ e1 != cudaSuccess")
+                .unwrap();
+        assert!(c.holds(&state(&[("k.t0.e0", 69), ("e1", 65)])).unwrap());
+        assert!(!c.holds(&state(&[("k.t0.e0", 69), ("e1", 0)])).unwrap());
+    }
+
+    #[test]
     fn negation_and_parentheses() {
         let c = parse("exists ~(a == 1 && b == 1)").unwrap();
         assert!(c.holds(&state(&[("a", 1), ("b", 0)])).unwrap());
@@ -297,6 +317,11 @@ mod tests {
             parse("exists x == 1 y")
                 .unwrap_err()
                 .contains("after the condition")
+        );
+        assert!(
+            parse("exists e == cudaErrorNoSuchThing")
+                .unwrap_err()
+                .contains("neither a number nor a cudaError_t name")
         );
         let c = parse("exists y == 1").unwrap();
         assert!(c.holds(&state(&[("x", 1)])).unwrap_err().contains("`y`"));

@@ -377,7 +377,7 @@ impl Cx {
             ("entry", t.entry.is_some(), &["runtime"]),
             ("grid", t.grid.is_some(), &["runtime"]),
             ("block", t.block.is_some(), &["runtime"]),
-            ("limits", t.limits.is_some(), &["runtime"]),
+            ("limits", t.limits.is_some(), &["runtime", "litmus"]),
             ("outputs", t.outputs.is_some(), &["runtime", "host"]),
             ("load_error", t.load_error.is_some(), &["runtime"]),
         ];
@@ -817,13 +817,15 @@ impl Cx {
                                     format!("location `{loc}` is not declared in `memory`"),
                                 ));
                             }
-                            if let Op::Load { reg, .. } = &op
-                                && !regs.insert(reg.clone())
+                            if let Some(reg) = op.register()
+                                && !regs.insert(reg.to_string())
                             {
                                 self.errors.push(ie.at(
                                     &ofield,
                                     Some(text),
-                                    format!("register `{reg}` is loaded twice in thread `{tname}`"),
+                                    format!(
+                                        "register `{reg}` is written twice in thread `{tname}`"
+                                    ),
                                 ));
                             }
                             parsed.push(op);
@@ -946,6 +948,30 @@ impl Cx {
         if n_threads > MAX_THREADS {
             self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; the model (loom) explores at most {MAX_THREADS}: use representative threads")));
         }
+        let mut limits = Vec::new();
+        for (name, v) in t.limits.iter().flatten() {
+            let field = format!("limits.{name}");
+            match Limit::parse(name) {
+                Some(l) if l.applies_to_litmus() && *v >= 1 => limits.push((l, *v)),
+                Some(l) if l.applies_to_litmus() => {
+                    self.errors
+                        .push(ie.at(&field, Some(name), format!("`{name}` is at least 1")))
+                }
+                _ => self.errors.push(ie.at(
+                    &field,
+                    Some(name),
+                    format!(
+                        "`{name}` is not a litmus test limit: expected {}",
+                        Limit::ALL
+                            .into_iter()
+                            .filter(|l| l.applies_to_litmus())
+                            .map(Limit::as_str)
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                )),
+            }
+        }
         let cond = match &t.condition {
             None => {
                 self.errors.push(ie.at(
@@ -971,11 +997,18 @@ impl Cx {
             kernels,
             condition: cond?,
             expect: expect?,
+            limits,
         };
         let obs: BTreeSet<String> = lit.observables().into_iter().collect();
         for term in lit.condition.terms() {
             if !obs.contains(term) {
-                self.errors.push(ie.at("condition", Some(term), format!("`{term}` is neither a loaded register (`kernel.thread.reg`) nor a memory location")));
+                self.errors.push(ie.at(
+                    "condition",
+                    Some(term),
+                    format!(
+                        "`{term}` is neither a register (`kernel.thread.reg`) nor a memory location"
+                    ),
+                ));
             }
         }
         (self.errors.len() == before).then_some(lit)

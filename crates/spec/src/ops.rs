@@ -10,7 +10,10 @@
 //! waitevent <stream> <ev>  cudaStreamWaitEvent
 //! trigger                  cudaTriggerProgrammaticLaunchCompletion()
 //! gridsync                 cudaGridDependencySynchronize()
-//! devicesync               device-side cudaDeviceSynchronize() (CDP1)
+//! devicesync [reg]         device-side cudaDeviceSynchronize() (CDP1); its
+//!                          cudaError_t into reg when given
+//! geterror <reg>           cudaGetLastError() into reg (resets the thread's last error)
+//! peekerror <reg>          cudaPeekAtLastError() into reg (does not reset it)
 //! ```
 
 use crate::ast::{Op, StreamRef};
@@ -85,11 +88,22 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         }
         "trigger" => Op::Trigger,
         "gridsync" => Op::GridDependencySync,
-        "devicesync" => Op::DeviceSynchronize,
+        "devicesync" => Op::DeviceSynchronize {
+            reg: match words.next() {
+                None => None,
+                r => Some(ident("register", r)?.to_string()),
+            },
+        },
+        "geterror" => Op::GetLastError {
+            reg: ident("register", words.next())?.to_string(),
+        },
+        "peekerror" => Op::PeekAtLastError {
+            reg: ident("register", words.next())?.to_string(),
+        },
         other => {
             return Err(format!(
                 "unknown operation `{other}`: expected store, load, syncthreads, launch, \
-                 trigger, gridsync, devicesync, record or waitevent"
+                 trigger, gridsync, devicesync, record, waitevent, geterror or peekerror"
             ));
         }
     };
@@ -115,6 +129,9 @@ mod tests {
             "trigger",
             "gridsync",
             "devicesync",
+            "devicesync e0",
+            "geterror e0",
+            "peekerror e1",
             "launch child s1",
             "record e1",
             "record e1 s1",
@@ -159,6 +176,21 @@ mod tests {
             parse_op("trigger now")
                 .unwrap_err()
                 .contains("unexpected `now`")
+        );
+        assert!(
+            parse_op("geterror")
+                .unwrap_err()
+                .contains("missing register")
+        );
+        assert!(
+            parse_op("peekerror 1e")
+                .unwrap_err()
+                .contains("not a valid register")
+        );
+        assert!(
+            parse_op("devicesync e0 e1")
+                .unwrap_err()
+                .contains("unexpected `e1`")
         );
         assert!(
             parse_op("load 0r x")

@@ -316,3 +316,94 @@ fn host_test_errors_name_the_field() {
         "{e}"
     );
 }
+
+const ERROR_TEST: &str = "tests:
+  - name: t-one
+    kind: litmus
+    memory: { x: 0 }
+    limits: { dev-runtime-pending-launch-count: 1, dev-runtime-sync-depth: 3 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [launch c tail, launch d, peekerror e0, geterror e1, devicesync e2]
+      - kernel: c
+        launch: device
+        threads:
+          t0: [store x 1]
+      - kernel: d
+        launch: device
+        threads:
+          t0: [store x 2]
+    condition: exists k.t0.e0 == cudaErrorLaunchPendingCountExceeded /\\ k.t0.e1 != cudaSuccess
+    expect: required
+";
+
+#[test]
+fn litmus_limits_and_error_registers_load() {
+    let spec = load_sources(
+        &[("a.yaml".into(), format!("{GOOD_RULE}{ERROR_TEST}"))],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let TestBody::Litmus(l) = &spec.tests[0].body else {
+        panic!()
+    };
+    assert_eq!(
+        l.limit(gridcheck_spec::Limit::DevRuntimePendingLaunchCount),
+        Some(1)
+    );
+    assert_eq!(l.limit(gridcheck_spec::Limit::DevRuntimeSyncDepth), Some(3));
+    assert_eq!(
+        l.observables(),
+        ["k.t0.e0", "k.t0.e1", "k.t0.e2", "x"].map(String::from)
+    );
+    assert_eq!(l.condition.terms(), ["k.t0.e0", "k.t0.e1"]);
+}
+
+#[test]
+fn litmus_limit_and_error_register_errors_are_located() {
+    let all = |y: &str| -> Vec<String> {
+        load_one(&format!("{GOOD_RULE}{y}"))
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    };
+    let e = all(&ERROR_TEST.replace("dev-runtime-sync-depth: 3", "stack-size: 1024"));
+    assert!(
+        e.iter().any(|m| m.starts_with("spec/bad.yaml:11:")
+            && m.contains("field `limits.stack-size`")
+            && m.contains("not a litmus test limit")),
+        "{e:?}"
+    );
+    let e = all(&ERROR_TEST.replace("pending-launch-count: 1,", "pending-launch-count: 0,"));
+    assert!(
+        e.iter().any(
+            |m| m.contains("field `limits.dev-runtime-pending-launch-count`")
+                && m.contains("at least 1")
+        ),
+        "{e:?}"
+    );
+    let e = all(&ERROR_TEST.replace("devicesync e2", "devicesync e1"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("spec/bad.yaml:16:")
+                && m.contains("register `e1` is written twice")),
+        "{e:?}"
+    );
+    let e = all(&ERROR_TEST.replace("geterror e1", "geterror"));
+    assert!(
+        e.iter().any(
+            |m| m.contains("field `kernels.k.threads.t0[3]`") && m.contains("missing register")
+        ),
+        "{e:?}"
+    );
+    let e = all(&ERROR_TEST.replace("!= cudaSuccess", "!= cudaSucess"));
+    assert!(
+        e.iter().any(|m| m.contains("field `condition`")
+            && m.contains("`cudaSucess` is neither a number nor a cudaError_t name")),
+        "{e:?}"
+    );
+    let e = all(&ERROR_TEST.replace("limits: { dev", "limits: { -1: 2, dev"));
+    assert!(!e.is_empty());
+}

@@ -19,6 +19,23 @@ pub fn litmus(
     condition: &str,
     expect: &str,
 ) -> Litmus {
+    litmus_with_limits(profile, memory, "", kernels, condition, expect)
+}
+
+/// [`litmus`] with `limits:` (the YAML flow map's inside; empty: none).
+pub fn litmus_with_limits(
+    profile: &str,
+    memory: &str,
+    limits: &str,
+    kernels: &[K<'_>],
+    condition: &str,
+    expect: &str,
+) -> Litmus {
+    let limits = if limits.is_empty() {
+        String::new()
+    } else {
+        format!("    limits: {{ {limits} }}\n")
+    };
     let mut ks = String::new();
     for (name, launch, threads) in kernels {
         ks += &format!("      - kernel: {name}\n        launch: {launch}\n        threads:\n");
@@ -29,7 +46,7 @@ pub fn litmus(
     let yaml = format!(
         "rules:\n  - id: {profile}.model.hand-built\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    \
          quote: q\n    profile: {profile}\n    tests: [hand-built]\ntests:\n  - name: hand-built\n    \
-         kind: litmus\n    memory: {{ {memory} }}\n    kernels:\n{ks}    condition: '{condition}'\n    \
+         kind: litmus\n    memory: {{ {memory} }}\n{limits}    kernels:\n{ks}    condition: '{condition}'\n    \
          expect: {expect}\n"
     );
     let spec = load_sources(

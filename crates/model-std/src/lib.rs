@@ -1,0 +1,68 @@
+//! gridcheck's reference model built without loom: the very modules of
+//! `gridcheck-model` (`crates/model/src`, included with `#[path]`), compiled
+//! against this crate's [`sync`] instead of loom's, so that they run on std
+//! threads and atomics with randomized yields and spins at every
+//! synchronization point.
+//!
+//! [`sample`] runs a litmus test many times on real threads and counts the
+//! final states. The property tests (`tests/std_threads.rs`) check that every
+//! state sampled here is one the loom model reaches (and so that no state the
+//! spec forbids shows up): a model that depended on loom's scheduler, or on
+//! a synchronization loom models more strongly than the hardware's memory
+//! does, would show states outside that set. std atomics on this machine
+//! (x86-64: TSO) show fewer weak behaviours than loom explores, so sampling
+//! checks soundness of the model's edges, not completeness of its states.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gridcheck_spec::{Litmus, State};
+
+pub use gridcheck_model::ModelError;
+
+#[path = "../../model/src/block.rs"]
+mod block;
+#[path = "../../model/src/cdp1.rs"]
+mod cdp1;
+#[path = "../../model/src/grid.rs"]
+mod grid;
+#[path = "../../model/src/latch.rs"]
+mod latch;
+#[path = "../../model/src/memory.rs"]
+mod memory;
+#[path = "../../model/src/pdl.rs"]
+mod pdl;
+#[path = "../../model/src/program.rs"]
+mod program;
+// `MAX_NESTING_DEPTH` is part of the loom crate's API only.
+#[allow(dead_code)]
+#[path = "../../model/src/resources.rs"]
+mod resources;
+#[path = "../../model/src/run.rs"]
+mod run;
+#[path = "../../model/src/stream.rs"]
+mod stream;
+mod sync;
+#[path = "../../model/src/thread.rs"]
+mod thread;
+#[path = "../../model/src/world.rs"]
+mod world;
+
+/// Runs `litmus` `executions` times on std threads, with the scheduling
+/// perturbations seeded by `seed`, and counts each final state.
+///
+/// The test must be one the loom model accepts without error: a test that
+/// deadlocks under loom would block forever here.
+pub fn sample(
+    litmus: &Litmus,
+    executions: u64,
+    seed: u64,
+) -> Result<BTreeMap<State, u64>, ModelError> {
+    let program = Arc::new(program::compile(litmus)?);
+    sync::seed(seed);
+    let mut out = BTreeMap::new();
+    for _ in 0..executions {
+        *out.entry(run::execute(&program)).or_default() += 1;
+    }
+    Ok(out)
+}

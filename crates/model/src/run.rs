@@ -1,0 +1,45 @@
+//! One execution of a compiled litmus test, on the checker's main thread:
+//! build memory and every synchronization object, spawn the GPU threads
+//! through [`crate::sync`], run GPU thread 0 here, join the others and read
+//! the final state. Shared by the loom model and its std build
+//! (`gridcheck-model-std`).
+
+use std::sync::Arc;
+
+use gridcheck_spec::State;
+
+use crate::program::Program;
+use crate::world::World;
+use crate::{sync, thread};
+
+/// One execution: spawn every GPU thread, join them, read the final state.
+pub(crate) fn execute(p: &Arc<Program>) -> State {
+    let w = Arc::new(World::new(p));
+    // GPU thread 0 (the first host kernel's first thread) runs on the
+    // checker's main thread, after the spawns: see the crate docs.
+    let on_main = 0;
+    let handles: Vec<_> = (0..p.threads.len())
+        .filter(|&tid| tid != on_main)
+        .map(|tid| {
+            let (p, w) = (p.clone(), w.clone());
+            (tid, sync::spawn(move || thread::run(&p, &w, tid)))
+        })
+        .collect();
+    let mut state = State::new();
+    let regs = thread::run(p, &w, on_main);
+    for (name, v) in p.threads[on_main].regs.iter().zip(regs) {
+        state.insert(name.clone(), v);
+    }
+    for (tid, h) in handles {
+        let regs = h.join().expect("a modeled thread panicked");
+        for (name, v) in p.threads[tid].regs.iter().zip(regs) {
+            state.insert(name.clone(), v);
+        }
+    }
+    // Every store happens before the joins: these loads see the final values.
+    for (i, (name, _)) in p.memory.iter().enumerate() {
+        state.insert(name.clone(), w.memory.final_value(i));
+    }
+    debug_assert_eq!(w.memory.len(), p.memory.len());
+    state
+}

@@ -1,0 +1,12 @@
+//! The synchronization primitives every other module uses, from loom.
+//!
+//! This is the model's one seam between its semantics and the checker that
+//! runs them: the crate `gridcheck-model-std` (`crates/model-std`) compiles
+//! the same modules against its own `sync.rs` (std threads and atomics with
+//! randomized yields), so that the property "no state outside loom's
+//! reachable set shows up on real threads" checks these very modules.
+
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
+pub(crate) use loom::thread::{spawn, yield_now};
+pub(crate) use std::sync::atomic::Ordering;
