@@ -4,9 +4,9 @@
 //! `kernels/include/gridcheck.cuh`, so in every litmus cubin) reads each
 //! instance's status words, registers and final memory and adds one to the
 //! bin of its final state. A state is a number in mixed radix: each
-//! observable's value is looked up in the test's value domain (every initial
-//! value and every stored constant), so a state with only domain values has a
-//! bin. The bins accumulate on the GPU over all launches and are read once at
+//! observable's value is looked up in the test's value domain (0, every
+//! initial value, every stored constant and every constant of the condition,
+//! such as an error code), so a state with only domain values has a bin. The bins accumulate on the GPU over all launches and are read once at
 //! the end.
 //!
 //! Nothing is lost to the encoding: an instance whose status words say it did
@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use gridcheck_kernelgen::{Layout, STATUS_RAN};
-use gridcheck_spec::{Litmus, Op, State};
+use gridcheck_spec::{Expr, Litmus, Op, State};
 
 /// A status word the histogram kernel does not check.
 pub const STATUS_ANY: u32 = 0xffff_fffe;
@@ -60,6 +60,8 @@ impl Plan {
             names.push(l.name.clone());
         }
         let mut domain: Vec<u32> = litmus.memory.iter().map(|(_, v)| *v).collect();
+        domain.push(0);
+        condition_values(&litmus.condition.expr, &mut domain);
         for op in litmus
             .kernels
             .iter()
@@ -73,7 +75,7 @@ impl Plan {
         domain.sort_unstable();
         domain.dedup();
         let mut status_expect = vec![STATUS_ANY; lay.status_stride as usize];
-        for k in &lay.kernels {
+        for k in lay.kernels.iter().filter(|k| k.must_run) {
             status_expect[k.status_word as usize] = STATUS_RAN;
         }
         for e in lay.error_words() {
@@ -139,6 +141,18 @@ impl Plan {
             .filter(|(_, n)| **n > 0)
             .map(|(k, n)| (self.state(k as u64), *n))
             .collect()
+    }
+}
+
+/// Every constant a condition compares an observable with.
+fn condition_values(e: &Expr, out: &mut Vec<u32>) {
+    match e {
+        Expr::Cmp { value, .. } => out.push(*value),
+        Expr::Not(a) => condition_values(a, out),
+        Expr::And(a, b) | Expr::Or(a, b) => {
+            condition_values(a, out);
+            condition_values(b, out);
+        }
     }
 }
 
@@ -210,6 +224,11 @@ tests:
         let l = litmus();
         let plan = Plan::new(&l, &gridcheck_kernelgen::layout(&l));
         assert_eq!(plan.domain, [0, 1, 2, 5]);
+        let mut with_error = l.clone();
+        with_error.condition = gridcheck_spec::condition::parse("exists child.t0.r0 == 69")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let plan2 = Plan::new(&with_error, &gridcheck_kernelgen::layout(&with_error));
+        assert_eq!(plan2.domain, [0, 1, 2, 5, 69], "condition constants join the domain");
         assert_eq!(plan.names.len(), 4);
         assert_eq!(plan.bins, 4u64.pow(4));
         assert_eq!(plan.offsets[0], 0);
@@ -251,7 +270,8 @@ tests:
         let lay = gridcheck_kernelgen::layout(&l);
         let plan = Plan::new(&l, &lay);
         for k in &lay.kernels {
-            assert_eq!(plan.status_expect[k.status_word as usize], STATUS_RAN);
+            let want = if k.must_run { STATUS_RAN } else { STATUS_ANY };
+            assert_eq!(plan.status_expect[k.status_word as usize], want);
         }
         for e in lay.error_words() {
             assert_eq!(plan.status_expect[e.word as usize], 0);
