@@ -228,7 +228,11 @@ tests:
         with_error.condition = gridcheck_spec::condition::parse("exists child.t0.r0 == 69")
             .unwrap_or_else(|e| panic!("{e}"));
         let plan2 = Plan::new(&with_error, &gridcheck_kernelgen::layout(&with_error));
-        assert_eq!(plan2.domain, [0, 1, 2, 5, 69], "condition constants join the domain");
+        assert_eq!(
+            plan2.domain,
+            [0, 1, 2, 5, 69],
+            "condition constants join the domain"
+        );
         assert_eq!(plan.names.len(), 4);
         assert_eq!(plan.bins, 4u64.pow(4));
         assert_eq!(plan.offsets[0], 0);

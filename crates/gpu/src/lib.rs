@@ -475,42 +475,9 @@ impl Gpu {
                 .clamp(1, MAX_LIMITED_LAUNCHES),
             seed: budget.seed,
         };
-        let mut saved: Vec<(Limit, usize)> = Vec::new();
-        let mut result = Ok(());
-        for &(limit, value) in &litmus.limits {
-            let l = cu_limit(limit);
-            let set = self
-                .ctx
-                .get_limit(l)
-                .map_err(drv(&format!("cannot read the limit {}", limit.as_str())))
-                .and_then(|old| {
-                    saved.push((limit, old));
-                    let v = usize::try_from(value).map_err(|_| {
-                        GpuError::new(format!("{} = {value} does not fit", limit.as_str()))
-                    })?;
-                    self.ctx.set_limit(l, v).map_err(drv(&format!(
-                        "cannot set the limit {} to {value}",
-                        limit.as_str()
-                    )))
-                });
-            if let Err(e) = set {
-                result = Err(e);
-                break;
-            }
-        }
-        let run = result.and_then(|()| self.run_litmus_core(cubin, test_name, litmus, &one, inc));
-        for (limit, old) in saved.into_iter().rev() {
-            if let Err(e) = self.ctx.set_limit(cu_limit(limit), old)
-                && run.is_ok()
-            {
-                return Err(GpuError::new(format!(
-                    "cannot restore the limit {} to {old}: {}",
-                    limit.as_str(),
-                    driver_error(e)
-                )));
-            }
-        }
-        run
+        self.with_limits(&litmus.limits, || {
+            self.run_litmus_core(cubin, test_name, litmus, &one, inc)
+        })
     }
 
     fn run_litmus_core(
@@ -741,9 +708,21 @@ impl Gpu {
             .map_err(drv("cannot bind the context"))?;
         let bytes = std::fs::read(cubin)
             .map_err(|e| GpuError::new(format!("cannot read {}: {e}", cubin.display())))?;
+        self.with_limits(&test.limits, || self.load_and_run(cubin, bytes, test))
+    }
+
+    /// Sets the context `limits`, runs `f`, and restores the previous values
+    /// whatever happened (in reverse order, so that a limit set twice gets
+    /// its first value back). A limit that cannot be set is the error; one
+    /// that cannot be restored is the error of an otherwise good run.
+    fn with_limits<T, E: From<GpuError>>(
+        &self,
+        limits: &[(Limit, u64)],
+        f: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut saved: Vec<(Limit, usize)> = Vec::new();
         let mut result = Ok(());
-        for &(limit, value) in &test.limits {
+        for &(limit, value) in limits {
             let l = cu_limit(limit);
             let set = self
                 .ctx
@@ -760,13 +739,11 @@ impl Gpu {
                     )))
                 });
             if let Err(e) = set {
-                result = Err(RuntimeFailure::Other(e));
+                result = Err(E::from(e));
                 break;
             }
         }
-        let run = result.and_then(|()| self.load_and_run(cubin, bytes, test));
-        // Restore in reverse order, so that a limit set twice gets its
-        // first value back.
+        let run = result.and_then(|()| f());
         let mut restore_error = None;
         for (limit, old) in saved.into_iter().rev() {
             if let Err(e) = self.ctx.set_limit(cu_limit(limit), old) {
@@ -780,7 +757,7 @@ impl Gpu {
             }
         }
         match (run, restore_error) {
-            (Ok(_), Some(e)) => Err(RuntimeFailure::Other(e)),
+            (Ok(_), Some(e)) => Err(E::from(e)),
             (run, _) => run,
         }
     }
