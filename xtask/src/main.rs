@@ -7,8 +7,10 @@
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! cargo xtask bench model                    the model's executions and time per litmus test
 //! ```
 
+mod bench_model;
 mod build;
 mod codegen;
 mod coverage;
@@ -25,7 +27,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
-  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine";
+  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
+  bench model [--filter S]        the model's executions, bound and time per litmus test (release build)";
 
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -42,6 +45,9 @@ fn main() -> ExitCode {
         }
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("model") => {
+            bench_model::run(&args[2..])
+        }
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
