@@ -18,7 +18,13 @@
 //          and event of each kernel (the cudaError_t of its creation); then
 //          one per `record` / `waitevent` (the call's cudaError_t). The host
 //          initialises all these error words to GC_NOT_REACHED and counts an
-//          instance only when every one of them is cudaSuccess.
+//          instance only when every one of them is cudaSuccess. A test that
+//          observes errors (geterror, peekerror, devicesync into a register,
+//          or device runtime limits) has no error words for its launches and
+//          devicesyncs: their errors stay the thread's last error, which the
+//          test reads into registers; with a launch pool limit, its device
+//          kernels may legitimately not run (their ran words are not checked,
+//          their registers stay 0).
 // Device-side launches start a 1-block child per instance and pass the slot.
 //
 // Streams and events are block-scoped, like the instance: a kernel's named

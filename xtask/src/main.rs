@@ -10,9 +10,11 @@
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
+//! cargo xtask bench model                    the model's executions and time per litmus test
 //! ```
 
 mod bench;
+mod bench_model;
 mod build;
 mod codegen;
 mod coverage;
@@ -41,7 +43,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
                                   run the benchmarks on this machine's GPU (see `cargo xtask bench --help`)
   bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
-  bench compare NEW BASELINE      compare two benchmark results files; exits 1 on a regression";
+  bench compare NEW BASELINE      compare two benchmark results files; exits 1 on a regression
+
+  bench model [--filter S]        the model's executions, bound and time per litmus test (release build)";
 
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -60,6 +64,9 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => gpu_bundle(),
         Some("doc") => doc::run(&args[1..]),
         Some("report") => report::run(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("model") => {
+            bench_model::run(&args[2..])
+        }
         Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

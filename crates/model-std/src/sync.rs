@@ -9,6 +9,7 @@ use std::cell::Cell;
 use std::sync::atomic::AtomicU64 as StdU64;
 pub(crate) use std::sync::atomic::Ordering;
 pub(crate) use std::sync::{Condvar, LockResult, MutexGuard};
+pub(crate) use std::thread::JoinHandle;
 
 /// Mixed into every thread's generator; set once per sampling run.
 static SEED: StdU64 = StdU64::new(0);

@@ -5,11 +5,12 @@
 //!
 //! - 4.18.3.1 "Global Memory": "All global memory operations in the parent
 //!   thread prior to the child grid's invocation are visible to the child
-//!   grid." A launch opens the child's start [`Gate`](crate::latch::Gate);
-//!   every thread of the child waits on it before its first operation, so the
-//!   launching thread's earlier writes (and everything that happens before
-//!   them, e.g. other threads' writes before a `__syncthreads()`) are visible
-//!   to the child. Writes after the launch are not ordered before the child.
+//!   grid." A launch **spawns** the child grid's threads (see
+//!   [`crate::thread`]): a spawn orders everything before it in the launching
+//!   thread (and everything that happens before that, e.g. other threads'
+//!   writes before a `__syncthreads()`) before the child's first operation,
+//!   and nothing after it. Writes after the launch are not ordered before the
+//!   child.
 //! - 4.18.2.1 "Parent and Child Grids": "the parent grid is not considered
 //!   complete until all child grids created by its threads have completed".
 //!   Completion is a count-down [`Counter`](crate::latch::Counter), never a
@@ -33,13 +34,14 @@ use crate::resources::{self, CANCELLED};
 use crate::stream;
 use crate::world::World;
 
-/// `launch child [stream]` by a thread of `parent`. `cache` is the thread's
-/// last view of its block's stream state. `false` when the launch failed
-/// because the launch pool is full: the child never runs.
-pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache: &mut u64) -> bool {
+/// `launch child [stream]` by a thread of `parent`: what the child's
+/// threads get when they are spawned, the set of grids they must wait for
+/// in their stream, or [`CANCELLED`] when the launch failed because the
+/// launch pool is full (the child never runs). `cache` is the thread's last
+/// view of its block's stream state.
+pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache: &mut u64) -> u64 {
     if !resources::take_slot(p, w) {
-        cancel(w, child);
-        return false;
+        return CANCELLED;
     }
     let g = &w.grids[parent];
     let pk = &p.kernels[parent];
@@ -47,35 +49,55 @@ pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache:
         g.launched.fetch_or(1 << child, Relaxed);
     }
     let Start::Device { stream, .. } = p.kernels[child].start else {
-        return true;
+        return 0;
     };
-    let deps = match stream {
+    match stream {
         Stream::InOrder { slot } | Stream::Tail { slot } if pk.stream_state => {
             stream::enqueue(p, w, parent, slot, child, cache)
         }
         _ => 0,
-    };
-    // A tail grid waits for its parent grid's completion, which already
-    // happens after this launch: it needs the gate only for its stream
-    // predecessors or a cancellation (see `KernelInfo::gated`).
-    if p.kernels[child].gated {
-        w.grids[child].start.open(deps);
     }
-    true
 }
 
-/// The launch of `child` failed, or its launcher never ran: its threads
-/// skip their operations (and cancel their own launches).
-pub(crate) fn cancel(w: &World, child: usize) {
-    w.grids[child].start.open(CANCELLED);
+/// A launch of `child` by a thread of `parent` failed (or was made by a
+/// grid that never ran): the child never runs. A grid launched outside the
+/// tail stream counts as finished at once, holding no slot; `true` when the
+/// child is a tail grid, whose threads must still be spawned (as never run)
+/// to count as finished after their parent is done.
+pub(crate) fn launch_failed(
+    p: &Program,
+    w: &World,
+    parent: usize,
+    child: usize,
+    starts: &mut Vec<usize>,
+) -> bool {
+    if let Start::Device {
+        stream: Stream::Tail { .. },
+        ..
+    } = p.kernels[child].start
+    {
+        return true;
+    }
+    if p.kernels[parent].done_awaited {
+        arrive(p, w, parent, false, starts);
+    }
+    false
 }
 
 /// The end of a thread of `kernel` (`cancelled`: its grid never ran).
 /// Skipped when nothing awaits the grid's completion (see
-/// [`crate::program::KernelInfo::done_awaited`]).
-pub(crate) fn thread_exit(p: &Program, w: &World, kernel: usize, cancelled: bool) {
+/// [`crate::program::KernelInfo::done_awaited`]). `starts` receives the host
+/// kernels whose threads the calling thread must now spawn (see
+/// [`crate::program::KernelInfo::successor`]).
+pub(crate) fn thread_exit(
+    p: &Program,
+    w: &World,
+    kernel: usize,
+    cancelled: bool,
+    starts: &mut Vec<usize>,
+) {
     if p.kernels[kernel].done_awaited {
-        arrive(p, w, kernel, cancelled);
+        arrive(p, w, kernel, cancelled, starts);
     }
 }
 
@@ -89,7 +111,7 @@ fn frees_slot(p: &Program, g: usize, cancelled: bool) -> bool {
 /// its grid never ran) or a non-tail child's completion. When it completes
 /// a grid without tail grids, the grid's pool slot is freed before anyone
 /// can see the completion.
-fn arrive(p: &Program, w: &World, g: usize, cancelled: bool) {
+fn arrive(p: &Program, w: &World, g: usize, cancelled: bool, starts: &mut Vec<usize>) {
     let k = &p.kernels[g];
     let complete = |n: usize| n == k.done_target && k.tails == 0;
     let n = w.grids[g].done.add_with(cancelled, |n, marked| {
@@ -98,22 +120,25 @@ fn arrive(p: &Program, w: &World, g: usize, cancelled: bool) {
         }
     });
     if complete(n) {
-        finished(p, w, g);
+        finished(p, w, g, starts);
     }
 }
 
 /// `g` and all the work it launched are complete (and its pool slot, if it
-/// held one, is free): tell whoever counts it.
-fn finished(p: &Program, w: &World, g: usize) {
+/// held one, is free): tell whoever counts it, and start the host kernel
+/// that waits for it alone.
+fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>) {
     let Start::Device { parent, stream } = p.kernels[g].start else {
-        // Host kernels: the host stream waits on the counters themselves.
+        // Host kernels: the host stream waits on the counters themselves,
+        // except the successor this completion starts.
+        starts.extend(p.kernels[g].successor);
         return;
     };
     let pk = &p.kernels[parent];
     match stream {
         Stream::InOrder { .. } | Stream::FireAndForget => {
             if pk.done_awaited {
-                arrive(p, w, parent, false);
+                arrive(p, w, parent, false, starts);
             }
         }
         Stream::Tail { .. } => {
@@ -128,7 +153,7 @@ fn finished(p: &Program, w: &World, g: usize) {
                     }
                 });
                 if n == pk.tails {
-                    finished(p, w, parent);
+                    finished(p, w, parent, starts);
                 }
             }
         }

@@ -2,10 +2,10 @@
 //! `Mutex` and `Condvar` of [`crate::sync`] (loom's).
 //!
 //! Every guarantee of the guide that makes one thread's writes visible to
-//! another is one of these objects: a [`Counter`] (a count-down latch when it
-//! is awaited at its final value: grid completion, stream order), a [`Gate`]
-//! (a one-shot latch that carries a value: a launch and its stream ticket)
-//! and a [`Barrier`] (`__syncthreads()`). Each is its own mutex, so it orders
+//! another is one of these objects — a [`Counter`] (a count-down latch when it
+//! is awaited at its final value: grid completion, stream order) or a
+//! [`Barrier`] (`__syncthreads()`) — or a launch, which spawns the child's
+//! threads (see [`crate::thread`]). Each is its own mutex, so it orders
 //! only the threads that use it: a single global lock would add edges that
 //! the guide does not give and hide states it allows.
 //!
@@ -79,43 +79,6 @@ impl Counter {
             s.waiters += 1;
             s = wait(&self.cv, s);
             s.waiters -= 1;
-        }
-    }
-}
-
-/// A one-shot latch that carries a value from the opener to every waiter,
-/// with happens-before from `open` to each return of `wait`.
-#[derive(Debug)]
-pub(crate) struct Gate {
-    state: Mutex<(Option<u64>, usize)>,
-    cv: Condvar,
-}
-
-impl Gate {
-    pub(crate) fn new() -> Gate {
-        Gate {
-            state: Mutex::new((None, 0)),
-            cv: Condvar::new(),
-        }
-    }
-
-    pub(crate) fn open(&self, value: u64) {
-        let mut s = lock(&self.state);
-        s.0 = Some(value);
-        if s.1 > 0 {
-            self.cv.notify_all();
-        }
-    }
-
-    pub(crate) fn wait(&self) -> u64 {
-        let mut s = lock(&self.state);
-        loop {
-            if let Some(v) = s.0 {
-                return v;
-            }
-            s.1 += 1;
-            s = wait(&self.cv, s);
-            s.1 -= 1;
         }
     }
 }

@@ -15,41 +15,88 @@
 //! Each modeled GPU thread is a loom thread; global memory is one loom atomic
 //! per location, accessed `Relaxed` (`memory.rs`). Nothing one thread writes is
 //! visible to another without an explicit happens-before edge, and every
-//! guarantee of the guide is one such edge, built from loom `Mutex` +
-//! `Condvar` latches (`latch.rs`), never from a thread spawn or join:
+//! guarantee of the guide is one such edge: a loom `Mutex` + `Condvar` latch
+//! (`latch.rs`), or, for the launch, the spawn of the child grid's threads.
+//! All synchronization primitives come from `sync.rs` (loom's), the one seam
+//! that `gridcheck-model-std` replaces to run these same modules on std
+//! threads (see "The model on std threads" below).
 //!
 //! | guide | edge | module |
 //! |---|---|---|
-//! | launch: the parent thread's earlier writes reach the child (4.18.3.1) | start gate opened by the launch, awaited by every child thread | `grid.rs` |
+//! | launch: the parent thread's earlier writes reach the child (4.18.3.1) | the launching thread spawns the child grid's threads at the launch | `grid.rs`, `thread.rs` |
 //! | `__syncthreads()` | barrier of the kernel's threads (one block) | `block.rs` |
 //! | grid completion includes all child grids (4.18.2.1) | count-down latch of threads and non-tail children, cascading to the parent | `grid.rs` |
 //! | NULL and named streams in order, events (4.18.2.3, 4.18.2.4) | dependencies handed to the grid at launch, awaited as completions | `stream.rs` |
 //! | tail launch after the grid and all its work | the tail waits for the parent's completion count | `stream.rs` |
 //! | fire-and-forget | independent start; still counted in the parent's completion | `stream.rs` |
-//! | host stream without PDL | the next host kernel waits for the previous one's completion | `stream.rs` |
+//! | host stream without PDL | the thread that completes a host kernel spawns the next one's threads | `grid.rs`, `thread.rs` |
 //! | PDL trigger (4.5.2) | **no edge**: a relaxed flag and a spin with `yield_now` | `pdl.rs` |
 //! | `cudaGridDependencySynchronize()` | wait for the primary's completion | `pdl.rs` |
-//! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the block's launched grids | `cdp1.rs` |
+//! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the block's launched grids; beyond the sync depth, an error and no wait | `cdp1.rs`, `resources.rs` |
+//! | pending launch pool (4.18.5.2.1.2) | **no edge**: a relaxed device-wide counter; a slot frees when its grid completes | `resources.rs` |
+//! | per-thread last error | thread-local, never shared | `resources.rs`, `thread.rs` |
 //!
 //! The final state: after joining every thread (which orders every store
 //! before it), loom's main thread reads every location, and the registers
-//! come back through the joins. States are keyed as
-//! [`Litmus::observables`].
+//! come back through the joins (every thread joins the threads it spawned,
+//! after its own exit). A thread whose grid never ran (its launch failed)
+//! reports registers of 0, as the GPU runner's zeroed register array does.
+//! States are keyed as [`Litmus::observables`].
 //!
-//! Two choices differ from the obvious construction, both for exploration
-//! cost, neither for semantics:
+//! # Modeling decisions
+//!
+//! Decisions of semantics (each also in the spec's `decision:` of the rule):
+//!
+//! - **Launch pool** (`resources.rs`): a successful device launch takes a
+//!   slot; the slot frees when the launched grid *completes* (its threads
+//!   and all its work, tail grids included), before the completion can be
+//!   observed ("tracked until the kernel completes", seeds 000 and 001);
+//!   a launch into a full pool fails with
+//!   `cudaErrorLaunchPendingCountExceeded` (69), takes no slot, and its grid
+//!   and that grid's descendants never run. Host launches take no slot.
+//!   The pool is modeled only when the test makes more device launches than
+//!   its size.
+//! - **Nesting depth**: the host-launched grid is at depth 0. CDP1's limit of
+//!   24 levels is beyond any test of 4 threads (a compile-time assertion
+//!   stops the build if loom's thread limit ever allows reaching it).
+//! - **Synchronization depth** (CDP1): `devicesync` in a grid of depth
+//!   `d > limit` (default 2) returns `cudaErrorLaunchMaxDepthExceeded` (65,
+//!   the guide's name), sets the last error, and waits for nothing.
+//! - **Last error**: per thread; a failed launch or `devicesync` sets it, a
+//!   successful call leaves it, `geterror` reads and resets it, `peekerror`
+//!   reads it.
+//! - Earlier decisions: the PDL trigger unit is the block (`pdl.rs`);
+//!   waiting on an event no thread recorded is a no-op (`stream.rs`); stream
+//!   operations of one block are ordered by one relaxed read-modify-write
+//!   word and synchronize nothing (`stream.rs`).
+//!
+//! Choices that differ from the obvious construction, for exploration cost
+//! only, not for semantics (the state sets of every spec test were compared
+//! before and after each):
 //!
 //! - **GPU thread 0 runs on loom's main thread**, after main has spawned the
-//!   other GPU threads (and before it joins them). Thread 0 is the first
-//!   thread of the first host kernel, which never waits to start. Spawning
-//!   gives happens-before only from main's initialisation to the new threads,
-//!   so this adds no edge between GPU threads; it removes a loom thread from
-//!   the interleavings: 4 empty GPU threads take 26 executions instead of
-//!   493, and the real spec's 3-thread tests 10 to 20 times fewer.
+//!   other threads that exist from the start (and before it joins them).
+//!   Thread 0 is the first thread of the first host kernel, which never
+//!   waits to start. Spawning gives happens-before only from main's
+//!   initialisation to the new threads, so this adds no edge between GPU
+//!   threads; it removes a loom thread from the interleavings.
+//! - **A thread exists only once it may start.** A device grid's threads are
+//!   spawned by the launch (the spawn is the launch's edge: everything
+//!   before the launch in the launching thread, and what happens before it,
+//!   and nothing after); a host kernel that waits for its predecessor alone
+//!   is spawned by the thread whose arrival completes the predecessor (the
+//!   spawn carries the completion's happens-before, as the wait did). A
+//!   grid whose launch failed spawns nothing, unless it is a tail grid,
+//!   whose threads still count as finished after their parent is done. A
+//!   thread that does not exist adds no interleavings: the spec's 4-thread
+//!   tests that needed 476 000 to 6.5 million executions to explore
+//!   exhaustively (one did not finish in 50 minutes) now need at most
+//!   18 300.
 //! - **Completion counts are kept only where something awaits them** (a
 //!   tail grid, a host successor, a stream successor, an event, a
-//!   `devicesync`, or the completion of an awaited parent), since each count
-//!   adds scheduling points and no edge anything observes.
+//!   `devicesync`, the launch pool, or the completion of an awaited
+//!   parent), since each count adds scheduling points and no edge anything
+//!   observes.
 //!
 //! # loom's limits, and what they mean for verdicts
 //!
@@ -64,10 +111,13 @@
 //! - **7 stores per location.** loom remembers the last 7 stores of an
 //!   atomic (the initial value counts as one); an older store can no longer
 //!   be read. After 7 stores to `x`, a stale read of the initial `x` is lost.
-//!   Keep each location's stores in a test below 7.
+//!   Keep each location's stores in a test below 7. (The model's own
+//!   counters, the stream state and the launch pool, are only accessed by
+//!   read-modify-writes, which always read the latest value: the limit does
+//!   not bear on them.)
 //! - **SeqCst behaves as AcqRel** in loom (use fences for SeqCst
-//!   reasoning). The test DSL has no SeqCst operation, so no verdict
-//!   depends on it today.
+//!   reasoning). The test DSL has no SeqCst operation and the model uses
+//!   none, so no verdict depends on it today.
 //! - **Incomplete partial-order reduction.** loom decides which orders to try
 //!   from the *last* access to an object, and loads do not depend on loads,
 //!   so a thread's own load can hide another thread's load from its later
@@ -78,32 +128,45 @@
 //!   property tests check, among others, that a barrier never adds a state.
 //!   Synchronization objects are mutexes (all accesses dependent) or
 //!   read-modify-writes, which loom tracks completely.
-//! - **Cost grows steeply with threads and preemptions.** In release mode,
-//!   exhaustive exploration of the real spec's tests takes 3 to 62 000
-//!   executions (up to about 2 s) with 2 or 3 GPU threads, and
-//!   33 000 to over 476 000 (25 s and more) with 4; a third thread of one
-//!   store added to two threads multiplies executions by 10 to 300. So
-//!   [`check`] explores exhaustively within a budget of 100 000 executions
-//!   and otherwise falls back to a **preemption bound** of 3 (2 if that too
-//!   exceeds the budget), and says so in [`ModelOutcome::preemption_bound`].
-//!   A bounded exploration is sound for Allowed (the witness is real) but
-//!   may miss a state that needs more preemptions, so a bounded Forbidden or
-//!   Required verdict is weaker than an exhaustive one. The spec's tests
-//!   that fall back (all have 4 threads) were explored exhaustively once with
-//!   [`Options::exhaustive`] (the ignored test
-//!   `bounded_verdicts_agree_with_exhaustive_exploration`): the same verdict
-//!   in 476 491 to 6 537 882 executions (4 to 22 minutes each, sharing two
-//!   cores), except `c1-block-exit-syncs-event-dependent-work`, which did not
-//!   finish in 50 minutes.
+//! - **Cost grows steeply with threads and preemptions.** With threads
+//!   spawned only when they may start, every litmus test of the spec is
+//!   explored exhaustively: 1 to about 18 300 executions, at most 0.8 s each
+//!   in release mode, about 3.5 s for all 80 (`cargo xtask bench model`).
+//!   [`check`] still explores exhaustively only within a budget of 100 000
+//!   executions and otherwise falls back to a **preemption bound** of 3 (2
+//!   if that too exceeds the budget), and says so in
+//!   [`ModelOutcome::preemption_bound`]; the harness prints the bound with
+//!   the verdict. A bounded exploration is sound for Allowed (the witness is
+//!   real) but may miss a state that needs more preemptions, so a bounded
+//!   Forbidden or Required verdict is weaker than an exhaustive one. The
+//!   spec test (`tests/spec.rs`) fails when a test needs a bound and is not
+//!   listed, with its reason, in its `BOUNDED` list (empty today).
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
 //!   5, main included. (Since thread 0 runs on main, 5 would fit; the spec
-//!   loader's limit is 4.)
+//!   loader's limit is 4.) So a test uses representative threads, and
+//!   resource limits are observed with small values (a pool of 1 slot, a
+//!   sync depth of 1); the nesting depth limit cannot be reached.
+//!
+//! # The model on std threads
+//!
+//! `gridcheck-model-std` (`crates/model-std`) compiles these modules with
+//! `#[path]` against its own `sync.rs`: std threads and atomics, with a
+//! random yield or spin before every atomic access, lock and spawn. Its
+//! tests run random small programs and every litmus test of the spec many
+//! times on real threads and check that each state seen is one loom
+//! reaches, and none contradicts the expected verdict. Sampling on x86-64
+//! (TSO) shows fewer weak behaviours than loom explores, so this checks
+//! that loom's verdicts do not rest on its scheduler, not that loom's
+//! state sets are complete.
 //!
 //! # What is not modeled
 //!
 //! Events recorded into, or awaited by, the tail and fire-and-forget streams
-//! (a [`ModelError`]); anything beyond one block per kernel; the launch pool
-//! and nesting-depth limits; per-thread errors.
+//! (a [`ModelError`]); anything beyond one block per kernel; errors other
+//! than a full launch pool and the synchronization depth (invalid
+//! arguments, memory faults); events and streams in the launch pool (seed
+//! 001's Configuration Options also mentions events; the model counts
+//! launches only).
 
 mod block;
 mod cdp1;

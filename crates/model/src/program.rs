@@ -81,13 +81,18 @@ pub(crate) struct KernelInfo {
     /// Nesting depth: 0 for a host kernel, its parent's plus one for a
     /// device kernel.
     pub depth: usize,
+    /// The next host kernel, when it waits for this one's completion alone
+    /// (no PDL on either side): the thread that completes this grid spawns
+    /// the successor's threads, so that they do not exist, and add no
+    /// interleavings, before they may start. The spawn carries the
+    /// completion's happens-before, like the wait it replaces.
+    pub successor: Option<usize>,
+    /// Spawned by its predecessor's completion (see `successor`), not at the
+    /// start of an execution.
+    pub lazy: bool,
     /// A `devicesync` in this grid is deeper than the synchronization depth
     /// limit: it returns an error and waits for nothing.
     pub sync_depth_exceeded: bool,
-    /// Its start gate is opened at its launch and awaited by its threads
-    /// (always, except for a tail grid when neither stream state nor the
-    /// launch pool needs it).
-    pub gated: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +152,13 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// Whether thread `tid` is spawned at the start of an execution: a
+    /// thread of a host kernel not started by its predecessor's completion.
+    pub(crate) fn is_host_thread(&self, tid: usize) -> bool {
+        let k = &self.kernels[self.threads[tid].kernel];
+        !matches!(k.start, Start::Device { .. }) && !k.lazy
+    }
+
     /// Bits of one set of grids in a block's stream state word.
     pub(crate) fn mask_bits(&self) -> usize {
         self.kernels.len()
@@ -429,10 +441,19 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             }),
             done_awaited: false,
             finished_awaited: false,
+            successor: None,
+            lazy: false,
             depth: 0,
             sync_depth_exceeded: false,
-            gated: true,
         });
+    }
+    for h in 0..kernels.len() {
+        if let Start::HostAfter { wait } = &kernels[h].start
+            && let [prev] = wait[..]
+        {
+            kernels[prev].successor = Some(h);
+            kernels[h].lazy = true;
+        }
     }
     // Resources: the pool when it can fill up, nesting and sync depth.
     let device_launches = launched_by.iter().filter(|lb| lb.is_some()).count();
@@ -449,15 +470,6 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         let k = &mut kernels[ki];
         k.depth = depth;
         k.sync_depth_exceeded = crate::resources::sync_depth_exceeded(depth, sync_limit);
-        if let Start::Device {
-            parent,
-            stream: Stream::Tail { .. },
-        } = k.start
-        {
-            k.gated = slots[parent].has_events
-                || slots[parent].launches.values().any(|&n| n > 1)
-                || pool.is_some();
-        }
     }
     // Grids another grid of their block's streams may have to wait for: those
     // launched into a stream that gets another launch or an event record.

@@ -72,7 +72,7 @@ pub const MAX_NESTING_DEPTH: usize = 24;
 // allow more threads, this stops the build until the limit is modeled.
 const _: () = assert!(crate::program::MAX_GPU_THREADS - 1 < MAX_NESTING_DEPTH);
 
-/// The value a failed launch's start gate carries: the grid never runs.
+/// What a failed launch hands its grid's threads: the grid never runs.
 pub(crate) const CANCELLED: u64 = u64::MAX;
 
 pub(crate) fn pending_launch_limit(l: &Litmus) -> u64 {

@@ -12,27 +12,36 @@ use crate::program::Program;
 use crate::world::World;
 use crate::{sync, thread};
 
-/// One execution: spawn every GPU thread, join them, read the final state.
+/// One execution: spawn the host kernels' threads, run GPU thread 0 here,
+/// join the others (each joins the threads it spawned), read the final
+/// state.
 pub(crate) fn execute(p: &Arc<Program>) -> State {
     let w = Arc::new(World::new(p));
     // GPU thread 0 (the first host kernel's first thread) runs on the
-    // checker's main thread, after the spawns: see the crate docs.
+    // checker's main thread, after the spawns: see the crate docs. Device
+    // kernels' threads are spawned by their launches.
     let on_main = 0;
     let handles: Vec<_> = (0..p.threads.len())
-        .filter(|&tid| tid != on_main)
+        .filter(|&tid| tid != on_main && p.is_host_thread(tid))
         .map(|tid| {
             let (p, w) = (p.clone(), w.clone());
-            (tid, sync::spawn(move || thread::run(&p, &w, tid)))
+            sync::spawn(move || thread::run(&p, &w, tid, 0))
         })
         .collect();
-    let mut state = State::new();
-    let regs = thread::run(p, &w, on_main);
-    for (name, v) in p.threads[on_main].regs.iter().zip(regs) {
-        state.insert(name.clone(), v);
+    let mut regs = thread::run(p, &w, on_main, 0);
+    for h in handles {
+        regs.extend(h.join().expect("a modeled thread panicked"));
     }
-    for (tid, h) in handles {
-        let regs = h.join().expect("a modeled thread panicked");
-        for (name, v) in p.threads[tid].regs.iter().zip(regs) {
+    // A thread that never ran (its grid's launch failed) reports nothing:
+    // its registers stay 0.
+    let mut state = State::new();
+    for t in &p.threads {
+        for name in &t.regs {
+            state.insert(name.clone(), 0);
+        }
+    }
+    for (tid, values) in regs {
+        for (name, v) in p.threads[tid].regs.iter().zip(values) {
             state.insert(name.clone(), v);
         }
     }

@@ -51,7 +51,7 @@
 //! (it finishes only after its dependencies, so waiting for it is waiting for
 //! them); a record copies the stream's set into the event; a wait adds the
 //! event's set to the stream's. The launch hands its dependencies to the new
-//! grid through its start gate, and the grid waits for each to finish, with
+//! grid's threads when it spawns them, and the grid waits for each to finish, with
 //! happens-before from their completion. Blocks that launch at most once
 //! into each stream and use no events skip the word altogether.
 
@@ -140,10 +140,14 @@ fn wait_all(p: &Program, w: &World, deps: u64) {
 }
 
 /// Blocks a thread of `kernel` until its grid may start; `false` when its
-/// launch failed (the grid never runs, see [`crate::resources`]).
-pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize) -> bool {
+/// launch failed (the grid never runs, see [`crate::resources`]). `deps` is
+/// what the launch handed a device grid's threads (see
+/// [`crate::grid::launch`]).
+pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize, deps: u64) -> bool {
     match &p.kernels[kernel].start {
         Start::HostFirst => {}
+        // Spawned by its predecessor's completion: nothing left to wait for.
+        Start::HostAfter { .. } if p.kernels[kernel].lazy => {}
         Start::HostAfter { wait } => {
             for &j in wait {
                 wait_finished(p, w, j);
@@ -156,15 +160,10 @@ pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize) -> bool {
             if let Stream::Tail { .. } = stream {
                 wait_done(p, w, *parent);
             }
-            if p.kernels[kernel].gated {
-                let deps = w.grids[kernel].start.wait();
-                if deps == CANCELLED {
-                    return false;
-                }
-                if !matches!(stream, Stream::FireAndForget) {
-                    wait_all(p, w, deps);
-                }
+            if deps == CANCELLED {
+                return false;
             }
+            wait_all(p, w, deps);
         }
     }
     true

@@ -8,5 +8,5 @@
 
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
-pub(crate) use loom::thread::{spawn, yield_now};
+pub(crate) use loom::thread::{JoinHandle, spawn, yield_now};
 pub(crate) use std::sync::atomic::Ordering;

@@ -1,31 +1,65 @@
 //! A modeled GPU thread: one loom thread that waits for its grid's start,
 //! runs its operations in program order and reports its exit.
 //!
+//! A host kernel's threads are spawned by the checker's main thread at the
+//! start of an execution. A device kernel's threads are spawned by the
+//! thread that launches it, **at the launch** (see [`crate::grid`]): the
+//! spawn is the launch's happens-before edge, and a thread that does not
+//! exist yet adds no interleavings before its launch. Every thread joins
+//! the threads it spawned after its own exit (when nothing it does can be
+//! observed any more) and hands their registers up with its own.
+//!
 //! Registers are thread-local and come back to loom's main thread through the
-//! join, in program order. So is the thread's last error
+//! joins, in program order. So is the thread's last error
 //! ([`crate::resources::LastError`]): nothing else ever reads it.
 //!
-//! A thread of a grid whose launch failed (or whose launcher never ran) runs
-//! no operation: it cancels the launches it would have made, and its
+//! A grid whose launch failed (or whose launcher never ran) never runs: its
 //! registers keep their initial value, 0, as the GPU runner's zeroed
-//! register array does.
+//! register array does. Its threads are not even spawned, except for a tail
+//! grid's (see [`crate::grid::launch_failed`]), which run no operation and
+//! spawn the tail grids they would have launched the same way.
+
+use std::sync::Arc;
 
 use crate::program::{MOp, Program};
-use crate::resources::{LAUNCH_PENDING_COUNT_EXCEEDED, LastError};
+use crate::resources::{CANCELLED, LAUNCH_PENDING_COUNT_EXCEEDED, LastError};
 use crate::world::World;
-use crate::{block, cdp1, grid, pdl, stream};
+use crate::{block, cdp1, grid, pdl, stream, sync};
 
-pub(crate) fn run(p: &Program, w: &World, tid: usize) -> Vec<u32> {
+/// Registers of one modeled thread: its index and its registers' values.
+pub(crate) type Regs = Vec<(usize, Vec<u32>)>;
+
+type Handles = Vec<sync::JoinHandle<Regs>>;
+
+/// Spawns the threads of `kernel`, which get `deps` (see
+/// [`crate::grid::launch`]).
+fn spawn_grid(p: &Arc<Program>, w: &Arc<World>, kernel: usize, deps: u64, out: &mut Handles) {
+    for &tid in &p.kernels[kernel].threads {
+        let (p, w) = (p.clone(), w.clone());
+        out.push(sync::spawn(move || run(&p, &w, tid, deps)));
+    }
+}
+
+/// Runs modeled thread `tid`; returns its registers and those of every
+/// thread it spawned, transitively.
+pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64) -> Regs {
     let t = &p.threads[tid];
     let k = t.kernel;
-    if !stream::wait_start(p, w, k) {
+    let mut spawned = Vec::new();
+    let mut starts = Vec::new();
+    if !stream::wait_start(p, w, k, deps) {
         for op in &t.ops {
-            if let MOp::Launch { child } = *op {
-                grid::cancel(w, child);
+            if let MOp::Launch { child } = *op
+                && grid::launch_failed(p, w, k, child, &mut starts)
+            {
+                spawn_grid(p, w, child, CANCELLED, &mut spawned);
             }
         }
-        grid::thread_exit(p, w, k, true);
-        return vec![0; t.regs.len()];
+        grid::thread_exit(p, w, k, true, &mut starts);
+        for s in starts {
+            spawn_grid(p, w, s, 0, &mut spawned);
+        }
+        return join(vec![(tid, vec![0; t.regs.len()])], spawned);
     }
     let mut regs = Vec::with_capacity(t.regs.len());
     let mut triggered = false;
@@ -38,8 +72,14 @@ pub(crate) fn run(p: &Program, w: &World, tid: usize) -> Vec<u32> {
             MOp::Load { loc } => regs.push(w.memory.load(loc)),
             MOp::SyncThreads => block::syncthreads(p, w, k),
             MOp::Launch { child } => {
-                if !grid::launch(p, w, k, child, &mut streams) {
+                let deps = grid::launch(p, w, k, child, &mut streams);
+                if deps != CANCELLED {
+                    spawn_grid(p, w, child, deps, &mut spawned);
+                } else {
                     last_error.set(LAUNCH_PENDING_COUNT_EXCEEDED);
+                    if grid::launch_failed(p, w, k, child, &mut starts) {
+                        spawn_grid(p, w, child, CANCELLED, &mut spawned);
+                    }
                 }
             }
             MOp::Record { event, stream } => stream::record(p, w, k, event, stream, &mut streams),
@@ -62,8 +102,18 @@ pub(crate) fn run(p: &Program, w: &World, tid: usize) -> Vec<u32> {
         }
     }
     // Exit: the PDL exit flag, then one arrival on the grid's completion
-    // count.
+    // count; then the joins, which nothing observes.
     pdl::exit(p, w, k, t.slot);
-    grid::thread_exit(p, w, k, false);
-    regs
+    grid::thread_exit(p, w, k, false, &mut starts);
+    for s in starts {
+        spawn_grid(p, w, s, 0, &mut spawned);
+    }
+    join(vec![(tid, regs)], spawned)
+}
+
+fn join(mut out: Regs, spawned: Handles) -> Regs {
+    for h in spawned {
+        out.extend(h.join().expect("a modeled thread panicked"));
+    }
+    out
 }

@@ -3,7 +3,7 @@
 
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize};
 
-use crate::latch::{Barrier, Counter, Gate};
+use crate::latch::{Barrier, Counter};
 use crate::memory::Memory;
 use crate::program::Program;
 
@@ -11,9 +11,6 @@ use crate::program::Program;
 /// block).
 #[derive(Debug)]
 pub(crate) struct GridRt {
-    /// Opened by the launching thread at the launch; carries the set of grids
-    /// the new grid must wait for in its stream.
-    pub start: Gate,
     /// Counts the grid's threads' exits and the completion of each grid it
     /// launched outside the tail stream; at `done_target` the grid is done.
     pub done: Counter,
@@ -51,7 +48,6 @@ impl World {
                 .kernels
                 .iter()
                 .map(|k| GridRt {
-                    start: Gate::new(),
                     done: Counter::new(),
                     tails_finished: Counter::new(),
                     streams: AtomicU64::new(0),

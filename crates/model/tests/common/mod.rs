@@ -60,17 +60,8 @@ pub fn litmus_with_limits(
     }
 }
 
-/// Exploration options for tests: the default in release mode; in debug
-/// mode (about ten times slower) a smaller budget before a fallback to two
-/// preemptions.
+/// Exploration options for tests: the model's default, as in the harness
+/// (loom and the model are optimised in test builds too).
 pub fn options() -> gridcheck_model::Options {
-    if cfg!(debug_assertions) {
-        gridcheck_model::Options {
-            budget: Some(3_000),
-            fallback_bounds: vec![2],
-            ..gridcheck_model::Options::default()
-        }
-    } else {
-        gridcheck_model::Options::default()
-    }
+    gridcheck_model::Options::default()
 }

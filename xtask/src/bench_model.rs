@@ -1,0 +1,151 @@
+//! `cargo xtask bench model`: the model's cost per litmus test.
+//!
+//! Explores every litmus test of the spec with the model's default options
+//! (what the conformance harness's model tier runs), one after the other in
+//! this process, and prints per test the threads, the verdict, the
+//! executions loom explored, the preemption bound if one was needed (and
+//! the executions of the abandoned exhaustive attempt), and the time; then
+//! the totals and the load average, since the time depends on what else
+//! the machine runs. A verdict that differs from the spec's expectation is
+//! marked and makes the command fail.
+//!
+//! Built without optimisations (`cargo xtask` is a debug build), the command
+//! runs itself again from a release build, so that the times are those of
+//! the release harness; `--here` skips that.
+
+use std::process::Command;
+use std::time::Instant;
+
+use gridcheck_model::{Options, check_with};
+use gridcheck_spec::TestBody;
+
+use crate::{Result, load_spec, root};
+
+const USAGE: &str = "usage: cargo xtask bench model [--filter <substring>] [--here]";
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut filter = None;
+    let mut here = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--filter" => filter = Some(it.next().ok_or(USAGE)?.clone()),
+            "--here" => here = true,
+            _ => return Err(format!("unknown argument `{a}`\n{USAGE}")),
+        }
+    }
+    if cfg!(debug_assertions) && !here {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(root())
+            .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
+            .args(["bench", "model", "--here"]);
+        if let Some(f) = &filter {
+            cmd.args(["--filter", f]);
+        }
+        let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+        return if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "the release build of `bench model` failed ({status})"
+            ))
+        };
+    }
+    let spec = load_spec(&root())?;
+    let options = Options::default();
+    println!(
+        "model bench: default options (exhaustive up to {} executions, then preemption bounds {:?}), one test at a time",
+        options.budget.unwrap_or(0),
+        options.fallback_bounds
+    );
+    println!("load average before: {}", load_average());
+    println!(
+        "{:<50} {:>7} {:>9} {:>10} {:>7} {:>10} {:>9}",
+        "test", "threads", "verdict", "executions", "bound", "abandoned", "time"
+    );
+    let start = Instant::now();
+    let mut rows = Vec::new();
+    let mut mismatches = Vec::new();
+    for t in &spec.tests {
+        let TestBody::Litmus(l) = &t.body else {
+            continue;
+        };
+        if filter
+            .as_ref()
+            .is_some_and(|f| !t.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        let o =
+            check_with(l, &options).map_err(|e| format!("{}: the model failed: {e}", t.name))?;
+        let bound = o
+            .preemption_bound
+            .map_or("-".to_string(), |b| b.to_string());
+        let mark = if o.verdict == l.expect {
+            ""
+        } else {
+            mismatches.push(format!(
+                "{} ({}): model says {}, the spec expects {}",
+                t.name, t.origin, o.verdict, l.expect
+            ));
+            "  MISMATCH"
+        };
+        println!(
+            "{:<50} {:>7} {:>9} {:>10} {:>7} {:>10} {:>8.3}s{mark}",
+            t.name,
+            l.thread_count(),
+            o.verdict.as_str(),
+            o.executions,
+            bound,
+            o.abandoned_executions,
+            o.elapsed.as_secs_f64()
+        );
+        rows.push((t.name.clone(), o));
+    }
+    let wall = start.elapsed();
+    let executions: u64 = rows
+        .iter()
+        .map(|(_, o)| o.executions + o.abandoned_executions)
+        .sum();
+    let bounded: Vec<String> = rows
+        .iter()
+        .filter_map(|(n, o)| o.preemption_bound.map(|b| format!("{n} (bound {b})")))
+        .collect();
+    println!();
+    println!(
+        "total: {} tests, {executions} executions, {:.2} s (one at a time; the harness runs two workers at once)",
+        rows.len(),
+        wall.as_secs_f64()
+    );
+    if bounded.is_empty() {
+        println!("bounds: none, every test was explored exhaustively");
+    } else {
+        println!("bounds used: {}", bounded.join(", "));
+    }
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1.elapsed));
+    println!("slowest:");
+    for (n, o) in rows.iter().take(10) {
+        println!(
+            "  {:<50} {:>10} executions {:>8.3}s",
+            n,
+            o.executions + o.abandoned_executions,
+            o.elapsed.as_secs_f64()
+        );
+    }
+    println!("load average after: {}", load_average());
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "model verdicts differ from the spec:\n  {}",
+            mismatches.join("\n  ")
+        ))
+    }
+}
+
+/// `/proc/loadavg`'s three averages, or why not.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown (no /proc/loadavg)".into())
+}
