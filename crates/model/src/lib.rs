@@ -147,7 +147,11 @@
 //!   t0: y = 1; launch c; barrier; r1 = y || c: y = 5` the model also
 //!   reports `r1 = 1, y = 1`, although `c`'s store follows t0's. An extra
 //!   state can only turn Forbidden or Required into Allowed; no spec test
-//!   has this shape. `tests/limits.rs` pins it.
+//!   has this shape. `tests/limits.rs` pins it. A second property (adding
+//!   `devicesync` after a launch never adds a state, `tests/properties.rs`,
+//!   ignored) finds states reachable only with the edge, which may mean an
+//!   exploration that misses states without it: that could turn Allowed
+//!   into Forbidden. Open.
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
 //!   5, main included. (Since thread 0 runs on main, 5 would fit; the spec
 //!   loader's limit is 4.) So a test uses representative threads, and
