@@ -153,3 +153,12 @@ atomic!(AtomicUsize, std::sync::atomic::AtomicUsize, usize);
 int_ops!(AtomicU32, u32);
 int_ops!(AtomicU64, u64);
 int_ops!(AtomicUsize, usize);
+
+/// Stores `value` and records it as the location's last store (see the
+/// model's `memory.rs`), both under the record's lock, so that the record
+/// follows the location's modification order on real threads too.
+pub(crate) fn store_in_order(cell: &AtomicU32, last: &std::sync::Mutex<u32>, value: u32) {
+    let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
+    cell.store(value, Ordering::Relaxed);
+    *l = value;
+}

@@ -141,17 +141,19 @@
 //!   Forbidden or Required verdict is weaker than an exhaustive one. The
 //!   spec test (`tests/spec.rs`) fails when a test needs a bound and is not
 //!   listed, with its reason, in its `BOUNDED` list (empty today).
-//! - **An incoherent final value after a barrier and a launch** (found by a
-//!   property test, cause not yet determined: loom's coherence for a load
-//!   after a barrier, or the shadow stores): in `t1: y = 3; barrier ||
-//!   t0: y = 1; launch c; barrier; r1 = y || c: y = 5` the model also
-//!   reports `r1 = 1, y = 1`, although `c`'s store follows t0's. An extra
-//!   state can only turn Forbidden or Required into Allowed; no spec test
-//!   has this shape. `tests/limits.rs` pins it. A second property (adding
-//!   `devicesync` after a launch never adds a state, `tests/properties.rs`,
-//!   ignored) finds states reachable only with the edge, which may mean an
-//!   exploration that misses states without it: that could turn Allowed
-//!   into Forbidden. Open.
+//! - **loom does not always respect a location's modification order**
+//!   (loom issue #282; reproduced with bare loom): in `t1: y = 3; barrier
+//!   || t0: y = 1; launch c; barrier; r1 = y || c: y = 5` a relaxed load
+//!   after the joins returned `y = 1`, although `c`'s store follows t0's.
+//!   Final values are therefore taken from the order the stores ran, a
+//!   modification order consistent with happens-before (`memory.rs`); with
+//!   that, the property "adding `devicesync` after a launch never adds a
+//!   state" (`tests/properties.rs`), which the bad final values broke,
+//!   holds. Loads during an execution still come from loom: the same
+//!   program still reports `r1 = 1, y = 3`, which no modification order
+//!   allows (pinned in `tests/limits.rs`). An extra state can only turn
+//!   Forbidden or Required into Allowed, never the reverse; no spec test has
+//!   this shape (their state sets did not change with the fix).
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
 //!   5, main included. (Since thread 0 runs on main, 5 would fit; the spec
 //!   loader's limit is 4.) So a test uses representative threads, and

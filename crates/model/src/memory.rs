@@ -27,6 +27,20 @@
 //! tries every order of the accesses to each location, and the location's
 //! own load/store rules then give the values. The shadow stores carry no
 //! synchronization (relaxed) and add one scheduling point per access.
+//!
+//! # A workaround for loom's modification order
+//!
+//! loom 0.7 can let a relaxed load after the joins return a store that is
+//! not the last one (loom issue #282, "loom does not respect modification
+//! order"): in `t1: y = 3; barrier || t0: y = 1; launch c; barrier; load y
+//! || c: y = 5` it reported the final `y = 1`, although `y = 1` happens
+//! before `c`'s `y = 5` (reproduced with bare loom, no model code). The final
+//! value of a location is therefore not loaded: every store also records its
+//! value, in the order the stores ran ([`crate::sync::store_in_order`]), and
+//! the final value is the last one recorded. That order is a modification
+//! order consistent with happens-before (loom runs one thread at a time, and
+//! every edge orders execution), so the final value is coherent. Loads
+//! during the execution still come from loom, which issue #282 may affect.
 
 use crate::sync::Ordering::Relaxed;
 
@@ -37,6 +51,10 @@ pub(crate) struct Memory {
     cells: Vec<AtomicU32>,
     /// One per cell, only ever stored to: see the module docs.
     shadows: Vec<AtomicU32>,
+    /// One per cell: the value of its last store, in the order the stores
+    /// ran (see the module docs). Not a loom object: it adds no scheduling
+    /// point.
+    last: Vec<std::sync::Mutex<u32>>,
 }
 
 impl Memory {
@@ -46,6 +64,10 @@ impl Memory {
         Memory {
             cells: init.iter().map(|(_, v)| AtomicU32::new(*v)).collect(),
             shadows: init.iter().map(|_| AtomicU32::new(0)).collect(),
+            last: init
+                .iter()
+                .map(|(_, v)| std::sync::Mutex::new(*v))
+                .collect(),
         }
     }
 
@@ -56,12 +78,13 @@ impl Memory {
 
     pub(crate) fn store(&self, loc: usize, value: u32) {
         self.shadows[loc].store(0, Relaxed);
-        self.cells[loc].store(value, Relaxed)
+        crate::sync::store_in_order(&self.cells[loc], &self.last[loc], value)
     }
 
-    /// The final value, read by loom's main thread after every join.
+    /// The final value, read by loom's main thread after every join: the
+    /// last store that ran (see the module docs).
     pub(crate) fn final_value(&self, loc: usize) -> u32 {
-        self.cells[loc].load(Relaxed)
+        *self.last[loc].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -207,13 +207,11 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// Ignored: it fails on some programs, e.g. with the state `k.t0.r0 = 3,
-    /// k.t0.r1 = 3, x = 3, y = 0` reachable only with the `devicesync` (a
-    /// state that looks reachable without it, so the exploration without the
-    /// edge may be incomplete). Open, like the barrier anomaly pinned in
-    /// `tests/limits.rs`; run with `-- --ignored` to reproduce.
+    /// It used to fail, e.g. with the state `k.t0.r0 = 3, k.t0.r1 = 3,
+    /// x = 3, y = 0` reachable only with the `devicesync`: loom reported an
+    /// incoherent final value without the edge (loom issue #282, see
+    /// `memory.rs`); final values now come from the order the stores ran.
     #[test]
-    #[ignore = "open: finds states reachable only with the edge; see the doc comment"]
     fn devicesync_never_adds_a_state(p in child_prog()) {
         let (_, without, _) = explore(&p.litmus(Edge::None));
         let (_, with, _) = explore(&p.litmus(Edge::DeviceSync));
