@@ -42,4 +42,8 @@ for mode in plain incantations; do
         }'
   done
 done | tee "$out/rates-summary.txt"
+# At most 8 files come back from a GPU machine: the fault check's and the
+# rate run's raw files travel in one archive.
+tar -C "$out" -czf "$out/extras.tar.gz" --remove-files \
+  fixtures.jsonl fixtures.log resume.jsonl resume.log rates-raw.txt 2>/dev/null
 exit "$rc"

@@ -609,6 +609,7 @@ impl Gpu {
         stream
             .synchronize()
             .map_err(drv("cannot prepare the run"))?;
+        let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
         let launches_start = Instant::now();
         for li in 0..budget.launches {
             let seed = launch_seed(budget.seed, li);
@@ -639,6 +640,16 @@ impl Gpu {
                 launch(stream, f, n, *block, *pdl, params)?;
             }
             launch(stream, &hist_fn, n.div_ceil(256), 256, false, hp)?;
+            // Each launch is waited for before the next is queued: on the
+            // H100 (driver 580.159.04), queuing the 32 launches of
+            // c2-tail-sees-named-stream-child back to back hung 8 of 45 runs,
+            // waiting after each launch 0 of 20 (see ARCHITECTURE.md).
+            // GRIDCHECK_QUEUE_LAUNCHES queues them, to reproduce that.
+            if sync_each {
+                stream
+                    .synchronize()
+                    .map_err(drv(&format!("launch {li} of {test_name} failed")))?;
+            }
         }
         stream
             .synchronize()
