@@ -30,6 +30,11 @@ pub struct Xfail {
 
 impl Xfail {
     /// The rule id the trial name carries (`<tier>/[<sm>/]<rule>/<test>`).
+    /// The test: the trial name's last part.
+    pub fn test(&self) -> &str {
+        self.trial.rsplit('/').next().unwrap_or("")
+    }
+
     pub fn rule(&self) -> &str {
         let parts: Vec<&str> = self.trial.split('/').collect();
         match parts.len() {

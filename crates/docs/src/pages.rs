@@ -279,7 +279,7 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
         .into_iter()
         .partition(|(_, r)| r.status != Status::QualityWarning);
 
-    s += "| # | rule | kind | applies to | status |\n|---|---|---|---|---|\n";
+    s += "| # | rule | test | kind | applies to | status |\n|---|---|---|---|---|---|\n";
     let mut n = 0;
     for x in &ctx.inputs.xfails {
         n += 1;
@@ -289,7 +289,8 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
             .find_map(|run| run.records.iter().rev().find(|r| r.trial == x.trial))
             .map_or("not in the latest results".to_string(), |r| badge(r.status));
         s += &format!(
-            "| [{n}](#d{n}) | [{r}]({p}) | known | {} | {seen} |\n",
+            "| [{n}](#d{n}) | [{r}]({p}) | {} | known | {} | {seen} |\n",
+            code(x.test()),
             x.applies_to,
             r = x.rule(),
             p = rule_path(x.rule())
@@ -299,9 +300,10 @@ pub(crate) fn discrepancies(ctx: &Ctx) -> String {
         for (run, r) in list.iter() {
             n += 1;
             s += &format!(
-                "| [{n}](#d{n}) | [{}]({}) | {kind} | {} | {} |\n",
+                "| [{n}](#d{n}) | [{}]({}) | {} | {kind} | {} | {} |\n",
                 r.rule,
                 rule_path(&r.rule),
+                code(&r.test),
                 html(&run.machine.gpu),
                 badge(r.status)
             );

@@ -136,7 +136,7 @@ fn benchmarks_page_plots_one_chart_per_group() {
         "{page}"
     );
     assert!(
-        page.contains("| 1.23 | 1.1 | 1.4 | 1 | 2 | 50 | blocks=1 |"),
+        page.contains("| 1.230 | 1.100 | 1.400 | 1.000 | 2.000 | 50 | blocks=1 |"),
         "{page}"
     );
     assert!(page.contains("a fixture, not a measurement"));

@@ -604,9 +604,7 @@ impl Gpu {
         for li in 0..budget.launches {
             let seed = launch_seed(budget.seed, li);
             let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
-            let mem = stream
-                .clone_htod(&mem_init)
-                .map_err(alloc("test memory"))?;
+            let mem = stream.clone_htod(&mem_init).map_err(alloc("test memory"))?;
             let status = stream
                 .clone_htod(&status_init)
                 .map_err(alloc("status words"))?;
