@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::copy;
 use crate::{Result, cargo, root, status};
 
 pub const USAGE: &str = "usage:
@@ -178,24 +179,10 @@ pub fn build_kernels(root: &Path) -> Result<PathBuf> {
 
 fn bundle(root: &Path, dir: &Path) -> Result<()> {
     let cubins = build_kernels(root)?;
-    let st = status(cargo().current_dir(root).args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "gridcheck-bench",
-    ]))?;
-    if !st.success() {
-        return Err(format!("cargo build failed ({st})"));
-    }
+    crate::release_build(root, &["-p", "gridcheck-bench"])?;
     let kernels = dir.join("kernels");
     std::fs::create_dir_all(&kernels)
         .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
-    let copy = |from: &Path, to: &Path| {
-        std::fs::copy(from, to)
-            .map(|_| ())
-            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-    };
     copy(
         &root.join("target/release/gridcheck-bench"),
         &dir.join("gridcheck-bench"),

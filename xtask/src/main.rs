@@ -186,31 +186,23 @@ fn gpu_bundle() -> Result<()> {
     let root = root();
     codegen::run(&root, true)?;
     let cubins = build::run(&root, "sm_90")?;
-    let st = status(cargo().current_dir(&root).args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "conformance",
-        "-p",
-        "gridcheck-gpu",
-        "--bin",
-        "conformance",
-        "--example",
-        "litmus_smoke",
-    ]))?;
-    if !st.success() {
-        return Err(format!("cargo build failed ({st})"));
-    }
+    release_build(
+        &root,
+        &[
+            "-p",
+            "conformance",
+            "-p",
+            "gridcheck-gpu",
+            "--bin",
+            "conformance",
+            "--example",
+            "litmus_smoke",
+        ],
+    )?;
     let bundle = root.join(".gpu-bundle");
     let kernels = bundle.join("kernels/sm_90");
     std::fs::create_dir_all(&kernels)
         .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
-    let copy = |from: &Path, to: &Path| {
-        std::fs::copy(from, to)
-            .map(|_| ())
-            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-    };
     copy(
         &root.join("target/release/conformance"),
         &bundle.join("conformance"),
@@ -232,6 +224,28 @@ fn gpu_bundle() -> Result<()> {
         cubins.len()
     );
     Ok(())
+}
+
+/// `cargo build --quiet --release <args>` in the workspace.
+pub fn release_build(root: &Path, args: &[&str]) -> Result<()> {
+    let st = status(
+        cargo()
+            .current_dir(root)
+            .args(["build", "--quiet", "--release"])
+            .args(args),
+    )?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo build failed ({st})"))
+    }
+}
+
+/// Copies a file for a bundle.
+pub fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
 }
 
 /// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`. The

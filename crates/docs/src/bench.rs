@@ -1,68 +1,17 @@
 //! Benchmark baselines: `conformance/bench/baselines/<gpu-slug>.json`, as
 //! `cargo xtask bench` writes them (schema 1).
 
-use std::collections::BTreeMap;
 use std::path::Path;
-
-use serde::{Deserialize, Serialize};
 
 use crate::Result;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Baseline {
-    pub schema: u32,
-    pub machine: BenchMachine,
-    pub figures: Vec<Figure>,
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BenchMachine {
-    pub gpu: String,
-    pub slug: String,
-    pub driver: String,
-    pub nvcc: String,
-    pub date: String,
-    pub command: String,
-}
-
-/// One measured quantity with its spread.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Figure {
-    pub id: String,
-    pub group: String,
-    pub title: String,
-    pub unit: String,
-    pub lower_is_better: bool,
-    pub median: f64,
-    pub p10: f64,
-    pub p90: f64,
-    pub min: f64,
-    pub max: f64,
-    pub repeats: u64,
-    #[serde(default)]
-    pub params: BTreeMap<String, String>,
-}
+/// The schema is the benchmarks' own (`gridcheck_bench::baseline`): one
+/// reader, one validation (schema version, unique ids, ordered statistics).
+pub use gridcheck_bench::baseline::{Figure, Machine as BenchMachine, Results as Baseline};
 
 /// Parses one baseline file's text; `path` names it in errors.
 pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
-    let b: Baseline = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{}:{}:{}: not a benchmark baseline: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
-    })?;
-    if b.schema != 1 {
-        return Err(format!(
-            "{}: baseline schema {} (this gridcheck reads schema 1)",
-            path.display(),
-            b.schema
-        ));
-    }
-    Ok(b)
+    gridcheck_bench::baseline::parse(&path.display().to_string(), text)
 }
 
 /// Every `*.json` baseline in `dir`, by file name. A missing directory
@@ -112,8 +61,8 @@ pub(crate) mod tests {
             Path::new("b.json"),
         )
         .unwrap_err();
-        assert!(e.contains("schema 2"), "{e}");
+        assert!(e.contains("version 2 is not supported"), "{e}");
         let e = parse("{\"schema\": 1,\n \"machine\": 3}", Path::new("b.json")).unwrap_err();
-        assert!(e.starts_with("b.json:2:"), "{e}");
+        assert!(e.starts_with("b.json: ") && e.contains("line 2"), "{e}");
     }
 }
