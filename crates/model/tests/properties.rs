@@ -202,7 +202,7 @@ impl ChildProg {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 16,
+        cases: 6,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
