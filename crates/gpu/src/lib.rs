@@ -580,10 +580,11 @@ impl Gpu {
                 cubin.display()
             )))?;
         let plain = |p: &CudaSlice<u32>| p.device_ptr(stream).0;
-        let hp = histogram::HistParams {
-            mem: 0,
-            regs: 0,
-            status: 0,
+        // The histogram's parameters; each launch fills in its buffers.
+        let hp_for = |mem: u64, regs: u64, status: u64| histogram::HistParams {
+            mem,
+            regs,
+            status,
             plan: plain(&plan_d),
             hist: hist.device_ptr(stream).0,
             records: plain(&records),
@@ -611,12 +612,7 @@ impl Gpu {
             let regs: CudaSlice<u32> = stream
                 .alloc_zeros((nz * lay.reg_stride as usize).max(1))
                 .map_err(alloc("registers"))?;
-            let hp = histogram::HistParams {
-                mem: plain(&mem),
-                regs: plain(&regs),
-                status: plain(&status),
-                ..hp
-            };
+            let hp = hp_for(plain(&mem), plain(&regs), plain(&status));
             let params = Params {
                 mem: hp.mem,
                 regs: hp.regs,
@@ -634,8 +630,8 @@ impl Gpu {
                 launch(stream, f, n, *block, *pdl, params)?;
             }
             launch(stream, &hist_fn, n.div_ceil(256), 256, false, hp)?;
-            // Each launch is waited for before the next is queued: with the
-            // reused buffers above, queuing the 32 launches of
+            // Each launch is waited for before the next is queued: in an
+            // earlier version with reused buffers, queuing the 32 launches of
             // c2-tail-sees-named-stream-child back to back hung the H100 in 8
             // of 45 runs, waiting after each launch in none of 32.
             // GRIDCHECK_QUEUE_LAUNCHES queues them.
