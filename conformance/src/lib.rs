@@ -285,7 +285,9 @@ pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Fail
     match status {
         Status::Pass | Status::QualityWarning | Status::Xfail => Ok(Completion::Completed),
         Status::NotSupported | Status::NotRun => Ok(Completion::ignored_with(message)),
-        Status::Fail | Status::Timeout | Status::Crash => Err(message.into()),
+        Status::Fail | Status::OracleConflict | Status::Timeout | Status::Crash => {
+            Err(message.into())
+        }
     }
 }
 

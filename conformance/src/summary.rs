@@ -49,7 +49,11 @@ pub fn print(ctx: &Ctx) {
         if r.tier == "gpu" && matches!(r.status, Status::Fail | Status::QualityWarning)
             || matches!(
                 r.status,
-                Status::Fail | Status::Xfail | Status::Timeout | Status::Crash
+                Status::Fail
+                    | Status::OracleConflict
+                    | Status::Xfail
+                    | Status::Timeout
+                    | Status::Crash
             ) && r.message.contains('\n')
             || r.status == Status::Xfail
         {

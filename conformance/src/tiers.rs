@@ -118,10 +118,58 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
                 .preemption_bound
                 .map(|b| format!(", preemption bound {b}"))
                 .unwrap_or_default();
-            if m.verdict == l.expect {
+            let oracles = m
+                .oracles
+                .as_ref()
+                .map(|o| {
+                    let lb = o
+                        .load_buffering_verdict
+                        .map(|v| {
+                            format!(
+                                "; with load buffering allowed (the PTX reading) it would be {v}"
+                            )
+                        })
+                        .unwrap_or_default();
+                    format!(
+                        "decided by {} ({} candidates): {}{lb}",
+                        o.decided_by, o.candidates, o.note
+                    )
+                })
+                .unwrap_or_default();
+            let order = l.observables();
+            let show = |states: &[gridcheck_spec::State]| {
+                states
+                    .iter()
+                    .map(|s| format!("[{}]", gridcheck_spec::render_state(&order, s)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            if let Some(o) = m.oracles.as_ref().filter(|o| o.agreement == "conflict") {
+                rec.status = Status::OracleConflict;
+                rec.message = format!(
+                    "rule {} ({}), test {} ({}): the oracles disagree, no verdict can be trusted: \
+                     loom {} / axiomatic {}; {}\nonly loom reaches: {}\nonly the axiomatic model \
+                     reaches: {}",
+                    rule.id,
+                    rule.origin,
+                    test.name,
+                    test.origin,
+                    o.loom_verdict
+                        .map(|v| v.to_string())
+                        .or(o.loom_error.clone())
+                        .unwrap_or_default(),
+                    o.axiomatic_verdict
+                        .map(|v| v.to_string())
+                        .or(o.axiomatic_error.clone())
+                        .unwrap_or_default(),
+                    o.note,
+                    show(&o.only_loom),
+                    show(&o.only_axiomatic),
+                );
+            } else if m.verdict == l.expect {
                 rec.status = Status::Pass;
                 rec.message = format!(
-                    "{} ({} states, {} executions{bound}, {:.2} s)",
+                    "{} ({} states, {} executions{bound}, {:.2} s; {oracles})",
                     m.verdict,
                     m.states.len(),
                     m.executions,
@@ -130,7 +178,7 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
             } else {
                 rec.status = Status::Fail;
                 rec.message = format!(
-                    "rule {} ({}), test {} ({}): the spec expects `{}` but the model says `{}` for `{}` ({} reachable states{bound})",
+                    "rule {} ({}), test {} ({}): the spec expects `{}` but the model says `{}` for `{}` ({} reachable states{bound}; {oracles})",
                     rule.id,
                     rule.origin,
                     test.name,

@@ -269,16 +269,54 @@ fn model_here(opts: &Options, test_name: &str) -> WorkerResult {
     let Some(TestBody::Litmus(l)) = spec.test(test_name).map(|t| &t.body) else {
         return error(format!("no litmus test `{test_name}` in the spec"));
     };
-    match gridcheck_model::check(l) {
-        Ok(m) => WorkerResult::Model(ModelSummary {
-            verdict: m.verdict,
-            expected: l.expect,
-            states: m.states.into_iter().collect(),
-            executions: m.executions,
-            preemption_bound: m.preemption_bound,
-            elapsed_s: m.elapsed.as_secs_f64(),
+    match gridcheck_oracle::cross_check(l) {
+        Ok(c) => WorkerResult::Model(model_summary(l, c)),
+        Err(e) => error(e),
+    }
+}
+
+/// The record of both oracles' answers (see `gridcheck_oracle`).
+pub(crate) fn model_summary(
+    l: &gridcheck_spec::Litmus,
+    c: gridcheck_oracle::CrossCheck,
+) -> ModelSummary {
+    use gridcheck_oracle::Agreement;
+    let (agreement, only_loom, only_axiomatic) = match &c.agreement {
+        Agreement::Same => ("same", Vec::new(), Vec::new()),
+        Agreement::LoomOrdersWrites { missing } => {
+            ("loom-orders-writes", Vec::new(), missing.clone())
+        }
+        Agreement::LoomBounded { missing, .. } => ("loom-bounded", Vec::new(), missing.clone()),
+        Agreement::Single { .. } => ("single", Vec::new(), Vec::new()),
+        Agreement::Conflict {
+            only_loom,
+            only_axiomatic,
+            ..
+        } => ("conflict", only_loom.clone(), only_axiomatic.clone()),
+    };
+    let loom = c.loom.as_ref().and_then(|r| r.as_ref().ok());
+    let axiom = c.axiomatic.as_ref().ok();
+    ModelSummary {
+        verdict: c.verdict,
+        expected: l.expect,
+        states: c.states.iter().cloned().collect(),
+        executions: loom.map(|m| m.executions).unwrap_or(0),
+        preemption_bound: loom.and_then(|m| m.preemption_bound),
+        elapsed_s: loom.map(|m| m.elapsed.as_secs_f64()).unwrap_or(0.0)
+            + axiom.map(|a| a.elapsed.as_secs_f64()).unwrap_or(0.0),
+        oracles: Some(gridcheck_report::Oracles {
+            decided_by: c.decided_by.as_str().into(),
+            agreement: agreement.into(),
+            note: c.agreement.to_string(),
+            loom_verdict: loom.map(|m| m.verdict),
+            loom_error: c.loom.as_ref().and_then(|r| r.as_ref().err().cloned()),
+            axiomatic_verdict: axiom.map(|a| a.verdict),
+            axiomatic_error: c.axiomatic.as_ref().err().cloned(),
+            candidates: axiom.map(|a| a.candidates).unwrap_or(0),
+            only_loom,
+            only_axiomatic,
+            load_buffering_verdict: c.load_buffering_verdict,
         }),
-        Err(e) => error(e.to_string()),
     }
 }
 

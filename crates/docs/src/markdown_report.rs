@@ -11,9 +11,10 @@ use crate::results::Machine;
 use crate::summary::counts;
 use crate::text::{cell, code, fenced};
 
-const ORDER: [Status; 8] = [
+const ORDER: [Status; 9] = [
     Status::Pass,
     Status::Fail,
+    Status::OracleConflict,
     Status::QualityWarning,
     Status::Xfail,
     Status::Timeout,
@@ -137,7 +138,15 @@ pub fn markdown(
     s += "\n";
 
     let sections: [(&str, &[Status]); 3] = [
-        ("Failures", &[Status::Fail, Status::Crash, Status::Timeout]),
+        (
+            "Failures",
+            &[
+                Status::Fail,
+                Status::OracleConflict,
+                Status::Crash,
+                Status::Timeout,
+            ],
+        ),
         ("Known failures (xfail)", &[Status::Xfail]),
         ("Quality warnings", &[Status::QualityWarning]),
     ];

@@ -19,7 +19,12 @@ pub fn counts(records: &[TrialRecord]) -> BTreeMap<(String, Status), usize> {
 pub fn notable(s: Status) -> bool {
     matches!(
         s,
-        Status::Fail | Status::Crash | Status::Timeout | Status::Xfail | Status::QualityWarning
+        Status::Fail
+            | Status::OracleConflict
+            | Status::Crash
+            | Status::Timeout
+            | Status::Xfail
+            | Status::QualityWarning
     )
 }
 

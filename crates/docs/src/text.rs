@@ -62,6 +62,7 @@ pub fn badge(status: Status) -> String {
 /// a trial that did not run last.
 pub fn severity(s: Status) -> u8 {
     match s {
+        Status::OracleConflict => 8,
         Status::Fail => 7,
         Status::Crash => 6,
         Status::Timeout => 5,

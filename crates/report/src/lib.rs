@@ -69,6 +69,10 @@ pub enum Status {
     Crash,
     /// A known failure listed in the expectations file.
     Xfail,
+    /// The two oracles (the loom model and the axiomatic model) reach
+    /// different states that no pinned limit explains: one of them is wrong,
+    /// and no verdict can be trusted.
+    OracleConflict,
 }
 
 impl Status {
@@ -82,6 +86,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::Crash => "crash",
             Status::Xfail => "xfail",
+            Status::OracleConflict => "oracle-conflict",
         }
     }
 }
@@ -257,6 +262,42 @@ pub struct ModelSummary {
     pub executions: u64,
     pub preemption_bound: Option<usize>,
     pub elapsed_s: f64,
+    /// Both oracles' answers (absent in records made before the axiomatic
+    /// model existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracles: Option<Oracles>,
+}
+
+/// The loom model and the axiomatic model on one test: `verdict` and
+/// `states` of the [`ModelSummary`] are those of `decided_by`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Oracles {
+    /// `both`, `axiomatic` or `loom`.
+    pub decided_by: String,
+    /// `same`, `loom-orders-writes`, `loom-bounded`, `single` or `conflict`.
+    pub agreement: String,
+    /// What the agreement means, in words.
+    pub note: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loom_verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loom_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axiomatic_verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axiomatic_error: Option<String>,
+    /// Candidate executions the axiomatic model enumerated.
+    #[serde(default)]
+    pub candidates: u64,
+    /// States only one oracle reaches (beyond a pinned limit, a conflict).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_loom: Vec<State>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_axiomatic: Vec<State>,
+    /// The verdict if load buffering were allowed (the PTX memory model's
+    /// reading), when it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_buffering_verdict: Option<Verdict>,
 }
 
 /// A compile test's result.

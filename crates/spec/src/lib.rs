@@ -13,6 +13,7 @@ pub mod load;
 pub mod locate;
 pub mod ops;
 pub mod raw;
+pub mod render;
 pub mod seeds;
 
 pub use ast::*;

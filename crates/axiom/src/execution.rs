@@ -1,0 +1,435 @@
+//! Candidate executions and the axioms that keep or reject them.
+//!
+//! A candidate is a control resolution ([`crate::control`]), a choice of
+//! what starts each PDL secondary, and for every location a coherence order
+//! `co` (a total order of its writes, the initial write first) and a
+//! reads-from `rf` (each read takes the value of one write). The axioms:
+//!
+//! 1. **Execution order is acyclic**: `exec = hb | pdl-start |
+//!    block-stream-order | pool-order` has no cycle. A cycle through a
+//!    blocking wait (`gridsync`, `devicesync`) that disappears without the
+//!    wait is a **deadlock**: a wait that can never return, reported as an
+//!    error (as the loom model does).
+//! 2. **Coherence** (000 §4.18.3.1: "Parent and child grids have coherent
+//!    access to global memory"): `hb ; eco?` is irreflexive, with
+//!    `eco = (rf | co | fr)+` on one location. Spelled out: `co` extends `hb`
+//!    on writes (CoWW); a read does not take a write `hb`-hidden by another
+//!    (CoWR), nor one `hb`-after it or `co`-after a write `hb`-after it
+//!    (CoRW); two `hb`-ordered reads take `co`-ordered writes (CoRR).
+//!    Nothing else constrains `co`: writes that no edge of the guide orders
+//!    may land in either order, whenever they ran.
+//! 3. **No load buffering** (the default, [`crate::Options::load_buffering`]
+//!    `false`): `exec | rf` is acyclic: a read takes a write that executed
+//!    before it. Decision: the guide says nothing about load buffering; the
+//!    PTX memory model the guide builds on (Lustig et al., ASPLOS 2019,
+//!    and the PTX ISA's "Memory Consistency Model") allows it for weak and
+//!    relaxed accesses, forbidding only values out of thin air (`rf | dep`
+//!    cycles; the DSL's stores write constants, so no test has a
+//!    dependency). The suite keeps the operational reading, the one loom
+//!    explores and the one the PDL "no early start" tests state: a thread
+//!    that has not started cannot have written what a read returned.
+//!    With `load_buffering: true` the axiom is dropped and the model gives
+//!    the PTX answer; `check` reports which tests' verdicts depend on it.
+//!
+//! Final values come from `co` (the last write of each location), never
+//! from the order in which writes ran.
+//!
+//! The loom model orders a location's writes by when they ran (its
+//! modification order is execution order). [`crate::Options::co_follows_execution`]
+//! adds that as an axiom (`exec | rf | co` acyclic), which gives the loom
+//! model's state set: the cross-check compares loom with that set, and the
+//! guide's set with it, so that every difference between the two oracles
+//! is either this pinned limit or a bug in one of them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gridcheck_spec::State;
+
+use crate::control::{self, Control, product};
+use crate::graph::{Bits, Graph};
+use crate::program::{AOp, INIT, POOL_FULL, Prog, SYNC_DEPTH};
+use crate::relations::{self, Edges};
+use crate::{AxiomError, Options};
+
+/// What the enumeration found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub states: BTreeSet<State>,
+    pub candidates: u64,
+    pub consistent: u64,
+}
+
+/// One location's `co` and `rf`, with the final value.
+#[derive(Debug, Clone)]
+struct LocChoice {
+    /// (write event, read event) for reads from a write of another thread.
+    rf_edges: Edges,
+    /// Consecutive writes in `co` (the initial write left out).
+    co_edges: Edges,
+    /// (read event, value).
+    values: Vec<(usize, u32)>,
+    last: u32,
+}
+
+pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
+    let controls = control::enumerate(p, opts.max_candidates)?;
+    let acts = relations::activations(p);
+    let mut found = Found::default();
+    for c in &controls {
+        let (hb_edges, waits) = relations::happens_before(p, c);
+        let mut base = Graph::new(p.events);
+        for &(a, b) in hb_edges
+            .iter()
+            .chain(&waits)
+            .chain(&relations::all_exited(p, c))
+            .chain(&c.order)
+        {
+            base.edge(a, b);
+        }
+        let lens: Vec<usize> = acts.iter().map(|(_, o)| o.len()).collect();
+        let mut feasible = false;
+        let mut deadlock = None;
+        for pick in product(&lens) {
+            let activation: Vec<(usize, usize)> = acts
+                .iter()
+                .zip(&pick)
+                .map(|((s, o), &i)| (*s, o[i]))
+                .collect();
+            let sched = relations::pdl_start(p, &activation);
+            if !base.is_acyclic_with(&sched) {
+                let mut no_wait = Graph::new(p.events);
+                for &(a, b) in hb_edges
+                    .iter()
+                    .chain(&relations::all_exited(p, c))
+                    .chain(&c.order)
+                    .chain(&sched)
+                {
+                    no_wait.edge(a, b);
+                }
+                // A deadlock: the schedule is possible up to the wait, and
+                // the wait itself waits for something after it. A cycle that
+                // needs the stream, pool or start orders is only an order
+                // that cannot happen.
+                let mut waited = Graph::new(p.events);
+                for &(a, b) in hb_edges.iter().chain(&waits) {
+                    waited.edge(a, b);
+                }
+                if no_wait.is_acyclic_with(&[]) && !waited.is_acyclic_with(&[]) {
+                    deadlock = Some(());
+                }
+                continue;
+            }
+            feasible = true;
+            memory(p, c, &hb_edges, &waits, &base, &sched, opts, &mut found)?;
+        }
+        if !feasible && deadlock.is_some() {
+            return Err(AxiomError {
+                message: "deadlock: some execution blocks forever (a wait whose condition can \
+                          only hold after the wait returns)"
+                    .into(),
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// Enumerates `co` and `rf` for one control resolution and activation.
+#[allow(clippy::too_many_arguments)]
+fn memory(
+    p: &Prog,
+    c: &Control,
+    hb_edges: &Edges,
+    waits: &Edges,
+    exec: &Graph,
+    sched: &Edges,
+    opts: &Options,
+    found: &mut Found,
+) -> Result<(), AxiomError> {
+    let mut hb = Graph::new(p.events);
+    for &(a, b) in hb_edges.iter().chain(waits) {
+        hb.edge(a, b);
+    }
+    let topo = hb
+        .topo_with(&[])
+        .expect("happens-before is part of the acyclic execution order");
+    let reach = hb.closure(&topo);
+    let rank: Vec<usize> = {
+        let mut r = vec![0; p.events];
+        for (i, &e) in topo.iter().enumerate() {
+            r[e] = i;
+        }
+        r
+    };
+    let mut per_loc: Vec<Vec<LocChoice>> = Vec::new();
+    for (loc, (_, init)) in p.memory.iter().enumerate() {
+        let mut writes = vec![(INIT, *init)];
+        let mut reads = Vec::new();
+        for t in &p.threads {
+            if !c.runs[t.kernel] {
+                continue;
+            }
+            for (i, op) in t.ops.iter().enumerate() {
+                match *op {
+                    AOp::Store { loc: l, value } if l == loc => writes.push((t.op(i), value)),
+                    AOp::Load { loc: l } if l == loc => reads.push(t.op(i)),
+                    _ => {}
+                }
+            }
+        }
+        reads.sort_by_key(|&r| rank[r]);
+        let choices = location(&writes, &reads, &reach, p, opts)?;
+        per_loc.push(choices);
+    }
+    let need_global = !opts.load_buffering || opts.co_follows_execution;
+    let lens: Vec<usize> = per_loc.iter().map(Vec::len).collect();
+    let mut extra: Edges = sched.clone();
+    let base_len = extra.len();
+    for pick in product_bounded(&lens, opts.max_candidates)? {
+        found.candidates += 1;
+        if found.candidates > opts.max_candidates as u64 {
+            return Err(AxiomError {
+                message: format!(
+                    "more than {} candidate executions: the test is too large",
+                    opts.max_candidates
+                ),
+            });
+        }
+        if need_global {
+            extra.truncate(base_len);
+            for (l, &i) in pick.iter().enumerate() {
+                let ch = &per_loc[l][i];
+                if !opts.load_buffering {
+                    extra.extend(&ch.rf_edges);
+                }
+                if opts.co_follows_execution {
+                    extra.extend(&ch.co_edges);
+                    extra.extend(&ch.rf_edges);
+                }
+            }
+            if !exec.is_acyclic_with(&extra) {
+                continue;
+            }
+        }
+        found.consistent += 1;
+        let mut values = BTreeMap::new();
+        let mut state = State::new();
+        for (l, &i) in pick.iter().enumerate() {
+            let ch = &per_loc[l][i];
+            values.extend(ch.values.iter().copied());
+            state.insert(p.memory[l].0.clone(), ch.last);
+        }
+        registers(p, c, &values, &mut state);
+        found.states.insert(state);
+    }
+    Ok(())
+}
+
+/// Every (co, rf) of one location that the coherence axioms allow.
+fn location(
+    writes: &[(usize, u32)],
+    reads: &[usize],
+    reach: &[Bits],
+    p: &Prog,
+    opts: &Options,
+) -> Result<Vec<LocChoice>, AxiomError> {
+    let hb = |a: usize, b: usize| a == INIT && b != INIT || reach[a].contains(b);
+    let mut out = Vec::new();
+    // co: linear extensions of hb on the writes, the initial write first.
+    let n = writes.len();
+    let mut cos = Vec::new();
+    let mut cur = vec![0usize];
+    let mut used = vec![false; n];
+    used[0] = true;
+    linear_extensions(
+        writes,
+        &hb,
+        &mut used,
+        &mut cur,
+        &mut cos,
+        opts.max_candidates,
+    )?;
+    let thread_of = |e: usize| {
+        p.threads
+            .iter()
+            .position(|t| e >= t.start() && e <= t.exit())
+    };
+    for co in &cos {
+        let mut pos = vec![0usize; n];
+        for (i, &w) in co.iter().enumerate() {
+            pos[w] = i;
+        }
+        let mut rf = vec![usize::MAX; reads.len()];
+        assign(0, reads, writes, &pos, &hb, &mut rf, &mut |rf| {
+            let rf_edges = reads
+                .iter()
+                .zip(rf)
+                .filter(|&(&r, &w)| writes[w].0 != INIT && thread_of(writes[w].0) != thread_of(r))
+                .map(|(&r, &w)| (writes[w].0, r))
+                .collect();
+            let co_edges = co[1..]
+                .windows(2)
+                .map(|w| (writes[w[0]].0, writes[w[1]].0))
+                .collect();
+            out.push(LocChoice {
+                rf_edges,
+                co_edges,
+                values: reads
+                    .iter()
+                    .zip(rf)
+                    .map(|(&r, &w)| (r, writes[w].1))
+                    .collect(),
+                last: writes[*co.last().expect("the initial write")].1,
+            });
+        });
+        if out.len() > opts.max_candidates {
+            return Err(AxiomError {
+                message: format!(
+                    "more than {} coherence and reads-from choices for one location",
+                    opts.max_candidates
+                ),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn linear_extensions(
+    writes: &[(usize, u32)],
+    hb: &dyn Fn(usize, usize) -> bool,
+    used: &mut [bool],
+    cur: &mut Vec<usize>,
+    out: &mut Vec<Vec<usize>>,
+    limit: usize,
+) -> Result<(), AxiomError> {
+    if cur.len() == writes.len() {
+        out.push(cur.clone());
+        if out.len() > limit {
+            return Err(AxiomError {
+                message: format!("more than {limit} coherence orders for one location"),
+            });
+        }
+        return Ok(());
+    }
+    for i in 0..writes.len() {
+        if used[i] {
+            continue;
+        }
+        // Every write hb-before this one is already placed.
+        let ready = (0..writes.len()).all(|j| used[j] || j == i || !hb(writes[j].0, writes[i].0));
+        if !ready {
+            continue;
+        }
+        used[i] = true;
+        cur.push(i);
+        linear_extensions(writes, hb, used, cur, out, limit)?;
+        cur.pop();
+        used[i] = false;
+    }
+    Ok(())
+}
+
+/// Backtracking over the reads (in hb-compatible order): each takes a write
+/// the coherence axioms allow given `co` (`pos`) and the earlier reads.
+fn assign(
+    i: usize,
+    reads: &[usize],
+    writes: &[(usize, u32)],
+    pos: &[usize],
+    hb: &dyn Fn(usize, usize) -> bool,
+    rf: &mut Vec<usize>,
+    emit: &mut dyn FnMut(&[usize]),
+) {
+    if i == reads.len() {
+        emit(rf);
+        return;
+    }
+    let r = reads[i];
+    'w: for w in 0..writes.len() {
+        let we = writes[w].0;
+        // Not a write hb-after the read (CoRW with itself).
+        if hb(r, we) {
+            continue;
+        }
+        for (w2, &(e2, _)) in writes.iter().enumerate() {
+            // CoWR: a write hb-before the read hides every write co-before it.
+            if hb(e2, r) && pos[w] < pos[w2] {
+                continue 'w;
+            }
+            // CoRW: a write hb-after the read is co-after what it read.
+            if hb(r, e2) && pos[w] >= pos[w2] {
+                continue 'w;
+            }
+        }
+        // CoRR with the reads already assigned.
+        for (j, &r2) in reads[..i].iter().enumerate() {
+            if hb(r2, r) && pos[rf[j]] > pos[w] {
+                continue 'w;
+            }
+            if hb(r, r2) && pos[w] > pos[rf[j]] {
+                continue 'w;
+            }
+        }
+        rf[i] = w;
+        assign(i + 1, reads, writes, pos, hb, rf, emit);
+    }
+    rf[i] = usize::MAX;
+}
+
+/// Registers of every thread: loads from `values`, error queries from the
+/// thread's last error, `devicesync` results; 0 for threads that never ran.
+fn registers(p: &Prog, c: &Control, values: &BTreeMap<usize, u32>, state: &mut State) {
+    for t in &p.threads {
+        let mut regs = t.regs.iter();
+        if !c.runs[t.kernel] {
+            for r in regs {
+                state.insert(r.clone(), 0);
+            }
+            continue;
+        }
+        let mut last = 0u32;
+        for (i, op) in t.ops.iter().enumerate() {
+            match op {
+                AOp::Load { .. } => {
+                    let v = values.get(&t.op(i)).copied().unwrap_or(0);
+                    put(state, regs.next(), v);
+                }
+                AOp::Launch { child } if !c.runs[*child] => last = POOL_FULL,
+                AOp::DeviceSync { record } => {
+                    let code = if (p.kernels[t.kernel].depth as u64) > p.sync_depth {
+                        last = SYNC_DEPTH;
+                        SYNC_DEPTH
+                    } else {
+                        0
+                    };
+                    if *record {
+                        put(state, regs.next(), code);
+                    }
+                }
+                AOp::GetError => put(state, regs.next(), std::mem::take(&mut last)),
+                AOp::PeekError => put(state, regs.next(), last),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn put(state: &mut State, reg: Option<&String>, v: u32) {
+    if let Some(r) = reg {
+        state.insert(r.clone(), v);
+    }
+}
+
+fn product_bounded(lens: &[usize], limit: usize) -> Result<Vec<Vec<usize>>, AxiomError> {
+    let total = lens
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .unwrap_or(usize::MAX);
+    if total > limit {
+        return Err(AxiomError {
+            message: format!(
+                "{total} combinations of per-location choices exceed the limit of {limit}"
+            ),
+        });
+    }
+    Ok(product(lens))
+}

@@ -1,0 +1,178 @@
+//! gridcheck's second oracle: an axiomatic semantics of the guide's launch
+//! rules, in the style of herd7.
+//!
+//! [`check`] reads the same [`Litmus`] test as the loom model
+//! (`crates/model`), enumerates every candidate execution (control
+//! choices, reads-from and per-location coherence order), keeps those the
+//! axioms allow, and returns the full set of reachable final states with
+//! the verdict of the test's condition. It shares no code with the loom
+//! model beyond the spec's types: two independent constructions of the same
+//! semantics, cross-checked on every test by the conformance harness.
+//!
+//! # Events
+//!
+//! Every thread has a start event, one event per operation (store, load,
+//! barrier, launch, record, wait, trigger, gridsync, devicesync, error
+//! query) and an exit event. Each kernel (one block) has a *done* event
+//! (its threads exited and its non-tail work finished), a *finished* event
+//! (done, and its tail grids finished), an *all exited* event (the implicit
+//! PDL trigger) and one event per `__syncthreads()`. Event 0 is the initial
+//! write of every location.
+//!
+//! # Relations (`relations.rs`, one per guide sentence)
+//!
+//! | relation | guide | edge |
+//! |---|---|---|
+//! | `po` | program order | a thread's events in order |
+//! | `launch` | 000 §4.18.3.1 "All global memory operations in the parent thread prior to the child grid's invocation are visible to the child grid." | launch → every start of the child |
+//! | `barrier` | 000 §4.18.2.4, the `__syncthreads()` example | each thread's n-th barrier → barrier event → next event |
+//! | `completion` | 000 §4.18.2.1 "the parent grid is not considered complete until all child grids created by its threads have completed" | exits and non-tail children → done → finished; tail children → finished |
+//! | `tail` | 000 §4.18.3.1, the `cudaStreamTailLaunch` stream | parent done → tail grid's starts |
+//! | `stream` | 000 §4.18.2.3 "kernels launched into the same stream execute in-order, and events may be used to create dependencies between streams" | predecessors finished → starts |
+//! | `host-stream` | host stream order | predecessor (with its PDL chain) finished → starts |
+//! | `gridsync` | 004 §4.5.2 "Will block until all primary kernels the secondary kernel is dependent on have completed and flushed results to global memory" | primary finished → gridsync |
+//! | `devicesync` | 001 "will synchronize on all work launched by any thread in the thread-block up to the point where `cudaDeviceSynchronize()` was called" | launched grids finished → devicesync |
+//! | `pdl-start` (execution order only) | 004 §4.5.2 "The CUDA driver can launch the secondary kernel when all primary thread blocks have launched and executed `cudaTriggerProgrammaticLaunchCompletion`. If the primary kernel doesn't execute the trigger, it implicitly occurs after all thread blocks in the primary kernel exit." | trigger (or all exits) → secondary's starts |
+//!
+//! `hb` is the transitive closure of every relation but `pdl-start`: the
+//! trigger lets the secondary start and makes nothing visible ("the
+//! secondary thread blocks might launch before data written by the primary
+//! kernel is visible").
+//!
+//! # Axioms
+//!
+//! See `execution.rs`: acyclic execution order (a cycle through a blocking
+//! wait is a deadlock), coherence (`hb ; eco?` irreflexive per location),
+//! and the decision on load buffering (forbidden by default, with the
+//! reason). Resources follow the decisions the spec records: the launch pool
+//! (`control.rs`), the synchronization depth and the per-thread last error.
+//!
+//! # Limits
+//!
+//! - Exhaustive enumeration: cost is the product of the control orders
+//!   (interleavings of each block's stream operations, permutations of pool
+//!   events), the coherence orders and the reads-from choices. No thread
+//!   limit; [`Options::max_candidates`] bounds each product, and a test
+//!   beyond it is an error, never a partial answer.
+//! - Not modeled, as in the loom model: events on the tail and
+//!   fire-and-forget streams; errors other than a full pool and the sync
+//!   depth; one block per kernel.
+
+mod control;
+mod execution;
+mod graph;
+mod program;
+mod relations;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use gridcheck_spec::{Litmus, State, Verdict};
+
+/// What the axiomatic model found for one litmus test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxiomOutcome {
+    pub verdict: Verdict,
+    /// Every final state of a consistent candidate, keyed as
+    /// [`Litmus::observables`].
+    pub states: BTreeSet<State>,
+    /// Candidate executions enumerated.
+    pub candidates: u64,
+    /// Candidates the axioms kept.
+    pub consistent: u64,
+    pub elapsed: Duration,
+}
+
+/// Why the model gives no answer: a deadlock, a construct it does not
+/// define, or a test too large to enumerate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AxiomError {
+    pub message: String,
+}
+
+impl fmt::Display for AxiomError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AxiomError {}
+
+/// Which axioms hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Allow load buffering (drop the `exec | rf` acyclicity axiom): the PTX
+    /// memory model's answer for tests without dependencies. Default `false`.
+    pub load_buffering: bool,
+    /// Coherence order follows execution order (`exec | rf | co` acyclic):
+    /// the loom model's operational restriction, not the guide's. Default
+    /// `false`.
+    pub co_follows_execution: bool,
+    /// Upper bound on each enumerated product (control resolutions, per
+    /// location choices, candidates).
+    pub max_candidates: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            load_buffering: false,
+            co_follows_execution: false,
+            max_candidates: 2_000_000,
+        }
+    }
+}
+
+impl Options {
+    /// The loom model's semantics: the guide's, plus coherence order
+    /// following execution order.
+    pub fn loom() -> Options {
+        Options {
+            co_follows_execution: true,
+            ..Options::default()
+        }
+    }
+}
+
+/// The guide's semantics ([`Options::default`]).
+pub fn check(litmus: &Litmus) -> Result<AxiomOutcome, AxiomError> {
+    check_with(litmus, &Options::default())
+}
+
+pub fn check_with(litmus: &Litmus, options: &Options) -> Result<AxiomOutcome, AxiomError> {
+    let start = Instant::now();
+    let prog = program::compile(litmus)?;
+    let found = execution::explore(&prog, options)?;
+    if found.states.is_empty() {
+        return Err(AxiomError {
+            message: "no candidate execution is consistent".into(),
+        });
+    }
+    Ok(AxiomOutcome {
+        verdict: verdict(litmus, &found.states)?,
+        states: found.states,
+        candidates: found.candidates,
+        consistent: found.consistent,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// The verdict of `litmus.condition` over a set of final states.
+pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, AxiomError> {
+    let mut some = false;
+    let mut all = true;
+    for s in states {
+        let holds = litmus
+            .condition
+            .holds(s)
+            .map_err(|message| AxiomError { message })?;
+        some |= holds;
+        all &= holds;
+    }
+    Ok(match (some, all) {
+        (false, _) => Verdict::Forbidden,
+        (true, true) => Verdict::Required,
+        (true, false) => Verdict::Allowed,
+    })
+}

@@ -1,0 +1,360 @@
+//! A litmus test resolved for the axiomatic model: kernels, threads and
+//! operations by index, how each grid starts, and one event index for
+//! everything that can happen (whether or not it happens in a given
+//! candidate execution).
+//!
+//! Written independently of `crates/model`'s compiler: the two oracles
+//! share the spec's `Litmus` and nothing else.
+
+use std::collections::BTreeMap;
+
+use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
+
+use crate::AxiomError;
+
+/// `cudaErrorLaunchPendingCountExceeded`.
+pub(crate) const POOL_FULL: u32 = 69;
+/// `cudaErrorLaunchMaxDepthExceeded`, the code the guide names for a device
+/// `cudaDeviceSynchronize()` beyond the synchronization depth.
+pub(crate) const SYNC_DEPTH: u32 = 65;
+
+/// Where a device launch goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// The block's NULL stream or a named stream (by name; NULL is "").
+    InOrder(String),
+    /// `cudaStreamTailLaunch`.
+    Tail,
+    /// `cudaStreamFireAndForget`.
+    FireAndForget,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// A host kernel with nothing before it in the host stream.
+    HostFirst,
+    /// A host kernel after these host kernels (its predecessor and, when
+    /// that one overlapped its own predecessor through PDL, the chain).
+    HostAfter { wait: Vec<usize> },
+    /// A host kernel launched with programmatic stream serialization.
+    HostPdl { primary: usize, wait: Vec<usize> },
+    /// Launched by operation `op` of thread `thread` of kernel `parent`.
+    Device {
+        parent: usize,
+        thread: usize,
+        op: usize,
+        stream: Stream,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AOp {
+    Store { loc: usize, value: u32 },
+    Load { loc: usize },
+    Barrier { index: usize },
+    Launch { child: usize },
+    Record { event: String, stream: Stream },
+    WaitEvent { stream: Stream, event: String },
+    Trigger,
+    GridSync,
+    DeviceSync { record: bool },
+    GetError,
+    PeekError,
+}
+
+impl AOp {
+    /// Operations that act on the block's streams, events and launch list:
+    /// they happen in one order per block (see `control.rs`).
+    pub(crate) fn is_block_stream_op(&self) -> bool {
+        matches!(
+            self,
+            AOp::Launch { .. }
+                | AOp::Record { .. }
+                | AOp::WaitEvent { .. }
+                | AOp::DeviceSync { .. }
+        )
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AThread {
+    pub kernel: usize,
+    pub ops: Vec<AOp>,
+    /// Observable name of each register, in program order.
+    pub regs: Vec<String>,
+    /// Event index of the thread's start; its operations follow, then its exit.
+    pub first_event: usize,
+}
+
+impl AThread {
+    pub(crate) fn start(&self) -> usize {
+        self.first_event
+    }
+    pub(crate) fn op(&self, i: usize) -> usize {
+        self.first_event + 1 + i
+    }
+    pub(crate) fn exit(&self) -> usize {
+        self.first_event + 1 + self.ops.len()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AKernel {
+    pub threads: Vec<usize>,
+    pub start: Start,
+    /// Device kernels this kernel's threads launch.
+    pub children: Vec<usize>,
+    /// Host kernel: 0; device kernel: its parent's depth plus one.
+    pub depth: usize,
+    /// Event: all its threads exited and its non-tail work finished.
+    pub done: usize,
+    /// Event: done, and its tail grids finished.
+    pub finished: usize,
+    /// Event: every thread exited (the implicit PDL trigger).
+    pub all_exited: usize,
+    /// Event per `__syncthreads()` of the block, in order.
+    pub barriers: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Prog {
+    pub memory: Vec<(String, u32)>,
+    pub kernels: Vec<AKernel>,
+    pub threads: Vec<AThread>,
+    /// Device launches may fail for a full pool of this many slots; `None`
+    /// when the test makes no more device launches than the pool holds.
+    pub pool: Option<usize>,
+    /// `cudaLimitDevRuntimeSyncDepth`.
+    pub sync_depth: u64,
+    /// Number of events; event 0 is the initial writes.
+    pub events: usize,
+}
+
+pub(crate) const INIT: usize = 0;
+
+fn err(m: impl Into<String>) -> AxiomError {
+    AxiomError { message: m.into() }
+}
+
+fn stream_of(s: &StreamRef) -> Stream {
+    match s {
+        StreamRef::Null => Stream::InOrder(String::new()),
+        StreamRef::Named(n) => Stream::InOrder(n.clone()),
+        StreamRef::Tail => Stream::Tail,
+        StreamRef::FireAndForget => Stream::FireAndForget,
+    }
+}
+
+/// Host kernels whose completion a successor of host kernel `host[pos]`
+/// waits for: it, and down the chain of PDL secondaries it heads.
+fn chain(l: &Litmus, host: &[usize], pos: usize) -> Vec<usize> {
+    let mut out = vec![host[pos]];
+    let mut p = pos;
+    while p > 0 && l.kernels[host[p]].launch == (KernelLaunch::Host { pdl: true }) {
+        p -= 1;
+        out.push(host[p]);
+    }
+    out
+}
+
+pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
+    if l.thread_count() == 0 {
+        return Err(err("the test has no threads"));
+    }
+    let kidx: BTreeMap<&str, usize> = l
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.name.as_str(), i))
+        .collect();
+    let lidx = |name: &str| {
+        l.memory
+            .iter()
+            .position(|(m, _)| m == name)
+            .ok_or_else(|| err(format!("location `{name}` is not declared")))
+    };
+    let host: Vec<usize> = (0..l.kernels.len())
+        .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
+        .collect();
+
+    let mut next_event = 1;
+    let mut threads = Vec::new();
+    let mut launcher: Vec<Option<(usize, usize, usize, Stream)>> = vec![None; l.kernels.len()];
+    let mut kthreads: Vec<Vec<usize>> = vec![Vec::new(); l.kernels.len()];
+    let mut barrier_counts = Vec::new();
+    for (ki, k) in l.kernels.iter().enumerate() {
+        let mut counts = Vec::new();
+        for t in &k.threads {
+            let tid = threads.len();
+            let mut ops = Vec::new();
+            let mut barrier = 0;
+            for (oi, op) in t.ops.iter().enumerate() {
+                ops.push(match op {
+                    Op::Store { loc, value } => AOp::Store {
+                        loc: lidx(loc)?,
+                        value: *value,
+                    },
+                    Op::Load { loc, .. } => AOp::Load { loc: lidx(loc)? },
+                    Op::SyncThreads => {
+                        barrier += 1;
+                        AOp::Barrier { index: barrier - 1 }
+                    }
+                    Op::Launch { kernel, stream } => {
+                        let c = *kidx
+                            .get(kernel.as_str())
+                            .ok_or_else(|| err(format!("kernel `{kernel}` is not declared")))?;
+                        if l.kernels[c].launch != KernelLaunch::Device {
+                            return Err(err(format!(
+                                "kernel `{kernel}` is launched from the host and from device code"
+                            )));
+                        }
+                        if launcher[c].is_some() {
+                            return Err(err(format!("kernel `{kernel}` is launched twice")));
+                        }
+                        launcher[c] = Some((ki, tid, oi, stream_of(stream)));
+                        AOp::Launch { child: c }
+                    }
+                    Op::EventRecord { event, stream } => AOp::Record {
+                        event: event.clone(),
+                        stream: event_stream(stream, op)?,
+                    },
+                    Op::StreamWaitEvent { stream, event } => AOp::WaitEvent {
+                        stream: event_stream(stream, op)?,
+                        event: event.clone(),
+                    },
+                    Op::Trigger => AOp::Trigger,
+                    Op::GridDependencySync => AOp::GridSync,
+                    Op::DeviceSynchronize { reg } => AOp::DeviceSync {
+                        record: reg.is_some(),
+                    },
+                    Op::GetLastError { .. } => AOp::GetError,
+                    Op::PeekAtLastError { .. } => AOp::PeekError,
+                    #[allow(unreachable_patterns)]
+                    other => return Err(err(format!("`{other}` is not modeled"))),
+                });
+            }
+            counts.push((t.name.clone(), barrier));
+            let regs = t
+                .ops
+                .iter()
+                .filter_map(|o| o.register().map(|r| format!("{}.{}.{}", k.name, t.name, r)))
+                .collect();
+            let n_ops = ops.len();
+            threads.push(AThread {
+                kernel: ki,
+                ops,
+                regs,
+                first_event: next_event,
+            });
+            next_event += n_ops + 2;
+            kthreads[ki].push(tid);
+        }
+        if counts.iter().any(|(_, c)| *c != counts[0].1) {
+            let detail: Vec<String> = counts
+                .iter()
+                .map(|(t, c)| format!("{t} executes {c}"))
+                .collect();
+            return Err(err(format!(
+                "deadlock: the threads of kernel `{}` execute different numbers of `syncthreads` \
+                 ({}); a block barrier waits for every thread of the block",
+                k.name,
+                detail.join(", ")
+            )));
+        }
+        barrier_counts.push(counts.first().map(|c| c.1).unwrap_or(0));
+    }
+
+    let mut kernels = Vec::new();
+    for (ki, k) in l.kernels.iter().enumerate() {
+        let start = match k.launch {
+            KernelLaunch::Host { pdl } => {
+                let pos = host.iter().position(|&h| h == ki).unwrap_or(0);
+                match (pos, pdl) {
+                    (0, true) => {
+                        return Err(err(format!(
+                            "kernel `{}` is `host-pdl` but no host kernel precedes it",
+                            k.name
+                        )));
+                    }
+                    (0, false) => Start::HostFirst,
+                    (_, false) => Start::HostAfter {
+                        wait: chain(l, &host, pos - 1),
+                    },
+                    (_, true) => Start::HostPdl {
+                        primary: host[pos - 1],
+                        wait: chain(l, &host, pos - 1),
+                    },
+                }
+            }
+            KernelLaunch::Device => match &launcher[ki] {
+                Some((parent, thread, op, stream)) => Start::Device {
+                    parent: *parent,
+                    thread: *thread,
+                    op: *op,
+                    stream: stream.clone(),
+                },
+                None => return Err(err(format!("device kernel `{}` is never launched", k.name))),
+            },
+        };
+        let children = (0..l.kernels.len())
+            .filter(|&c| matches!(&launcher[c], Some((p, ..)) if *p == ki))
+            .collect();
+        let done = next_event;
+        let finished = next_event + 1;
+        let all_exited = next_event + 2;
+        next_event += 3;
+        let barriers = (0..barrier_counts[ki]).map(|i| next_event + i).collect();
+        next_event += barrier_counts[ki];
+        kernels.push(AKernel {
+            threads: kthreads[ki].clone(),
+            start,
+            children,
+            depth: 0,
+            done,
+            finished,
+            all_exited,
+            barriers,
+        });
+    }
+    for ki in 0..kernels.len() {
+        let mut depth = 0;
+        let mut g = ki;
+        while let Start::Device { parent, .. } = kernels[g].start {
+            depth += 1;
+            g = parent;
+            if depth > kernels.len() {
+                return Err(err("the launches form a cycle"));
+            }
+        }
+        kernels[ki].depth = depth;
+    }
+    let device_launches = launcher.iter().filter(|x| x.is_some()).count() as u64;
+    let lim = Limit::DevRuntimePendingLaunchCount;
+    let pool_size = l.limit(lim).or(lim.default_value()).unwrap_or(u64::MAX);
+    let pool = (device_launches > pool_size).then_some(pool_size as usize);
+    let sl = Limit::DevRuntimeSyncDepth;
+    let sync_depth = l.limit(sl).or(sl.default_value()).unwrap_or(u64::MAX);
+    Ok(Prog {
+        memory: l.memory.clone(),
+        kernels,
+        threads,
+        pool,
+        sync_depth,
+        events: next_event,
+    })
+}
+
+/// Events are defined on the NULL and named streams only (the model, like
+/// the loom model, leaves the tail and fire-and-forget streams' events
+/// undefined: the guide says nothing of them).
+fn event_stream(s: &StreamRef, op: &Op) -> Result<Stream, AxiomError> {
+    match s {
+        StreamRef::Tail => Err(err(format!(
+            "`{op}`: events on the tail stream are not modeled"
+        ))),
+        StreamRef::FireAndForget => Err(err(format!(
+            "`{op}`: events on the fire-and-forget stream are not modeled"
+        ))),
+        s => Ok(stream_of(s)),
+    }
+}

@@ -1,0 +1,70 @@
+//! A litmus test written back as spec YAML: what a generated or shrunk
+//! program prints so that it can be pasted into `spec/`, and what the
+//! random-program generator loads (through [`crate::load_sources`], so that
+//! every generated program is one the loader accepts).
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use crate::ast::{KernelLaunch, Litmus, Profile, Spec, TestBody};
+use crate::error::{SpecError, SpecErrors};
+
+/// One entry of a spec file's `tests:` list (indented for it).
+pub fn litmus_test_yaml(name: &str, description: &str, l: &Litmus) -> String {
+    let mut s = String::new();
+    let q = |t: &str| format!("'{}'", t.replace('\'', "''"));
+    let _ = writeln!(s, "  - name: {name}");
+    let _ = writeln!(s, "    description: {}", q(description));
+    let _ = writeln!(s, "    kind: litmus");
+    let memory: Vec<String> = l.memory.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+    let _ = writeln!(s, "    memory: {{ {} }}", memory.join(", "));
+    if !l.limits.is_empty() {
+        let limits: Vec<String> = l
+            .limits
+            .iter()
+            .map(|(k, v)| format!("{}: {v}", k.as_str()))
+            .collect();
+        let _ = writeln!(s, "    limits: {{ {} }}", limits.join(", "));
+    }
+    let _ = writeln!(s, "    kernels:");
+    for k in &l.kernels {
+        let launch = match k.launch {
+            KernelLaunch::Host { pdl: false } => "host",
+            KernelLaunch::Host { pdl: true } => "host-pdl",
+            KernelLaunch::Device => "device",
+        };
+        let _ = writeln!(s, "      - kernel: {}", k.name);
+        let _ = writeln!(s, "        launch: {launch}");
+        let _ = writeln!(s, "        threads:");
+        for t in &k.threads {
+            let ops: Vec<String> = t.ops.iter().map(|o| o.to_string()).collect();
+            let _ = writeln!(s, "          {}: [{}]", t.name, ops.join(", "));
+        }
+    }
+    let _ = writeln!(s, "    condition: {}", q(&l.condition.to_string()));
+    let _ = writeln!(s, "    expect: {}", l.expect);
+    s
+}
+
+/// A whole spec document holding one rule and the test, for loading.
+pub fn litmus_spec_yaml(profile: Profile, name: &str, l: &Litmus) -> String {
+    format!(
+        "rules:\n  - id: {profile}.generated.{name}\n    source: {{ seed: generated.txt, section: \"1 Generated\" }}\n    \
+         quote: generated\n    profile: {profile}\n    tests: [{name}]\ntests:\n{}",
+        litmus_test_yaml(name, "generated", l)
+    )
+}
+
+/// Loads the YAML of [`litmus_spec_yaml`] (or any one-test document) and
+/// returns its litmus test.
+pub fn load_litmus(yaml: &str) -> Result<Litmus, SpecErrors> {
+    let spec: Spec =
+        crate::load_sources(&[(PathBuf::from("generated.yaml"), yaml.to_string())], None)?;
+    match spec.tests.into_iter().next().map(|t| t.body) {
+        Some(TestBody::Litmus(l)) => Ok(l),
+        _ => Err(SpecErrors(vec![SpecError::new(
+            "generated.yaml",
+            "the document holds no litmus test",
+        )])),
+    }
+}
