@@ -1,0 +1,237 @@
+//! The differential test of the two oracles on random programs: every
+//! program is classified by [`gridcheck_oracle::cross_check`]; a conflict
+//! (a difference no pinned limit explains) is shrunk with proptest's value
+//! tree and reported as a ready-to-paste YAML test.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use gridcheck_oracle::{Agreement, cross_check};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use crate::{GenConfig, GenOp, GenProgram, GenStream, strategy};
+
+/// A disagreement, shrunk.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The shrunk program as a spec `tests:` entry.
+    pub yaml: String,
+    /// What the oracles said.
+    pub detail: String,
+    /// The program's index in the run (to reproduce: same seed and count).
+    pub index: u64,
+}
+
+/// What a run found.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub programs: u64,
+    /// Per [`Agreement`] kind (`same`, `loom-orders-writes`, `loom-bounded`,
+    /// `single`, `conflict`) and `both-failed`.
+    pub classes: BTreeMap<String, u64>,
+    /// Why both oracles failed, by message (deadlocks, constructs neither
+    /// defines), with counts.
+    pub both_failed: BTreeMap<String, u64>,
+    pub conflicts: Vec<Finding>,
+    /// Programs the loader rejected: a generator bug.
+    pub generator_errors: Vec<String>,
+    /// How often each construct occurred in the programs.
+    pub coverage: BTreeMap<&'static str, u64>,
+    pub elapsed: Duration,
+}
+
+fn class(a: &Agreement) -> &'static str {
+    match a {
+        Agreement::Same => "same",
+        Agreement::LoomOrdersWrites { .. } => "loom-orders-writes",
+        Agreement::LoomBounded { .. } => "loom-bounded",
+        Agreement::Single { .. } => "single",
+        Agreement::Conflict { .. } => "conflict",
+    }
+}
+
+/// The first words of an error, without the parts that name a program.
+fn error_kind(e: &str) -> String {
+    e.split([':', '(', '`'])
+        .next()
+        .unwrap_or(e)
+        .trim()
+        .chars()
+        .take(80)
+        .collect()
+}
+
+/// Whether the program makes the oracles conflict; `Some(detail)` if so.
+fn conflict(p: &GenProgram) -> Option<String> {
+    let l = p.litmus().ok()?;
+    match cross_check(&l) {
+        Ok(c) if c.is_conflict() => Some(c.agreement.to_string()),
+        _ => None,
+    }
+}
+
+fn cover(p: &GenProgram, c: &mut BTreeMap<&'static str, u64>) {
+    let mut bump = |k: &'static str| *c.entry(k).or_default() += 1;
+    bump("programs");
+    if p.cdp1 {
+        bump("cdp1 program");
+    }
+    if p.pool.is_some() {
+        bump("pool limit");
+    }
+    if p.sync_depth.is_some() {
+        bump("sync-depth limit");
+    }
+    for k in &p.kernels {
+        match k.launch {
+            crate::GenLaunch::Host { pdl: false } => bump("host kernel"),
+            crate::GenLaunch::Host { pdl: true } => bump("host-pdl kernel"),
+            crate::GenLaunch::Device { stream, .. } => bump(match stream {
+                GenStream::Null => "launch null",
+                GenStream::Named(_) => "launch named",
+                GenStream::Tail => "launch tail",
+                GenStream::FireAndForget => "launch fire-and-forget",
+            }),
+        }
+        if k.barrier.is_some() && k.threads.len() > 1 {
+            bump("syncthreads");
+        }
+        if k.threads.len() > 1 {
+            bump("two-thread block");
+        }
+        for o in k.threads.iter().flatten() {
+            bump(match o {
+                GenOp::Store(..) => "store",
+                GenOp::Load(_) => "load",
+                GenOp::Trigger => "trigger",
+                GenOp::GridSync => "gridsync",
+                GenOp::DeviceSync(_) => "devicesync",
+                GenOp::GetError => "geterror",
+                GenOp::PeekError => "peekerror",
+                GenOp::Record(..) => "record",
+                GenOp::Wait(..) => "waitevent",
+            });
+        }
+    }
+}
+
+/// A runner whose random numbers come from `seed` alone.
+pub fn runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    )
+}
+
+/// Shrinks a conflicting program: proptest's simplify/complicate walk,
+/// keeping the last program that still conflicts.
+fn shrink<T: ValueTree<Value = GenProgram>>(tree: &mut T, detail: String) -> (GenProgram, String) {
+    let mut best = (tree.current(), detail);
+    let mut steps = 0;
+    let mut failing = true;
+    while steps < 2_000 {
+        steps += 1;
+        let moved = if failing {
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !moved {
+            break;
+        }
+        match conflict(&tree.current()) {
+            Some(d) => {
+                best = (tree.current(), d);
+                failing = true;
+            }
+            None => failing = false,
+        }
+    }
+    best
+}
+
+/// Runs `count` random programs drawn from `seed` on `jobs` threads;
+/// `progress` is called after each chunk. The programs and their order
+/// depend on `seed` alone.
+pub fn run(
+    count: u64,
+    seed: u64,
+    cfg: GenConfig,
+    jobs: usize,
+    mut progress: impl FnMut(&Report),
+) -> Report {
+    let start = Instant::now();
+    let strat = strategy(cfg);
+    let mut rng = runner(seed);
+    let mut report = Report::default();
+    let mut index = 0;
+    while index < count {
+        let chunk = (count - index).min(64);
+        let mut trees = Vec::new();
+        for _ in 0..chunk {
+            match strat.new_tree(&mut rng) {
+                Ok(t) => trees.push(t),
+                Err(e) => report.generator_errors.push(e.to_string()),
+            }
+        }
+        let programs: Vec<GenProgram> = trees.iter().map(|t| t.current()).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<std::sync::Mutex<Option<Result<gridcheck_oracle::CrossCheck, String>>>> =
+            programs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let errors = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..jobs.max(1) {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(p) = programs.get(i) else { break };
+                        match p.litmus() {
+                            Ok(l) => {
+                                *results[i].lock().unwrap_or_else(|e| e.into_inner()) =
+                                    Some(cross_check(&l))
+                            }
+                            Err(e) => errors.lock().unwrap_or_else(|e| e.into_inner()).push(e),
+                        }
+                    }
+                });
+            }
+        });
+        report
+            .generator_errors
+            .extend(errors.into_inner().unwrap_or_else(|e| e.into_inner()));
+        for ((tree, p), result) in trees.iter_mut().zip(&programs).zip(results) {
+            report.programs += 1;
+            cover(p, &mut report.coverage);
+            let Some(result) = result.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+                index += 1;
+                continue;
+            };
+            let key = match result {
+                Ok(c) => {
+                    if let Agreement::Conflict { .. } = c.agreement {
+                        let (small, detail) = shrink(tree, c.agreement.to_string());
+                        report.conflicts.push(Finding {
+                            yaml: small.yaml(&format!("fuzz-conflict-{seed}-{index}")),
+                            detail,
+                            index,
+                        });
+                    }
+                    class(&c.agreement).to_string()
+                }
+                Err(e) => {
+                    *report.both_failed.entry(error_kind(&e)).or_default() += 1;
+                    "both-failed".to_string()
+                }
+            };
+            *report.classes.entry(key).or_default() += 1;
+            index += 1;
+        }
+        report.elapsed = start.elapsed();
+        progress(&report);
+    }
+    report.elapsed = start.elapsed();
+    report
+}

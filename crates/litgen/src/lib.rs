@@ -1,0 +1,450 @@
+//! Random well-formed litmus programs over the whole DSL, in the manner of
+//! herdtools' `diy`, as proptest strategies (so a failing program shrinks to
+//! a minimal one), and the differential test of the two oracles.
+//!
+//! [`strategy`] draws a [`GenProgram`]: up to four kernels (host, host-pdl,
+//! or launched from device code into the NULL, a named, the tail or the
+//! fire-and-forget stream, at any point of a thread), one or two threads
+//! each, and for each thread a few operations among stores, loads,
+//! `syncthreads` (placed so that every thread of a block executes the same
+//! number), `trigger`, `gridsync`, `devicesync` (CDP1 only), error queries,
+//! event records and waits; sometimes a pending launch pool smaller than the
+//! launches, or a synchronization depth of 1. [`GenProgram::litmus`] builds
+//! the spec's `Litmus` and checks it by loading its YAML through the spec
+//! loader, so every program the oracles see is one the loader accepts.
+//!
+//! [`differential`] runs both oracles on many programs and classifies each
+//! ([`gridcheck_oracle::Agreement`]); a conflict is shrunk and printed as a
+//! ready-to-paste YAML test.
+
+pub mod differential;
+
+use std::fmt;
+
+use gridcheck_spec::render::{litmus_spec_yaml, litmus_test_yaml, load_litmus};
+use gridcheck_spec::{
+    Kernel, KernelLaunch, Limit, Litmus, Op, Profile, StreamRef, Thread, Verdict, condition,
+};
+use proptest::prelude::*;
+
+/// What the generator may produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GenConfig {
+    /// Threads in all (loom explores at most 4).
+    pub max_threads: usize,
+    /// Operations per thread, launches excluded.
+    pub max_ops: usize,
+    /// Operations of all threads together, launches included: loom's cost
+    /// grows steeply with them (a 4-thread program of 10 operations can
+    /// take seconds).
+    pub max_total_ops: usize,
+    /// Profiles to draw from: `devicesync` appears only in CDP1 programs.
+    pub cdp1: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig {
+            max_threads: 4,
+            max_ops: 3,
+            max_total_ops: 7,
+            cdp1: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenStream {
+    Null,
+    Named(u8),
+    Tail,
+    FireAndForget,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenOp {
+    Store(u8, u32),
+    Load(u8),
+    Trigger,
+    GridSync,
+    DeviceSync(bool),
+    GetError,
+    PeekError,
+    Record(u8, GenStream),
+    Wait(GenStream, u8),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenLaunch {
+    Host { pdl: bool },
+    Device {
+        parent: usize,
+        thread: usize,
+        pos: usize,
+        stream: GenStream,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenKernel {
+    pub launch: GenLaunch,
+    pub threads: Vec<Vec<GenOp>>,
+    /// Where each thread executes the block's barrier, if the block has one.
+    pub barrier: Option<Vec<usize>>,
+}
+
+/// A generated program, before it becomes a `Litmus`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenProgram {
+    pub cdp1: bool,
+    pub locations: usize,
+    pub kernels: Vec<GenKernel>,
+    pub pool: Option<u64>,
+    pub sync_depth: Option<u64>,
+}
+
+fn stream() -> impl Strategy<Value = GenStream> {
+    prop_oneof![
+        3 => Just(GenStream::Null),
+        2 => (1u8..=2).prop_map(GenStream::Named),
+        2 => Just(GenStream::Tail),
+        1 => Just(GenStream::FireAndForget),
+    ]
+}
+
+fn event_stream() -> impl Strategy<Value = GenStream> {
+    prop_oneof![Just(GenStream::Null), (1u8..=2).prop_map(GenStream::Named)]
+}
+
+fn op(cdp1: bool) -> impl Strategy<Value = GenOp> {
+    let devicesync = if cdp1 { 2 } else { 0 };
+    prop_oneof![
+        6 => (0u8..3, 1u32..=3).prop_map(|(l, v)| GenOp::Store(l, v)),
+        6 => (0u8..3).prop_map(GenOp::Load),
+        2 => Just(GenOp::Trigger),
+        2 => Just(GenOp::GridSync),
+        devicesync => any::<bool>().prop_map(GenOp::DeviceSync),
+        1 => Just(GenOp::GetError),
+        1 => Just(GenOp::PeekError),
+        1 => (1u8..=2, event_stream()).prop_map(|(e, s)| GenOp::Record(e, s)),
+        1 => (event_stream(), 1u8..=2).prop_map(|(s, e)| GenOp::Wait(s, e)),
+    ]
+}
+
+fn kernel(cfg: GenConfig, cdp1: bool, index: usize) -> impl Strategy<Value = GenKernel> {
+    let launch = if index == 0 {
+        Just(GenLaunch::Host { pdl: false }).boxed()
+    } else {
+        prop_oneof![
+            1 => any::<bool>().prop_map(|pdl| GenLaunch::Host { pdl }),
+            3 => (0..index, 0usize..2, 0usize..8, stream()).prop_map(|(parent, thread, pos, stream)| {
+                GenLaunch::Device { parent, thread, pos, stream }
+            }),
+        ]
+        .boxed()
+    };
+    let threads = prop::collection::vec(prop::collection::vec(op(cdp1), 0..=cfg.max_ops), 1..=2);
+    let barrier = prop::option::weighted(0.25, prop::collection::vec(0usize..8, 2));
+    (launch, threads, barrier).prop_map(|(launch, threads, barrier)| GenKernel {
+        launch,
+        threads,
+        barrier,
+    })
+}
+
+/// Random programs within `cfg`.
+pub fn strategy(cfg: GenConfig) -> impl Strategy<Value = GenProgram> {
+    let cdp1 = if cfg.cdp1 {
+        prop::bool::weighted(0.25).boxed()
+    } else {
+        Just(false).boxed()
+    };
+    (cdp1, 1usize..=4).prop_flat_map(move |(cdp1, n)| {
+        let kernels: Vec<_> = (0..n).map(|i| kernel(cfg, cdp1, i)).collect();
+        (
+            Just(cdp1),
+            1usize..=3,
+            kernels,
+            prop::option::weighted(0.15, 1u64..=2),
+            prop::option::weighted(0.1, Just(1u64)),
+        )
+            .prop_map(move |(cdp1, locations, kernels, pool, sync_depth)| {
+                normalize(
+                    GenProgram {
+                        cdp1,
+                        locations,
+                        kernels,
+                        pool,
+                        sync_depth,
+                    },
+                    cfg,
+                )
+            })
+    })
+}
+
+/// Makes a drawn program well formed: at most `max_threads` threads,
+/// launches by existing threads, locations that exist, events that are
+/// recorded before they are waited on somewhere in the block.
+fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
+    // Thread budget: drop threads from the end, then kernels that have none
+    // (and every kernel launched by a dropped one).
+    let mut budget = cfg.max_threads;
+    for k in &mut p.kernels {
+        let keep = k.threads.len().min(budget);
+        k.threads.truncate(keep);
+        budget -= keep;
+    }
+    let mut alive: Vec<bool> = p.kernels.iter().map(|k| !k.threads.is_empty()).collect();
+    for i in 0..p.kernels.len() {
+        if let GenLaunch::Device { parent, .. } = p.kernels[i].launch
+            && !alive[parent]
+        {
+            alive[i] = false;
+        }
+    }
+    let mut remap = vec![usize::MAX; p.kernels.len()];
+    let mut kept = Vec::new();
+    for (i, k) in p.kernels.drain(..).enumerate() {
+        if alive[i] {
+            remap[i] = kept.len();
+            kept.push(k);
+        }
+    }
+    for k in &mut kept {
+        if let GenLaunch::Device { parent, .. } = &mut k.launch {
+            *parent = remap[*parent];
+        }
+    }
+    p.kernels = kept;
+    let n_loc = p.locations as u8;
+    for k in &mut p.kernels {
+        for t in &mut k.threads {
+            for o in t.iter_mut() {
+                match o {
+                    GenOp::Store(l, _) | GenOp::Load(l) => *l %= n_loc,
+                    GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
+                    _ => {}
+                }
+            }
+        }
+        let recorded: Vec<u8> = k
+            .threads
+            .iter()
+            .flatten()
+            .filter_map(|o| match o {
+                GenOp::Record(e, _) => Some(*e),
+                _ => None,
+            })
+            .collect();
+        for t in &mut k.threads {
+            t.retain(|o| !matches!(o, GenOp::Wait(_, e) if !recorded.contains(e)));
+        }
+    }
+    // Operation budget: launches count, then trim the longest thread.
+    let launches = p
+        .kernels
+        .iter()
+        .filter(|k| matches!(k.launch, GenLaunch::Device { .. }))
+        .count();
+    let budget = cfg.max_total_ops.saturating_sub(launches);
+    loop {
+        let total: usize = p.kernels.iter().flat_map(|k| &k.threads).map(Vec::len).sum();
+        if total <= budget {
+            break;
+        }
+        if let Some(t) = p
+            .kernels
+            .iter_mut()
+            .flat_map(|k| k.threads.iter_mut())
+            .max_by_key(|t| t.len())
+        {
+            t.pop();
+        }
+    }
+    let counts: Vec<usize> = p.kernels.iter().map(|k| k.threads.len()).collect();
+    let lens: Vec<Vec<usize>> = p
+        .kernels
+        .iter()
+        .map(|k| k.threads.iter().map(Vec::len).collect())
+        .collect();
+    for k in &mut p.kernels {
+        if let GenLaunch::Device {
+            parent,
+            thread,
+            pos,
+            ..
+        } = &mut k.launch
+        {
+            *thread %= counts[*parent];
+            *pos %= lens[*parent][*thread] + 1;
+        }
+    }
+    p
+}
+
+fn stream_ref(s: GenStream) -> StreamRef {
+    match s {
+        GenStream::Null => StreamRef::Null,
+        GenStream::Named(n) => StreamRef::Named(format!("s{n}")),
+        GenStream::Tail => StreamRef::Tail,
+        GenStream::FireAndForget => StreamRef::FireAndForget,
+    }
+}
+
+const LOCATIONS: [&str; 3] = ["x", "y", "z"];
+
+impl GenProgram {
+    /// The program as the spec's `Litmus`, loaded back through the spec
+    /// loader (so that it is one the loader accepts), with the condition
+    /// `exists <first location> == <a value stored to it, or 0>`.
+    pub fn litmus(&self) -> Result<Litmus, String> {
+        let l = self.raw_litmus()?;
+        load_litmus(&litmus_spec_yaml(self.profile(), "generated", &l)).map_err(|e| {
+            format!(
+                "the generator made a program the loader rejects: {e}\n{}",
+                self.yaml("generated")
+            )
+        })
+    }
+
+    pub fn profile(&self) -> Profile {
+        if self.cdp1 {
+            Profile::Cdp1
+        } else if self
+            .kernels
+            .iter()
+            .any(|k| k.launch == GenLaunch::Host { pdl: true })
+        {
+            Profile::Pdl
+        } else {
+            Profile::Cdp2
+        }
+    }
+
+    /// One `tests:` entry of spec YAML, ready to paste.
+    pub fn yaml(&self, name: &str) -> String {
+        match self.raw_litmus() {
+            Ok(l) => litmus_test_yaml(name, "a generated program", &l),
+            Err(e) => format!("# {e}\n"),
+        }
+    }
+
+    fn raw_litmus(&self) -> Result<Litmus, String> {
+        let names: Vec<String> = (0..self.kernels.len()).map(|i| format!("k{i}")).collect();
+        let mut kernels: Vec<Kernel> = Vec::new();
+        for (ki, k) in self.kernels.iter().enumerate() {
+            let mut threads = Vec::new();
+            for (ti, ops) in k.threads.iter().enumerate() {
+                let mut out: Vec<Op> = Vec::new();
+                let mut reg = 0;
+                let mut next_reg = || {
+                    reg += 1;
+                    format!("r{}", reg - 1)
+                };
+                for o in ops {
+                    out.push(match *o {
+                        GenOp::Store(l, v) => Op::Store {
+                            loc: LOCATIONS[l as usize].into(),
+                            value: v,
+                        },
+                        GenOp::Load(l) => Op::Load {
+                            reg: next_reg(),
+                            loc: LOCATIONS[l as usize].into(),
+                        },
+                        GenOp::Trigger => Op::Trigger,
+                        GenOp::GridSync => Op::GridDependencySync,
+                        GenOp::DeviceSync(r) => Op::DeviceSynchronize {
+                            reg: r.then(&mut next_reg),
+                        },
+                        GenOp::GetError => Op::GetLastError { reg: next_reg() },
+                        GenOp::PeekError => Op::PeekAtLastError { reg: next_reg() },
+                        GenOp::Record(e, s) => Op::EventRecord {
+                            event: format!("e{e}"),
+                            stream: stream_ref(s),
+                        },
+                        GenOp::Wait(s, e) => Op::StreamWaitEvent {
+                            stream: stream_ref(s),
+                            event: format!("e{e}"),
+                        },
+                    });
+                }
+                // Launches of this thread, at their positions (later
+                // positions first, so that earlier ones stay in place).
+                let mut launches: Vec<(usize, usize, GenStream)> = self
+                    .kernels
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(ci, c)| match c.launch {
+                        GenLaunch::Device {
+                            parent,
+                            thread,
+                            pos,
+                            stream,
+                        } if parent == ki && thread == ti => Some((pos, ci, stream)),
+                        _ => None,
+                    })
+                    .collect();
+                launches.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+                for (pos, ci, stream) in launches {
+                    out.insert(
+                        pos.min(out.len()),
+                        Op::Launch {
+                            kernel: names[ci].clone(),
+                            stream: stream_ref(stream),
+                        },
+                    );
+                }
+                if let Some(at) = &k.barrier {
+                    let p = at[ti % at.len()] % (out.len() + 1);
+                    out.insert(p, Op::SyncThreads);
+                }
+                threads.push(Thread {
+                    name: format!("t{ti}"),
+                    ops: out,
+                });
+            }
+            kernels.push(Kernel {
+                name: names[ki].clone(),
+                launch: match k.launch {
+                    GenLaunch::Host { pdl } => KernelLaunch::Host { pdl },
+                    GenLaunch::Device { .. } => KernelLaunch::Device,
+                },
+                threads,
+            });
+        }
+        let memory: Vec<(String, u32)> = LOCATIONS[..self.locations]
+            .iter()
+            .map(|n| (n.to_string(), 0))
+            .collect();
+        let value = kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .flat_map(|t| &t.ops)
+            .find_map(|o| match o {
+                Op::Store { loc, value } if loc == "x" => Some(*value),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let mut limits = Vec::new();
+        if let Some(n) = self.pool {
+            limits.push((Limit::DevRuntimePendingLaunchCount, n));
+        }
+        if let Some(n) = self.sync_depth {
+            limits.push((Limit::DevRuntimeSyncDepth, n));
+        }
+        Ok(Litmus {
+            memory,
+            kernels,
+            condition: condition::parse(&format!("exists x == {value}"))?,
+            expect: Verdict::Allowed,
+            limits,
+        })
+    }
+}
+
+impl fmt::Display for GenProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.yaml("generated"))
+    }
+}
