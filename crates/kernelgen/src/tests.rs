@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use gridcheck_spec::{Spec, TestBody, load_dir, load_sources};
+use gridcheck_spec::{KernelLaunch, Spec, StreamRef, TestBody, load_dir, load_sources};
 
 use super::*;
 
