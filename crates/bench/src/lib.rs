@@ -11,7 +11,8 @@
 //!   (`conformance/bench/baselines/<gpu-slug>.json`).
 //! - [`compare`]: a run against a baseline; what counts as a regression.
 //! - [`reference`]: the CPU references and the inputs of the PMPP workloads.
-//! - [`gpu`]: the figures themselves (cudarc, CUDA events).
+//! - [`gpu`]: the figures themselves (cudarc, CUDA events): the driver, and
+//!   one module a benchmark group, named after its `kernels/bench/*.cu`.
 //!
 //! The kernels are `kernels/bench/*.cu`, built by `cargo xtask bench` into
 //! cubins like the suite's (`-rdc=true`, then `-dlink -cubin -lcudadevrt`).
