@@ -4,27 +4,7 @@
 use std::path::PathBuf;
 
 /// Which tiers run. A trial of a tier that is off is not created at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
-    /// The loom model against each litmus test's expected verdict.
-    Model,
-    /// Compile tests with nvcc (no GPU needed).
-    Static,
-    /// Litmus tests on the GPU, diffed against the model.
-    Gpu,
-}
-
-impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Model, Tier::Static, Tier::Gpu];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Model => "model",
-            Tier::Static => "static",
-            Tier::Gpu => "gpu",
-        }
-    }
-}
+pub use gridcheck_report::Tier;
 
 #[derive(Debug, Clone)]
 pub struct Options {

@@ -9,53 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
-use gridcheck_spec::Spec;
-
 use crate::Result;
-use crate::bench::{self, Baseline};
-use crate::expectations::{self, Xfail};
-use crate::results::{self, Run};
-use crate::sections::{SeedGroup, group};
-use crate::text::{rule_path, slug};
-use crate::{pages, rule_page};
-
-/// Everything a site is made from.
-#[derive(Debug)]
-pub struct Inputs {
-    /// The repository root (paths on pages are shown relative to it).
-    pub root: PathBuf,
-    pub spec: Spec,
-    /// The seed documents, for section order (see [`crate::sections`]).
-    pub seeds_dir: Option<PathBuf>,
-    /// Every recorded run.
-    pub runs: Vec<Run>,
-    pub xfails: Vec<Xfail>,
-    pub baselines: Vec<Baseline>,
-}
-
-impl Inputs {
-    /// Reads the recorded runs, the expectations and the baselines of the
-    /// checkout at `root` (`conformance/results`, `conformance/expectations`,
-    /// `conformance/bench/baselines`).
-    pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
-        Ok(Inputs {
-            runs: results::load_runs(&root.join("conformance/results"))?,
-            xfails: expectations::load(&root.join("conformance/expectations"), root)?,
-            baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
-            root: root.to_path_buf(),
-            spec,
-            seeds_dir,
-        })
-    }
-}
-
-/// What the pages are rendered from: the inputs, the newest run of each GPU
-/// and the rules grouped by seed and section.
-pub(crate) struct Ctx<'a> {
-    pub inputs: &'a Inputs,
-    pub latest: Vec<&'a Run>,
-    pub groups: Vec<SeedGroup<'a>>,
-}
+use crate::context::Ctx;
+pub use crate::context::{Inputs, seed_path};
+use crate::results;
+use crate::sections::group;
+use crate::text::rule_path;
+use crate::{discrepancies, pages, rule_page};
 
 /// The site's Markdown: (path under `src/`, text), SUMMARY.md first.
 #[derive(Debug, Clone)]
@@ -73,11 +33,6 @@ impl Source {
 }
 
 pub const TITLE: &str = "gridcheck: what CUDA Dynamic Parallelism and PDL guarantee";
-
-/// The seed page's path under `src/`.
-pub fn seed_path(seed: &str) -> String {
-    format!("seeds/{}.md", slug(seed.trim_end_matches(".txt")))
-}
 
 /// Renders every page.
 pub fn render(inputs: &Inputs) -> Source {
@@ -98,7 +53,7 @@ pub fn render(inputs: &Inputs) -> Source {
         (
             "discrepancies.md",
             "Discrepancies",
-            pages::discrepancies(&ctx),
+            discrepancies::page(&ctx),
         ),
         ("coverage.md", "Coverage", pages::coverage(&ctx)),
         ("runs.md", "Recorded runs", pages::runs(&ctx)),
