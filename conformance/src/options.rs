@@ -76,7 +76,7 @@ impl Options {
         let mut o = Options {
             tiers: Vec::new(),
             seeds: None,
-            cubins: root.join("target/kernels"),
+            cubins: root.join(gridcheck_kernelgen::BUILD_DIR),
             results: root.join("target/gridcheck/results.jsonl"),
             spec: root.join("spec"),
             root,
@@ -159,7 +159,7 @@ impl Options {
             }
         }
         o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
-        o.cubins = cubins.unwrap_or_else(|| o.root.join("target/kernels"));
+        o.cubins = cubins.unwrap_or_else(|| o.root.join(gridcheck_kernelgen::BUILD_DIR));
         o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
         if o.tiers.is_empty() {
             o.tiers = Tier::ALL.to_vec();

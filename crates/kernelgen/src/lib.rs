@@ -45,6 +45,10 @@ pub const GENERATED_DIR: &str = "kernels/generated";
 /// Where `gridcheck.cuh` lives, relative to the repository root (pass it to
 /// nvcc with `-I`).
 pub const INCLUDE_DIR: &str = "kernels/include";
+/// Where `cargo xtask build` puts what it builds, relative to the repository
+/// root: `<arch>/<test>.cubin`, a host test's `<arch>/<test>.host`, and the
+/// objects under `obj/<arch>/`. The harness reads the cubins from there.
+pub const BUILD_DIR: &str = "target/kernels";
 /// Words between two locations of one instance (128 bytes: one cache line each).
 pub const LOC_STRIDE: u32 = 32;
 /// Threads per warp; representative thread `tN` is `threadIdx.x == N * WARP`.

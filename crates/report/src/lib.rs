@@ -14,6 +14,7 @@
 //! | Allowed   | Never             | quality-warning (*unobserved*) |
 //! | any       | a state the model cannot reach | quality-warning (*unmodeled*), unless already a failure |
 
+pub mod baseline;
 mod block;
 pub mod expectations;
 mod junit;
