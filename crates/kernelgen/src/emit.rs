@@ -1,6 +1,8 @@
 //! The parts of a generated file that are not a litmus test's kernels: the
 //! do-not-edit header every file starts with, and the whole file of a
-//! runtime or host test (header, then the test's source verbatim).
+//! runtime or host test (header, then the test's source verbatim, after a
+//! `#line` directive naming the spec file and the line the source starts
+//! on, so that nvcc's errors point into the spec).
 //!
 //! Every emitter writes into a [`fmt::Write`] and returns [`fmt::Result`];
 //! the public functions write into a `String`, which cannot fail.
@@ -64,7 +66,7 @@ fn runtime_file(
             "// Expect: loading the module fails with {name} ({value})"
         )?,
     }
-    verbatim(w, &rt.source)
+    verbatim(w, &rt.source, spec_file, test.source_line)
 }
 
 /// The generated file of a host test: the do-not-edit header, how it is
@@ -88,7 +90,7 @@ fn host_file(
         ht.outputs.join(", ")
     )?;
     expect_line(w, &ht.expect)?;
-    verbatim(w, &ht.source)
+    verbatim(w, &ht.source, spec_file, test.source_line)
 }
 
 fn build_line(w: &mut impl Write, arch: &str, flags: &[String], tail: &str) -> fmt::Result {
@@ -118,11 +120,19 @@ fn expect_line(w: &mut impl Write, checks: &[(String, Check)]) -> fmt::Result {
 }
 
 /// Ends a generated file's header and appends the test's source (with a
-/// final newline if it has none).
-fn verbatim(w: &mut impl Write, source: &str) -> fmt::Result {
+/// final newline if it has none), after `#line <line> "<spec file>"` when
+/// the line the source starts on in the spec file is known.
+fn verbatim(w: &mut impl Write, source: &str, spec_file: &str, line: Option<usize>) -> fmt::Result {
     writeln!(w, "//")?;
     writeln!(w, "// The test's source, verbatim:")?;
     writeln!(w)?;
+    if let Some(line) = line {
+        writeln!(
+            w,
+            "#line {line} \"{}\"",
+            spec_file.replace(['\\', '"'], "_")
+        )?;
+    }
     w.write_str(source)?;
     if !source.is_empty() && !source.ends_with('\n') {
         writeln!(w)?;

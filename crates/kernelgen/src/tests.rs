@@ -426,6 +426,7 @@ fn runtime_tests_get_a_header_and_their_source_verbatim() {
 //
 // The test's source, verbatim:
 
+#line 14 \"spec/cdp2/x.yaml\"
 ";
     assert!(src.starts_with(header), "{src}");
     let TestBody::Runtime(r) = &spec.tests[0].body else {
@@ -557,5 +558,107 @@ fn devicesync_into_a_register() {
     assert_eq!(
         build_plan(&spec.tests[0], "sm_80"),
         Ok(Some(CDP1_FLAGS.map(String::from).to_vec()))
+    );
+}
+
+/// The 1-based line of the first line of `text` that contains `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` is not in the text"))
+        + 1
+}
+
+/// A runtime or host test's source follows `#line <n> "<spec file>"`, `n`
+/// the line its first line is written on, so that nvcc reports an error
+/// in it at the spec's line: here a deliberately broken source, a host
+/// test, and a test whose source is an alias of another's anchor.
+#[test]
+fn sources_point_nvcc_at_the_spec_line() {
+    let tests = r#"  - name: broken
+    kind: runtime
+    source: |
+      extern "C" __global__ void entry(unsigned int *out) {
+        out[0] = this_does_not_compile;
+      }
+    outputs: [v]
+    expect: { v: 1 }
+  - name: shared
+    kind: runtime
+    source: &program |  # a comment
+      // shared program
+      extern "C" __global__ void entry(unsigned int *out) { out[0] = 1; }
+    outputs: [v]
+    expect: { v: 1 }
+  - name: alias
+    kind: runtime
+    source: *program
+    outputs: [v]
+    expect: { v: 1 }
+  - name: host
+    kind: host
+    source: |-
+      // host program
+      int main() { return 0; }
+    outputs: [v]
+    expect: { v: 1 }
+  - name: inline
+    kind: runtime
+    source: "extern \"C\" __global__ void entry(unsigned int *out) { out[0] = 1; }"
+    outputs: [v]
+    expect: { v: 1 }
+"#;
+    let names = ["broken", "shared", "alias", "host", "inline"];
+    let spec = spec_of(tests, &names);
+    let yaml = format!(
+        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{}]\ntests:\n{tests}",
+        names.join(", ")
+    );
+    let files: std::collections::BTreeMap<String, String> =
+        generate_all(&spec).into_iter().collect();
+    let expect = [
+        (
+            "broken.cu",
+            line_of(&yaml, "void entry(unsigned int *out) {"),
+        ),
+        ("shared.cu", line_of(&yaml, "// shared program")),
+        ("alias.cu", line_of(&yaml, "// shared program")),
+        ("host.cu", line_of(&yaml, "// host program")),
+        ("inline.cu", line_of(&yaml, "    source: \"extern")),
+    ];
+    for (file, line) in expect {
+        let src = &files[file];
+        let directive = format!("#line {line} \"spec/cdp2/x.yaml\"\n");
+        let at = src
+            .find(&directive)
+            .unwrap_or_else(|| panic!("{file} lacks {directive:?}:\n{src}"));
+        // The directive comes right before the source, whose lines are then
+        // the spec's lines from `line` on.
+        let test = spec
+            .tests
+            .iter()
+            .find(|t| format!("{}.cu", t.name) == file)
+            .unwrap();
+        let source = match &test.body {
+            TestBody::Runtime(r) => &r.source,
+            TestBody::Host(h) => &h.source,
+            _ => unreachable!(),
+        };
+        assert!(
+            src[at + directive.len()..].starts_with(source.as_str()),
+            "{file}"
+        );
+    }
+    // The broken line is the spec's line of `this_does_not_compile`: the
+    // source's n-th line is the spec's (line + n - 1)-th.
+    let broken = &files["broken.cu"];
+    let after = &broken[broken.find("#line").unwrap()..];
+    let nth = after
+        .lines()
+        .position(|l| l.contains("this_does_not_compile"))
+        .unwrap();
+    assert_eq!(
+        line_of(&yaml, "void entry(unsigned int *out) {") + nth - 1,
+        line_of(&yaml, "this_does_not_compile")
     );
 }

@@ -167,6 +167,12 @@ pub struct Test {
     pub description: Option<String>,
     pub body: TestBody,
     pub origin: Origin,
+    /// The 1-based line of the spec file where the first line of the test's
+    /// `source` (a runtime, host or compile test's program) is written (for
+    /// a `*alias`, where its anchor's text is); `None` when the test has no
+    /// source or the line cannot be found. Generated files point nvcc's
+    /// errors there (`#line`).
+    pub source_line: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
