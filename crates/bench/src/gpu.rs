@@ -298,6 +298,7 @@ impl Bench {
             })
             .and_then(|()| work())
             .and_then(|()| {
+                // SAFETY: our events and stream.
                 ck("cuEventRecord", unsafe {
                     sys::cuEventRecord(self.stop.0, self.s())
                 })
@@ -305,6 +306,7 @@ impl Bench {
         // Open the gate whatever happened, so that nothing waits on it.
         self.flag.set(0, 1);
         queued?;
+        // SAFETY: our event, recorded above.
         ck("the timed work", unsafe {
             sys::cuEventSynchronize(self.stop.0)
         })?;
@@ -312,6 +314,7 @@ impl Bench {
             return Err("the gate timed out: enqueueing the timed work took over a second".into());
         }
         let mut ms = 0f32;
+        // SAFETY: our two events, both recorded and complete; writes one float.
         ck("cuEventElapsedTime", unsafe {
             sys::cuEventElapsedTime_v2(&mut ms, self.start.0, self.stop.0)
         })?;

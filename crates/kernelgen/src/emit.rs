@@ -170,3 +170,6 @@ pub(crate) fn header(
     };
     writeln!(w, "// Rules: {rules}")
 }
+
+#[cfg(test)]
+mod tests;

@@ -122,6 +122,7 @@ pub(super) fn pdl_group(b: &Bench, out: &mut Outcome) -> R<()> {
             )
         })?;
         let launched = run_chain(g);
+        // SAFETY: ends the capture begun above on our stream; writes one graph.
         let end = ck("cuStreamEndCapture", unsafe {
             sys::cuStreamEndCapture(b.s(), &mut graph)
         });

@@ -39,6 +39,7 @@ pub(super) fn quadtree_group(b: &Bench, out: &mut Outcome) -> R<()> {
             ck("cuMemcpyDtoDAsync", unsafe {
                 sys::cuMemcpyDtoDAsync_v2(x0.ptr, xd.ptr, n * 4, b.s())
             })?;
+            // SAFETY: same sizes, our stream.
             ck("cuMemcpyDtoDAsync", unsafe {
                 sys::cuMemcpyDtoDAsync_v2(y0.ptr, yd.ptr, n * 4, b.s())
             })?;
