@@ -41,6 +41,8 @@ pub struct Ctx {
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
     pub device: Result<DeviceInfo, String>,
+    /// The checkout's commit, which every record carries.
+    pub commit: Option<String>,
     /// GPU worker processes run one at a time.
     gpu_lock: Mutex<()>,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
@@ -109,11 +111,13 @@ impl Ctx {
             Ok(f) => (Some(f), None),
             Err(e) => (None, Some(e)),
         };
+        let commit = commit(&opts.root);
         Ok(Ctx {
             opts,
             spec,
             nvcc,
             device,
+            commit,
             gpu_lock: Mutex::default(),
             models: Mutex::default(),
             hardware: Mutex::default(),
@@ -265,6 +269,25 @@ fn previous_results(path: &Path) -> HashMap<TrialId, TrialRecord> {
         .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
         .map(|r| (r.trial.clone(), r))
         .collect()
+}
+
+/// The commit checked out at `root`, `+dirty` with uncommitted changes;
+/// `None` where git cannot say (a bundle copied without `.git`).
+fn commit(root: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let head = git(&["rev-parse", "HEAD"])?;
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    (!head.is_empty()).then(|| if dirty { format!("{head}+dirty") } else { head })
 }
 
 fn open_sink(path: &Path) -> Result<File, String> {

@@ -73,7 +73,7 @@ pub fn print(ctx: &Ctx) {
                 .map(|e| format!(" on {} (CUDA driver API {})", e.gpu, e.driver))
                 .unwrap_or_default();
             println!("\n{}{env}", r.trial.test);
-            print!("{}", litmus_block(l, hw));
+            print!("{}", litmus_block(&r.trial.test, l, hw));
         }
     }
     let mut counts: BTreeMap<(&str, Status), usize> = BTreeMap::new();

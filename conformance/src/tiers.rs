@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use gridcheck_gpu::DeviceInfo;
+use gridcheck_kernelgen::test_hash;
 use gridcheck_report::{
     CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialId, TrialRecord, diff,
 };
@@ -33,11 +34,13 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
         _ => None,
     };
     if let Some(reason) = unavailable {
-        ctx.skipped(TrialRecord::new(
+        let mut rec = TrialRecord::new(
             id.clone(),
             Status::NotSupported,
             format!("not run: {reason}"),
-        ));
+        );
+        (rec.test_hash, rec.commit) = (Some(test_hash(test)), ctx.commit.clone());
+        ctx.skipped(rec);
     }
     let ctx = Arc::clone(ctx);
     Some(
@@ -48,6 +51,7 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
             let rule = ctx.spec.rule(&id.rule).expect("trial built from this spec");
             let test = ctx.spec.test(&id.test).expect("trial built from this spec");
             let mut rec = TrialRecord::new(id, Status::NotRun, "");
+            (rec.test_hash, rec.commit) = (Some(test_hash(test)), ctx.commit.clone());
             match &test.body {
                 TestBody::Litmus(l) if tier == Tier::Model => model(&ctx, rule, test, l, &mut rec),
                 TestBody::Litmus(l) => {

@@ -3,6 +3,7 @@
 //! from them (the newest run of each GPU, the rules grouped by seed and
 //! section), and the paths pages link to.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gridcheck_report::{Expectations, Xfail};
@@ -11,7 +12,7 @@ use gridcheck_spec::Spec;
 use crate::Result;
 use crate::bench::{self, Baseline};
 use crate::results::{self, Run};
-use crate::sections::SeedGroup;
+use crate::sections::{SeedGroup, group};
 use crate::text::slug;
 
 /// Everything a site is made from.
@@ -50,6 +51,24 @@ pub(crate) struct Ctx<'a> {
     pub inputs: &'a Inputs,
     pub latest: Vec<&'a Run>,
     pub groups: Vec<SeedGroup<'a>>,
+    /// `gridcheck_kernelgen::test_hash` of every test of the spec, by name.
+    pub test_hashes: BTreeMap<&'a str, String>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(inputs: &'a Inputs) -> Ctx<'a> {
+        Ctx {
+            inputs,
+            latest: results::latest(&inputs.runs),
+            groups: group(&inputs.spec, inputs.seeds_dir.as_deref()),
+            test_hashes: inputs
+                .spec
+                .tests
+                .iter()
+                .map(|t| (t.name.as_str(), gridcheck_kernelgen::test_hash(t)))
+                .collect(),
+        }
+    }
 }
 
 /// The seed page's path under `src/`.

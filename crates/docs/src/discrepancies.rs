@@ -9,7 +9,7 @@ use gridcheck_report::{Status, Subject, TestKey, TrialRecord, Xfail};
 use gridcheck_spec::TestBody;
 
 use crate::context::Ctx;
-use crate::fragments::{quote_block, reproduce, source_line};
+use crate::fragments::{quote_block, reproduce, source_line, status_of};
 use crate::results::Run;
 use crate::svg;
 use crate::text::{badge, code, fenced, html, rule_path, severity};
@@ -192,7 +192,7 @@ fn section(ctx: &Ctx, n: usize, f: &Fact) -> String {
                 "**Observed** in the run of {} on {}: {} ({} {}: {})\n\n{}",
                 run.date,
                 html(&run.machine.label()),
-                badge(r.status),
+                status_of(ctx, r),
                 trials.len(),
                 if trials.len() == 1 { "trial" } else { "trials" },
                 trials.join(", "),

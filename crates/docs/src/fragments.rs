@@ -1,7 +1,7 @@
 //! Fragments the rule pages and the other pages share: a rule's quote and
 //! source line, its status badges, and how to reproduce a trial.
 
-use gridcheck_report::{Status, Tier, TrialId};
+use gridcheck_report::{Status, Tier, TrialId, TrialRecord};
 use gridcheck_spec::Rule;
 
 use crate::context::{Ctx, seed_path};
@@ -92,6 +92,25 @@ pub(crate) fn status_badges(ctx: &Ctx, rule: &Rule) -> String {
     } else {
         b.join(" ")
     }
+}
+
+/// A record's status badge, marked *stale* when the record carries the
+/// hash of its test and the test has changed since (or left the spec).
+/// A record without a hash (written before records carried one) is not
+/// marked.
+pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
+    let mut s = badge(r.status);
+    if let Some(recorded) = &r.test_hash {
+        let why = match ctx.test_hashes.get(r.trial.test.as_str()) {
+            Some(now) if now == recorded => None,
+            Some(_) => Some("the test has changed since this run"),
+            None => Some("the test is no longer in the spec"),
+        };
+        if let Some(why) = why {
+            s += &format!(" <span class=\"gc-status gc-stale\" title=\"{why}\">stale</span>");
+        }
+    }
+    s
 }
 
 /// How to run one trial again, here and through a GPU bundle.

@@ -205,6 +205,8 @@ mod tests {
                 nvcc: Some("13.0.88".into()),
                 driver_version: Some("580.1".into()),
             }),
+            test_hash: None,
+            commit: None,
         }
     }
 

@@ -206,6 +206,7 @@ count); compile tests check that nvcc accepts, rejects or warns.
 | <span class="gc-status gc-quality-warning">quality-warning</span> | allowed but never observed, or an unmodeled state |
 | <span class="gc-status gc-not-supported">not-supported</span> | this machine cannot run it (CDP1 needs compute capability below 9.0; PDL needs 9.0) |
 | <span class="gc-status gc-not-run">not-run</span> | not run for another reason (no nvcc, not built); the message says which |
+| <span class="gc-status gc-stale">stale</span> | beside a status: the test has changed since the run that recorded it (the record carries the test's hash); run it again |
 | <span class="gc-status gc-timeout">timeout</span>, <span class="gc-status gc-crash">crash</span> | the trial's process was killed after its time limit, or died |
 
 A trial that did not run is never shown as passed. A rule with no runnable

@@ -10,10 +10,10 @@ use gridcheck_spec::{
 
 use crate::context::Ctx;
 use crate::discrepancies::ran;
-use crate::fragments::{quote_block, source_line, status_badges};
+use crate::fragments::{quote_block, source_line, status_badges, status_of};
 use crate::results::Run;
 use crate::svg;
-use crate::text::{badge, cell, code, fenced, html};
+use crate::text::{cell, code, fenced, html};
 
 fn verdict_words(v: Verdict) -> &'static str {
     match v {
@@ -166,7 +166,7 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                     "**Hardware: {}** ({}): {}\n\n",
                     html(&run.machine.label()),
                     run.date,
-                    badge(r.status)
+                    status_of(ctx, r)
                 );
                 match &r.hardware {
                     Some(hw) => {
@@ -181,7 +181,7 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                         s += &format!("{}\n\n", html(&r.message));
                         s += &format!(
                             "<details><summary>litmus7 block</summary>\n\n{}\n</details>\n\n",
-                            fenced("text", &litmus_block(l, hw))
+                            fenced("text", &litmus_block(&test.name, l, hw))
                         );
                     }
                     None => s += &format!("{}\n\n", html(&r.message)),
@@ -252,7 +252,7 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                         "**Compiler** (run of {} on {}): {} {}\n\n",
                         run.date,
                         html(&run.machine.gpu),
-                        badge(r.status),
+                        status_of(ctx, r),
                         html(r.message.lines().next().unwrap_or(""))
                     );
                 }
@@ -279,7 +279,7 @@ fn hardware_lines(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                 "**Hardware: {}** ({}): {} {}\n\n",
                 html(&run.machine.label()),
                 run.date,
-                badge(r.status),
+                status_of(ctx, r),
                 html(&r.message)
             );
         }
@@ -348,7 +348,7 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
                 r.trial.tier,
                 r.trial.test,
                 r.trial.test,
-                badge(r.status),
+                status_of(ctx, r),
                 cell(&r.message)
             );
         }

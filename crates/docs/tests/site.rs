@@ -163,3 +163,45 @@ fn benchmarks_page_plots_one_chart_per_group() {
     );
     assert!(page.contains("a fixture, not a measurement"));
 }
+
+/// A record that carries its test's hash is marked stale on the rule page
+/// once the test has changed; with the current hash, or with none (records
+/// written before they carried one), it is not.
+#[test]
+fn a_result_of_a_changed_test_is_marked_stale() {
+    let mut inputs = common::inputs();
+    let Some((ri, ti)) = inputs.runs.iter().enumerate().find_map(|(ri, run)| {
+        run.records
+            .iter()
+            .position(|r| r.status == Status::Pass && r.trial.tier == gridcheck_report::Tier::Gpu)
+            .map(|ti| (ri, ti))
+    }) else {
+        eprintln!("no recorded GPU pass to mark");
+        return;
+    };
+    let (rule, test) = {
+        let r = &inputs.runs[ri].records[ti];
+        (r.trial.rule.clone(), r.trial.test.clone())
+    };
+    let page = |inputs: &gridcheck_docs::site::Inputs| {
+        let src = gridcheck_docs::site::render(inputs);
+        src.page(&format!("rules/{rule}.md")).unwrap().to_string()
+    };
+    let current = gridcheck_kernelgen::test_hash(inputs.spec.test(&test).unwrap());
+    for r in inputs
+        .runs
+        .iter_mut()
+        .flat_map(|run| run.records.iter_mut())
+    {
+        r.test_hash = None;
+    }
+    assert!(!page(&inputs).contains("gc-stale"), "no hash, no mark");
+    inputs.runs[ri].records[ti].test_hash = Some(current);
+    assert!(!page(&inputs).contains("gc-stale"), "the test is unchanged");
+    inputs.runs[ri].records[ti].test_hash = Some("0000000000000000".into());
+    let p = page(&inputs);
+    assert!(
+        p.contains("gc-stale\" title=\"the test has changed since this run\">stale"),
+        "{p}"
+    );
+}

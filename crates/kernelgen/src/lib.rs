@@ -104,6 +104,38 @@ pub fn builds_executable(test: &Test) -> bool {
     matches!(test.body, TestBody::Host(_))
 }
 
+/// A hash of what a test runs, as 16 hex digits (FNV-1a, 64 bits): of its
+/// generated file, or a compile test's snippet, architecture, flags and
+/// expectation. What does not change what runs is left out: the spec file,
+/// the line the test is on, its description and the rules that list it.
+/// A record carries it (as herd's `.expected` files carry `Hash=`), so that
+/// a result recorded before the test changed can be shown stale.
+pub fn test_hash(test: &Test) -> String {
+    let bare = Test {
+        description: None,
+        source_line: None,
+        ..test.clone()
+    };
+    let text = match &bare.body {
+        TestBody::Litmus(l) => generate(&bare, l, "", &[]),
+        TestBody::Runtime(r) => generate_runtime(&bare, r, "", &[]),
+        TestBody::Host(h) => generate_host(&bare, h, "", &[]),
+        TestBody::Compile(c) => format!(
+            "compile {}\nflags {}\nexpect {:?}\n{}",
+            c.arch,
+            c.flags.join(" "),
+            c.expect,
+            c.source
+        ),
+    };
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// Every litmus and runtime test of the spec as `(file name, contents)`, in
 /// spec order. `cargo xtask codegen` writes these into [`GENERATED_DIR`]; a
 /// test checks that the checked-in files are current.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gridcheck_spec::{KernelLaunch, Spec, StreamRef, TestBody, load_dir, load_sources};
+use gridcheck_spec::{KernelLaunch, Spec, StreamRef, Test, TestBody, load_dir, load_sources};
 
 use super::*;
 
@@ -499,5 +499,41 @@ fn devicesync_into_a_register() {
     assert_eq!(
         build_plan(&spec.tests[0], "sm_80"),
         Ok(Some(CDP1_FLAGS.map(String::from).to_vec()))
+    );
+}
+
+/// The hash changes with what runs and only with it.
+#[test]
+fn test_hashes_follow_what_runs() {
+    let (spec, _) = one(TAIL, "tail-sees-child");
+    let t = &spec.tests[0];
+    let h = test_hash(t);
+    assert_eq!(h.len(), 16);
+    assert_eq!(h, test_hash(t), "deterministic");
+    // Moved, redescribed or listed by other rules: the same test.
+    let moved = Test {
+        description: Some("another description".into()),
+        source_line: Some(99),
+        origin: gridcheck_spec::Origin {
+            file: PathBuf::from("spec/elsewhere.yaml"),
+            line: 7,
+        },
+        ..t.clone()
+    };
+    assert_eq!(test_hash(&moved), h);
+    // Another condition: another test.
+    let (changed, _) = one(
+        &TAIL.replace("exists tail.t1.r0 == 0", "exists tail.t1.r0 == 1"),
+        "tail-sees-child",
+    );
+    assert_ne!(test_hash(&changed.tests[0]), h);
+    // Every real test has one, and two different tests differ.
+    let real = real_spec();
+    let hashes: std::collections::BTreeSet<String> = real.tests.iter().map(test_hash).collect();
+    assert!(
+        hashes.len() > real.tests.len() * 9 / 10,
+        "{} of {}",
+        hashes.len(),
+        real.tests.len()
     );
 }

@@ -6,10 +6,13 @@ use gridcheck_spec::{Litmus, render_state};
 
 use crate::{HardwareResult, Row};
 
-/// The litmus7-style block for a hardware litmus trial.
-pub fn litmus_block(litmus: &Litmus, hw: &HardwareResult) -> String {
+/// The litmus7-style block for a hardware litmus trial: as litmus7's, it
+/// starts with the test's name and the verdict the spec expects
+/// (`Test mp-parent-child forbidden`).
+pub fn litmus_block(test: &str, litmus: &Litmus, hw: &HardwareResult) -> String {
     let order = litmus.observables();
     let mut s = String::new();
+    let _ = writeln!(s, "Test {test} {}", litmus.expect);
     let _ = writeln!(
         s,
         "  Histogram ({} states, {} instances, seed {:#x})",

@@ -339,7 +339,11 @@ tests:
 
     #[test]
     fn block_marks_satisfying_states() {
-        let b = litmus_block(&litmus(), &hw(&[(0, 7), (1, 3)], &[0]));
+        let b = litmus_block("t", &litmus(), &hw(&[(0, 7), (1, 3)], &[0]));
+        assert!(
+            b.starts_with("Test t forbidden\n  Histogram (2 states"),
+            "{b}"
+        );
         assert!(b.contains("3 *! k.t0.r0=1; x=0"), "{b}");
         assert!(b.contains("7 :> k.t0.r0=0; x=0"), "{b}");
         assert!(b.contains("Positive: 3, Negative: 7"), "{b}");

@@ -55,6 +55,12 @@ pub struct TrialRecord {
     pub compile: Option<CompileSummary>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub environment: Option<Environment>,
+    /// `gridcheck_kernelgen::test_hash` of the test that ran, as herd's
+    /// `Hash=`: a result whose test has changed since is stale.
+    pub test_hash: Option<String>,
+    /// The checkout's commit when the trial ran (`+dirty` with local
+    /// changes), when git could say.
+    pub commit: Option<String>,
 }
 
 /// A [`TrialRecord`] as the results file spells it.
@@ -74,6 +80,10 @@ struct RecordLine {
     compile: Option<CompileSummary>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     environment: Option<Environment>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    test_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    commit: Option<String>,
 }
 
 impl From<TrialRecord> for RecordLine {
@@ -89,6 +99,8 @@ impl From<TrialRecord> for RecordLine {
             hardware: r.hardware,
             compile: r.compile,
             environment: r.environment,
+            test_hash: r.test_hash,
+            commit: r.commit,
         }
     }
 }
@@ -117,6 +129,8 @@ impl TryFrom<RecordLine> for TrialRecord {
             hardware: l.hardware,
             compile: l.compile,
             environment: l.environment,
+            test_hash: l.test_hash,
+            commit: l.commit,
         })
     }
 }
@@ -132,6 +146,8 @@ impl TrialRecord {
             hardware: None,
             compile: None,
             environment: None,
+            test_hash: None,
+            commit: None,
         }
     }
 
