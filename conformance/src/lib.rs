@@ -11,7 +11,6 @@
 //! appended at once to the JSON-lines results file, and a summary with each
 //! test's model verdict and hardware histogram is printed after the run.
 
-pub mod expectations;
 pub mod options;
 mod progress;
 pub mod summary;
@@ -26,7 +25,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{ModelSummary, Status, TrialRecord};
+use gridcheck_report::{Expectations, ModelSummary, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -42,16 +41,18 @@ pub struct Ctx {
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
     pub device: Result<DeviceInfo, String>,
+    /// The checkout's commit, which every record carries.
+    pub commit: Option<String>,
     /// GPU worker processes run one at a time.
     gpu_lock: Mutex<()>,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
     skipped: Mutex<Vec<TrialRecord>>,
-    /// Known failures of this GPU.
-    pub expectations: expectations::Expectations,
-    /// Trials a previous run finished (`--resume`), by name.
-    done: HashMap<String, TrialRecord>,
+    /// Known failures of this GPU and this nvcc.
+    pub expectations: Expectations,
+    /// Trials a previous run finished (`--resume`).
+    done: HashMap<TrialId, TrialRecord>,
     records: Mutex<Vec<TrialRecord>>,
     sink: Mutex<Option<File>>,
     sink_error: Option<String>,
@@ -93,12 +94,13 @@ impl Ctx {
         } else {
             Err("the gpu tier is off".into())
         };
-        let expectations = expectations::Expectations::load(
+        let expectations = Expectations::load(
             &opts.root.join("conformance/expectations"),
-            &expectations::Expectations::names(
+            &Expectations::names(
                 device.as_ref().ok().map(|d| d.name.as_str()),
                 nvcc.as_ref().ok().map(|n| n.version.as_str()),
             ),
+            &opts.root,
         )?;
         let done = if opts.resume {
             previous_results(&opts.results)
@@ -109,11 +111,13 @@ impl Ctx {
             Ok(f) => (Some(f), None),
             Err(e) => (None, Some(e)),
         };
+        let commit = commit(&opts.root);
         Ok(Ctx {
             opts,
             spec,
             nvcc,
             device,
+            commit,
             gpu_lock: Mutex::default(),
             models: Mutex::default(),
             hardware: Mutex::default(),
@@ -199,7 +203,7 @@ impl Ctx {
     /// Records the ignored trials that were not run anyway (`--include-ignored`
     /// runs them), limited to those libtest's filters selected.
     fn record_skipped(&self, selected: &dyn Fn(&str) -> bool) {
-        let ran: std::collections::HashSet<String> = self
+        let ran: std::collections::HashSet<TrialId> = self
             .records
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -208,7 +212,7 @@ impl Ctx {
             .collect();
         let skipped = std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|p| p.into_inner()));
         for r in skipped {
-            if !ran.contains(&r.trial) && selected(&r.trial) {
+            if !ran.contains(&r.trial) && selected(&r.trial.to_string()) {
                 self.record(r);
             }
         }
@@ -216,7 +220,7 @@ impl Ctx {
 
     /// A trial a previous run finished, kept in this run's summary without
     /// being written again.
-    pub(crate) fn resumed(&self, trial: &str) -> Option<TrialRecord> {
+    pub(crate) fn resumed(&self, trial: &TrialId) -> Option<TrialRecord> {
         let r = self.done.get(trial)?.clone();
         self.records
             .lock()
@@ -258,13 +262,32 @@ impl Ctx {
 
 /// The last record of every trial in a results file whose status is final
 /// (a trial that did not run is run again).
-fn previous_results(path: &Path) -> HashMap<String, TrialRecord> {
+fn previous_results(path: &Path) -> HashMap<TrialId, TrialRecord> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<TrialRecord>(l).ok())
         .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
         .map(|r| (r.trial.clone(), r))
         .collect()
+}
+
+/// The commit checked out at `root`, `+dirty` with uncommitted changes;
+/// `None` where git cannot say (a bundle copied without `.git`).
+fn commit(root: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let head = git(&["rev-parse", "HEAD"])?;
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    (!head.is_empty()).then(|| if dirty { format!("{head}+dirty") } else { head })
 }
 
 fn open_sink(path: &Path) -> Result<File, String> {

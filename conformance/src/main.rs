@@ -1,11 +1,11 @@
 //! `conformance`: the gridcheck harness binary. `cargo xtask conformance`
 //! builds what it needs and runs this; see `--help-gridcheck`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let root = root.canonicalize().unwrap_or(root);
+    // The checkout it runs for, decided at run time (a binary built in
+    // another checkout with a shared CARGO_TARGET_DIR works on this one).
+    let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
     conformance::main_with(std::env::args().collect(), root)
 }

@@ -4,27 +4,7 @@
 use std::path::PathBuf;
 
 /// Which tiers run. A trial of a tier that is off is not created at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
-    /// The loom model against each litmus test's expected verdict.
-    Model,
-    /// Compile tests with nvcc (no GPU needed).
-    Static,
-    /// Litmus tests on the GPU, diffed against the model.
-    Gpu,
-}
-
-impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Model, Tier::Static, Tier::Gpu];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::Model => "model",
-            Tier::Static => "static",
-            Tier::Gpu => "gpu",
-        }
-    }
-}
+pub use gridcheck_report::Tier;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -96,7 +76,7 @@ impl Options {
         let mut o = Options {
             tiers: Vec::new(),
             seeds: None,
-            cubins: root.join("target/kernels"),
+            cubins: root.join(gridcheck_kernelgen::BUILD_DIR),
             results: root.join("target/gridcheck/results.jsonl"),
             spec: root.join("spec"),
             root,
@@ -179,7 +159,7 @@ impl Options {
             }
         }
         o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
-        o.cubins = cubins.unwrap_or_else(|| o.root.join("target/kernels"));
+        o.cubins = cubins.unwrap_or_else(|| o.root.join(gridcheck_kernelgen::BUILD_DIR));
         o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
         if o.tiers.is_empty() {
             o.tiers = Tier::ALL.to_vec();

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use gridcheck_report::{Status, TrialRecord, litmus_block};
+use gridcheck_report::{Status, Tier, TrialRecord, litmus_block};
 use gridcheck_spec::TestBody;
 
 use crate::Ctx;
@@ -20,10 +20,10 @@ pub fn line(r: &TrialRecord) -> String {
         .as_ref()
         .map(|h| format!("{} (P {} / N {})", h.observation, h.positive, h.negative))
         .unwrap_or_else(|| "-".into());
-    let detail = match r.tier.as_str() {
+    let detail = match r.trial.tier {
         // The model's and the compiler's findings fit on the line; GPU
         // findings get their own lines and a histogram below.
-        "model" | "static" if !r.message.contains('\n') && r.status != Status::Xfail => {
+        Tier::Model | Tier::Static if !r.message.contains('\n') && r.status != Status::Xfail => {
             format!("  ({})", r.message)
         }
         _ => String::new(),
@@ -46,7 +46,7 @@ pub fn print(ctx: &Ctx) {
     println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     for r in &records {
         println!("{}", line(r));
-        if r.tier == "gpu" && matches!(r.status, Status::Fail | Status::QualityWarning)
+        if r.trial.tier == Tier::Gpu && matches!(r.status, Status::Fail | Status::QualityWarning)
             || matches!(
                 r.status,
                 Status::Fail
@@ -64,10 +64,11 @@ pub fn print(ctx: &Ctx) {
     }
     let mut shown = std::collections::BTreeSet::new();
     for r in records.iter().filter(|r| r.hardware.is_some()) {
-        if !shown.insert(r.test.clone()) {
+        // One hardware run a test, whatever number of rules list it.
+        if !shown.insert(r.trial.test_key()) {
             continue;
         }
-        if let (Some(hw), Some(t)) = (&r.hardware, ctx.spec.test(&r.test))
+        if let (Some(hw), Some(t)) = (&r.hardware, ctx.spec.test(&r.trial.test))
             && let TestBody::Litmus(l) = &t.body
         {
             let env = r
@@ -75,13 +76,13 @@ pub fn print(ctx: &Ctx) {
                 .as_ref()
                 .map(|e| format!(" on {} (CUDA driver API {})", e.gpu, e.driver))
                 .unwrap_or_default();
-            println!("\n{}{env}", r.test);
-            print!("{}", litmus_block(l, hw));
+            println!("\n{}{env}", r.trial.test);
+            print!("{}", litmus_block(&r.trial.test, l, hw));
         }
     }
-    let mut counts: BTreeMap<(String, Status), usize> = BTreeMap::new();
+    let mut counts: BTreeMap<(&str, Status), usize> = BTreeMap::new();
     for r in &records {
-        *counts.entry((r.tier.clone(), r.status)).or_default() += 1;
+        *counts.entry((r.trial.tier.as_str(), r.status)).or_default() += 1;
     }
     println!();
     for ((tier, status), n) in &counts {
@@ -97,7 +98,7 @@ pub fn print(ctx: &Ctx) {
 fn not_run(records: &[TrialRecord]) -> Vec<(String, String)> {
     let mut by_tier: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
     for r in records {
-        by_tier.entry(&r.tier).or_default().push(r);
+        by_tier.entry(r.trial.tier.as_str()).or_default().push(r);
     }
     by_tier
         .into_iter()

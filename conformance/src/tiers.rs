@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use gridcheck_gpu::DeviceInfo;
+use gridcheck_kernelgen::test_hash;
 use gridcheck_report::{
-    CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialRecord, diff,
+    CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialId, TrialRecord, diff,
 };
 use gridcheck_spec::{
     Check, CompileExpect, CompileTest, HostTest, Litmus, Profile, Rule, RuntimeExpect, RuntimeTest,
@@ -16,11 +17,11 @@ use crate::worker::WorkerResult;
 use crate::{Ctx, Tier, conclude};
 
 pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Option<Trial> {
-    let name = match (tier, &test.body) {
-        (Tier::Model, TestBody::Litmus(_)) => format!("model/{}/{}", rule.id, test.name),
-        (Tier::Static, TestBody::Compile(_)) => format!("static/{}/{}", rule.id, test.name),
+    let id = match (tier, &test.body) {
+        (Tier::Model, TestBody::Litmus(_)) => TrialId::model(&rule.id, &test.name),
+        (Tier::Static, TestBody::Compile(_)) => TrialId::compile(&rule.id, &test.name),
         (Tier::Gpu, TestBody::Litmus(_) | TestBody::Runtime(_) | TestBody::Host(_)) => {
-            format!("gpu/{}/{}/{}", ctx.sm(), rule.id, test.name)
+            TrialId::gpu(&ctx.sm(), &rule.id, &test.name)
         }
         _ => return None,
     };
@@ -33,43 +34,24 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
         _ => None,
     };
     if let Some(reason) = unavailable {
-        ctx.skipped(TrialRecord {
-            trial: name.clone(),
-            tier: tier.as_str().into(),
-            rule: rule.id.clone(),
-            test: test.name.clone(),
-            status: Status::NotSupported,
-            message: format!("not run: {reason}"),
-            model: None,
-            hardware: None,
-            compile: None,
-            environment: None,
-        });
+        let mut rec = TrialRecord::new(
+            id.clone(),
+            Status::NotSupported,
+            format!("not run: {reason}"),
+        );
+        (rec.test_hash, rec.commit) = (Some(test_hash(test)), ctx.commit.clone());
+        ctx.skipped(rec);
     }
     let ctx = Arc::clone(ctx);
-    let (rule_id, test_name) = (rule.id.clone(), test.name.clone());
     Some(
-        Trial::ignorable_test(name.clone(), move || {
-            if let Some(r) = ctx.resumed(&name) {
+        Trial::ignorable_test(id.to_string(), move || {
+            if let Some(r) = ctx.resumed(&id) {
                 return conclude(r.status, &format!("{} (from the previous run)", r.message));
             }
-            let rule = ctx.spec.rule(&rule_id).expect("trial built from this spec");
-            let test = ctx
-                .spec
-                .test(&test_name)
-                .expect("trial built from this spec");
-            let mut rec = TrialRecord {
-                trial: name,
-                tier: tier.as_str().into(),
-                rule: rule_id.clone(),
-                test: test_name.clone(),
-                status: Status::NotRun,
-                message: String::new(),
-                model: None,
-                hardware: None,
-                compile: None,
-                environment: None,
-            };
+            let rule = ctx.spec.rule(&id.rule).expect("trial built from this spec");
+            let test = ctx.spec.test(&id.test).expect("trial built from this spec");
+            let mut rec = TrialRecord::new(id, Status::NotRun, "");
+            (rec.test_hash, rec.commit) = (Some(test_hash(test)), ctx.commit.clone());
             match &test.body {
                 TestBody::Litmus(l) if tier == Tier::Model => model(&ctx, rule, test, l, &mut rec),
                 TestBody::Litmus(l) => {
@@ -511,7 +493,7 @@ fn check_outputs(
 }
 
 /// The status and message of a GPU run that produced no result to compare.
-fn worker_failure(r: &WorkerResult, trial: &str) -> (Status, String) {
+fn worker_failure(r: &WorkerResult, trial: &TrialId) -> (Status, String) {
     let reproduce = format!("Reproduce: cargo xtask conformance --tier gpu -- --exact {trial}");
     match r {
         WorkerResult::Timeout { seconds } => (

@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 288 "spec/cdp1/limits.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   size_t depth = 0, pending = 0;
   out[2] = cudaDeviceGetLimit(&depth, cudaLimitDevRuntimeSyncDepth);

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 394 "spec/cdp1/api.yaml"
 __device__ unsigned int sum;
 __global__ void child() {
   extern __shared__ unsigned int smem[];

@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 423 "spec/cdp1/api.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   int d = -1;
   out[1] = cudaGetDevice(&d);

@@ -14,6 +14,7 @@
 //
 // The test's source, verbatim:
 
+#line 364 "spec/cdp1/api.yaml"
 __device__ size_t child_stack;
 __device__ enum cudaFuncCache child_cache;
 __global__ void child() {

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 174 "spec/cdp1/ptx.yaml"
 __device__ unsigned int ran;
 __global__ void noparam() { ran = 1; }
 extern "C" __global__ void entry(unsigned int *out) {

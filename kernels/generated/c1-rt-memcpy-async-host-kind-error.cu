@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 465 "spec/cdp1/api.yaml"
 __device__ unsigned int src = 5, dst;
 extern "C" __global__ void entry(unsigned int *out) {
   out[0] = cudaMemcpyAsync(&dst, &src, sizeof src, cudaMemcpyHostToDevice, 0);

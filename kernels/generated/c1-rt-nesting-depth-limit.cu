@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 382 "spec/cdp1/limits.yaml"
 __global__ void level(unsigned int *out, unsigned int depth) {
   atomicMax(&out[0], depth);
   if (depth < 30) {

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 193 "spec/cdp1/ptx.yaml"
 __device__ unsigned int got;
 __global__ void child(int a) { got = a; }
 extern "C" __global__ void entry(unsigned int *out) {

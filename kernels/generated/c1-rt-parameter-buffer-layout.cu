@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 220 "spec/cdp1/ptx.yaml"
 __device__ unsigned int got[3];
 __global__ void child(char a, int b, double c) {
   got[0] = (unsigned int)a;

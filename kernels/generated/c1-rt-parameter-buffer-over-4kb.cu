@@ -10,6 +10,7 @@
 //
 // The test's source, verbatim:
 
+#line 250 "spec/cdp1/ptx.yaml"
 struct Big { char b[5000]; };
 __device__ Big big;
 __global__ void child(Big b) {}

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 409 "spec/cdp1/limits.yaml"
 __global__ void child() {}
 extern "C" __global__ void entry(unsigned int *out) {
   unsigned int ok = 0, first_err = 0;

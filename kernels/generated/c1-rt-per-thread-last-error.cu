@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 443 "spec/cdp1/api.yaml"
 __global__ void child() {}
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int err0;

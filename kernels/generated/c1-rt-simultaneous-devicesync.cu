@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 216 "spec/cdp1/sync.yaml"
 __device__ unsigned int ran;
 __global__ void child() { ran = 1; }
 extern "C" __global__ void entry(unsigned int *out) {

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 358 "spec/cdp1/limits.yaml"
 __global__ void level(unsigned int *out, int depth) {
   if (depth < 5) {
     level<<<1, 1>>>(out, depth + 1);

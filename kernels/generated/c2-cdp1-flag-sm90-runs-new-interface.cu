@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 319 "spec/cdp2/execution.yaml"
 __global__ void child(unsigned int *out) { out[1] = 1; }
 extern "C" __global__ void entry(unsigned int *out) {
   out[1] = 0;

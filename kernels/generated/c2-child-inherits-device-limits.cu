@@ -17,6 +17,7 @@
 //
 // The test's source, verbatim:
 
+#line 248 "spec/cdp2/launch.yaml"
 __global__ void child(unsigned int *out, unsigned int parent_cache) {
   size_t v = 0;
   unsigned int errs = 0;

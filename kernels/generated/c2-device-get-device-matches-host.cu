@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 87 "spec/cdp2/api.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   int d = -1, major = -1;
   out[0] = (unsigned int)cudaGetDevice(&d);

@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 342 "spec/cdp2/execution.yaml"
 __global__ void child(unsigned int *count) { atomicAdd(count, 1u); }
 extern "C" __global__ void entry(unsigned int *out) {
   unsigned int t = threadIdx.x;

@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 70 "spec/cdp2/scope.yaml"
 // Blocks pair up by ticket so that reruns in one module need no reset.
 __device__ unsigned int tickets;
 __device__ cudaEvent_t slot_event[2];

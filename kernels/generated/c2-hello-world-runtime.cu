@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 187 "spec/cdp2/execution.yaml"
 __global__ void childKernel(unsigned int *out) {
   out[1] = 1;                      // printf("Hello ");
 }

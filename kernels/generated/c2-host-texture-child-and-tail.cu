@@ -9,6 +9,7 @@
 //
 // The test's source, verbatim:
 
+#line 677 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
 #define N 4096
 __global__ void read_tex(cudaTextureObject_t t, unsigned expect_base, unsigned *bad) {

@@ -9,6 +9,7 @@
 //
 // The test's source, verbatim:
 
+#line 196 "spec/cdp2/compat.yaml"
 #include "gridcheck_host.cuh"
 __global__ void child(unsigned *out) { out[0] = 1; }
 __global__ void parent(unsigned *out) {

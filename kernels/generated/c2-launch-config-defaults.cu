@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 187 "spec/cdp2/launch.yaml"
 __device__ volatile unsigned int first_done;
 __global__ void first(unsigned int *out) {
   unsigned int dsz;

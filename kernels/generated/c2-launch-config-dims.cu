@@ -18,6 +18,7 @@
 //
 // The test's source, verbatim:
 
+#line 148 "spec/cdp2/launch.yaml"
 __global__ void child(unsigned int *out) {
   extern __shared__ unsigned int dyn[];
   unsigned int dsz;

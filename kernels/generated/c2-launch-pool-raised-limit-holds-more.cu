@@ -14,6 +14,7 @@
 //
 // The test's source, verbatim:
 
+#line 75 "spec/cdp2/resources.yaml"
 #define N 3000
 __device__ volatile unsigned int release;
 __global__ void held(unsigned int *out) {

@@ -15,6 +15,7 @@
 //
 // The test's source, verbatim:
 
+#line 120 "spec/cdp2/resources.yaml"
 #define N 24
 __device__ unsigned int ran;
 __global__ void noop() { atomicAdd(&ran, 1u); }

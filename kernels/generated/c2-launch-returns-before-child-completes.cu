@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 217 "spec/cdp2/launch.yaml"
 __device__ volatile unsigned int flag;
 __global__ void child(unsigned int *out) {
   long long t0 = clock64();

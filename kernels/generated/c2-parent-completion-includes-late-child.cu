@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 166 "spec/cdp2/execution.yaml"
 __global__ void slow_child(unsigned int *out) {
   long long t0 = clock64();
   while (clock64() - t0 < 200000000ll) { }

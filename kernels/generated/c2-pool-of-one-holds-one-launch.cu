@@ -15,6 +15,7 @@
 //
 // The test's source, verbatim:
 
+#line 173 "spec/cdp2/limits.yaml"
 // out[0] first_error  cudaError_t of the first failed launch (0: none failed)
 // out[1] launched     launches that succeeded before it
 // out[2] attempts     launches tried

@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 217 "spec/cdp2/ptx.yaml"
 __device__ unsigned int ran;
 __global__ void child() { ran = 1; }
 __global__ void tail(unsigned int *out) { out[1] = ran; }

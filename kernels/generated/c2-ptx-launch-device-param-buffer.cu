@@ -14,6 +14,7 @@
 //
 // The test's source, verbatim:
 
+#line 189 "spec/cdp2/ptx.yaml"
 __global__ void child(unsigned int *out, unsigned int v) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     out[0] = v;

@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 237 "spec/cdp2/ptx.yaml"
 __global__ void sink(unsigned long long v) { (void)v; }
 extern "C" __global__ void entry(unsigned int *out) {
   unsigned int misaligned = 0, nulls = 0, errs = 0;

@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 263 "spec/cdp2/ptx.yaml"
 __global__ void child(char a, int b, char c, double d, short e, unsigned int *out) {
   out[0] = (a == 'a' && b == 0x12345678 && c == 'c' && d == 2.5 && e == 0x1234) ? 1u : 0u;
   out[1] = (unsigned int)b;

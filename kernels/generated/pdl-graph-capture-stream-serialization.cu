@@ -9,6 +9,7 @@
 //
 // The test's source, verbatim:
 
+#line 104 "spec/pdl/graphs.yaml"
 #include "gridcheck_pdl_pair.cuh"
 int main() {
   gc_pair_mem m = gc_pair_alloc();

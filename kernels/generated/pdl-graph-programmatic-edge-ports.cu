@@ -9,6 +9,7 @@
 //
 // The test's source, verbatim:
 
+#line 215 "spec/pdl/graphs.yaml"
 #include "gridcheck_pdl_pair.cuh"
 // A fresh graph of the two kernel nodes, joined by a programmatic edge
 // from `port`: the first error of adding the edge and instantiating.

@@ -9,6 +9,7 @@
 //
 // The test's source, verbatim:
 
+#line 114 "spec/pdl/conditions.yaml"
 #include "gridcheck_host.cuh"
 #define POLL_CYCLES (4ull << 20)  // about 2 ms
 

@@ -11,6 +11,7 @@
 //
 // The test's source, verbatim:
 
+#line 104 "spec/pdl/ptx.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int after_wait, after_launch_dependents;
   if (threadIdx.x == 0) { after_wait = 0; after_launch_dependents = 0; }

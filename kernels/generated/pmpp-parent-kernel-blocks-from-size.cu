@@ -12,6 +12,7 @@
 //
 // The test's source, verbatim:
 
+#line 507 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21: a parent thread computes its child grid's size from data.
 #include <cuda_runtime.h>
 

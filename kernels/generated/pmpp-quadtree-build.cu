@@ -15,6 +15,7 @@
 //
 // The test's source, verbatim:
 
+#line 853 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21, "Quadtree with dynamic parallelism: recursive kernel",
 // reconstructed for CDP2 (support classes from the chapter's appendix listing).
 #include <cuda_runtime.h>

@@ -13,6 +13,7 @@
 //
 // The test's source, verbatim:
 
+#line 414 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21, "A revised example using CUDA dynamic parallelism".
 #include <cuda_runtime.h>
 

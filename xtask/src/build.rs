@@ -33,8 +33,9 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
     let nvcc = find_nvcc(root)?;
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
-    let out_dir = root.join("target/kernels").join(arch);
-    let obj_dir = root.join("target/kernels/obj").join(arch);
+    let build_dir = root.join(gridcheck_kernelgen::BUILD_DIR);
+    let out_dir = build_dir.join(arch);
+    let obj_dir = build_dir.join("obj").join(arch);
     for d in [&out_dir, &obj_dir] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }

@@ -47,9 +47,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 
   bench model [--filter S]        the model's executions, bound and time per litmus test (release build)";
 
+/// The checkout `cargo xtask` was run for (decided at run time; see
+/// `gridcheck_toolchain::checkout_root`).
 pub fn root() -> PathBuf {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    here.canonicalize().unwrap_or(here)
+    gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn main() -> ExitCode {

@@ -8,15 +8,18 @@
 //!
 //! - [`stats`]: median, p10, p90, min, max.
 //! - [`baseline`]: the results file, which is also the committed baseline
-//!   (`conformance/bench/baselines/<gpu-slug>.json`).
+//!   (`conformance/bench/baselines/<gpu-slug>.json`); its schema lives in
+//!   `gridcheck_report::baseline`, so that the site reads it without this
+//!   crate (and cudarc).
 //! - [`compare`]: a run against a baseline; what counts as a regression.
 //! - [`reference`]: the CPU references and the inputs of the PMPP workloads.
-//! - [`gpu`]: the figures themselves (cudarc, CUDA events).
+//! - [`gpu`]: the figures themselves (cudarc, CUDA events): the driver, and
+//!   one module a benchmark group, named after its `kernels/bench/*.cu`.
 //!
 //! The kernels are `kernels/bench/*.cu`, built by `cargo xtask bench` into
 //! cubins like the suite's (`-rdc=true`, then `-dlink -cubin -lcudadevrt`).
 
-pub mod baseline;
+pub use gridcheck_report::baseline;
 pub mod compare;
 pub mod gpu;
 pub mod reference;

@@ -1,15 +1,8 @@
 //! Summary statistics of a figure's samples.
 
-/// Median, 10th and 90th percentiles, min and max of the samples.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
-    pub median: f64,
-    pub p10: f64,
-    pub p90: f64,
-    pub min: f64,
-    pub max: f64,
-    pub n: usize,
-}
+/// Median, 10th and 90th percentiles, min and max of the samples (the
+/// baseline schema's).
+pub use gridcheck_report::baseline::Summary;
 
 /// The `q`-quantile (0..=1) of sorted samples, by linear interpolation
 /// between the closest ranks (numpy's default): rank `q * (n - 1)`.

@@ -5,13 +5,14 @@ use std::path::Path;
 
 use crate::Result;
 
-/// The schema is the benchmarks' own (`gridcheck_bench::baseline`): one
-/// reader, one validation (schema version, unique ids, ordered statistics).
-pub use gridcheck_bench::baseline::{Figure, Machine as BenchMachine, Results as Baseline};
+/// The schema is the benchmarks' own (`gridcheck_report::baseline`, which
+/// `gridcheck-bench` writes): one reader, one validation (schema version,
+/// unique ids, ordered statistics).
+pub use gridcheck_report::baseline::{Figure, Machine as BenchMachine, Results as Baseline};
 
 /// Parses one baseline file's text; `path` names it in errors.
 pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
-    gridcheck_bench::baseline::parse(&path.display().to_string(), text)
+    gridcheck_report::baseline::parse(&path.display().to_string(), text)
 }
 
 /// Every `*.json` baseline in `dir`, by file name. A missing directory

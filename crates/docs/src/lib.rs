@@ -19,8 +19,10 @@
 //! names the file and the line, never a panic.
 
 pub mod bench;
+mod context;
 pub mod coverage;
-pub mod expectations;
+mod discrepancies;
+mod fragments;
 pub mod markdown_report;
 pub mod matrix;
 mod pages;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use gridcheck_report::{HardwareResult, Status, TrialRecord};
+use gridcheck_report::{HardwareResult, Status, TestKey, TrialRecord};
 use gridcheck_spec::{Spec, State, TestBody, render_state};
 
 use crate::results::Machine;
@@ -164,7 +164,7 @@ pub fn markdown(
             s += &fenced("text", &r.message);
             if let Some(hw) = &r.hardware {
                 s += "\n";
-                s += &histogram_table(spec, &r.test, hw);
+                s += &histogram_table(spec, &r.trial.test, hw);
             }
             s += "\n";
         }
@@ -187,12 +187,26 @@ pub fn markdown(
         }
     }
 
-    let litmus: Vec<&TrialRecord> = records.iter().filter(|r| r.hardware.is_some()).collect();
+    // One histogram a hardware run: a test listed by several rules ran once.
+    let mut litmus: Vec<(TestKey, Vec<&TrialRecord>)> = Vec::new();
+    for r in records.iter().filter(|r| r.hardware.is_some()) {
+        let key = r.trial.test_key();
+        match litmus.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, rs)) => rs.push(r),
+            None => litmus.push((key, vec![r])),
+        }
+    }
     s += &format!("\n## Litmus histograms ({})\n", litmus.len());
-    for r in litmus {
+    for (key, rs) in litmus {
+        let r = rs[0];
         if let Some(hw) = &r.hardware {
-            s += &format!("\n### `{}`: {}\n\n", r.trial, r.status);
-            s += &histogram_table(spec, &r.test, hw);
+            let rules: Vec<&str> = rs.iter().map(|r| r.trial.rule.as_str()).collect();
+            s += &format!(
+                "\n### `{key}`: {}\n\nRules: {}.\n\n",
+                r.status,
+                rules.join(", ")
+            );
+            s += &histogram_table(spec, &r.trial.test, hw);
         }
     }
     s
@@ -203,26 +217,14 @@ mod tests {
     use super::*;
     use gridcheck_report::{Observation, Row};
 
-    fn rec(trial: &str, tier: &str, status: Status, message: &str) -> TrialRecord {
-        TrialRecord {
-            trial: trial.into(),
-            tier: tier.into(),
-            rule: "r".into(),
-            test: "t".into(),
-            status,
-            message: message.into(),
-            model: None,
-            hardware: None,
-            compile: None,
-            environment: None,
-        }
+    fn rec(trial: &str, status: Status, message: &str) -> TrialRecord {
+        TrialRecord::new(trial.parse().unwrap(), status, message)
     }
 
     #[test]
     fn tables_sections_and_histograms() {
         let mut warn = rec(
             "gpu/sm_90/r/t",
-            "gpu",
             Status::QualityWarning,
             "unobserved: never provoked",
         );
@@ -252,17 +254,19 @@ mod tests {
             seed: 1,
         });
         let rs = vec![
-            rec("model/r/t", "model", Status::Pass, "forbidden"),
-            warn,
+            rec("model/r/t", Status::Pass, "forbidden"),
+            warn.clone(),
+            TrialRecord {
+                trial: "gpu/sm_90/r2/t".parse().unwrap(),
+                ..warn
+            },
             rec(
                 "gpu/sm_90/r/u",
-                "gpu",
                 Status::NotSupported,
                 "not run: CDP1 only below 9.0",
             ),
             rec(
                 "gpu/sm_90/r/v",
-                "gpu",
                 Status::NotSupported,
                 "not run: CDP1 only below 9.0",
             ),
@@ -275,12 +279,19 @@ mod tests {
         );
         assert!(
             m.contains(
-                "| gpu | 3 | 0 | 1 | 2 |\n| model | 1 | 1 | 0 | 0 |\n| all | 4 | 1 | 1 | 2 |"
+                "| gpu | 4 | 0 | 2 | 2 |\n| model | 1 | 1 | 0 | 0 |\n| all | 5 | 1 | 2 | 2 |"
             ),
             "{m}"
         );
         assert!(m.contains("## Failures (0)\n\nNone."), "{m}");
-        assert!(m.contains("## Quality warnings (1)"), "{m}");
+        assert!(m.contains("## Quality warnings (2)"), "{m}");
+        // The two rules' trials of one test show its histogram once.
+        assert!(
+            m.contains(
+                "## Litmus histograms (1)\n\n### `gpu/sm_90/t`: quality-warning\n\nRules: r, r2."
+            ),
+            "{m}"
+        );
         assert!(
             m.contains("```text\nunobserved: never provoked\n```"),
             "{m}"

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{Status, TrialRecord};
+use gridcheck_report::{Status, Tier, TrialId, TrialRecord};
 use serde::Serialize;
 
 use crate::Result;
@@ -21,8 +21,8 @@ pub struct Cell {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatrixRow {
-    pub trial: String,
-    pub tier: String,
+    pub trial: TrialId,
+    pub tier: Tier,
     pub rule: String,
     /// One a column; `None` where the machine has no result for the trial.
     pub cells: Vec<Option<Cell>>,
@@ -79,7 +79,7 @@ impl Matrix {
     pub fn from_records(files: &[(PathBuf, Vec<TrialRecord>)]) -> Matrix {
         let mut columns: Vec<Machine> = Vec::new();
         let mut sources: Vec<Vec<String>> = Vec::new();
-        let mut cells: BTreeMap<String, (String, String, BTreeMap<usize, Cell>)> = BTreeMap::new();
+        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Cell>> = BTreeMap::new();
         for (path, records) in files {
             let default = file_machine(path, records);
             let fallback = path
@@ -101,10 +101,7 @@ impl Matrix {
                 if !sources[col].contains(&src) {
                     sources[col].push(src);
                 }
-                let e = cells
-                    .entry(r.trial.clone())
-                    .or_insert_with(|| (r.tier.clone(), r.rule.clone(), BTreeMap::new()));
-                e.2.insert(
+                cells.entry(r.trial.clone()).or_default().insert(
                     col,
                     Cell {
                         status: r.status,
@@ -115,10 +112,10 @@ impl Matrix {
         }
         let rows = cells
             .into_iter()
-            .map(|(trial, (tier, rule, by_col))| MatrixRow {
+            .map(|(trial, by_col)| MatrixRow {
+                tier: trial.tier,
+                rule: trial.rule.clone(),
                 trial,
-                tier,
-                rule,
                 cells: (0..columns.len())
                     .map(|i| by_col.get(&i).cloned())
                     .collect(),
@@ -175,7 +172,7 @@ impl Matrix {
         s += &"---|".repeat(self.columns.len());
         s += "\n";
         for r in &self.rows {
-            s += &format!("| {} |", cell(&r.trial));
+            s += &format!("| {} |", cell(&r.trial.to_string()));
             for c in &r.cells {
                 match c {
                     Some(c) => s += &format!(" {} |", c.status),
@@ -194,12 +191,8 @@ mod tests {
     use gridcheck_report::Environment;
 
     fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
-        let rule = trial.split('/').rev().nth(1).unwrap_or("").to_string();
         TrialRecord {
-            trial: trial.into(),
-            tier: trial.split('/').next().unwrap().into(),
-            rule,
-            test: "t".into(),
+            trial: trial.parse().unwrap(),
             status,
             message: format!("{status} msg"),
             model: None,
@@ -212,6 +205,8 @@ mod tests {
                 nvcc: Some("13.0.88".into()),
                 driver_version: Some("580.1".into()),
             }),
+            test_hash: None,
+            commit: None,
         }
     }
 
@@ -231,7 +226,7 @@ mod tests {
         let gpus: Vec<&str> = m.columns.iter().map(|c| c.gpu.as_str()).collect();
         assert_eq!(gpus, ["H100", "H200"]);
         assert_eq!(m.columns[0].driver, "580.1");
-        let trials: Vec<&str> = m.rows.iter().map(|r| r.trial.as_str()).collect();
+        let trials: Vec<String> = m.rows.iter().map(|r| r.trial.to_string()).collect();
         assert_eq!(
             trials,
             ["gpu/sm_90/r.a/t", "gpu/sm_90/r.b/t", "model/r.a/t"]

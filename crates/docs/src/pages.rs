@@ -5,12 +5,11 @@
 use std::collections::BTreeMap;
 
 use gridcheck_report::{Status, TrialRecord};
-use gridcheck_spec::TestBody;
 
+use crate::context::{Ctx, seed_path};
 use crate::coverage::Coverage;
-use crate::rule_page::{quote_block, reproduce, source_line, status_badges};
+use crate::fragments::status_badges;
 use crate::sections::SeedGroup;
-use crate::site::{Ctx, seed_path};
 use crate::summary::counts;
 use crate::svg::{self, Bar, Chart};
 use crate::text::{badge, cell, code, fenced, html, rule_path};
@@ -101,13 +100,7 @@ pub(crate) fn index(ctx: &Ctx) -> String {
         }
         s += "\n";
     }
-    let n_disc = ctx.inputs.xfails.len()
-        + ctx
-            .latest
-            .iter()
-            .flat_map(|r| &r.records)
-            .filter(|r| is_unlisted_problem(ctx, r))
-            .count();
+    let n_disc = crate::discrepancies::facts(ctx).len();
     s += &format!(
         "Where the guide and a GPU or compiler disagree: [**Discrepancies**](discrepancies.md) \
          ({n_disc} entries, with the evidence and the command that reproduces each). Also: \
@@ -213,6 +206,7 @@ count); compile tests check that nvcc accepts, rejects or warns.
 | <span class="gc-status gc-quality-warning">quality-warning</span> | allowed but never observed, or an unmodeled state |
 | <span class="gc-status gc-not-supported">not-supported</span> | this machine cannot run it (CDP1 needs compute capability below 9.0; PDL needs 9.0) |
 | <span class="gc-status gc-not-run">not-run</span> | not run for another reason (no nvcc, not built); the message says which |
+| <span class="gc-status gc-stale">stale</span> | beside a status: the test has changed since the run that recorded it (the record carries the test's hash); run it again |
 | <span class="gc-status gc-timeout">timeout</span>, <span class="gc-status gc-crash">crash</span> | the trial's process was killed after its time limit, or died |
 
 A trial that did not run is never shown as passed. A rule with no runnable
@@ -230,167 +224,6 @@ allows an outcome this GPU was not seen to produce: code that relies on its
 absence works here today, but the guide does not promise it.
 "#
     .to_string()
-}
-
-/// A fail, crash, timeout or quality warning in the latest runs that no
-/// expectations file lists.
-fn is_unlisted_problem(ctx: &Ctx, r: &TrialRecord) -> bool {
-    matches!(
-        r.status,
-        Status::Fail | Status::Crash | Status::Timeout | Status::QualityWarning
-    ) && !ctx.inputs.xfails.iter().any(|x| x.trial == r.trial)
-}
-
-fn histogram_for(ctx: &Ctx, r: &TrialRecord, gpu: &str) -> String {
-    let (Some(hw), Some(t)) = (&r.hardware, ctx.inputs.spec.test(&r.test)) else {
-        return String::new();
-    };
-    let TestBody::Litmus(l) = &t.body else {
-        return String::new();
-    };
-    let title = format!("{} on {gpu}: observation {}", r.test, hw.observation);
-    format!(
-        "<div class=\"gc-plot\">{}</div>\n\n",
-        svg::histogram(l, hw, &title)
-    )
-}
-
-fn rule_head(ctx: &Ctx, rule_id: &str) -> String {
-    match ctx.inputs.spec.rule(rule_id) {
-        Some(rule) => format!("{}\n{}\n", quote_block(rule), source_line(rule, "")),
-        None => format!("Rule `{rule_id}` is not in the spec.\n\n"),
-    }
-}
-
-pub(crate) fn discrepancies(ctx: &Ctx) -> String {
-    let mut s = String::from("# Discrepancies between the guide and the hardware\n\n");
-    s += "Where a GPU, its driver or nvcc does not do what the guide says. **Known** \
-          discrepancies are listed in `conformance/expectations/` with the evidence and reported \
-          `xfail`; **failures** and **quality warnings** are those of the newest run of each GPU \
-          that no expectations file lists. Each entry gives the rule's words, what was observed \
-          and the command that reproduces it.\n\n";
-    let unlisted: Vec<(&crate::results::Run, &TrialRecord)> = ctx
-        .latest
-        .iter()
-        .flat_map(|run| run.records.iter().map(move |r| (*run, r)))
-        .filter(|(_, r)| is_unlisted_problem(ctx, r))
-        .collect();
-    let (failures, warnings): (Vec<_>, Vec<_>) = unlisted
-        .into_iter()
-        .partition(|(_, r)| r.status != Status::QualityWarning);
-
-    s += "| # | rule | test | kind | applies to | status |\n|---|---|---|---|---|---|\n";
-    let mut n = 0;
-    for x in &ctx.inputs.xfails {
-        n += 1;
-        let seen = ctx
-            .latest
-            .iter()
-            .find_map(|run| run.records.iter().rev().find(|r| r.trial == x.trial))
-            .map_or("not in the latest results".to_string(), |r| badge(r.status));
-        s += &format!(
-            "| [{n}](#d{n}) | [{r}]({p}) | {} | known | {} | {seen} |\n",
-            code(x.test()),
-            x.applies_to,
-            r = x.rule(),
-            p = rule_path(x.rule())
-        );
-    }
-    for (kind, list) in [("failure", &failures), ("quality warning", &warnings)] {
-        for (run, r) in list.iter() {
-            n += 1;
-            s += &format!(
-                "| [{n}](#d{n}) | [{}]({}) | {} | {kind} | {} | {} |\n",
-                r.rule,
-                rule_path(&r.rule),
-                code(&r.test),
-                html(&run.machine.gpu),
-                badge(r.status)
-            );
-        }
-    }
-    s += "\n";
-
-    let mut n = 0;
-    s += "## Known discrepancies\n\n";
-    if ctx.inputs.xfails.is_empty() {
-        s += "None listed.\n\n";
-    }
-    for x in &ctx.inputs.xfails {
-        n += 1;
-        s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(x.rule()));
-        s += &format!(
-            "Trial {} · listed for **{}** in `{}`\n\n",
-            code(&x.trial),
-            x.applies_to,
-            x.file
-        );
-        s += &rule_head(ctx, x.rule());
-        s += &format!(
-            "\n**Evidence** (from `{}`): {}\n\n",
-            x.file,
-            html(&x.reason)
-        );
-        let seen = ctx.latest.iter().find_map(|run| {
-            run.records
-                .iter()
-                .rev()
-                .find(|r| r.trial == x.trial)
-                .map(|r| (run, r))
-        });
-        match seen {
-            Some((run, r)) => {
-                s += &format!(
-                    "**Observed** in the run of {} on {}: {}\n\n{}",
-                    run.date,
-                    html(&run.machine.label()),
-                    badge(r.status),
-                    fenced("text", &r.message)
-                );
-                s += "\n";
-                s += &histogram_for(ctx, r, &run.machine.gpu);
-            }
-            None => s += "**Observed**: this trial is not in the latest results.\n\n",
-        }
-        s += &reproduce(&x.trial);
-        s += "\n";
-    }
-    for (heading, list, none) in [
-        (
-            "Failures in the latest results",
-            &failures,
-            "None: no unlisted fail, crash or timeout in the newest run of any GPU.",
-        ),
-        ("Quality warnings in the latest results", &warnings, "None."),
-    ] {
-        s += &format!("## {heading}\n\n");
-        if list.is_empty() {
-            s += &format!("{none}\n\n");
-        } else if heading.starts_with("Quality") {
-            s += "Not violations: the guide allows something the GPU was not seen to do, or the \
-                  GPU reached a state the model cannot (see [How to read a verdict](reading-a-verdict.md)).\n\n";
-        }
-        for (run, r) in list.iter() {
-            n += 1;
-            s += &format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(&r.rule));
-            s += &format!(
-                "Trial {} on {}\n\n",
-                code(&r.trial),
-                html(&run.machine.label())
-            );
-            s += &rule_head(ctx, &r.rule);
-            s += &format!(
-                "\n**Observed** in the run of {}: {}\n\n{}\n",
-                run.date,
-                badge(r.status),
-                fenced("text", &r.message)
-            );
-            s += &histogram_for(ctx, r, &run.machine.gpu);
-            s += &reproduce(&r.trial);
-            s += "\n";
-        }
-    }
-    s
 }
 
 pub(crate) fn coverage(ctx: &Ctx) -> String {

@@ -79,7 +79,7 @@ pub struct Run {
 impl Run {
     /// The records of one rule, in file order.
     pub fn of_rule<'a>(&'a self, rule: &'a str) -> impl Iterator<Item = &'a TrialRecord> + 'a {
-        self.records.iter().filter(move |r| r.rule == rule)
+        self.records.iter().filter(move |r| r.trial.rule == rule)
     }
 
     /// The path of its results file relative to `root` (for pages).

@@ -3,124 +3,17 @@
 //! threads, the model's verdict and reachable states, the hardware histogram
 //! as a plot and the litmus7 block, and the generated kernel.
 
-use gridcheck_report::{ModelSummary, Status, TrialRecord, litmus_block};
+use gridcheck_report::{ModelSummary, Subject, Tier, TrialRecord, litmus_block};
 use gridcheck_spec::{
     CompileExpect, KernelLaunch, Litmus, Rule, RuntimeExpect, Test, TestBody, Verdict, render_state,
 };
 
+use crate::context::Ctx;
+use crate::discrepancies::ran;
+use crate::fragments::{quote_block, source_line, status_badges, status_of};
 use crate::results::Run;
-use crate::site::{Ctx, seed_path};
 use crate::svg;
-use crate::text::{badge, cell, code, fenced, html, severity};
-
-/// The quote as a block, paragraph breaks kept.
-pub(crate) fn quote_block(rule: &Rule) -> String {
-    let paras: Vec<String> = rule
-        .quote
-        .split("\n\n")
-        .map(|p| inline_code(&html(p.trim())))
-        .filter(|p| !p.is_empty())
-        .map(|p| format!("<p>{p}</p>"))
-        .collect();
-    format!(
-        "<blockquote class=\"gc-quote\">{}</blockquote>\n",
-        paras.join("")
-    )
-}
-
-/// Backquoted spans of escaped text as `<code>`; an unpaired backquote stays.
-fn inline_code(escaped: &str) -> String {
-    if escaped.matches('`').count() % 2 == 1 {
-        return escaped.to_string();
-    }
-    let parts: Vec<&str> = escaped.split('`').collect();
-    parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            if i % 2 == 1 {
-                format!("<code>{p}</code>")
-            } else {
-                p.to_string()
-            }
-        })
-        .collect()
-}
-
-/// "Source: <seed title>, section <section>" with a link to the seed page.
-/// `prefix` leads from the current page to the book's root (`../`).
-pub(crate) fn source_line(rule: &Rule, prefix: &str) -> String {
-    let (title, url) = crate::sections::seed_title(&rule.source.seed);
-    let doc = match url {
-        Some(u) => format!("[{}]({u})", cell(&title)),
-        None => cell(&title),
-    };
-    format!(
-        "<span class=\"gc-source\">Source: {doc}, section **{}** (seed [{}]({prefix}{}))</span>\n",
-        cell(&rule.source.section),
-        rule.source.seed,
-        seed_path(&rule.source.seed)
-    )
-}
-
-/// The worst status of a rule's trials in a run, `None` when the run has no
-/// trial of the rule.
-pub(crate) fn worst(run: &Run, rule: &str) -> Option<Status> {
-    run.of_rule(rule)
-        .map(|r| r.status)
-        .max_by_key(|s| severity(*s))
-}
-
-/// The rule's status badges, one per latest run (or why there is none).
-pub(crate) fn status_badges(ctx: &Ctx, rule: &Rule) -> String {
-    if let Some(u) = &rule.untested {
-        return format!(
-            "<span class=\"gc-status gc-untested\">{}</span>",
-            u.status.as_str()
-        );
-    }
-    let b: Vec<String> = ctx
-        .latest
-        .iter()
-        .filter_map(|run| {
-            worst(run, &rule.id).map(|s| {
-                if ctx.latest.len() > 1 {
-                    format!("{} {}", badge(s), html(&run.machine.gpu))
-                } else {
-                    badge(s)
-                }
-            })
-        })
-        .collect();
-    if b.is_empty() {
-        "<span class=\"gc-status gc-no-results\">no results</span>".to_string()
-    } else {
-        b.join(" ")
-    }
-}
-
-/// How to run one trial again, here and through a GPU bundle.
-pub(crate) fn reproduce(trial: &str) -> String {
-    let tier = trial.split('/').next().unwrap_or("");
-    let mut s = String::from("Reproduce:\n\n");
-    s += &fenced(
-        "sh",
-        &format!("cargo xtask conformance --tier {tier} -- --exact {trial}"),
-    );
-    if tier == "gpu" {
-        s += "\nor on a GPU machine without Rust, with a bundle built here:\n\n";
-        s += &fenced(
-            "sh",
-            &format!(
-                "cargo xtask gpu-bundle        # here; then copy the checkout with .gpu-bundle/\n\
-                 OUT=target/repro bash conformance/gpu-run.sh --tier gpu --exact {trial}   # there"
-            ),
-        );
-    } else if tier == "static" {
-        s += "\n(the compile tier needs nvcc, not a GPU).\n";
-    }
-    s
-}
+use crate::text::{cell, code, fenced, html};
 
 fn verdict_words(v: Verdict) -> &'static str {
     match v {
@@ -202,11 +95,11 @@ fn model_section(l: &Litmus, m: &ModelSummary, from: &str) -> String {
     s
 }
 
-fn find<'a>(run: &'a Run, tier: &str, rule: &str, test: &str) -> Option<&'a TrialRecord> {
+fn find<'a>(run: &'a Run, tier: Tier, rule: &str, test: &str) -> Option<&'a TrialRecord> {
     run.records
         .iter()
         .rev()
-        .find(|r| r.tier == tier && r.rule == rule && r.test == test)
+        .find(|r| r.trial.tier == tier && r.trial.rule == rule && r.trial.test == test)
 }
 
 fn generated_kernel(ctx: &Ctx, test: &Test) -> String {
@@ -254,8 +147,8 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                 verdict_words(l.expect)
             );
             let model = ctx.latest.iter().find_map(|run| {
-                find(run, "model", &rule.id, &test.name)
-                    .or_else(|| find(run, "gpu", &rule.id, &test.name))
+                find(run, Tier::Model, &rule.id, &test.name)
+                    .or_else(|| find(run, Tier::Gpu, &rule.id, &test.name))
                     .and_then(|r| r.model.as_ref().map(|m| (run, r, m)))
             });
             match model {
@@ -266,14 +159,14 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
             }
             s += "\n";
             for run in &ctx.latest {
-                let Some(r) = find(run, "gpu", &rule.id, &test.name) else {
+                let Some(r) = find(run, Tier::Gpu, &rule.id, &test.name) else {
                     continue;
                 };
                 s += &format!(
                     "**Hardware: {}** ({}): {}\n\n",
                     html(&run.machine.label()),
                     run.date,
-                    badge(r.status)
+                    status_of(ctx, r)
                 );
                 match &r.hardware {
                     Some(hw) => {
@@ -288,7 +181,7 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
                         s += &format!("{}\n\n", html(&r.message));
                         s += &format!(
                             "<details><summary>litmus7 block</summary>\n\n{}\n</details>\n\n",
-                            fenced("text", &litmus_block(l, hw))
+                            fenced("text", &litmus_block(&test.name, l, hw))
                         );
                     }
                     None => s += &format!("{}\n\n", html(&r.message)),
@@ -354,12 +247,12 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
             s += &fenced("cpp", &c.source);
             s += "\n";
             for run in &ctx.latest {
-                if let Some(r) = find(run, "static", &rule.id, &test.name) {
+                if let Some(r) = find(run, Tier::Static, &rule.id, &test.name) {
                     s += &format!(
                         "**Compiler** (run of {} on {}): {} {}\n\n",
                         run.date,
                         html(&run.machine.gpu),
-                        badge(r.status),
+                        status_of(ctx, r),
                         html(r.message.lines().next().unwrap_or(""))
                     );
                 }
@@ -381,12 +274,12 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
 fn hardware_lines(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
     let mut s = String::new();
     for run in &ctx.latest {
-        if let Some(r) = find(run, "gpu", &rule.id, &test.name) {
+        if let Some(r) = find(run, Tier::Gpu, &rule.id, &test.name) {
             s += &format!(
                 "**Hardware: {}** ({}): {} {}\n\n",
                 html(&run.machine.label()),
                 run.date,
-                badge(r.status),
+                status_of(ctx, r),
                 html(&r.message)
             );
         }
@@ -415,16 +308,21 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
             html(u.reason.trim())
         );
     }
-    let listed: Vec<&crate::expectations::Xfail> = ctx
+    let listed = ctx
         .inputs
         .xfails
         .iter()
-        .filter(|x| x.rule() == rule.id)
-        .collect();
-    if !listed.is_empty() {
+        .filter(|x| {
+            matches!(&x.subject, Subject::Trial(t) if t.rule == rule.id)
+                || ctx.latest.iter().any(|run| {
+                    run.of_rule(&rule.id)
+                        .any(|r| x.subject.covers(&r.trial) && ran(r))
+                })
+        })
+        .count();
+    if listed > 0 {
         s += &format!(
-            "**Known discrepancy**: see [Discrepancies](../discrepancies.md) ({} listed).\n\n",
-            listed.len()
+            "**Known discrepancy**: see [Discrepancies](../discrepancies.md) ({listed} listed).\n\n"
         );
     }
     s += "## Status\n\n";
@@ -447,10 +345,10 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
         for r in recs {
             s += &format!(
                 "| {} | [{}](#{}) | {} | {} |\n",
-                r.tier,
-                r.test,
-                r.test,
-                badge(r.status),
+                r.trial.tier,
+                r.trial.test,
+                r.trial.test,
+                status_of(ctx, r),
                 cell(&r.message)
             );
         }
@@ -481,34 +379,4 @@ fn expected_outputs(checks: &[(String, gridcheck_spec::Check)]) -> String {
         s += &format!("| `{name}` | {} |\n", code(&check.text));
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backquotes_become_code() {
-        assert_eq!(inline_code("a `b` c"), "a <code>b</code> c");
-        assert_eq!(inline_code("a `b c"), "a `b c");
-        assert_eq!(inline_code("plain"), "plain");
-    }
-
-    #[test]
-    fn reproduce_names_the_tier_and_the_bundle_way() {
-        let g = reproduce("gpu/sm_90/r.a/t");
-        assert!(
-            g.contains("cargo xtask conformance --tier gpu -- --exact gpu/sm_90/r.a/t"),
-            "{g}"
-        );
-        assert!(
-            g.contains("bash conformance/gpu-run.sh --tier gpu --exact gpu/sm_90/r.a/t"),
-            "{g}"
-        );
-        let s = reproduce("static/r.a/t");
-        assert!(
-            s.contains("--tier static -- --exact static/r.a/t") && !s.contains("gpu-run"),
-            "{s}"
-        );
-    }
 }

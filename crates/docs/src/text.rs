@@ -79,18 +79,9 @@ pub fn rule_path(id: &str) -> String {
     format!("rules/{id}.md")
 }
 
-/// A slug for anchors and file names: lowercase alphanumerics and `-`.
-pub fn slug(s: &str) -> String {
-    let t: String = s
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    t.split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
-}
+/// A slug for anchors and file names: lowercase alphanumerics and `-` (the
+/// same function names a GPU's results and expectations files).
+pub use gridcheck_report::slug;
 
 #[cfg(test)]
 mod tests {

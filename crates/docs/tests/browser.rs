@@ -191,9 +191,9 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
             let test = rule.tests.iter().find_map(|t| {
                 let t = inputs.spec.test(t)?;
                 let ran = latest.iter().any(|run| {
-                    run.records
-                        .iter()
-                        .any(|r| r.rule == rule.id && r.test == t.name && r.hardware.is_some())
+                    run.records.iter().any(|r| {
+                        r.trial.rule == rule.id && r.trial.test == t.name && r.hardware.is_some()
+                    })
                 });
                 (matches!(t.body, TestBody::Litmus(_)) && ran).then_some(t)
             })?;
@@ -215,7 +215,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
     let model = latest
         .iter()
         .flat_map(|run| &run.records)
-        .find(|r| r.rule == rule.id && r.test == test.name && r.model.is_some())
+        .find(|r| r.trial.rule == rule.id && r.trial.test == test.name && r.model.is_some())
         .and_then(|r| r.model.as_ref())
         .expect("a model result");
     assert!(
@@ -244,28 +244,43 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
         !inputs.xfails.is_empty(),
         "the checkout lists known discrepancies"
     );
+    let latest = gridcheck_docs::results::latest(&inputs.runs);
     for x in &inputs.xfails {
-        assert!(disc.contains(&x.trial), "{} listed", x.trial);
+        let subject = x.subject.to_string();
+        assert!(disc.contains(&subject), "{subject} listed");
         assert!(
             disc.contains(&fold(&x.reason)),
-            "the evidence for {}",
-            x.trial
+            "the evidence for {subject}"
         );
-        let tier = x.trial.split('/').next().unwrap();
+        let covered: Vec<&gridcheck_report::TrialRecord> = latest
+            .iter()
+            .flat_map(|run| &run.records)
+            .filter(|r| {
+                x.subject.covers(&r.trial)
+                    && !matches!(
+                        r.status,
+                        gridcheck_report::Status::NotSupported | gridcheck_report::Status::NotRun
+                    )
+            })
+            .collect();
+        let first = covered
+            .first()
+            .unwrap_or_else(|| panic!("{subject} covers no trial"));
         assert!(
             disc.contains(&format!(
-                "cargo xtask conformance --tier {tier} -- --exact {}",
-                x.trial
+                "cargo xtask conformance --tier {} -- --exact {}",
+                first.trial.tier, first.trial
             )),
-            "the command reproducing {}",
-            x.trial
+            "the command reproducing {subject}"
         );
-        if let Some(rule) = inputs.spec.rule(x.rule()) {
-            assert!(
-                disc.contains(&fold(&rule.quote.replace('`', ""))),
-                "the quote of {}",
-                rule.id
-            );
+        for r in &covered {
+            if let Some(rule) = inputs.spec.rule(&r.trial.rule) {
+                assert!(
+                    disc.contains(&fold(&rule.quote.replace('`', ""))),
+                    "the quote of {}",
+                    rule.id
+                );
+            }
         }
     }
     screenshot(

@@ -68,17 +68,38 @@ fn pages_say_what_the_records_hold() {
     }
     let disc = src.page("discrepancies.md").unwrap();
     for x in &inputs.xfails {
+        let subject = x.subject.to_string();
         assert!(
-            disc.contains(&x.trial),
-            "{} on the discrepancies page",
-            x.trial
+            disc.contains(&format!("`{subject}`")),
+            "{subject} on the discrepancies page"
         );
-        let tier = x.trial.split('/').next().unwrap();
+        // Reproduced by one of the trials the entry covers.
+        let covered = latest
+            .iter()
+            .flat_map(|run| &run.records)
+            .find(|r| {
+                x.subject.covers(&r.trial)
+                    && !matches!(r.status, Status::NotSupported | Status::NotRun)
+            })
+            .unwrap_or_else(|| panic!("{subject} covers no trial that ran in the latest runs"));
         assert!(disc.contains(&format!(
-            "cargo xtask conformance --tier {tier} -- --exact {}",
-            x.trial
+            "cargo xtask conformance --tier {} -- --exact {}",
+            covered.trial.tier, covered.trial
         )));
     }
+    // Each hardware fact once: one section a known entry, and one a test
+    // (per run) for the problems no entry covers, however many rules list it.
+    let sections = disc.matches("<h3 id=\"d").count();
+    let mut unlisted = std::collections::BTreeSet::new();
+    for run in &latest {
+        for r in run.records.iter().filter(|r| {
+            matches!(r.status, Status::Fail | Status::QualityWarning)
+                && !inputs.xfails.iter().any(|x| x.subject.covers(&r.trial))
+        }) {
+            unlisted.insert((run.slug.clone(), r.trial.test_key()));
+        }
+    }
+    assert_eq!(sections, inputs.xfails.len() + unlisted.len(), "{disc}");
     for run in &latest {
         for r in run
             .records
@@ -86,7 +107,8 @@ fn pages_say_what_the_records_hold() {
             .filter(|r| r.status == Status::QualityWarning)
         {
             assert!(
-                disc.contains(&r.trial),
+                disc.contains(&format!("`{}`", r.trial.test_key()))
+                    && disc.contains(&format!("[{}](rules/{}.md)", r.trial.rule, r.trial.rule)),
                 "quality warning {} listed",
                 r.trial
             );
@@ -97,12 +119,12 @@ fn pages_say_what_the_records_hold() {
             .iter()
             .find(|r| r.status == Status::NotSupported)
         {
-            let page = src.page(&format!("rules/{}.md", r.rule)).unwrap();
-            assert!(page.contains("gc-not-supported"), "{}", r.rule);
+            let rule = &r.trial.rule;
+            let page = src.page(&format!("rules/{rule}.md")).unwrap();
+            assert!(page.contains("gc-not-supported"), "{rule}");
             assert!(
                 page.contains(&gridcheck_docs::text::cell(&r.message)),
-                "{}",
-                r.rule
+                "{rule}"
             );
         }
     }
@@ -140,4 +162,46 @@ fn benchmarks_page_plots_one_chart_per_group() {
         "{page}"
     );
     assert!(page.contains("a fixture, not a measurement"));
+}
+
+/// A record that carries its test's hash is marked stale on the rule page
+/// once the test has changed; with the current hash, or with none (records
+/// written before they carried one), it is not.
+#[test]
+fn a_result_of_a_changed_test_is_marked_stale() {
+    let mut inputs = common::inputs();
+    let Some((ri, ti)) = inputs.runs.iter().enumerate().find_map(|(ri, run)| {
+        run.records
+            .iter()
+            .position(|r| r.status == Status::Pass && r.trial.tier == gridcheck_report::Tier::Gpu)
+            .map(|ti| (ri, ti))
+    }) else {
+        eprintln!("no recorded GPU pass to mark");
+        return;
+    };
+    let (rule, test) = {
+        let r = &inputs.runs[ri].records[ti];
+        (r.trial.rule.clone(), r.trial.test.clone())
+    };
+    let page = |inputs: &gridcheck_docs::site::Inputs| {
+        let src = gridcheck_docs::site::render(inputs);
+        src.page(&format!("rules/{rule}.md")).unwrap().to_string()
+    };
+    let current = gridcheck_kernelgen::test_hash(inputs.spec.test(&test).unwrap());
+    for r in inputs
+        .runs
+        .iter_mut()
+        .flat_map(|run| run.records.iter_mut())
+    {
+        r.test_hash = None;
+    }
+    assert!(!page(&inputs).contains("gc-stale"), "no hash, no mark");
+    inputs.runs[ri].records[ti].test_hash = Some(current);
+    assert!(!page(&inputs).contains("gc-stale"), "the test is unchanged");
+    inputs.runs[ri].records[ti].test_hash = Some("0000000000000000".into());
+    let p = page(&inputs);
+    assert!(
+        p.contains("gc-stale\" title=\"the test has changed since this run\">stale"),
+        "{p}"
+    );
 }

@@ -19,14 +19,17 @@ fn escape(s: &str) -> String {
 /// One `<testsuite>` per tier, one `<testcase>` per trial: failures for
 /// fail, crash and timeout, `<skipped>` for trials that did not run.
 pub fn junit(records: &[TrialRecord]) -> String {
-    let mut tiers: Vec<&str> = records.iter().map(|r| r.tier.as_str()).collect();
+    let mut tiers: Vec<&str> = records.iter().map(|r| r.trial.tier.as_str()).collect();
     tiers.sort();
     tiers.dedup();
     let mut s = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gridcheck\">\n",
     );
     for tier in tiers {
-        let rs: Vec<&TrialRecord> = records.iter().filter(|r| r.tier == tier).collect();
+        let rs: Vec<&TrialRecord> = records
+            .iter()
+            .filter(|r| r.trial.tier.as_str() == tier)
+            .collect();
         let failures = rs
             .iter()
             .filter(|r| matches!(r.status, Status::Fail | Status::Crash | Status::Timeout))
@@ -42,8 +45,8 @@ pub fn junit(records: &[TrialRecord]) -> String {
         for r in rs {
             s += &format!(
                 "    <testcase classname=\"{}\" name=\"{}\">",
-                escape(&format!("{tier}.{}", r.rule)),
-                escape(&r.trial)
+                escape(&format!("{tier}.{}", r.trial.rule)),
+                escape(&r.trial.to_string())
             );
             match r.status {
                 Status::Fail | Status::Crash | Status::Timeout => {
@@ -78,26 +81,15 @@ mod tests {
     use super::*;
 
     fn rec(trial: &str, status: Status, message: &str) -> TrialRecord {
-        TrialRecord {
-            trial: trial.into(),
-            tier: trial.split('/').next().unwrap_or("").into(),
-            rule: "r".into(),
-            test: "t".into(),
-            status,
-            message: message.into(),
-            model: None,
-            hardware: None,
-            compile: None,
-            environment: None,
-        }
+        TrialRecord::new(trial.parse().unwrap(), status, message)
     }
 
     #[test]
     fn failures_skips_and_escaping() {
         let x = junit(&[
-            rec("gpu/a", Status::Fail, "x < 1 & \"y\""),
-            rec("gpu/b", Status::NotSupported, "no driver"),
-            rec("model/c", Status::Pass, "ok"),
+            rec("gpu/sm_90/r/a", Status::Fail, "x < 1 & \"y\""),
+            rec("gpu/sm_90/r/b", Status::NotSupported, "no driver"),
+            rec("model/r/c", Status::Pass, "ok"),
         ]);
         assert!(
             x.contains("<testsuite name=\"gpu\" tests=\"2\" failures=\"1\" skipped=\"1\">"),

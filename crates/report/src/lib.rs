@@ -14,14 +14,23 @@
 //! | Allowed   | Never             | quality-warning (*unobserved*) |
 //! | any       | a state the model cannot reach | quality-warning (*unmodeled*), unless already a failure |
 
+pub mod baseline;
+mod block;
+pub mod expectations;
 mod junit;
+mod record;
+mod trial;
 
+pub use block::litmus_block;
+pub use expectations::{Expectations, Xfail, slug};
 pub use junit::junit;
+pub use record::{CompileSummary, Environment, ModelSummary, Oracles, TrialRecord};
+pub use trial::{Subject, TestKey, Tier, TrialId};
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::{self, Write as _};
+use std::fmt;
 
-use gridcheck_spec::{Litmus, State, Verdict, render_state};
+use gridcheck_spec::{Litmus, State, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// What the hardware showed for a condition over many runs.
@@ -253,145 +262,6 @@ pub fn diff(verdict: Verdict, hw: &HardwareResult) -> Diff {
     Diff { status, findings }
 }
 
-/// The model's side of a litmus trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelSummary {
-    pub verdict: Verdict,
-    pub expected: Verdict,
-    pub states: Vec<State>,
-    pub executions: u64,
-    pub preemption_bound: Option<usize>,
-    pub elapsed_s: f64,
-    /// Both oracles' answers (absent in records made before the axiomatic
-    /// model existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oracles: Option<Oracles>,
-}
-
-/// The loom model and the axiomatic model on one test: `verdict` and
-/// `states` of the [`ModelSummary`] are those of `decided_by`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Oracles {
-    /// `both`, `axiomatic` or `loom`.
-    pub decided_by: String,
-    /// `same`, `loom-orders-writes`, `loom-bounded`, `single` or `conflict`.
-    pub agreement: String,
-    /// What the agreement means, in words.
-    pub note: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loom_verdict: Option<Verdict>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loom_error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub axiomatic_verdict: Option<Verdict>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub axiomatic_error: Option<String>,
-    /// Candidate executions the axiomatic model enumerated.
-    #[serde(default)]
-    pub candidates: u64,
-    /// States only one oracle reaches (beyond a pinned limit, a conflict).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub only_loom: Vec<State>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub only_axiomatic: Vec<State>,
-    /// The verdict if load buffering were allowed (the PTX memory model's
-    /// reading), when it differs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load_buffering_verdict: Option<Verdict>,
-}
-
-/// A compile test's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompileSummary {
-    pub nvcc: String,
-    pub command: String,
-    pub success: bool,
-    pub output: String,
-}
-
-/// Where a GPU trial ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Environment {
-    pub gpu: String,
-    pub sm: String,
-    /// The CUDA driver API version (`13.0`).
-    pub driver: String,
-    pub nvcc: Option<String>,
-    /// The installed driver's version (`580.159.04`), when the harness knows it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub driver_version: Option<String>,
-}
-
-/// One finished trial: a line of the results file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrialRecord {
-    pub trial: String,
-    pub tier: String,
-    pub rule: String,
-    pub test: String,
-    pub status: Status,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub model: Option<ModelSummary>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub hardware: Option<HardwareResult>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub compile: Option<CompileSummary>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub environment: Option<Environment>,
-}
-
-impl TrialRecord {
-    pub fn to_json_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(
-                "{{\"trial\":{:?},\"error\":\"cannot serialize: {e}\"}}",
-                self.trial
-            )
-        })
-    }
-}
-
-/// The litmus7-style block for a hardware litmus trial.
-pub fn litmus_block(litmus: &Litmus, hw: &HardwareResult) -> String {
-    let order = litmus.observables();
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "  Histogram ({} states, {} instances, seed {:#x})",
-        hw.rows.len(),
-        hw.instances,
-        hw.seed
-    );
-    let mut rows: Vec<&Row> = hw.rows.iter().collect();
-    rows.sort_by_key(|r| std::cmp::Reverse(r.count));
-    for r in rows {
-        let mark = match (r.satisfies, r.modeled) {
-            (true, true) => "*>",
-            (false, true) => ":>",
-            (true, false) => "*!",
-            (false, false) => ":!",
-        };
-        let _ = writeln!(
-            s,
-            "  {:>12} {mark} {}",
-            r.count,
-            render_state(&order, &r.state)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "  Condition {} | Positive: {}, Negative: {} | Observation {} | {:.0} instances/s, {:.0} positive/s",
-        litmus.condition,
-        hw.positive,
-        hw.negative,
-        hw.observation,
-        hw.rate(),
-        hw.positive_rate()
-    );
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,7 +344,11 @@ tests:
 
     #[test]
     fn block_marks_satisfying_states() {
-        let b = litmus_block(&litmus(), &hw(&[(0, 7), (1, 3)], &[0]));
+        let b = litmus_block("t", &litmus(), &hw(&[(0, 7), (1, 3)], &[0]));
+        assert!(
+            b.starts_with("Test t forbidden\n  Histogram (2 states"),
+            "{b}"
+        );
         assert!(b.contains("3 *! k.t0.r0=1; x=0"), "{b}");
         assert!(b.contains("7 :> k.t0.r0=0; x=0"), "{b}");
         assert!(b.contains("Positive: 3, Negative: 7"), "{b}");
@@ -482,21 +356,20 @@ tests:
 
     #[test]
     fn records_round_trip_as_json() {
-        let r = TrialRecord {
-            trial: "gpu/sm_90/a/b".into(),
-            tier: "gpu".into(),
-            rule: "a".into(),
-            test: "b".into(),
-            status: Status::QualityWarning,
-            message: "m".into(),
-            model: None,
-            hardware: Some(hw(&[(0, 1)], &[0])),
-            compile: None,
-            environment: None,
-        };
+        let mut r = TrialRecord::new(TrialId::gpu("sm_90", "a", "b"), Status::QualityWarning, "m");
+        r.hardware = Some(hw(&[(0, 1)], &[0]));
         let line = r.to_json_line();
         assert!(line.contains("\"status\":\"quality-warning\""), "{line}");
+        assert!(
+            line.starts_with(
+                "{\"trial\":\"gpu/sm_90/a/b\",\"tier\":\"gpu\",\"rule\":\"a\",\"test\":\"b\","
+            ),
+            "{line}"
+        );
         let back: TrialRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, r);
+        let bad = line.replace("\"rule\":\"a\"", "\"rule\":\"z\"");
+        let e = serde_json::from_str::<TrialRecord>(&bad).unwrap_err();
+        assert!(e.to_string().contains("says tier `gpu`, rule `z`"), "{e}");
     }
 }

@@ -4,11 +4,11 @@
 //! [`crate::load`], which validates everything the types cannot express
 //! (unique ids, resolved references, well-formed operations and conditions).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 use crate::condition::Condition;
+pub use crate::state::{State, render_state};
 
 /// The whole spec: every rule and every test, in file order.
 #[derive(Debug, Clone)]
@@ -167,6 +167,12 @@ pub struct Test {
     pub description: Option<String>,
     pub body: TestBody,
     pub origin: Origin,
+    /// The 1-based line of the spec file where the first line of the test's
+    /// `source` (a runtime, host or compile test's program) is written (for
+    /// a `*alias`, where its anchor's text is); `None` when the test has no
+    /// source or the line cannot be found. Generated files point nvcc's
+    /// errors there (`#line`).
+    pub source_line: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -420,22 +426,6 @@ impl fmt::Display for StreamRef {
             StreamRef::Named(n) => n,
         })
     }
-}
-
-/// A final state: every observable's value, keyed as in
-/// [`Litmus::observables`].
-pub type State = BTreeMap<String, u32>;
-
-/// Renders a state as `child.t0.r0=1; x=1` in the given observable order.
-pub fn render_state(order: &[String], state: &State) -> String {
-    order
-        .iter()
-        .map(|k| match state.get(k) {
-            Some(v) => format!("{k}={v}"),
-            None => format!("{k}=?"),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// A compile-time test: a CUDA snippet that nvcc must accept, reject or warn about.

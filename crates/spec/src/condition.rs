@@ -15,8 +15,8 @@
 
 use std::fmt;
 
-use crate::ast::State;
 use crate::cuda_errors::cuda_error_value;
+use crate::state::State;
 
 /// `exists <expr>`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -418,6 +418,7 @@ impl Cx {
                 file: ie.file.to_path_buf(),
                 line: ie.from,
             },
+            source_line: ie.text.source_start(ie.from, ie.until),
         })
     }
 

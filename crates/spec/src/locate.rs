@@ -54,6 +54,49 @@ impl<'a> Text<'a> {
         })
     }
 
+    /// The line where the text of the `source:` key inside the entry
+    /// starting at `from` begins: the next line for a block scalar
+    /// (`source: |`), the key's own line for a scalar written after it; for
+    /// an alias (`source: *name`), where the anchor's (`&name`) text begins.
+    pub fn source_start(&self, from: usize, until: Option<usize>) -> Option<usize> {
+        let (line, col) = self.field("source", from, until)?;
+        self.value_start(line, col + "source:".len())
+    }
+
+    /// Where the value that starts at 1-based `line` and byte `col` (just
+    /// after a key's `:`) begins.
+    fn value_start(&self, line: usize, col: usize) -> Option<usize> {
+        let rest = self.lines.get(line - 1)?.get(col - 1..)?;
+        let rest = rest.split(" #").next().unwrap_or("").trim();
+        if let Some(alias) = rest.strip_prefix('*') {
+            let anchor = format!("&{}", alias.trim());
+            let (l, c) = (1..=self.lines.len()).find_map(|n| {
+                let text = self.lines[n - 1];
+                text.find(&anchor)
+                    .filter(|&c| {
+                        text[c + anchor.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(char::is_whitespace)
+                    })
+                    .map(|c| (n, c + 1))
+            })?;
+            return self.value_start(l, c + anchor.len());
+        }
+        // Past an anchor, what is left is the scalar or its block header.
+        let rest = match rest.strip_prefix('&') {
+            Some(a) => a
+                .split_once(char::is_whitespace)
+                .map_or("", |(_, r)| r.trim()),
+            None => rest,
+        };
+        if rest.is_empty() || rest.starts_with(['|', '>']) {
+            Some(line + 1)
+        } else {
+            Some(line)
+        }
+    }
+
     /// The position of key `field:` inside the entry starting at `from`.
     pub fn field(&self, field: &str, from: usize, until: Option<usize>) -> Option<Pos> {
         self.find(&format!("{field}:"), from, until)

@@ -9,9 +9,16 @@
 //! ```
 //! An rdc cubin that was not linked with cudadevrt fails to load with
 //! `CUDA_ERROR_NOT_FOUND`.
+//!
+//! Also where the checkout is (`root.rs`): decided at run time, so that a
+//! binary built in one checkout works on the checkout it is run for.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod root;
+
+pub use root::{checkout_of, checkout_root, resolve_root};
 
 /// A usable nvcc.
 #[derive(Debug, Clone)]

@@ -1,12 +1,26 @@
-//! The results file and the committed baseline (the same schema):
-//! `conformance/bench/baselines/<gpu-slug>.json`.
+//! The benchmarks' results file and the committed baseline (the same
+//! schema, version 1): `conformance/bench/baselines/<gpu-slug>.json`.
+//! `gridcheck-bench` writes and compares them, the site shows them; both
+//! read them here, so the site needs neither the benchmarks nor cudarc.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::Summary;
+pub use crate::slug;
+
+/// Median, 10th and 90th percentiles, min and max of a figure's samples
+/// (`gridcheck_bench::stats::summarize` computes them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub median: f64,
+    pub p10: f64,
+    pub p90: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
 
 pub const SCHEMA: u32 = 1;
 
@@ -78,22 +92,6 @@ impl Figure {
                 .collect(),
         }
     }
-}
-
-/// `NVIDIA H100 80GB HBM3` -> `nvidia-h100-80gb-hbm3`.
-pub fn slug(gpu: &str) -> String {
-    let mut out = String::new();
-    for c in gpu.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    while out.ends_with('-') {
-        out.pop();
-    }
-    out
 }
 
 /// Checks what serde cannot: the schema version, unique ids, finite and
@@ -215,12 +213,6 @@ mod tests {
             figures,
             notes: vec![],
         }
-    }
-
-    #[test]
-    fn slugs_match_the_results_folders() {
-        assert_eq!(slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
-        assert_eq!(slug("  NVIDIA  H200 (x) "), "nvidia-h200-x");
     }
 
     #[test]

@@ -1,0 +1,77 @@
+//! What every page is rendered from: the [`Inputs`] read from a checkout
+//! (spec, recorded runs, expectations, baselines) and the [`Ctx`] derived
+//! from them (the newest run of each GPU, the rules grouped by seed and
+//! section), and the paths pages link to.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gridcheck_report::{Expectations, Xfail};
+use gridcheck_spec::Spec;
+
+use crate::Result;
+use crate::bench::{self, Baseline};
+use crate::results::{self, Run};
+use crate::sections::{SeedGroup, group};
+use crate::text::slug;
+
+/// Everything a site is made from.
+#[derive(Debug)]
+pub struct Inputs {
+    /// The repository root (paths on pages are shown relative to it).
+    pub root: PathBuf,
+    pub spec: Spec,
+    /// The seed documents, for section order (see [`crate::sections`]).
+    pub seeds_dir: Option<PathBuf>,
+    /// Every recorded run.
+    pub runs: Vec<Run>,
+    pub xfails: Vec<Xfail>,
+    pub baselines: Vec<Baseline>,
+}
+
+impl Inputs {
+    /// Reads the recorded runs, the expectations and the baselines of the
+    /// checkout at `root` (`conformance/results`, `conformance/expectations`,
+    /// `conformance/bench/baselines`).
+    pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
+        Ok(Inputs {
+            runs: results::load_runs(&root.join("conformance/results"))?,
+            xfails: Expectations::load_all(&root.join("conformance/expectations"), root)?.entries,
+            baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
+            root: root.to_path_buf(),
+            spec,
+            seeds_dir,
+        })
+    }
+}
+
+/// What the pages are rendered from: the inputs, the newest run of each GPU
+/// and the rules grouped by seed and section.
+pub(crate) struct Ctx<'a> {
+    pub inputs: &'a Inputs,
+    pub latest: Vec<&'a Run>,
+    pub groups: Vec<SeedGroup<'a>>,
+    /// `gridcheck_kernelgen::test_hash` of every test of the spec, by name.
+    pub test_hashes: BTreeMap<&'a str, String>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(inputs: &'a Inputs) -> Ctx<'a> {
+        Ctx {
+            inputs,
+            latest: results::latest(&inputs.runs),
+            groups: group(&inputs.spec, inputs.seeds_dir.as_deref()),
+            test_hashes: inputs
+                .spec
+                .tests
+                .iter()
+                .map(|t| (t.name.as_str(), gridcheck_kernelgen::test_hash(t)))
+                .collect(),
+        }
+    }
+}
+
+/// The seed page's path under `src/`.
+pub fn seed_path(seed: &str) -> String {
+    format!("seeds/{}.md", slug(seed.trim_end_matches(".txt")))
+}

@@ -1,0 +1,360 @@
+//! The memory layout and launch plan of a litmus test: where each location,
+//! register and status word of an instance lives, and how each kernel is
+//! started. The generated code assumes it; the GPU runner provides it.
+
+use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
+
+use crate::plan::observes_errors;
+use crate::{LOC_STRIDE, STATUS_NOT_REACHED, STRESS_WARPS, WARP};
+
+/// A memory location of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub name: String,
+    pub init: u32,
+    /// Word offset within the instance's slot (`index * LOC_STRIDE`).
+    pub offset: u32,
+}
+
+/// A loaded register, in [`Litmus::observables`] order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Register {
+    /// `kernel.thread.reg`, the observable's name.
+    pub name: String,
+    pub kernel: String,
+    pub thread: String,
+    pub reg: String,
+}
+
+/// A kernel of the test and how it is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelPlan {
+    pub name: String,
+    pub launch: KernelLaunch,
+    /// Threads per block: the modeled warps, then [`STRESS_WARPS`] stress warps.
+    pub block_dim: u32,
+    /// Index of its "ran" word within an instance's status words.
+    pub status_word: u32,
+    /// Whether an instance counts only if this kernel ran: every kernel,
+    /// except a device kernel of a test that limits the launch pool (its
+    /// launch may fail, and the test observes that).
+    pub must_run: bool,
+}
+
+/// A device-side launch operation (one per device kernel).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceLaunch {
+    /// The launching kernel and thread.
+    pub parent: String,
+    pub thread: String,
+    /// The launched kernel.
+    pub child: String,
+    pub stream: StreamRef,
+    /// Index of the word that receives `cudaGetLastError()` after the launch.
+    pub status_word: u32,
+}
+
+/// What a block-scoped object is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)`.
+    Stream,
+    /// `cudaEventCreateWithFlags(&e, cudaEventDisableTiming)`.
+    Event,
+}
+
+impl ObjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectKind::Stream => "stream",
+            ObjectKind::Event => "event",
+        }
+    }
+}
+
+/// A named stream or an event of a kernel: each block of the kernel (one
+/// instance) creates its own in the kernel's prologue (thread 0, before the
+/// first barrier) and destroys it at the end, after a barrier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockObject {
+    pub kernel: String,
+    pub kind: ObjectKind,
+    pub name: String,
+    /// Index of the word that receives the creation's `cudaError_t`.
+    pub status_word: u32,
+}
+
+impl BlockObject {
+    /// The `__shared__` variable that holds it: `gc_stream_<name>` or
+    /// `gc_event_<name>`.
+    pub fn var(&self) -> String {
+        object_var(self.kind, &self.name)
+    }
+}
+
+pub(crate) fn object_var(kind: ObjectKind, name: &str) -> String {
+    format!("gc_{}_{name}", kind.as_str())
+}
+
+/// A device runtime call other than a launch whose result an instance
+/// records: `record` (`cudaEventRecord`), `waitevent`
+/// (`cudaStreamWaitEvent`) and `devicesync` (`cudaDeviceSynchronize`, CDP1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiCall {
+    pub kernel: String,
+    pub thread: String,
+    /// Index of the operation in the thread's program.
+    pub op_index: usize,
+    pub op: Op,
+    /// Index of the word that receives the call's `cudaError_t`.
+    pub status_word: u32,
+}
+
+/// A status word that holds a `cudaError_t` (initially
+/// [`STATUS_NOT_REACHED`]): what it reports on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorWord {
+    pub word: u32,
+    /// `parent.t0 `launch child s1``, `parent creating stream s1`, ...
+    pub what: String,
+}
+
+/// The memory layout and launch plan of a litmus test: what the generated
+/// code assumes and the runner must provide. All strides are in 32-bit words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// `mem[slot * slot_stride + loc.offset]`.
+    pub locations: Vec<Location>,
+    pub slot_stride: u32,
+    /// `regs[slot * reg_stride + index]`.
+    pub registers: Vec<Register>,
+    pub reg_stride: u32,
+    /// Kernels in declaration order; host kernels are launched in this order,
+    /// each with `instances` blocks of `block_dim` threads.
+    pub kernels: Vec<KernelPlan>,
+    /// Device launches, in kernel, thread and program order.
+    pub launches: Vec<DeviceLaunch>,
+    /// Named streams and events, per kernel, in order of first mention
+    /// (streams first).
+    pub objects: Vec<BlockObject>,
+    /// `record`, `waitevent` and `devicesync` operations, in kernel, thread
+    /// and program order.
+    pub calls: Vec<ApiCall>,
+    /// `status[slot * status_stride + word]`: first one "ran" word per
+    /// kernel, then one error word per device launch, per block object
+    /// (its creation) and per API call.
+    pub status_stride: u32,
+    /// Device launch operations of one instance (with or without an error
+    /// word).
+    pub launch_ops: u32,
+}
+
+impl Layout {
+    /// The kernels launched from the host, in launch order.
+    pub fn host_kernels(&self) -> impl Iterator<Item = &KernelPlan> {
+        self.kernels
+            .iter()
+            .filter(|k| matches!(k.launch, KernelLaunch::Host { .. }))
+    }
+
+    /// Device launches each instance may have pending at once (an upper
+    /// bound: all of them).
+    pub fn pending_launches_per_instance(&self) -> u32 {
+        self.launch_ops
+    }
+
+    /// Every status word that holds a `cudaError_t`, in word order: an
+    /// instance counts only if each of them is `cudaSuccess` (0).
+    pub fn error_words(&self) -> Vec<ErrorWord> {
+        let launches = self.launches.iter().map(|l| ErrorWord {
+            word: l.status_word,
+            what: format!(
+                "{}.{} `launch {} {}`",
+                l.parent, l.thread, l.child, l.stream
+            ),
+        });
+        let objects = self.objects.iter().map(|o| ErrorWord {
+            word: o.status_word,
+            what: format!("{} creating {} {}", o.kernel, o.kind.as_str(), o.name),
+        });
+        let calls = self.calls.iter().map(|c| ErrorWord {
+            word: c.status_word,
+            what: format!("{}.{} `{}`", c.kernel, c.thread, c.op),
+        });
+        launches.chain(objects).chain(calls).collect()
+    }
+
+    /// Initial contents of an instance's status words.
+    pub fn initial_status(&self) -> Vec<u32> {
+        let mut v = vec![0; self.status_stride as usize];
+        for e in self.error_words() {
+            v[e.word as usize] = STATUS_NOT_REACHED;
+        }
+        v
+    }
+
+    /// Initial contents of an instance's memory slot.
+    pub fn initial_slot(&self) -> Vec<u32> {
+        let mut v = vec![0; self.slot_stride as usize];
+        for l in &self.locations {
+            v[l.offset as usize] = l.init;
+        }
+        v
+    }
+}
+
+/// The layout of a litmus test.
+pub fn layout(litmus: &Litmus) -> Layout {
+    let locations: Vec<Location> = litmus
+        .memory
+        .iter()
+        .enumerate()
+        .map(|(i, (name, init))| Location {
+            name: name.clone(),
+            init: *init,
+            offset: i as u32 * LOC_STRIDE,
+        })
+        .collect();
+    let mut registers = Vec::new();
+    for k in &litmus.kernels {
+        for t in &k.threads {
+            for op in &t.ops {
+                if let Some(reg) = op.register() {
+                    let reg = reg.to_string();
+                    registers.push(Register {
+                        name: format!("{}.{}.{}", k.name, t.name, reg),
+                        kernel: k.name.clone(),
+                        thread: t.name.clone(),
+                        reg,
+                    });
+                }
+            }
+        }
+    }
+    let kernels: Vec<KernelPlan> = litmus
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let modeled = k
+                .threads
+                .iter()
+                .map(|t| t.index() as u32 + 1)
+                .max()
+                .unwrap_or(1);
+            KernelPlan {
+                name: k.name.clone(),
+                launch: k.launch,
+                block_dim: (modeled + STRESS_WARPS) * WARP,
+                status_word: i as u32,
+                must_run: k.launch != KernelLaunch::Device
+                    || litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none(),
+            }
+        })
+        .collect();
+    let mut launches = Vec::new();
+    for k in &litmus.kernels {
+        for t in &k.threads {
+            for op in &t.ops {
+                // In a test that observes errors, a launch's error is the
+                // thread's to read (or an expected outcome), not a reason to
+                // discard the instance.
+                if let Op::Launch { kernel, stream } = op
+                    && !observes_errors(litmus)
+                {
+                    launches.push(DeviceLaunch {
+                        parent: k.name.clone(),
+                        thread: t.name.clone(),
+                        child: kernel.clone(),
+                        stream: stream.clone(),
+                        status_word: (kernels.len() + launches.len()) as u32,
+                    });
+                }
+            }
+        }
+    }
+    let mut next = (kernels.len() + launches.len()) as u32;
+    let mut objects: Vec<BlockObject> = Vec::new();
+    for k in &litmus.kernels {
+        for kind in [ObjectKind::Stream, ObjectKind::Event] {
+            for name in kernel_objects(k, kind) {
+                objects.push(BlockObject {
+                    kernel: k.name.clone(),
+                    kind,
+                    name,
+                    status_word: next,
+                });
+                next += 1;
+            }
+        }
+    }
+    let mut calls = Vec::new();
+    for k in &litmus.kernels {
+        for t in &k.threads {
+            for (op_index, op) in t.ops.iter().enumerate() {
+                let checked = match op {
+                    Op::EventRecord { .. } | Op::StreamWaitEvent { .. } => true,
+                    Op::DeviceSynchronize { .. } => !observes_errors(litmus),
+                    _ => false,
+                };
+                if checked {
+                    calls.push(ApiCall {
+                        kernel: k.name.clone(),
+                        thread: t.name.clone(),
+                        op_index,
+                        op: op.clone(),
+                        status_word: next,
+                    });
+                    next += 1;
+                }
+            }
+        }
+    }
+    let launch_ops = litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+        .filter(|op| matches!(op, Op::Launch { .. }))
+        .count() as u32;
+    Layout {
+        launch_ops,
+        slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
+        locations,
+        reg_stride: registers.len().max(1) as u32,
+        registers,
+        status_stride: next.max(1),
+        kernels,
+        launches,
+        objects,
+        calls,
+    }
+}
+
+/// The named streams or the events a kernel's threads use, in order of
+/// first mention (thread order, then program order).
+fn kernel_objects(k: &gridcheck_spec::Kernel, kind: ObjectKind) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    for t in &k.threads {
+        for op in &t.ops {
+            match (kind, op) {
+                (ObjectKind::Stream, Op::Launch { stream, .. })
+                | (ObjectKind::Stream, Op::EventRecord { stream, .. })
+                | (ObjectKind::Stream, Op::StreamWaitEvent { stream, .. }) => {
+                    if let StreamRef::Named(n) = stream {
+                        add(n);
+                    }
+                }
+                (ObjectKind::Event, Op::EventRecord { event, .. })
+                | (ObjectKind::Event, Op::StreamWaitEvent { event, .. }) => add(event),
+                _ => {}
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,499 @@
+//! The CUDA of a litmus test: the header comment (the test, its kernels and
+//! its [`Layout`]), the declarations, then one `__global__` function a
+//! kernel: its prologue (memory and register pointers, the block's streams
+//! and events), one phase a `syncthreads`-separated part of its threads'
+//! programs (each modeled thread in its own warp, the stress warps beside
+//! them), and its epilogue.
+
+use std::fmt::{self, Write};
+
+use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
+
+use crate::emit::{header, to_string};
+use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
+use crate::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
+
+/// CUDA source for a litmus test. `spec_file` is the test's spec file
+/// relative to the repository root; `rule_ids` the rules that list the test.
+pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]) -> String {
+    let lay = layout(litmus);
+    to_string(|w| {
+        header(w, test, "", spec_file, rule_ids)?;
+        description(w, litmus, &lay)?;
+        declarations(w, test, litmus, &lay)?;
+        // Delay sites are numbered across the whole file.
+        let mut site = 0u32;
+        for (ki, (k, plan)) in litmus.kernels.iter().zip(&lay.kernels).enumerate() {
+            let e = KernelEmitter {
+                test,
+                lay: &lay,
+                kernel: k,
+                plan,
+                index: ki,
+            };
+            e.kernel(w, &mut site)?;
+        }
+        Ok(())
+    })
+}
+
+/// The header comment after the first lines: the condition, the kernels
+/// and their programs, and the layout.
+fn description(w: &mut impl Write, litmus: &Litmus, lay: &Layout) -> fmt::Result {
+    writeln!(
+        w,
+        "// Condition: {} (expected {})",
+        litmus.condition, litmus.expect
+    )?;
+    writeln!(w, "//")?;
+    writeln!(w, "// Kernels:")?;
+    for k in &litmus.kernels {
+        let launch = match k.launch {
+            KernelLaunch::Host { pdl: false } => "host".to_string(),
+            KernelLaunch::Host { pdl: true } => "host-pdl".to_string(),
+            KernelLaunch::Device => match litmus.launcher_of(&k.name) {
+                Some((pk, pt, s)) => {
+                    format!("device, from {}.{} into stream {s}", pk.name, pt.name)
+                }
+                None => "device".to_string(),
+            },
+        };
+        writeln!(w, "//   {} ({launch})", k.name)?;
+        for t in &k.threads {
+            let ops: Vec<String> = t.ops.iter().map(|o| o.to_string()).collect();
+            writeln!(w, "//     {}: [{}]", t.name, ops.join(", "))?;
+        }
+    }
+    writeln!(w, "//")?;
+    writeln!(
+        w,
+        "// Layout (words; ABI in kernels/include/gridcheck.cuh):"
+    )?;
+    for l in &lay.locations {
+        writeln!(
+            w,
+            "//   mem[slot * {} + {}] = {} (initially {})",
+            lay.slot_stride, l.offset, l.name, l.init
+        )?;
+    }
+    for (i, r) in lay.registers.iter().enumerate() {
+        writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?;
+    }
+    for k in &lay.kernels {
+        writeln!(
+            w,
+            "//   status[slot * {} + {}] = {} ran ({} threads per block)",
+            lay.status_stride, k.status_word, k.name, k.block_dim
+        )?;
+    }
+    for e in lay.error_words() {
+        writeln!(
+            w,
+            "//   status[slot * {} + {}] = error of {}",
+            lay.status_stride, e.word, e.what
+        )?;
+    }
+    writeln!(w)
+}
+
+/// The include, the strides and every kernel's declaration.
+fn declarations(w: &mut impl Write, test: &Test, litmus: &Litmus, lay: &Layout) -> fmt::Result {
+    writeln!(w, "#include \"gridcheck.cuh\"")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "static constexpr unsigned int kSlotStride = {}u;",
+        lay.slot_stride
+    )?;
+    writeln!(
+        w,
+        "static constexpr unsigned int kRegStride = {}u;",
+        lay.reg_stride
+    )?;
+    writeln!(
+        w,
+        "static constexpr unsigned int kStatusStride = {}u;",
+        lay.status_stride
+    )?;
+    writeln!(w)?;
+    for (k, plan) in litmus.kernels.iter().zip(&lay.kernels) {
+        let sym = kernel_symbol(&test.name, &k.name);
+        match k.launch {
+            KernelLaunch::Host { .. } => writeln!(
+                w,
+                "extern \"C\" __global__ void __launch_bounds__({}) {sym}(gc_params p);",
+                plan.block_dim
+            )?,
+            KernelLaunch::Device => writeln!(
+                w,
+                "extern \"C\" __global__ void __launch_bounds__({}) {sym}(gc_params p, unsigned int slot);",
+                plan.block_dim
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes one kernel's definition.
+struct KernelEmitter<'a> {
+    test: &'a Test,
+    lay: &'a Layout,
+    kernel: &'a Kernel,
+    plan: &'a KernelPlan,
+    /// The kernel's index: its "ran" status word.
+    index: usize,
+}
+
+impl KernelEmitter<'_> {
+    fn kernel(&self, w: &mut impl Write, site: &mut u32) -> fmt::Result {
+        let k = self.kernel;
+        let objects: Vec<&BlockObject> = self
+            .lay
+            .objects
+            .iter()
+            .filter(|o| o.kernel == k.name)
+            .collect();
+        self.prologue(w, &objects)?;
+        let split: Vec<Vec<Vec<(usize, &Op)>>> = k.threads.iter().map(|t| phases(&t.ops)).collect();
+        let n_phases = split.iter().map(Vec::len).max().unwrap_or(1);
+        if split.iter().any(|t| t.len() != n_phases) {
+            writeln!(
+                w,
+                "  // Threads of this kernel execute different numbers of syncthreads; a thread\n  // with fewer waits at the remaining barriers after its last operation."
+            )?;
+        }
+        for phase in 0..n_phases {
+            self.phase(w, &split, phase, n_phases, site)?;
+        }
+        self.epilogue(w, &objects)
+    }
+
+    /// The signature, the memory and register pointers, the block's
+    /// streams and events (created by thread 0), the register variables.
+    fn prologue(&self, w: &mut impl Write, objects: &[&BlockObject]) -> fmt::Result {
+        let k = self.kernel;
+        let sym = kernel_symbol(&self.test.name, &k.name);
+        writeln!(w)?;
+        writeln!(w, "// Kernel `{}`.", k.name)?;
+        match k.launch {
+            KernelLaunch::Host { .. } => {
+                writeln!(w, "extern \"C\" __global__ void {sym}(gc_params p) {{")?;
+                writeln!(w, "  const unsigned int slot = gc_slot(p, blockIdx.x);")?;
+            }
+            KernelLaunch::Device => {
+                writeln!(
+                    w,
+                    "extern \"C\" __global__ void {sym}(gc_params p, unsigned int slot) {{"
+                )?;
+            }
+        }
+        if self.plan.block_dim > MAX_BLOCK {
+            writeln!(
+                w,
+                "#error \"gridcheck: kernel `{}` needs {} threads per block (thread tN runs as threadIdx.x == N*32); use lower thread numbers\"",
+                k.name, self.plan.block_dim
+            )?;
+        }
+        let has_mem = k.threads.iter().any(|t| {
+            t.ops
+                .iter()
+                .any(|op| matches!(op, Op::Load { .. } | Op::Store { .. }))
+        });
+        if has_mem {
+            writeln!(
+                w,
+                "  volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;"
+            )?;
+        }
+        let has_loads = k
+            .threads
+            .iter()
+            .any(|t| t.ops.iter().any(|op| op.register().is_some()));
+        if has_loads {
+            writeln!(
+                w,
+                "  volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;"
+            )?;
+        }
+        writeln!(w, "  __shared__ unsigned int gc_arrived;")?;
+        if objects.is_empty() {
+            writeln!(w, "  if (threadIdx.x == 0u) gc_arrived = 0u;")?;
+        } else {
+            for o in objects {
+                let ty = match o.kind {
+                    ObjectKind::Stream => "cudaStream_t",
+                    ObjectKind::Event => "cudaEvent_t",
+                };
+                writeln!(w, "  __shared__ {ty} {};", o.var())?;
+            }
+            writeln!(
+                w,
+                "  if (threadIdx.x == 0u) {{  // this block's streams and events"
+            )?;
+            writeln!(w, "    gc_arrived = 0u;")?;
+            for o in objects {
+                let create = match o.kind {
+                    ObjectKind::Stream => "gc_create_stream",
+                    ObjectKind::Event => "gc_create_event",
+                };
+                writeln!(
+                    w,
+                    "    {} = {create}(p, kStatusStride, slot, {}u);",
+                    o.var(),
+                    o.status_word
+                )?;
+            }
+            writeln!(w, "  }}")?;
+        }
+        writeln!(w, "  __syncthreads();")?;
+        for t in &k.threads {
+            for op in &t.ops {
+                if let Some(reg) = op.register() {
+                    writeln!(w, "  unsigned int {}_{reg} = 0u;", t.name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One phase: each modeled thread's operations of the phase (and, in
+    /// the last phase, its register stores), the stress warps, and the
+    /// barrier that ends the phase.
+    fn phase(
+        &self,
+        w: &mut impl Write,
+        split: &[Vec<Vec<(usize, &Op)>>],
+        phase: usize,
+        n_phases: usize,
+        site: &mut u32,
+    ) -> fmt::Result {
+        let k = self.kernel;
+        writeln!(w, "  // Phase {phase}.")?;
+        let mut first = true;
+        for (t, tph) in k.threads.iter().zip(split) {
+            let tid = t.index() as u32 * WARP;
+            writeln!(
+                w,
+                "  {}if (threadIdx.x == {tid}u) {{  // {}",
+                if first { "" } else { "} else " },
+                t.name
+            )?;
+            first = false;
+            for &(op_index, op) in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
+                writeln!(w, "    // {op}")?;
+                writeln!(w, "    gc_delay(p, slot, {site}u);")?;
+                *site += 1;
+                self.op(w, t, op_index, op)?;
+            }
+            if phase + 1 == n_phases {
+                for op in &t.ops {
+                    if let Some(reg) = op.register() {
+                        let idx = self
+                            .lay
+                            .registers
+                            .iter()
+                            .position(|r| r.kernel == k.name && r.thread == t.name && r.reg == reg)
+                            .unwrap_or(0);
+                        writeln!(w, "    regs[{idx}u] = {}_{reg};", t.name)?;
+                    }
+                }
+            }
+            writeln!(w, "    gc_arrive(&gc_arrived);")?;
+        }
+        let first_stress = self.plan.block_dim - STRESS_WARPS * WARP;
+        let n_modeled = k.threads.len() as u32;
+        writeln!(
+            w,
+            "  {}if (threadIdx.x >= {first_stress}u) {{  // stress warps",
+            if first { "" } else { "} else " }
+        )?;
+        writeln!(
+            w,
+            "    gc_stress(p, slot, &gc_arrived, {}u, {phase}u);",
+            n_modeled * (phase as u32 + 1)
+        )?;
+        writeln!(w, "  }}")?;
+        if phase + 1 < n_phases {
+            writeln!(
+                w,
+                "  __syncthreads();  // syncthreads, executed by every thread of the block"
+            )?;
+        }
+        Ok(())
+    }
+
+    /// One operation of thread `t` (at `op_index` of its program).
+    fn op(&self, w: &mut impl Write, t: &Thread, op_index: usize, op: &Op) -> fmt::Result {
+        let lay = self.lay;
+        let k = self.kernel;
+        match op {
+            Op::Store { loc, value } => {
+                let off = location_offset(lay, loc);
+                writeln!(w, "    mem[{off}u] = {value}u;")
+            }
+            Op::Load { reg, loc } => {
+                let off = location_offset(lay, loc);
+                writeln!(w, "    {}_{reg} = mem[{off}u];", t.name)
+            }
+            Op::Launch { kernel, stream } => {
+                let child = lay.kernels.iter().find(|c| &c.name == kernel);
+                let block = child.map_or(WARP, |c| c.block_dim);
+                let word = lay
+                    .launches
+                    .iter()
+                    .find(|l| &l.child == kernel)
+                    .map_or(0, |l| l.status_word);
+                writeln!(
+                    w,
+                    "    {}<<<1, {block}{}>>>(p, slot);",
+                    kernel_symbol(&self.test.name, kernel),
+                    stream_expr(stream)
+                )?;
+                if lay.launches.iter().any(|l| &l.child == kernel) {
+                    writeln!(
+                        w,
+                        "    gc_record_launch(p, kStatusStride, slot, {word}u, cudaGetLastError());"
+                    )
+                } else {
+                    writeln!(w, "    // its error, if any, stays the thread's last error")
+                }
+            }
+            Op::Trigger => writeln!(w, "    cudaTriggerProgrammaticLaunchCompletion();"),
+            Op::GridDependencySync => writeln!(w, "    cudaGridDependencySynchronize();"),
+            Op::GetLastError { reg } => writeln!(
+                w,
+                "    {}_{reg} = (unsigned int)cudaGetLastError();",
+                t.name
+            ),
+            Op::PeekAtLastError { reg } => writeln!(
+                w,
+                "    {}_{reg} = (unsigned int)cudaPeekAtLastError();",
+                t.name
+            ),
+            Op::DeviceSynchronize { reg } => {
+                let word = call_word(lay, &k.name, &t.name, op_index);
+                writeln!(w, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900")?;
+                writeln!(
+                    w,
+                    "#error \"gridcheck: `devicesync` (device-side cudaDeviceSynchronize) is CDP1 only and does not compile under CDP2 (sm_90 and newer); this test needs an older GPU\""
+                )?;
+                writeln!(w, "#else")?;
+                if lay
+                    .calls
+                    .iter()
+                    .any(|c| c.kernel == k.name && c.thread == t.name && c.op_index == op_index)
+                {
+                    writeln!(
+                        w,
+                        "    gc_record_error(p, kStatusStride, slot, {word}u, cudaDeviceSynchronize());"
+                    )?;
+                    writeln!(w, "    (void)cudaGetLastError();")?;
+                } else if let Some(reg) = reg {
+                    writeln!(
+                        w,
+                        "    {}_{reg} = (unsigned int)cudaDeviceSynchronize();",
+                        t.name
+                    )?;
+                } else {
+                    writeln!(w, "    (void)cudaDeviceSynchronize();")?;
+                }
+                writeln!(w, "#endif")
+            }
+            Op::EventRecord { event, stream } => {
+                let word = call_word(lay, &k.name, &t.name, op_index);
+                writeln!(
+                    w,
+                    "    gc_record_error(p, kStatusStride, slot, {word}u, gc_event_record({}, {}));",
+                    object_var(ObjectKind::Event, event),
+                    stream_value(stream)
+                )
+            }
+            Op::StreamWaitEvent { stream, event } => {
+                let word = call_word(lay, &k.name, &t.name, op_index);
+                writeln!(
+                    w,
+                    "    gc_record_error(p, kStatusStride, slot, {word}u, gc_stream_wait_event({}, {}));",
+                    stream_value(stream),
+                    object_var(ObjectKind::Event, event)
+                )
+            }
+            Op::SyncThreads => unreachable!("split into phases"),
+        }
+    }
+
+    /// The block's streams and events destroyed after a barrier, then the
+    /// kernel's "ran" word.
+    fn epilogue(&self, w: &mut impl Write, objects: &[&BlockObject]) -> fmt::Result {
+        if !objects.is_empty() {
+            writeln!(
+                w,
+                "  __syncthreads();  // every thread is done with the block's streams and events"
+            )?;
+            writeln!(w, "  if (threadIdx.x == 0u) {{")?;
+            for o in objects {
+                let destroy = match o.kind {
+                    ObjectKind::Stream => "gc_destroy_stream",
+                    ObjectKind::Event => "gc_destroy_event",
+                };
+                writeln!(w, "    {destroy}({});", o.var())?;
+            }
+            writeln!(w, "  }}")?;
+        }
+        writeln!(
+            w,
+            "  if (threadIdx.x == 0u) gc_mark_ran(p, kStatusStride, slot, {}u);",
+            self.index
+        )?;
+        writeln!(w, "}}")
+    }
+}
+
+/// The word offset of a location within an instance's slot.
+fn location_offset(lay: &Layout, loc: &str) -> u32 {
+    lay.locations
+        .iter()
+        .find(|l| l.name == loc)
+        .map_or(0, |l| l.offset)
+}
+
+/// The status word of the `record`, `waitevent` or `devicesync` at
+/// `op_index` of a thread.
+fn call_word(lay: &Layout, kernel: &str, thread: &str, op_index: usize) -> u32 {
+    lay.calls
+        .iter()
+        .find(|c| c.kernel == kernel && c.thread == thread && c.op_index == op_index)
+        .map_or(0, |c| c.status_word)
+}
+
+/// One modeled thread's operations, with their program indices, split at
+/// its `syncthreads`.
+fn phases(ops: &[Op]) -> Vec<Vec<(usize, &Op)>> {
+    let mut out = vec![Vec::new()];
+    for (i, op) in ops.iter().enumerate() {
+        if *op == Op::SyncThreads {
+            out.push(Vec::new());
+        } else {
+            out.last_mut().expect("non-empty").push((i, op));
+        }
+    }
+    out
+}
+
+/// The `cudaStream_t` a stream reference names in device code.
+fn stream_value(s: &StreamRef) -> String {
+    match s {
+        StreamRef::Null => "0".to_string(),
+        StreamRef::Tail => "cudaStreamTailLaunch".to_string(),
+        StreamRef::FireAndForget => "cudaStreamFireAndForget".to_string(),
+        StreamRef::Named(n) => object_var(ObjectKind::Stream, n),
+    }
+}
+
+/// The tail of a launch configuration: `<<<1, block>>>` for the NULL
+/// stream, `<<<1, block, 0, stream>>>` otherwise.
+fn stream_expr(s: &StreamRef) -> String {
+    match s {
+        StreamRef::Null => String::new(),
+        s => format!(", 0, {}", stream_value(s)),
+    }
+}

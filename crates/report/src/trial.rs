@@ -1,0 +1,393 @@
+//! The key of a result: [`TrialId`], one rule's claim about one test on a
+//! tier (`model/<rule>/<test>`, `static/<rule>/<test>`,
+//! `gpu/<sm>/<rule>/<test>`), and [`TestKey`], the test on a tier whatever
+//! rule lists it (`model/<test>`, `static/<test>`, `gpu/<sm>/<test>`).
+//!
+//! A rule and a test are many-to-many: a test listed by eight rules makes
+//! eight trials but one model exploration and one hardware run. A fact about
+//! what the model or the hardware did (a histogram, a known failure of the
+//! GPU) is a fact about the [`TestKey`]; a status is a trial's. The harness
+//! builds names with these types and the site takes them apart with them;
+//! nobody splits a name by hand.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A tier of trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tier {
+    /// The loom model against each litmus test's expected verdict.
+    Model,
+    /// Compile tests with nvcc (no GPU needed).
+    Static,
+    /// Litmus, runtime and host tests on the GPU.
+    Gpu,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Model, Tier::Static, Tier::Gpu];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Model => "model",
+            Tier::Static => "static",
+            Tier::Gpu => "gpu",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Tier {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Tier, String> {
+        Tier::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown tier `{s}`: expected model, static or gpu"))
+    }
+}
+
+/// A test on a tier (and, on the GPU tier, an architecture): what the
+/// model's verdict, a hardware run and a known failure of a GPU are about.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TestKey {
+    pub tier: Tier,
+    /// `sm_90`: set on the GPU tier, and only there.
+    pub sm: Option<String>,
+    pub test: String,
+}
+
+/// One trial: a rule's claim checked by one test on a tier.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TrialId {
+    pub tier: Tier,
+    /// `sm_90`: set on the GPU tier, and only there.
+    pub sm: Option<String>,
+    pub rule: String,
+    pub test: String,
+}
+
+impl TrialId {
+    pub fn model(rule: &str, test: &str) -> TrialId {
+        TrialId::new(Tier::Model, None, rule, test)
+    }
+
+    pub fn compile(rule: &str, test: &str) -> TrialId {
+        TrialId::new(Tier::Static, None, rule, test)
+    }
+
+    pub fn gpu(sm: &str, rule: &str, test: &str) -> TrialId {
+        TrialId::new(Tier::Gpu, Some(sm), rule, test)
+    }
+
+    fn new(tier: Tier, sm: Option<&str>, rule: &str, test: &str) -> TrialId {
+        TrialId {
+            tier,
+            sm: sm.map(str::to_string),
+            rule: rule.to_string(),
+            test: test.to_string(),
+        }
+    }
+
+    /// The test this trial runs, on its tier: the key of the facts the
+    /// trial shares with every other rule that lists the test.
+    pub fn test_key(&self) -> TestKey {
+        TestKey {
+            tier: self.tier,
+            sm: self.sm.clone(),
+            test: self.test.clone(),
+        }
+    }
+}
+
+impl fmt::Display for TrialId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.tier.as_str())?;
+        if let Some(sm) = &self.sm {
+            write!(f, "/{sm}")?;
+        }
+        write!(f, "/{}/{}", self.rule, self.test)
+    }
+}
+
+impl fmt::Display for TestKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.tier.as_str())?;
+        if let Some(sm) = &self.sm {
+            write!(f, "/{sm}")?;
+        }
+        write!(f, "/{}", self.test)
+    }
+}
+
+/// Trials sort as their names do, so that lists keep the order they had
+/// when names were strings.
+impl Ord for TrialId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for TrialId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for TestKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for TestKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// What a name is about: a trial, or a test whatever rule lists it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Subject {
+    Trial(TrialId),
+    Test(TestKey),
+}
+
+impl Subject {
+    /// Whether a trial is this subject, or runs it.
+    pub fn covers(&self, trial: &TrialId) -> bool {
+        match self {
+            Subject::Trial(t) => t == trial,
+            Subject::Test(k) => *k == trial.test_key(),
+        }
+    }
+
+    pub fn tier(&self) -> Tier {
+        match self {
+            Subject::Trial(t) => t.tier,
+            Subject::Test(k) => k.tier,
+        }
+    }
+
+    pub fn test(&self) -> &str {
+        match self {
+            Subject::Trial(t) => &t.test,
+            Subject::Test(k) => &k.test,
+        }
+    }
+
+    pub fn test_key(&self) -> TestKey {
+        match self {
+            Subject::Trial(t) => t.test_key(),
+            Subject::Test(k) => k.clone(),
+        }
+    }
+
+    /// The rule, when the subject is one rule's trial.
+    pub fn rule(&self) -> Option<&str> {
+        match self {
+            Subject::Trial(t) => Some(&t.rule),
+            Subject::Test(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Trial(t) => t.fmt(f),
+            Subject::Test(k) => k.fmt(f),
+        }
+    }
+}
+
+/// A name's parts after its tier and, on the GPU tier, its architecture.
+fn split(s: &str) -> Result<(Tier, Option<String>, Vec<&str>), String> {
+    let mut parts = s.split('/');
+    let tier: Tier = parts
+        .next()
+        .unwrap_or_default()
+        .parse()
+        .map_err(|e| format!("`{s}`: {e}"))?;
+    let sm = match tier {
+        Tier::Gpu => match parts.next() {
+            Some(sm) if sm.starts_with("sm_") && sm.len() > 3 => Some(sm.to_string()),
+            _ => {
+                return Err(format!(
+                    "`{s}`: a GPU name starts `gpu/sm_XX/` (the architecture)"
+                ));
+            }
+        },
+        Tier::Model | Tier::Static => None,
+    };
+    let rest: Vec<&str> = parts.collect();
+    if rest.iter().any(|p| p.is_empty() || p.trim() != *p) {
+        return Err(format!("`{s}`: an empty or padded part"));
+    }
+    Ok((tier, sm, rest))
+}
+
+fn form(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Gpu => "gpu/<sm>/",
+        Tier::Model => "model/",
+        Tier::Static => "static/",
+    }
+}
+
+impl FromStr for TrialId {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TrialId, String> {
+        let (tier, sm, rest) = split(s)?;
+        match rest.as_slice() {
+            [rule, test] => Ok(TrialId {
+                tier,
+                sm,
+                rule: rule.to_string(),
+                test: test.to_string(),
+            }),
+            _ => Err(format!(
+                "`{s}` is not a trial name: expected {}<rule>/<test>",
+                form(tier)
+            )),
+        }
+    }
+}
+
+impl FromStr for TestKey {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TestKey, String> {
+        let (tier, sm, rest) = split(s)?;
+        match rest.as_slice() {
+            [test] => Ok(TestKey {
+                tier,
+                sm,
+                test: test.to_string(),
+            }),
+            _ => Err(format!(
+                "`{s}` is not a test key: expected {}<test>",
+                form(tier)
+            )),
+        }
+    }
+}
+
+impl FromStr for Subject {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Subject, String> {
+        let (tier, _, rest) = split(s)?;
+        match rest.len() {
+            1 => s.parse().map(Subject::Test),
+            2 => s.parse().map(Subject::Trial),
+            _ => Err(format!(
+                "`{s}` names neither a test ({f}<test>) nor a trial ({f}<rule>/<test>)",
+                f = form(tier)
+            )),
+        }
+    }
+}
+
+macro_rules! serde_as_string {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+serde_as_string!(Tier);
+serde_as_string!(TrialId);
+serde_as_string!(TestKey);
+serde_as_string!(Subject);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for name in [
+            "model/cdp2.a.b/t",
+            "static/cdp1.x.y/c1-t",
+            "gpu/sm_90/pdl.w.s/pdl-no-wait-may-be-stale",
+        ] {
+            let id: TrialId = name.parse().unwrap();
+            assert_eq!(id.to_string(), name);
+            assert_eq!(name.parse::<Subject>().unwrap(), Subject::Trial(id));
+        }
+        let id = TrialId::gpu("sm_90", "cdp2.a.b", "t");
+        assert_eq!(id.to_string(), "gpu/sm_90/cdp2.a.b/t");
+        assert_eq!(id.test_key().to_string(), "gpu/sm_90/t");
+        assert_eq!(TrialId::model("r", "t").test_key().to_string(), "model/t");
+        let k: TestKey = "gpu/sm_90/t".parse().unwrap();
+        assert_eq!(k, id.test_key());
+        assert_eq!("static/t".parse::<Subject>().unwrap().tier(), Tier::Static);
+    }
+
+    #[test]
+    fn bad_names_say_what_is_expected() {
+        for (bad, says) in [
+            ("gpu/cdp2.a.b/t", "gpu/sm_XX/"),
+            ("cpu/a/b", "unknown tier `cpu`"),
+            ("model/a", "expected model/<rule>/<test>"),
+            ("gpu/sm_90/a/b/c", "expected gpu/<sm>/<rule>/<test>"),
+            ("model/a//b", "empty"),
+            ("", "unknown tier"),
+        ] {
+            let e = bad.parse::<TrialId>().unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let e = "gpu/sm_90/a/b/c".parse::<Subject>().unwrap_err();
+        assert!(e.contains("neither a test"), "{e}");
+    }
+
+    #[test]
+    fn a_test_key_covers_every_rule_of_its_test() {
+        let k: Subject = "gpu/sm_90/t".parse().unwrap();
+        assert!(k.covers(&TrialId::gpu("sm_90", "a.b", "t")));
+        assert!(k.covers(&TrialId::gpu("sm_90", "c.d", "t")));
+        assert!(!k.covers(&TrialId::gpu("sm_80", "a.b", "t")));
+        assert!(!k.covers(&TrialId::gpu("sm_90", "a.b", "u")));
+        let t: Subject = "gpu/sm_90/a.b/t".parse().unwrap();
+        assert!(t.covers(&TrialId::gpu("sm_90", "a.b", "t")));
+        assert!(!t.covers(&TrialId::gpu("sm_90", "c.d", "t")));
+    }
+
+    #[test]
+    fn trials_sort_as_their_names() {
+        let mut ids: Vec<TrialId> = ["gpu/sm_90/a.b-c/t", "gpu/sm_90/a.b/t", "model/a/t"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        ids.sort();
+        let names: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        let json = serde_json::to_string(&ids[0]).unwrap();
+        assert_eq!(json, format!("\"{}\"", ids[0]));
+        let back: TrialId = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ids[0]);
+        assert!(serde_json::from_str::<TrialId>("\"gpu/x\"").is_err());
+    }
+}

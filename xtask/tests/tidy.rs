@@ -1,0 +1,434 @@
+//! The architecture's invariants, checked by `cargo test` as
+//! rust-analyzer's tidy checks its own: every source file opens with a `//!`
+//! doc; ARCHITECTURE.md's code map names every module of every crate; only
+//! `crates/spec` reads YAML; `crates/model` and `crates/kernelgen` do no I/O;
+//! every member uses the workspace lints; no source file is over 600 lines;
+//! no two modules of a crate import each other, directly or not.
+//!
+//! A listed exception is checked too: once it no longer applies, the test
+//! fails until it is taken off the list, so the lists cannot go stale.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    here.canonicalize().unwrap_or(here)
+}
+
+/// The workspace's crates: `crates/*`, `conformance`, `xtask`, relative to
+/// the root.
+fn crates() -> Vec<PathBuf> {
+    let root = root();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .map(|p| p.strip_prefix(&root).unwrap().to_path_buf())
+        .collect();
+    v.extend([PathBuf::from("conformance"), PathBuf::from("xtask")]);
+    v.sort();
+    v
+}
+
+/// Every `.rs` file under `dir` (relative to the root), skipping build
+/// output and test fixtures' generated trees.
+fn rs_files(dir: &Path) -> Vec<PathBuf> {
+    let root = root();
+    let mut out = Vec::new();
+    let mut stack = vec![root.join(dir)];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if name != "target" && !name.starts_with('.') {
+                    stack.push(p);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(p.strip_prefix(&root).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn all_rs_files() -> Vec<PathBuf> {
+    crates().iter().flat_map(|c| rs_files(c)).collect()
+}
+
+fn read(rel: &Path) -> String {
+    std::fs::read_to_string(root().join(rel))
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", rel.display()))
+}
+
+#[test]
+fn every_source_file_opens_with_a_doc_comment() {
+    let missing: Vec<String> = all_rs_files()
+        .into_iter()
+        .filter(|f| !read(f).starts_with("//!"))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "these files do not open with a `//!` comment saying what they are:\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// The code map's bullet of each crate: `- `<dir>` ...` up to the next bullet.
+fn code_map() -> BTreeMap<String, String> {
+    let text = read(Path::new("ARCHITECTURE.md"));
+    let start = text
+        .find("## Code map")
+        .expect("ARCHITECTURE.md has a code map");
+    let rest = &text[start..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    let mut bullets = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in rest[..end].lines() {
+        if let Some(b) = line.strip_prefix("- `") {
+            if let Some((k, v)) = current.take() {
+                bullets.insert(k, v);
+            }
+            let key = b.split('`').next().unwrap_or("").trim_end_matches('/');
+            current = Some((key.to_string(), line.to_string()));
+        } else if let Some((_, v)) = current.as_mut() {
+            v.push('\n');
+            v.push_str(line);
+        }
+    }
+    if let Some((k, v)) = current {
+        bullets.insert(k, v);
+    }
+    bullets
+}
+
+/// A crate's module files: `src/**/*.rs` but the crate roots and inline
+/// test modules' files (`tests.rs`).
+fn modules(krate: &Path) -> Vec<PathBuf> {
+    rs_files(&krate.join("src"))
+        .into_iter()
+        .filter(|f| {
+            let name = f.file_name().unwrap().to_string_lossy();
+            !matches!(name.as_ref(), "lib.rs" | "main.rs" | "mod.rs" | "tests.rs")
+        })
+        .collect()
+}
+
+#[test]
+fn architecture_names_every_module() {
+    let map = code_map();
+    let mut missing = Vec::new();
+    for krate in crates() {
+        let key = krate.display().to_string();
+        let Some(bullet) = map.get(&key) else {
+            missing.push(format!("{key} (no bullet `- `{key}`` in the code map)"));
+            continue;
+        };
+        for m in modules(&krate) {
+            let stem = m.file_stem().unwrap().to_string_lossy().into_owned();
+            let named = [
+                format!("`{stem}.rs`"),
+                format!("`{stem}`"),
+                format!("`{stem}/`"),
+                format!("{stem}.rs"),
+            ]
+            .iter()
+            .any(|n| bullet.contains(n.as_str()));
+            if !named {
+                missing.push(m.display().to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's code map does not name these modules (in their crate's bullet):\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+#[test]
+fn only_the_spec_crate_reads_yaml() {
+    let mut found = Vec::new();
+    for krate in crates() {
+        if krate == Path::new("crates/spec") {
+            continue;
+        }
+        let manifest = krate.join("Cargo.toml");
+        if read(&manifest).contains("yaml") {
+            found.push(format!("{} depends on a YAML crate", manifest.display()));
+        }
+        // Spelled in pieces, so that this file does not match itself.
+        let needles = [
+            ["serde", "_yaml"].concat(),
+            ["yaml", "_serde"].concat(),
+            ["lib", "yaml"].concat(),
+        ];
+        for f in rs_files(&krate) {
+            let text = read(&f);
+            for needle in &needles {
+                if text.contains(needle) {
+                    found.push(format!("{} uses {needle}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only crates/spec reads YAML:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+/// The text of a source file before its `#[cfg(test)]` module.
+fn non_test_code(text: &str) -> &str {
+    text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
+}
+
+#[test]
+fn model_and_kernelgen_do_no_io() {
+    let mut found = Vec::new();
+    for krate in ["crates/model", "crates/kernelgen"] {
+        for f in rs_files(&Path::new(krate).join("src")) {
+            if f.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let text = read(&f);
+            for needle in [
+                "std::fs",
+                "std::process",
+                "std::net",
+                "std::io",
+                "std::env",
+                "File::",
+                "Command::",
+                "println!",
+                "eprintln!",
+            ] {
+                if non_test_code(&text).contains(needle) {
+                    found.push(format!("{} uses {needle}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "crates/model and crates/kernelgen do no I/O:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn every_member_uses_the_workspace_lints() {
+    let workspace = read(Path::new("Cargo.toml"));
+    assert!(workspace.contains("[workspace.lints.rust]"));
+    assert!(workspace.contains("[workspace.lints.clippy]"));
+    let missing: Vec<String> = crates()
+        .into_iter()
+        .map(|c| c.join("Cargo.toml"))
+        .filter(|m| {
+            let t = read(m);
+            let lints = t.split("[lints]").nth(1).unwrap_or("");
+            !lints
+                .lines()
+                .take_while(|l| !l.starts_with('['))
+                .any(|l| l.replace(' ', "") == "workspace=true")
+        })
+        .map(|m| m.display().to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "members without `[lints] workspace = true`:\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// Files over the limit that another change is splitting.
+const LONG_FILES_BEING_SPLIT: &[&str] = &["crates/spec/src/load.rs", "crates/model/tests/edges.rs"];
+const MAX_LINES: usize = 600;
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut long = Vec::new();
+    for f in all_rs_files() {
+        let n = read(&f).lines().count();
+        let name = f.display().to_string();
+        let excepted = LONG_FILES_BEING_SPLIT.contains(&name.as_str());
+        if n > MAX_LINES && !excepted {
+            long.push(format!("{name}: {n} lines"));
+        }
+        if excepted && n <= MAX_LINES {
+            long.push(format!(
+                "{name} is {n} lines now: take it off LONG_FILES_BEING_SPLIT"
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these files along their seams (at most {MAX_LINES} lines):\n  {}",
+        long.join("\n  ")
+    );
+}
+
+/// The first path segment of every `crate::` path in `text` (`use
+/// crate::{a, b::c}` gives `a` and `b`).
+fn crate_refs(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut rest = text;
+    while let Some(i) = rest.find("crate::") {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + "crate::".len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // `gridcheck_crate::`, not this crate
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.insert(ident(item.trim()));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 || c != '{' {
+                    item.push(c);
+                }
+            }
+            out.insert(ident(item.trim()));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out.remove("");
+    out
+}
+
+/// The module graph of a crate: top-level module → the top-level modules
+/// its files (its own and its submodules') name through `crate::`.
+fn module_graph(krate: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let src = krate.join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let files = rs_files(&src);
+    let top = |f: &Path| -> Option<String> {
+        let rel = f.strip_prefix(&src).ok()?;
+        let first = rel.components().next()?.as_os_str().to_string_lossy();
+        let name = first.trim_end_matches(".rs").to_string();
+        (!matches!(name.as_str(), "lib" | "main")).then_some(name)
+    };
+    let names: BTreeSet<String> = files.iter().filter_map(|f| top(f)).collect();
+    for f in &files {
+        let Some(m) = top(f) else {
+            continue;
+        };
+        // Imports and paths in code; a doc link is not a dependency.
+        let code: String = non_test_code(&read(f))
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let refs = crate_refs(&code);
+        let e = graph.entry(m.clone()).or_default();
+        e.extend(refs.into_iter().filter(|r| *r != m && names.contains(r)));
+    }
+    graph
+}
+
+/// A cycle of the graph, if it has one.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(n.to_string());
+            return Some(cycle);
+        }
+        if done.contains(n) {
+            return None;
+        }
+        path.push(n.to_string());
+        for next in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// Crates whose import cycles another change is removing.
+const CYCLES_BEING_REMOVED: &[&str] = &["crates/model"];
+
+#[test]
+fn no_import_cycle_between_modules() {
+    let mut problems = Vec::new();
+    for krate in crates() {
+        let name = krate.display().to_string();
+        let excepted = CYCLES_BEING_REMOVED.contains(&name.as_str());
+        match (find_cycle(&module_graph(&krate)), excepted) {
+            (Some(c), false) => problems.push(format!("{name}: {}", c.join(" -> "))),
+            (None, true) => problems.push(format!(
+                "{name} has no import cycle now: take it off CYCLES_BEING_REMOVED"
+            )),
+            _ => {}
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "import cycles (move what both sides need into a module of its own):\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn the_checks_see_what_they_check() {
+    // The reference parser finds grouped and nested imports.
+    let refs = crate_refs(
+        "use crate::{a, b::{c, d}, e::F};\nlet x = crate::g::h();\nuse gridcheck_crate::z;",
+    );
+    assert_eq!(
+        refs,
+        ["a", "b", "e", "g"].map(String::from).into_iter().collect()
+    );
+    // A two-module cycle is found, an acyclic graph has none.
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    g.entry("a".into()).or_default().insert("b".into());
+    g.entry("b".into()).or_default().insert("c".into());
+    assert_eq!(find_cycle(&g), None);
+    g.entry("c".into()).or_default().insert("a".into());
+    assert_eq!(
+        find_cycle(&g),
+        Some(["a", "b", "c", "a"].map(String::from).to_vec())
+    );
+    // The walk sees the crates and their modules.
+    assert!(crates().contains(&PathBuf::from("crates/docs")));
+    let docs = module_graph(Path::new("crates/docs"));
+    assert!(docs["site"].contains("pages") && docs["pages"].contains("context"));
+    assert!(code_map().contains_key("crates/docs"));
+}
