@@ -14,6 +14,7 @@ pub mod locate;
 pub mod ops;
 pub mod raw;
 pub mod seeds;
+pub mod sentences;
 
 pub use ast::*;
 pub use condition::{Condition, Expr};

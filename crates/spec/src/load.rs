@@ -27,7 +27,9 @@ pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {
             let p = entry?.path();
             if p.is_dir() {
                 walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                && !p.ends_with(crate::sentences::LIST_FILE)
+            {
                 out.push(p);
             }
         }

@@ -73,3 +73,22 @@ pub struct RawKernel {
     pub launch: String,
     pub threads: BTreeMap<String, Vec<String>>,
 }
+
+/// `spec/sentences.yaml`: the seeds' sentences that are not claims.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSentenceList {
+    #[serde(default)]
+    pub sentences: Vec<RawListedSentence>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawListedSentence {
+    pub seed: String,
+    /// The sentence, or its beginning.
+    pub text: String,
+    /// `meta`, `motivation`, `opinion`, `legal`, `repetition`, ...
+    pub kind: String,
+    pub reason: String,
+}
