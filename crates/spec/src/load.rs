@@ -1111,6 +1111,28 @@ impl Cx {
                 }
             }
         }
+        for (i, r) in self.rules.iter().enumerate() {
+            if let Some(u) = r.untested.as_ref().filter(|u| u.status.names_rules()) {
+                let named = crate::sentences::rule_ids_in(&u.reason);
+                let msg = match named.iter().find(|id| !ids.contains_key(id.as_str())) {
+                    Some(id) => Some(format!("the reason names `{id}`, which is no rule")),
+                    None if named.is_empty() => Some(format!(
+                        "a `{}` names the rules it concerns by id in its reason",
+                        u.status.as_str()
+                    )),
+                    None => None,
+                };
+                if let Some(msg) = msg {
+                    self.errors.push(err_at(
+                        &self.rule_at[i],
+                        format!("rule `{}`", r.id),
+                        "reason",
+                        None,
+                        msg,
+                    ));
+                }
+            }
+        }
         for (i, t) in self.tests.iter().enumerate() {
             if !referenced.contains(t.name.as_str()) {
                 self.errors.push(err_at(

@@ -24,7 +24,8 @@ pub struct RawRule {
     #[serde(default)]
     pub tests: Vec<String>,
     /// Why the rule has no runnable test: `untestable`, `needs-older-gpu`,
-    /// `needs-multi-gpu`, `needs-harness`, `benchmarked`. Requires `reason`.
+    /// `needs-multi-gpu`, `needs-harness`, `benchmarked`, `definition`,
+    /// `erratum`. Requires `reason`.
     pub status: Option<String>,
     pub reason: Option<String>,
     pub decision: Option<String>,

@@ -517,6 +517,24 @@ fn sentence_spans(p: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// The rule ids (`<profile>.<area>.<claim>`, profile `cdp2`, `cdp1` or
+/// `pdl`) a text names, each once, in order.
+pub fn rule_ids_in(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-')) {
+        let word = word.trim_end_matches('.');
+        let parts: Vec<&str> = word.split('.').collect();
+        if parts.len() == 3
+            && matches!(parts[0], "cdp2" | "cdp1" | "pdl")
+            && parts[1..].iter().all(|p| !p.is_empty())
+            && !out.iter().any(|o| o == word)
+        {
+            out.push(word.to_string());
+        }
+    }
+    out
+}
+
 /// One entry of `spec/sentences.yaml`: a sentence (or every sentence of the
 /// seed starting with `text`) that is not a claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -838,6 +856,16 @@ mod tests {
 
     fn texts(v: &[Sentence]) -> Vec<(&str, Option<NotAClaim>)> {
         v.iter().map(|s| (s.text.as_str(), s.form)).collect()
+    }
+
+    #[test]
+    fn finds_rule_ids_in_a_reason() {
+        assert_eq!(
+            rule_ids_in(
+                "Relied on by cdp2.memory.x-y and `pdl.wait.z`. Also cdp2.memory.x-y, not cdp3.a.b or e.g. this."
+            ),
+            vec!["cdp2.memory.x-y", "pdl.wait.z"]
+        );
     }
 
     #[test]
