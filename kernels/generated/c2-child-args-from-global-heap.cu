@@ -2,7 +2,7 @@
 //
 // Test: c2-child-args-from-global-heap (runtime)
 // A child writes through pointers from device cudaMalloc, device new and a __device__ variable; the tail kernel reads the values.
-// Rules: cdp2.memory.child-storage-from-global-heap
+// Rules: cdp2.memory.child-storage-from-global-heap, cdp2.memory.table-global-same-pointers
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 6 words
 //   out[0] = from_malloc

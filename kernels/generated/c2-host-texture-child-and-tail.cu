@@ -2,7 +2,7 @@
 //
 // Test: c2-host-texture-child-and-tail (host program)
 // A texture object over a device buffer, created on the host: the parent writes the buffer and launches a child that reads it through the texture (it must see the writes), then a child that rewrites it, then a tail launch that reads through the texture (it must see the rewrite).
-// Rules: cdp2.memory.texture-coherence-at-launch-and-completion, cdp2.memory.texture-child-writes-not-reflected-in-parent
+// Rules: cdp1.decl.texture-objects-from-host, cdp1.decl.texture-objects-valid-in-children, cdp2.memory.texture-coherence-at-launch-and-completion, cdp2.memory.texture-child-writes-not-reflected-in-parent, cdp2.memory.table-texture-read-only
 // Build: nvcc -arch=sm_90 -rdc=true -lcudadevrt -o <test>.host, extra flags: (none)
 // Run: the program prints `gridcheck-output <name> <value>` for: launch_err, sync_err, child_saw_stale, tail_saw_stale, device_launch_err
 // Expect: launch_err == cudaSuccess, sync_err == cudaSuccess, child_saw_stale == 0, tail_saw_stale == 0, device_launch_err == cudaSuccess

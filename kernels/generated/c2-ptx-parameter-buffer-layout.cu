@@ -2,7 +2,7 @@
 //
 // Test: c2-ptx-parameter-buffer-layout (runtime)
 // Parameters (char, int, char, double, short, pointer) placed at offsets 0, 4, 8, 16, 24, 32 reach the child intact.
-// Rules: cdp2.ptx.parameter-buffer-layout, cdp2.ptx.get-parameter-buffer-arguments
+// Rules: cdp1.ptx.user-populates-structures, cdp2.ptx.parameter-buffer-layout, cdp2.ptx.get-parameter-buffer-arguments
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 //   out[0] = all_match

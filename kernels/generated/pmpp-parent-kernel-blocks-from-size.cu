@@ -2,7 +2,7 @@
 //
 // Test: pmpp-parent-kernel-blocks-from-size (runtime)
 // Each parent thread launches size[idx] / blockDim.x child blocks.
-// Rules: cdp2.pmpp.child-block-count-from-data
+// Rules: cdp2.overview.data-dependent-work, cdp2.pmpp.child-block-count-from-data
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 3 words
 //   out[0] = child_threads

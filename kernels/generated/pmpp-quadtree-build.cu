@@ -2,7 +2,7 @@
 //
 // Test: pmpp-quadtree-build (runtime)
 // The chapter's recursive quadtree build, checked against a sequential build.
-// Rules: cdp2.pmpp.quadtree-four-child-blocks, cdp2.pmpp.quadtree-recursion-stops, cdp2.pmpp.quadtree-groups-points-by-quadrant, cdp2.pmpp.quadtree-result-in-buffer-0, cdp2.pmpp.quadtree-nodes-per-level
+// Rules: cdp2.pmpp.quadtree-four-child-blocks, cdp2.pmpp.quadtree-recursion-stops, cdp2.pmpp.quadtree-groups-points-by-quadrant, cdp2.pmpp.quadtree-result-in-buffer-0, cdp2.pmpp.quadtree-four-times-the-nodes-per-level
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 6 words
 //   out[0] = mismatches
