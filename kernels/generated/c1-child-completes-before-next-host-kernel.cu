@@ -2,7 +2,7 @@
 //
 // Test: c1-child-completes-before-next-host-kernel
 // A child grid's write is visible to the next kernel of the host stream: the parent grid completes only after its child, without any explicit synchronization.
-// Rules: cdp1.grid.parent-completes-after-children, cdp1.grid.glossary-parent-child-completion
+// Rules: cdp1.grid.parent-completes-after-children, cdp1.grid.glossary-parent-child-completion, cdp1.glossary.child
 // Condition: exists after.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c1-child-write-reaches-sibling-after-barrier
 // Thread 0 synchronizes on its child, then a barrier: thread 1 of the parent then sees the child's write.
-// Rules: cdp1.memory.child-writes-reach-other-parent-threads-after-barrier
+// Rules: cdp1.memory.child-writes-reach-other-parent-threads-after-barrier, cdp1.memory.example-second-syncthreads
 // Condition: exists parent.t1.r0 == 0 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c1-child-write-sibling-without-barrier
 // Without the second barrier, thread 1 may see thread 0's write after its cudaDeviceSynchronize() and still miss the child's write.
-// Rules: cdp1.memory.child-writes-reach-other-parent-threads-after-barrier
+// Rules: cdp1.memory.child-writes-reach-other-parent-threads-after-barrier, cdp1.memory.example-second-syncthreads
 // Condition: exists (parent.t1.r0 == 1 /\ parent.t1.r1 == 0) (expected allowed)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c1-devicesync-waits-for-stream-work
 // cudaDeviceSynchronize() waits for a grid launched into a named stream.
-// Rules: cdp1.streams.no-stream-synchronize-or-query, cdp1.sync.device-synchronize-waits-for-block-work
+// Rules: cdp1.scope.host-and-device-api, cdp1.streams.no-stream-synchronize-or-query, cdp1.sync.device-synchronize-waits-for-block-work
 // Condition: exists parent.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

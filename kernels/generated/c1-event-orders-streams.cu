@@ -2,7 +2,7 @@
 //
 // Test: c1-event-orders-streams
 // An event recorded after grid a in stream s1 and waited on by stream s2 orders grid b, launched into s2, after a.
-// Rules: cdp1.streams.order-and-event-dependencies, cdp1.events.only-stream-wait-event, cdp1.events.disable-timing
+// Rules: cdp1.scope.host-and-device-api, cdp1.streams.order-and-event-dependencies, cdp1.events.only-stream-wait-event, cdp1.events.disable-timing
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

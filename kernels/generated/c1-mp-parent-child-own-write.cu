@@ -2,7 +2,7 @@
 //
 // Test: c1-mp-parent-child-own-write
 // The launching thread's own write before the launch is visible to the child.
-// Rules: cdp1.memory.shared-global-and-constant-storage, cdp1.memory.two-consistency-points, cdp1.memory.child-sees-parent-prelaunch-writes
+// Rules: cdp1.memory.shared-global-and-constant-storage, cdp1.memory.two-consistency-points, cdp1.memory.child-sees-parent-prelaunch-writes, cdp1.memory.example-child-sees-prelaunch-modifications
 // Condition: exists child.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

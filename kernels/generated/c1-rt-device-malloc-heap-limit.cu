@@ -2,7 +2,7 @@
 //
 // Test: c1-rt-device-malloc-heap-limit (runtime)
 // With an 8 MiB malloc heap, a 64 MiB device-side cudaMalloc() fails and a 1 KiB one succeeds, however much device memory is free.
-// Rules: cdp1.alloc.device-malloc-heap
+// Rules: cdp1.alloc.device-malloc-heap, cdp1.alloc.host-and-device-semantics, cdp1.alloc.table-cross-free
 // Build: nvcc -arch=sm_80 -rdc=true, extra flags: -DCUDA_FORCE_CDP1_IF_SUPPORTED
 // Run: entry<<<1, 1>>>(out), out zeroed, 2 words
 // Limits, set before loading: malloc-heap-size = 8388608

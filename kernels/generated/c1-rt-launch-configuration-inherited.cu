@@ -2,7 +2,7 @@
 //
 // Test: c1-rt-launch-configuration-inherited (runtime)
 // With the stack size limit set to 4096 by the host, a child sees the same stack size limit and cache configuration as its parent.
-// Rules: cdp1.launch.configuration-inherited, cdp1.launch.limits-remain-as-configured
+// Rules: cdp1.launch.configuration-inherited, cdp1.launch.limits-remain-as-configured, cdp1.launch.configuration-example
 // Build: nvcc -arch=sm_80 -rdc=true, extra flags: -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 // Limits, set before loading: stack-size = 4096

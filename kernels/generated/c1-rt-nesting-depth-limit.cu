@@ -2,7 +2,7 @@
 //
 // Test: c1-rt-nesting-depth-limit (runtime)
 // A recursion that tries to nest 30 levels without synchronizing: no grid runs deeper than level 24 and some launch fails.
-// Rules: cdp1.limits.nesting-depth-definition, cdp1.limits.max-nesting-depth-24
+// Rules: cdp1.limits.nesting-depth-definition, cdp1.limits.max-nesting-depth-24, cdp1.limits.nesting-levels
 // Build: nvcc -arch=sm_80 -rdc=true, extra flags: -DCUDA_FORCE_CDP1_IF_SUPPORTED
 // Run: entry<<<1, 1>>>(out), out zeroed, 2 words
 //   out[0] = deepest_level

@@ -2,7 +2,7 @@
 //
 // Test: c1-rt-sync-depth-raised (runtime)
 // With cudaLimitDevRuntimeSyncDepth set to 6, the call at level 4 of the chain succeeds.
-// Rules: cdp1.limits.sync-depth-default-two, cdp1.limits.sync-depth-exceeded-returns-error
+// Rules: cdp1.limits.sync-depth-default-two, cdp1.limits.sync-depth-exceeded-returns-error, cdp1.limits.two-reservations
 // Build: nvcc -arch=sm_80 -rdc=true, extra flags: -DCUDA_FORCE_CDP1_IF_SUPPORTED -D__CDPRT_SUPPRESS_SYNC_DEPRECATION_WARNING
 // Run: entry<<<1, 1>>>(out), out zeroed, 2 words
 // Limits, set before loading: dev-runtime-sync-depth = 6

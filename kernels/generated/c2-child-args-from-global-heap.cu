@@ -2,7 +2,7 @@
 //
 // Test: c2-child-args-from-global-heap (runtime)
 // A child writes through pointers from device cudaMalloc, device new and a __device__ variable; the tail kernel reads the values.
-// Rules: cdp2.memory.child-storage-from-global-heap
+// Rules: cdp2.memory.child-storage-from-global-heap, cdp2.memory.table-global-same-pointers
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 6 words
 //   out[0] = from_malloc
@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 516 "spec/cdp2/memory.yaml"
+#line 682 "spec/cdp2/memory.yaml"
 __device__ unsigned int value;
 __global__ void child(unsigned int *a, unsigned int *b, unsigned int *c) {
   *a = 11; *b = 22; *c = 33;

@@ -2,7 +2,7 @@
 //
 // Test: c2-child-inherits-device-limits (runtime)
 // Limits configured on the host (stack 8 KiB, heap 32 MiB, pending launch count 4096) read the same in a child; the child's cache configuration equals the parent's.
-// Rules: cdp2.launch.device-config-inherited
+// Rules: cdp1.launch.configuration-example, cdp2.launch.device-config-inherited
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 7 words
 // Limits, set before loading: dev-runtime-pending-launch-count = 4096, malloc-heap-size = 33554432, stack-size = 8192
@@ -17,7 +17,7 @@
 //
 // The test's source, verbatim:
 
-#line 248 "spec/cdp2/launch.yaml"
+#line 265 "spec/cdp2/launch.yaml"
 __global__ void child(unsigned int *out, unsigned int parent_cache) {
   size_t v = 0;
   unsigned int errs = 0;

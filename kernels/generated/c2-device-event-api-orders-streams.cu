@@ -2,7 +2,7 @@
 //
 // Test: c2-device-event-api-orders-streams (runtime)
 // On hardware: a device event recorded in s1 after a slow child a and waited on by s2 orders b (in s2) after a; every call succeeds.
-// Rules: cdp2.events.stream-wait-event-supported, cdp2.events.create-with-disable-timing, cdp2.streams.same-stream-in-order
+// Rules: cdp1.api.table-stream-functions, cdp2.events.stream-wait-event-supported, cdp2.events.create-with-disable-timing, cdp2.overview.launch-and-dependency-api, cdp2.streams.same-stream-in-order
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 2 words
 //   out[0] = b_saw_a
@@ -11,7 +11,7 @@
 //
 // The test's source, verbatim:
 
-#line 477 "spec/cdp2/streams.yaml"
+#line 480 "spec/cdp2/streams.yaml"
 __device__ volatile unsigned int x;
 __global__ void a() {
   long long t0 = clock64();

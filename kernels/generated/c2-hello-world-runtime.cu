@@ -2,7 +2,7 @@
 //
 // Test: c2-hello-world-runtime (runtime)
 // The Hello World example with writes instead of printf: the launch reports cudaSuccess and the tail kernel sees the child's write.
-// Rules: cdp2.execution.device-code-launches-grids, cdp2.execution.hello-world-example
+// Rules: cdp1.toolkit.nvcc-or-nvlink, cdp2.execution.device-code-launches-grids, cdp2.execution.hello-world-example
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 //   out[0] = child_launch_err

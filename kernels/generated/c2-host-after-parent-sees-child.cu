@@ -2,7 +2,7 @@
 //
 // Test: c2-host-after-parent-sees-child
 // A kernel the host launches after the parent sees the parent's child's write.
-// Rules: cdp2.execution.parent-complete-after-children
+// Rules: cdp1.glossary.child, cdp2.execution.parent-complete-after-children
 // Condition: exists reader.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

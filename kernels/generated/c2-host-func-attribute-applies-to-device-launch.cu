@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 331 "spec/cdp2/launch.yaml"
+#line 348 "spec/cdp2/launch.yaml"
 #include "gridcheck_host.cuh"
 #define SMEM (64 * 1024)
 __global__ void with_attr(unsigned *ran) {

@@ -2,14 +2,14 @@
 //
 // Test: c2-host-mapped-memory-parent-child (host program)
 // Mapped host memory (cudaHostAllocMapped) passed in from the host: each parent thread writes its word, then launches a child that reads it and writes a second word; a tail launch checks every child's write, and the host checks everything after synchronizing.
-// Rules: cdp2.memory.mapped-same-as-global, cdp2.memory.mapped-pointers-usable
+// Rules: cdp1.toolkit.single-step, cdp2.memory.mapped-same-as-global, cdp2.memory.mapped-pointers-usable, cdp2.memory.table-mapped-same-pointers
 // Build: nvcc -arch=sm_90 -rdc=true -lcudadevrt -o <test>.host, extra flags: (none)
 // Run: the program prints `gridcheck-output <name> <value>` for: launch_err, sync_err, device_launch_errors, tail_saw_stale, host_saw_stale
 // Expect: launch_err == cudaSuccess, sync_err == cudaSuccess, device_launch_errors == 0, tail_saw_stale == 0, host_saw_stale == 0
 //
 // The test's source, verbatim:
 
-#line 625 "spec/cdp2/memory.yaml"
+#line 791 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
 #define N 1024
 __global__ void child(volatile unsigned *m, unsigned i) { m[N + i] = m[i] + 1; }

@@ -2,7 +2,7 @@
 //
 // Test: c2-launch-config-dims (runtime)
 // A child launched with Dg = (2,3,1), Db = (4,2,2), Ns = 128 into a device stream sees those dimensions and 128 bytes of dynamic shared memory, and runs 96 threads.
-// Rules: cdp2.launch.execution-configuration
+// Rules: cdp1.launch.dg-db-types, cdp2.launch.execution-configuration
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 9 words
 //   out[0] = grid_x

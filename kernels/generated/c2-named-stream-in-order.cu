@@ -2,7 +2,7 @@
 //
 // Test: c2-named-stream-in-order
 // Two children launched into one named device stream run in order.
-// Rules: cdp2.streams.same-stream-in-order
+// Rules: cdp2.overview.launch-and-dependency-api, cdp2.streams.same-stream-in-order
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c2-ptx-launch-device-param-buffer (runtime)
 // A child launched with cudaLaunchDevice on a filled parameter buffer, grid 2 and block 3, gets its parameters and that configuration.
-// Rules: cdp2.ptx.launch-device-with-parameter-buffer, cdp2.ptx.launch-device-parameters
+// Rules: cdp1.ptx.user-populates-structures, cdp1.ptx.launch-functions-differ-from-host, cdp1.ptx.launch-device-parameters, cdp1.ptx.launch-configuration-parameters, cdp2.ptx.other-launch-device-parameters, cdp2.ptx.launch-device-with-parameter-buffer, cdp2.ptx.launch-device-parameters
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 5 words
 //   out[0] = value

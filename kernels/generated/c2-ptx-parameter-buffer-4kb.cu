@@ -14,7 +14,7 @@
 //
 // The test's source, verbatim:
 
-#line 293 "spec/cdp2/ptx.yaml"
+#line 301 "spec/cdp2/ptx.yaml"
 struct Big { unsigned int *out; unsigned int w[1022]; };
 __global__ void child(Big b) {
   unsigned int ok = 1;

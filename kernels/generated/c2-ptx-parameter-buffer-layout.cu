@@ -2,7 +2,7 @@
 //
 // Test: c2-ptx-parameter-buffer-layout (runtime)
 // Parameters (char, int, char, double, short, pointer) placed at offsets 0, 4, 8, 16, 24, 32 reach the child intact.
-// Rules: cdp2.ptx.parameter-buffer-layout, cdp2.ptx.get-parameter-buffer-arguments
+// Rules: cdp1.ptx.user-populates-structures, cdp2.ptx.parameter-buffer-layout, cdp2.ptx.get-parameter-buffer-arguments
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 //   out[0] = all_match
@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 263 "spec/cdp2/ptx.yaml"
+#line 271 "spec/cdp2/ptx.yaml"
 __global__ void child(char a, int b, char c, double d, short e, unsigned int *out) {
   out[0] = (a == 'a' && b == 0x12345678 && c == 'c' && d == 2.5 && e == 0x1234) ? 1u : 0u;
   out[1] = (unsigned int)b;

@@ -2,7 +2,7 @@
 //
 // Test: mp-parent-child-own-write
 // The launching thread's own write before the launch is visible to the child.
-// Rules: cdp2.memory.child-sees-parent-prelaunch-writes, cdp2.memory.weak-consistency-single-point
+// Rules: cdp2.memory.child-sees-parent-prelaunch-writes, cdp2.memory.weak-consistency-single-point, cdp2.memory.table-global-same-pointers
 // Condition: exists child.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: pdl-implicit-trigger-wait-sees-writes
 // Without a trigger in the primary, the secondary's reads after cudaGridDependencySynchronize() see every primary write.
-// Rules: pdl.conditions.trigger-optional, pdl.trigger.implicit-at-exit, pdl.trigger.placement-affects-only-performance
+// Rules: pdl.conditions.trigger-optional, pdl.overview.grid-end-membar-makes-output-visible, pdl.overview.mainloop-after-membar, pdl.trigger.implicit-at-exit, pdl.trigger.placement-affects-only-performance
 // Condition: exists (secondary.t0.r0 == 0 \/ secondary.t0.r1 == 0) (expected forbidden)
 //
 // Kernels:

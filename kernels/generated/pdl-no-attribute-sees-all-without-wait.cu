@@ -2,7 +2,7 @@
 //
 // Test: pdl-no-attribute-sees-all-without-wait
 // A second kernel launched without the attribute sees every write of the first, before and after its trigger, without calling cudaGridDependencySynchronize().
-// Rules: pdl.launch.serialized-without-pdl, pdl.launch.baseline-waits-for-membar
+// Rules: pdl.launch.serialized-without-pdl, pdl.launch.baseline-waits-for-membar, pdl.overview.grid-end-membar-makes-output-visible
 // Condition: exists (secondary.t0.r0 == 0 \/ secondary.t0.r1 == 0) (expected forbidden)
 //
 // Kernels:

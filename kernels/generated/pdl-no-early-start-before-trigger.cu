@@ -2,7 +2,7 @@
 //
 // Test: pdl-no-early-start-before-trigger
 // The secondary does not start before the primary's only block executed the trigger: a primary load before its trigger never sees the secondary's write.
-// Rules: pdl.ptx.launch-dependents, pdl.trigger.all-blocks-should-trigger, pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
+// Rules: pdl.overview.trigger-launches-secondary-during-primary, pdl.ptx.launch-dependents, pdl.trigger.all-blocks-should-trigger, pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
 // Condition: exists primary.t0.r0 == 1 (expected forbidden)
 //
 // Kernels:

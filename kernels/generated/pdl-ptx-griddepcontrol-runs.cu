@@ -2,7 +2,7 @@
 //
 // Test: pdl-ptx-griddepcontrol-runs (runtime)
 // In a kernel launched without the attribute, griddepcontrol.wait returns in every thread and griddepcontrol.launch_dependents, with no dependent, is harmless.
-// Rules: pdl.ptx.launch-dependents, pdl.ptx.wait
+// Rules: pdl.ptx.two-instructions, pdl.ptx.launch-dependents, pdl.ptx.wait
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 64>>>(out), out zeroed, 2 words
 //   out[0] = after_wait

@@ -2,7 +2,7 @@
 //
 // Test: pdl-read-before-wait-may-be-stale
 // A read before cudaGridDependencySynchronize() may miss a primary write.
-// Rules: pdl.conditions.wait-placement-affects-correctness, pdl.attribute.early-launch-allowed, pdl.trigger.no-visibility-before-wait, pdl.wait.stale-before-wait
+// Rules: pdl.conditions.wait-placement-affects-correctness, pdl.attribute.early-launch-allowed, pdl.wait.ensures-synchronization, pdl.wait.software-places-wait, pdl.trigger.no-visibility-before-wait, pdl.wait.stale-before-wait
 // Condition: exists secondary.t0.r0 == 0 (expected allowed)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: pdl-trigger-allows-early-start
 // After the primary's trigger the secondary may start and write while the primary still runs, so a primary load after its trigger may see the secondary's write.
-// Rules: pdl.conditions.attribute-set, pdl.launch.secondary-before-primary-finishes, pdl.attribute.early-launch-allowed, pdl.overlap.opportunistic, pdl.ptx.launch-dependents, pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
+// Rules: pdl.conditions.attribute-set, pdl.launch.secondary-before-primary-finishes, pdl.attribute.early-launch-allowed, pdl.overlap.opportunistic, pdl.overview.dependent-kernels-overlap, pdl.overview.trigger-launches-secondary-during-primary, pdl.launch.three-changes, pdl.launch.concurrency-achievable, pdl.ptx.launch-dependents, pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
 // Condition: exists primary.t0.r0 == 1 (expected allowed)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: pdl-wait-sees-post-trigger-writes
 // After cudaGridDependencySynchronize() the secondary sees the primary's writes, also those made after its trigger.
-// Rules: pdl.conditions.wait-correctly-placed, pdl.conditions.wait-placement-affects-correctness, pdl.ptx.wait, pdl.ptx.wait-until-membar, pdl.trigger.placement-affects-only-performance, pdl.wait.sees-all-primary-writes, pdl.wait.must-synchronize, pdl.wait.user-places-wait
+// Rules: pdl.conditions.wait-correctly-placed, pdl.conditions.wait-placement-affects-correctness, pdl.overview.mainloop-after-membar, pdl.wait.ensures-synchronization, pdl.wait.safe-after-wait, pdl.launch.three-changes, pdl.wait.software-places-wait, pdl.ptx.wait, pdl.ptx.wait-until-membar, pdl.trigger.placement-affects-only-performance, pdl.wait.sees-all-primary-writes, pdl.wait.must-synchronize, pdl.wait.user-places-wait
 // Condition: exists (secondary.t0.r0 == 0 \/ secondary.t0.r1 == 0) (expected forbidden)
 //
 // Kernels:

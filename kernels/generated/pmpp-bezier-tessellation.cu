@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 665 "spec/cdp2/pmpp.yaml"
+#line 680 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21, "Bezier calculation with dynamic parallelism", reconstructed for CDP2.
 #include <cuda_runtime.h>
 

@@ -2,7 +2,7 @@
 //
 // Test: pmpp-parent-kernel-blocks-from-size (runtime)
 // Each parent thread launches size[idx] / blockDim.x child blocks.
-// Rules: cdp2.pmpp.child-block-count-from-data
+// Rules: cdp2.overview.data-dependent-work, cdp2.pmpp.child-block-count-from-data
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 3 words
 //   out[0] = child_threads
@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 507 "spec/cdp2/pmpp.yaml"
+#line 522 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21: a parent thread computes its child grid's size from data.
 #include <cuda_runtime.h>
 

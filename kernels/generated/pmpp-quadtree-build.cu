@@ -2,7 +2,7 @@
 //
 // Test: pmpp-quadtree-build (runtime)
 // The chapter's recursive quadtree build, checked against a sequential build.
-// Rules: cdp2.pmpp.quadtree-four-child-blocks, cdp2.pmpp.quadtree-recursion-stops, cdp2.pmpp.quadtree-groups-points-by-quadrant, cdp2.pmpp.quadtree-result-in-buffer-0, cdp2.pmpp.quadtree-nodes-per-level
+// Rules: cdp2.pmpp.quadtree-four-child-blocks, cdp2.pmpp.quadtree-recursion-stops, cdp2.pmpp.quadtree-groups-points-by-quadrant, cdp2.pmpp.quadtree-result-in-buffer-0, cdp2.pmpp.quadtree-four-times-the-nodes-per-level
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 6 words
 //   out[0] = mismatches
@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 853 "spec/cdp2/pmpp.yaml"
+#line 868 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21, "Quadtree with dynamic parallelism: recursive kernel",
 // reconstructed for CDP2 (support classes from the chapter's appendix listing).
 #include <cuda_runtime.h>

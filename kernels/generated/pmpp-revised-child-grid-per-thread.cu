@@ -2,7 +2,7 @@
 //
 // Test: pmpp-revised-child-grid-per-thread (runtime)
 // Every parent thread launches a child grid sized from its range; the result equals the loop version.
-// Rules: cdp2.pmpp.child-grid-sized-from-data
+// Rules: cdp2.overview.data-dependent-work, cdp2.pmpp.child-grid-sized-from-data
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 //   out[0] = mismatches
@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 414 "spec/cdp2/pmpp.yaml"
+#line 429 "spec/cdp2/pmpp.yaml"
 // PMPP chapter 21, "A revised example using CUDA dynamic parallelism".
 #include <cuda_runtime.h>
 

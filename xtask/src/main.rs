@@ -3,6 +3,7 @@
 //! ```text
 //! cargo xtask spec check                     validate the spec (quotes against the seeds)
 //! cargo xtask spec coverage                  rules and tests per seed, profile, kind, status
+//! cargo xtask spec coverage --sentences      the seeds' sentences: quoted by a rule, or why not a claim
 //! cargo xtask codegen [--check]              write (or check) kernels/generated/
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
@@ -29,6 +30,9 @@ pub type Result<T> = std::result::Result<T, String>;
 const USAGE: &str = "usage: cargo xtask <command>
   spec check                      validate the spec; quotes are checked against the seeds
   spec coverage                   rules and tests per seed, section, profile, kind and status
+  spec coverage --sentences       every sentence of the seeds: quoted by a rule, not a claim
+                                  (spec/sentences.yaml), or checkable without a rule;
+                                  with --all, every sentence and its standing
   codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
   build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
@@ -123,6 +127,12 @@ fn spec(args: &[String]) -> Result<()> {
                 tests,
                 spec.pairs().count()
             );
+            // The list of sentences that are not claims: its shape always,
+            // its entries against the seeds when they are here.
+            let sentences = coverage::sentences(&root, &spec, false)?;
+            if let Some(line) = sentences.lines().find(|l| l.starts_with("checkable")) {
+                println!("spec/{}: {line}", gridcheck_spec::sentences::LIST_FILE);
+            }
             match seeds_dir(&root) {
                 Some(d) => println!("quotes checked verbatim against {}", d.display()),
                 None => println!(
@@ -131,11 +141,19 @@ fn spec(args: &[String]) -> Result<()> {
             }
             Ok(())
         }
+        Some("coverage") if args.get(1).map(String::as_str) == Some("--sentences") => {
+            let root = root();
+            let every = args.get(2).map(String::as_str) == Some("--all");
+            print!("{}", coverage::sentences(&root, &load_spec(&root)?, every)?);
+            Ok(())
+        }
         Some("coverage") => {
             print!("{}", coverage::report(&load_spec(&root())?));
             Ok(())
         }
-        _ => Err(format!("usage: cargo xtask spec check|coverage\n\n{USAGE}")),
+        _ => Err(format!(
+            "usage: cargo xtask spec check|coverage [--sentences]\n\n{USAGE}"
+        )),
     }
 }
 

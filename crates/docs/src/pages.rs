@@ -212,7 +212,10 @@ count); compile tests check that nvcc accepts, rejects or warns.
 A trial that did not run is never shown as passed. A rule with no runnable
 test says why (`untestable`, `needs-older-gpu`, `needs-multi-gpu`,
 `needs-harness`), or is a performance claim measured by the benchmarks
-(`benchmarked`: the reason names the figures; see the benchmarks page).
+(`benchmarked`: the reason names the figures; see the benchmarks page), a
+definition or overview that other rules rely on (`definition`: the reason
+names them), or an error of the source (`erratum`: the reason says what is
+wrong and names the rule that tests what the code does).
 
 ## What a pass does and does not prove
 

@@ -134,16 +134,31 @@ pub enum UntestedStatus {
     /// judged pass or fail; the reason names the figures and what the
     /// baseline says.
     Benchmarked,
+    /// A definition or an overview: it names or introduces what other
+    /// rules state; the reason names (by id) the rules relying on it.
+    Definition,
+    /// An error of the source (the book's comment says one thing, its code
+    /// another): the reason says what is wrong and which rule tests what
+    /// the code does.
+    Erratum,
 }
 
 impl UntestedStatus {
-    pub const ALL: [UntestedStatus; 5] = [
+    pub const ALL: [UntestedStatus; 7] = [
         UntestedStatus::Untestable,
         UntestedStatus::NeedsOlderGpu,
         UntestedStatus::NeedsMultiGpu,
         UntestedStatus::NeedsHarness,
         UntestedStatus::Benchmarked,
+        UntestedStatus::Definition,
+        UntestedStatus::Erratum,
     ];
+
+    /// Whether the reason must name other rules by id (a definition names
+    /// the rules relying on it, an erratum the rule that tests the code).
+    pub fn names_rules(self) -> bool {
+        matches!(self, UntestedStatus::Definition | UntestedStatus::Erratum)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -152,6 +167,8 @@ impl UntestedStatus {
             UntestedStatus::NeedsMultiGpu => "needs-multi-gpu",
             UntestedStatus::NeedsHarness => "needs-harness",
             UntestedStatus::Benchmarked => "benchmarked",
+            UntestedStatus::Definition => "definition",
+            UntestedStatus::Erratum => "erratum",
         }
     }
 

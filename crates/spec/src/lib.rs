@@ -15,6 +15,7 @@ pub mod ops;
 pub mod raw;
 pub mod render;
 pub mod seeds;
+pub mod sentences;
 pub mod state;
 
 pub use ast::*;

@@ -27,7 +27,9 @@ pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {
             let p = entry?.path();
             if p.is_dir() {
                 walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                && !p.ends_with(crate::sentences::LIST_FILE)
+            {
                 out.push(p);
             }
         }
@@ -1107,6 +1109,28 @@ impl Cx {
                             ),
                         ));
                     }
+                }
+            }
+        }
+        for (i, r) in self.rules.iter().enumerate() {
+            if let Some(u) = r.untested.as_ref().filter(|u| u.status.names_rules()) {
+                let named = crate::sentences::rule_ids_in(&u.reason);
+                let msg = match named.iter().find(|id| !ids.contains_key(id.as_str())) {
+                    Some(id) => Some(format!("the reason names `{id}`, which is no rule")),
+                    None if named.is_empty() => Some(format!(
+                        "a `{}` names the rules it concerns by id in its reason",
+                        u.status.as_str()
+                    )),
+                    None => None,
+                };
+                if let Some(msg) = msg {
+                    self.errors.push(err_at(
+                        &self.rule_at[i],
+                        format!("rule `{}`", r.id),
+                        "reason",
+                        None,
+                        msg,
+                    ));
                 }
             }
         }

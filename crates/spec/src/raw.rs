@@ -24,7 +24,8 @@ pub struct RawRule {
     #[serde(default)]
     pub tests: Vec<String>,
     /// Why the rule has no runnable test: `untestable`, `needs-older-gpu`,
-    /// `needs-multi-gpu`, `needs-harness`, `benchmarked`. Requires `reason`.
+    /// `needs-multi-gpu`, `needs-harness`, `benchmarked`, `definition`,
+    /// `erratum`. Requires `reason`.
     pub status: Option<String>,
     pub reason: Option<String>,
     pub decision: Option<String>,
@@ -72,4 +73,23 @@ pub struct RawKernel {
     /// `host`, `host-pdl` or `device`.
     pub launch: String,
     pub threads: BTreeMap<String, Vec<String>>,
+}
+
+/// `spec/sentences.yaml`: the seeds' sentences that are not claims.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSentenceList {
+    #[serde(default)]
+    pub sentences: Vec<RawListedSentence>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawListedSentence {
+    pub seed: String,
+    /// The sentence, or its beginning.
+    pub text: String,
+    /// `meta`, `motivation`, `opinion`, `legal`, `repetition`, ...
+    pub kind: String,
+    pub reason: String,
 }

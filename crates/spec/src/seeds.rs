@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 pub struct Seeds {
     pub dir: PathBuf,
     docs: BTreeMap<String, String>,
+    /// The same documents as read (lossy UTF-8), for the sentence splitter.
+    raw: BTreeMap<String, String>,
 }
 
 const MOJIBAKE: &[(&str, &str)] = &[
@@ -66,6 +68,7 @@ impl Seeds {
     /// Reads every `*.txt` file of `dir`.
     pub fn load(dir: &Path) -> std::io::Result<Seeds> {
         let mut docs = BTreeMap::new();
+        let mut raw = BTreeMap::new();
         for entry in std::fs::read_dir(dir)? {
             let path = entry?.path();
             if path.extension().is_some_and(|e| e == "txt") {
@@ -75,13 +78,24 @@ impl Seeds {
                     .to_string_lossy()
                     .into_owned();
                 let bytes = std::fs::read(&path)?;
-                docs.insert(name, normalize(&String::from_utf8_lossy(&bytes)));
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                docs.insert(name.clone(), normalize(&text));
+                raw.insert(name, text);
             }
         }
         Ok(Seeds {
             dir: dir.to_path_buf(),
             docs,
+            raw,
         })
+    }
+
+    /// Every seed as read: (file name, text), by name.
+    pub fn raw(&self) -> Vec<(String, String)> {
+        self.raw
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
