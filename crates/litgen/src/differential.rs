@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use gridcheck_oracle::{Agreement, cross_check};
+use gridcheck_oracle::{Agreement, cross_check_with};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -51,21 +51,42 @@ fn class(a: &Agreement) -> &'static str {
     }
 }
 
-/// The first words of an error, without the parts that name a program.
+/// What kind of failure both oracles reported: the first words of each
+/// oracle's message, without the parts that name a program.
 fn error_kind(e: &str) -> String {
-    e.split([':', '(', '`'])
-        .next()
-        .unwrap_or(e)
-        .trim()
-        .chars()
-        .take(80)
-        .collect()
+    let words = |s: &str| -> String {
+        s.split([':', '(', '`', '['])
+            .next()
+            .unwrap_or(s)
+            .trim()
+            .chars()
+            .take(60)
+            .collect()
+    };
+    match e.split_once("; the axiomatic model: ") {
+        Some((loom, axiom)) => format!(
+            "loom: {} / axiomatic: {}",
+            words(loom.trim_start_matches("loom: ")),
+            words(axiom)
+        ),
+        None => words(e),
+    }
+}
+
+/// loom's exploration for random programs: exhaustive up to 20 000
+/// executions, then bounded at 2 preemptions (reported as `loom-bounded`).
+pub fn loom_options() -> gridcheck_model::Options {
+    gridcheck_model::Options {
+        budget: Some(20_000),
+        fallback_bounds: vec![2],
+        ..gridcheck_model::Options::default()
+    }
 }
 
 /// Whether the program makes the oracles conflict; `Some(detail)` if so.
 fn conflict(p: &GenProgram) -> Option<String> {
     let l = p.litmus().ok()?;
-    match cross_check(&l) {
+    match cross_check_with(&l, &loom_options()) {
         Ok(c) if c.is_conflict() => Some(c.agreement.to_string()),
         _ => None,
     }
@@ -180,7 +201,10 @@ pub fn run(
         let programs: Vec<GenProgram> = trees.iter().map(|t| t.current()).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<std::sync::Mutex<Option<Result<gridcheck_oracle::CrossCheck, String>>>> =
-            programs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+            programs
+                .iter()
+                .map(|_| std::sync::Mutex::new(None))
+                .collect();
         let errors = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|s| {
             for _ in 0..jobs.max(1) {
@@ -191,7 +215,7 @@ pub fn run(
                         match p.litmus() {
                             Ok(l) => {
                                 *results[i].lock().unwrap_or_else(|e| e.into_inner()) =
-                                    Some(cross_check(&l))
+                                    Some(cross_check_with(&l, &loom_options()))
                             }
                             Err(e) => errors.lock().unwrap_or_else(|e| e.into_inner()).push(e),
                         }

@@ -30,7 +30,9 @@ use proptest::prelude::*;
 /// What the generator may produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GenConfig {
-    /// Threads in all (loom explores at most 4).
+    /// Threads in all (loom explores at most 4; 3 by default, where loom's
+    /// exhaustive exploration of a random program takes milliseconds rather
+    /// than the seconds a 4-thread one can).
     pub max_threads: usize,
     /// Operations per thread, launches excluded.
     pub max_ops: usize,
@@ -45,7 +47,7 @@ pub struct GenConfig {
 impl Default for GenConfig {
     fn default() -> GenConfig {
         GenConfig {
-            max_threads: 4,
+            max_threads: 3,
             max_ops: 3,
             max_total_ops: 7,
             cdp1: true,
@@ -76,7 +78,9 @@ pub enum GenOp {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GenLaunch {
-    Host { pdl: bool },
+    Host {
+        pdl: bool,
+    },
     Device {
         parent: usize,
         thread: usize,
@@ -249,7 +253,12 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
         .count();
     let budget = cfg.max_total_ops.saturating_sub(launches);
     loop {
-        let total: usize = p.kernels.iter().flat_map(|k| &k.threads).map(Vec::len).sum();
+        let total: usize = p
+            .kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .map(Vec::len)
+            .sum();
         if total <= budget {
             break;
         }

@@ -8,7 +8,11 @@ use gridcheck_litgen::{GenConfig, differential};
 fn the_oracles_agree_on_random_programs() {
     let r = differential::run(300, 1, GenConfig::default(), 2, |_| {});
     eprintln!("{:?}\n{:?}\n{:?}", r.classes, r.both_failed, r.coverage);
-    assert!(r.generator_errors.is_empty(), "{}", r.generator_errors.join("\n"));
+    assert!(
+        r.generator_errors.is_empty(),
+        "{}",
+        r.generator_errors.join("\n")
+    );
     let conflicts: Vec<String> = r
         .conflicts
         .iter()
@@ -17,10 +21,27 @@ fn the_oracles_agree_on_random_programs() {
     assert!(conflicts.is_empty(), "{}", conflicts.join("\n"));
     // The generator covers the DSL: every construct appears.
     for k in [
-        "store", "load", "trigger", "gridsync", "devicesync", "geterror", "peekerror", "record",
-        "waitevent", "syncthreads", "launch null", "launch named", "launch tail",
-        "launch fire-and-forget", "host-pdl kernel", "pool limit", "sync-depth limit",
+        "store",
+        "load",
+        "trigger",
+        "gridsync",
+        "devicesync",
+        "geterror",
+        "peekerror",
+        "record",
+        "waitevent",
+        "syncthreads",
+        "launch null",
+        "launch named",
+        "launch tail",
+        "launch fire-and-forget",
+        "host-pdl kernel",
+        "pool limit",
+        "sync-depth limit",
     ] {
-        assert!(r.coverage.get(k).copied().unwrap_or(0) > 0, "no `{k}` in 300 programs");
+        assert!(
+            r.coverage.get(k).copied().unwrap_or(0) > 0,
+            "no `{k}` in 300 programs"
+        );
     }
 }

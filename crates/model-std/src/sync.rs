@@ -154,11 +154,18 @@ int_ops!(AtomicU32, u32);
 int_ops!(AtomicU64, u64);
 int_ops!(AtomicUsize, usize);
 
-/// Stores `value` and records it as the location's last store (see the
-/// model's `memory.rs`), both under the record's lock, so that the record
-/// follows the location's modification order on real threads too.
-pub(crate) fn store_in_order(cell: &AtomicU32, last: &std::sync::Mutex<u32>, value: u32) {
-    let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
-    cell.store(value, Ordering::Relaxed);
-    *l = value;
+/// Stores the store `id` and appends `(id, value)` to the location's log
+/// (see the model's `memory.rs`), both under the log's lock, so that the log
+/// follows the location's modification order on real threads too; returns
+/// the store's position in the log.
+pub(crate) fn store_in_order(
+    cell: &AtomicU32,
+    log: &std::sync::Mutex<Vec<(u32, u32)>>,
+    id: u32,
+    value: u32,
+) -> usize {
+    let mut l = log.lock().unwrap_or_else(|e| e.into_inner());
+    cell.store(id, Ordering::Relaxed);
+    l.push((id, value));
+    l.len() - 1
 }

@@ -17,8 +17,8 @@
 use crate::program::Program;
 use crate::world::World;
 
-pub(crate) fn syncthreads(p: &Program, w: &World, kernel: usize) {
+pub(crate) fn syncthreads(p: &Program, w: &World, kernel: usize, view: &mut crate::memory::View) {
     if p.kernels[kernel].threads.len() > 1 {
-        w.grids[kernel].barrier.wait();
+        w.grids[kernel].barrier.wait(view);
     }
 }

@@ -20,6 +20,7 @@
 use crate::sync::Ordering::Relaxed;
 
 use crate::grid::wait_finished;
+use crate::memory::View;
 use crate::program::Program;
 use crate::resources::SYNC_DEPTH_EXCEEDED;
 use crate::world::World;
@@ -27,7 +28,7 @@ use crate::world::World;
 /// `devicesync` by a thread of `kernel`: its `cudaError_t`. Beyond the
 /// synchronization depth it fails at once and waits for nothing (see
 /// [`crate::resources`]).
-pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) -> u32 {
+pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize, view: &mut View) -> u32 {
     if p.kernels[kernel].sync_depth_exceeded {
         return SYNC_DEPTH_EXCEEDED;
     }
@@ -37,7 +38,7 @@ pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize) -> u32 {
     let mask = w.grids[kernel].launched.fetch_or(0, Relaxed);
     for c in 0..p.kernels.len() {
         if mask & (1 << c) != 0 {
-            wait_finished(p, w, c);
+            wait_finished(p, w, c, view);
         }
     }
     0

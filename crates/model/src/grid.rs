@@ -29,6 +29,7 @@
 
 use crate::sync::Ordering::Relaxed;
 
+use crate::memory::View;
 use crate::program::{Program, Start, Stream};
 use crate::resources::{self, CANCELLED};
 use crate::stream;
@@ -70,6 +71,7 @@ pub(crate) fn launch_failed(
     parent: usize,
     child: usize,
     starts: &mut Vec<usize>,
+    view: &mut View,
 ) -> bool {
     if let Start::Device {
         stream: Stream::Tail { .. },
@@ -79,7 +81,7 @@ pub(crate) fn launch_failed(
         return true;
     }
     if p.kernels[parent].done_awaited {
-        arrive(p, w, parent, false, starts);
+        arrive(p, w, parent, false, starts, view);
     }
     false
 }
@@ -95,9 +97,10 @@ pub(crate) fn thread_exit(
     kernel: usize,
     cancelled: bool,
     starts: &mut Vec<usize>,
+    view: &mut View,
 ) {
     if p.kernels[kernel].done_awaited {
-        arrive(p, w, kernel, cancelled, starts);
+        arrive(p, w, kernel, cancelled, starts, view);
     }
 }
 
@@ -111,23 +114,30 @@ fn frees_slot(p: &Program, g: usize, cancelled: bool) -> bool {
 /// its grid never ran) or a non-tail child's completion. When it completes
 /// a grid without tail grids, the grid's pool slot is freed before anyone
 /// can see the completion.
-fn arrive(p: &Program, w: &World, g: usize, cancelled: bool, starts: &mut Vec<usize>) {
+fn arrive(
+    p: &Program,
+    w: &World,
+    g: usize,
+    cancelled: bool,
+    starts: &mut Vec<usize>,
+    view: &mut View,
+) {
     let k = &p.kernels[g];
     let complete = |n: usize| n == k.done_target && k.tails == 0;
-    let n = w.grids[g].done.add_with(cancelled, |n, marked| {
+    let n = w.grids[g].done.add_with(cancelled, view, |n, marked| {
         if complete(n) && frees_slot(p, g, marked) {
             resources::release_slot(p, w);
         }
     });
     if complete(n) {
-        finished(p, w, g, starts);
+        finished(p, w, g, starts, view);
     }
 }
 
 /// `g` and all the work it launched are complete (and its pool slot, if it
 /// held one, is free): tell whoever counts it, and start the host kernel
 /// that waits for it alone.
-fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>) {
+fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>, view: &mut View) {
     let Start::Device { parent, stream } = p.kernels[g].start else {
         // Host kernels: the host stream waits on the counters themselves,
         // except the successor this completion starts.
@@ -138,7 +148,7 @@ fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>) {
     match stream {
         Stream::InOrder { .. } | Stream::FireAndForget => {
             if pk.done_awaited {
-                arrive(p, w, parent, false, starts);
+                arrive(p, w, parent, false, starts, view);
             }
         }
         Stream::Tail { .. } => {
@@ -147,13 +157,15 @@ fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>) {
                 // whether it ran is settled.
                 let frees =
                     p.pool.is_some() && frees_slot(p, parent, w.grids[parent].done.marked());
-                let n = w.grids[parent].tails_finished.add_with(false, |n, _| {
-                    if n == pk.tails && frees {
-                        resources::release_slot(p, w);
-                    }
-                });
+                let n = w.grids[parent]
+                    .tails_finished
+                    .add_with(false, view, |n, _| {
+                        if n == pk.tails && frees {
+                            resources::release_slot(p, w);
+                        }
+                    });
                 if n == pk.tails {
-                    finished(p, w, parent, starts);
+                    finished(p, w, parent, starts, view);
                 }
             }
         }
@@ -161,17 +173,19 @@ fn finished(p: &Program, w: &World, g: usize, starts: &mut Vec<usize>) {
 }
 
 /// Blocks until `g` is done (its threads exited, its non-tail work finished).
-pub(crate) fn wait_done(p: &Program, w: &World, g: usize) {
-    w.grids[g].done.wait_at_least(p.kernels[g].done_target);
+pub(crate) fn wait_done(p: &Program, w: &World, g: usize, view: &mut View) {
+    w.grids[g]
+        .done
+        .wait_at_least(p.kernels[g].done_target, view);
 }
 
 /// Blocks until `g` is finished (done, and its tail grids finished), with
 /// happens-before from all of it.
-pub(crate) fn wait_finished(p: &Program, w: &World, g: usize) {
+pub(crate) fn wait_finished(p: &Program, w: &World, g: usize, view: &mut View) {
     let k = &p.kernels[g];
     if k.tails == 0 {
-        wait_done(p, w, g);
+        wait_done(p, w, g, view);
     } else {
-        w.grids[g].tails_finished.wait_at_least(k.tails);
+        w.grids[g].tails_finished.wait_at_least(k.tails, view);
     }
 }

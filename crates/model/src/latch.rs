@@ -14,6 +14,7 @@
 //! `Mutex` with acquire/release causality). Condvar notifications are only
 //! issued when a thread is waiting, to keep loom's branch count down.
 
+use crate::memory::View;
 use crate::sync::{Condvar, Mutex, MutexGuard};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -28,6 +29,9 @@ fn wait<'a, T>(cv: &Condvar, g: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
 
 #[derive(Debug, Default)]
 struct CounterState {
+    /// The coherence views of the threads that held the mutex (see
+    /// `memory.rs`): a mutex orders its holders.
+    view: View,
     count: usize,
     waiters: usize,
     /// Whether an arrival was marked (see [`Counter::add_with`]).
@@ -56,8 +60,15 @@ impl Counter {
     /// the lock: whatever `before` does happens before any waiter returns
     /// for this count (the launch pool frees a grid's slot this way, before
     /// its completion can be observed).
-    pub(crate) fn add_with(&self, mark: bool, before: impl FnOnce(usize, bool)) -> usize {
+    pub(crate) fn add_with(
+        &self,
+        mark: bool,
+        view: &mut View,
+        before: impl FnOnce(usize, bool),
+    ) -> usize {
         let mut s = lock(&self.state);
+        s.view.join(view);
+        view.join(&s.view);
         s.count += 1;
         s.marked |= mark;
         before(s.count, s.marked);
@@ -73,18 +84,21 @@ impl Counter {
     }
 
     /// Blocks until at least `n` arrivals were counted.
-    pub(crate) fn wait_at_least(&self, n: usize) {
+    pub(crate) fn wait_at_least(&self, n: usize, view: &mut View) {
         let mut s = lock(&self.state);
+        s.view.join(view);
         while s.count < n {
             s.waiters += 1;
             s = wait(&self.cv, s);
             s.waiters -= 1;
         }
+        view.join(&s.view);
     }
 }
 
 #[derive(Debug, Default)]
 struct BarrierState {
+    view: View,
     arrived: usize,
     generation: usize,
     waiters: usize,
@@ -108,8 +122,9 @@ impl Barrier {
         }
     }
 
-    pub(crate) fn wait(&self) {
+    pub(crate) fn wait(&self, view: &mut View) {
         let mut s = lock(&self.state);
+        s.view.join(view);
         s.arrived += 1;
         if s.arrived == self.n {
             s.arrived = 0;
@@ -117,6 +132,7 @@ impl Barrier {
             if s.waiters > 0 {
                 self.cv.notify_all();
             }
+            view.join(&s.view);
             return;
         }
         let generation = s.generation;
@@ -125,5 +141,6 @@ impl Barrier {
             s = wait(&self.cv, s);
             s.waiters -= 1;
         }
+        view.join(&s.view);
     }
 }

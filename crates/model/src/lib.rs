@@ -226,6 +226,10 @@ pub struct ModelOutcome {
     /// Executions of the explorations abandoned for exceeding the budget
     /// before this one.
     pub abandoned_executions: u64,
+    /// Executions of that exploration in which loom let a load return a
+    /// store coherence forbids (loom issue #282): discarded, they reach no
+    /// state (see `memory.rs`).
+    pub incoherent_executions: u64,
     /// Wall time of everything, abandoned explorations included.
     pub elapsed: Duration,
 }
@@ -321,7 +325,8 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
         } else {
             None
         };
-        let (states, executions) = explore(&program, bound, budget, options.max_branches)?;
+        let (states, executions, incoherent) =
+            explore(&program, bound, budget, options.max_branches)?;
         // loom stops at the first multiple of `checkpoint_interval` at or past the
         // budget, one execution short of it.
         if budget.is_some_and(|b| executions + 1 >= b) {
@@ -334,6 +339,7 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
             executions,
             preemption_bound: bound,
             abandoned_executions: abandoned,
+            incoherent_executions: incoherent,
             elapsed: start.elapsed(),
         });
     }
@@ -347,9 +353,10 @@ fn explore(
     bound: Option<usize>,
     budget: Option<u64>,
     max_branches: usize,
-) -> Result<(BTreeSet<State>, u64), ModelError> {
+) -> Result<(BTreeSet<State>, u64, u64), ModelError> {
     let states = Arc::new(Mutex::new(BTreeSet::new()));
     let executions = Arc::new(AtomicU64::new(0));
+    let incoherent = Arc::new(AtomicU64::new(0));
 
     let mut builder = loom::model::Builder::new();
     // Pin everything loom would otherwise read from `LOOM_*` variables, so
@@ -365,12 +372,23 @@ fn explore(
     builder.max_permutations = budget.map(|b| b as usize);
     builder.checkpoint_interval = 1_000;
 
-    let (p, s, e) = (program.clone(), states.clone(), executions.clone());
+    let (p, s, e, d) = (
+        program.clone(),
+        states.clone(),
+        executions.clone(),
+        incoherent.clone(),
+    );
     let run = catch_unwind(AssertUnwindSafe(move || {
         builder.check(move || {
             e.fetch_add(1, Ordering::Relaxed);
-            let state = run::execute(&p);
-            s.lock().unwrap_or_else(|e| e.into_inner()).insert(state);
+            match run::execute(&p) {
+                Some(state) => {
+                    s.lock().unwrap_or_else(|e| e.into_inner()).insert(state);
+                }
+                None => {
+                    d.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         })
     }));
     if let Err(payload) = run {
@@ -395,7 +413,11 @@ fn explore(
         return Err(ModelError { message });
     }
     let states = std::mem::take(&mut *states.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok((states, executions.load(Ordering::Relaxed)))
+    Ok((
+        states,
+        executions.load(Ordering::Relaxed),
+        incoherent.load(Ordering::Relaxed),
+    ))
 }
 
 /// The verdict of `litmus.condition` over a set of reachable final states.

@@ -30,31 +30,85 @@
 //!
 //! # A workaround for loom's modification order
 //!
-//! loom 0.7 can let a relaxed load after the joins return a store that is
-//! not the last one (loom issue #282, "loom does not respect modification
-//! order"): in `t1: y = 3; barrier || t0: y = 1; launch c; barrier; load y
-//! || c: y = 5` it reported the final `y = 1`, although `y = 1` happens
-//! before `c`'s `y = 5` (reproduced with bare loom, no model code). The final
-//! value of a location is therefore not loaded: every store also records its
-//! value, in the order the stores ran ([`crate::sync::store_in_order`]), and
-//! the final value is the last one recorded. That order is a modification
-//! order consistent with happens-before (loom runs one thread at a time, and
-//! every edge orders execution), so the final value is coherent. Loads
-//! during the execution still come from loom, which issue #282 may affect.
+//! loom 0.7 can let a relaxed load return a store that coherence forbids
+//! (loom issue #282, "loom does not respect modification order"): in
+//! `t0: store x 1 || t1: store x 2; load r0 x` it returned r0 = 1 after
+//! t1's own store 2 had run after store 1, and in `t1: y = 3; barrier || t0:
+//! y = 1; launch c; barrier; load y || c: y = 5` a load after the joins
+//! returned `y = 1`, although `c`'s `y = 5` follows it. (The differential
+//! test against the axiomatic model found the first shape; bare loom
+//! reproduces both.)
+//!
+//! The model therefore keeps its own record and checks every load:
+//!
+//! - Each location has a **log** of `(store id, value)` in the order the
+//!   stores ran ([`crate::sync::store_in_order`]): loom's modification
+//!   order. The loom atomic holds the id of the store (unique per store
+//!   operation, 0 for the initial value), so a load knows which store it
+//!   read and where that store is in the log.
+//! - Each modeled thread has a **coherence view** ([`View`]): per location,
+//!   the latest log position it has written, read, or learned through a
+//!   happens-before edge. Views travel along every edge of the model: a
+//!   launch's spawn hands the launcher's view to the child's threads, and
+//!   every mutex of `latch.rs` (completion counts, the block barrier) joins
+//!   the views of the threads that held it, as a mutex's release and acquire
+//!   order them in loom.
+//! - A load that returns a store older than its thread's view (CoWR, CoRR)
+//!   makes the execution **incoherent**: loom still completes it, and
+//!   [`crate::check`] discards its final state and counts it. Since views
+//!   follow only real happens-before edges, a discarded execution is one no
+//!   coherent memory allows.
+//! - The final value of a location is the last store in its log.
+//!
+//! Where loom's modification order (the order stores ran) is stricter than
+//! the guide's coherence order, the model misses states the guide allows; the
+//! axiomatic model computes exactly that restriction, and the conformance
+//! harness reports the difference as this pinned limit (`crates/oracle`).
 
 use crate::sync::Ordering::Relaxed;
 
 use crate::sync::AtomicU32;
 
+/// A thread's coherence view: per location, the latest log position it
+/// has written, read, or learned through happens-before.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct View(Vec<usize>);
+
+impl View {
+    pub(crate) fn new(locations: usize) -> View {
+        View(vec![0; locations])
+    }
+
+    /// Everything `other` knows, this view knows too.
+    pub(crate) fn join(&mut self, other: &View) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a = (*a).max(*b);
+        }
+    }
+
+    /// Sees position `pos` of location `loc`; `false` when the view already
+    /// holds a later one (an incoherent read).
+    fn see(&mut self, loc: usize, pos: usize) -> bool {
+        let ok = pos >= self.0[loc];
+        self.0[loc] = self.0[loc].max(pos);
+        ok
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Memory {
+    /// The id of the store each location holds (0: the initial value).
     cells: Vec<AtomicU32>,
     /// One per cell, only ever stored to: see the module docs.
     shadows: Vec<AtomicU32>,
-    /// One per cell: the value of its last store, in the order the stores
-    /// ran (see the module docs). Not a loom object: it adds no scheduling
-    /// point.
-    last: Vec<std::sync::Mutex<u32>>,
+    /// One per cell: `(store id, value)` in the order the stores ran. Not a
+    /// loom object: it adds no scheduling point.
+    log: Vec<std::sync::Mutex<Vec<(u32, u32)>>>,
+    /// Some load returned a store its thread's view had already passed.
+    incoherent: std::sync::atomic::AtomicBool,
 }
 
 impl Memory {
@@ -62,29 +116,45 @@ impl Memory {
     /// the initial values are visible everywhere.
     pub(crate) fn new(init: &[(String, u32)]) -> Memory {
         Memory {
-            cells: init.iter().map(|(_, v)| AtomicU32::new(*v)).collect(),
+            cells: init.iter().map(|_| AtomicU32::new(0)).collect(),
             shadows: init.iter().map(|_| AtomicU32::new(0)).collect(),
-            last: init
+            log: init
                 .iter()
-                .map(|(_, v)| std::sync::Mutex::new(*v))
+                .map(|(_, v)| std::sync::Mutex::new(vec![(0, *v)]))
                 .collect(),
+            incoherent: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    pub(crate) fn load(&self, loc: usize) -> u32 {
+    pub(crate) fn load(&self, loc: usize, view: &mut View) -> u32 {
         self.shadows[loc].store(0, Relaxed);
-        self.cells[loc].load(Relaxed)
+        let id = self.cells[loc].load(Relaxed);
+        let log = self.log[loc].lock().unwrap_or_else(|e| e.into_inner());
+        let pos = log.iter().rposition(|(i, _)| *i == id).unwrap_or(0);
+        if !view.see(loc, pos) {
+            self.incoherent
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        log[pos].1
     }
 
-    pub(crate) fn store(&self, loc: usize, value: u32) {
+    /// A store; `id` is unique to the store operation (never 0).
+    pub(crate) fn store(&self, loc: usize, id: u32, value: u32, view: &mut View) {
         self.shadows[loc].store(0, Relaxed);
-        crate::sync::store_in_order(&self.cells[loc], &self.last[loc], value)
+        let pos = crate::sync::store_in_order(&self.cells[loc], &self.log[loc], id, value);
+        view.see(loc, pos);
     }
 
     /// The final value, read by loom's main thread after every join: the
     /// last store that ran (see the module docs).
     pub(crate) fn final_value(&self, loc: usize) -> u32 {
-        *self.last[loc].lock().unwrap_or_else(|e| e.into_inner())
+        let log = self.log[loc].lock().unwrap_or_else(|e| e.into_inner());
+        log.last().map(|e| e.1).unwrap_or(0)
+    }
+
+    /// Whether some load of this execution was incoherent.
+    pub(crate) fn incoherent(&self) -> bool {
+        self.incoherent.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -39,6 +39,7 @@
 use crate::sync::Ordering::Relaxed;
 
 use crate::grid::wait_finished;
+use crate::memory::View;
 use crate::program::{Program, Start};
 use crate::world::World;
 
@@ -69,12 +70,12 @@ pub(crate) fn wait_for_triggers(w: &World, primary: usize) {
 
 /// `gridsync`: the first call in a PDL secondary's thread waits for its
 /// primary's completion; later calls and calls elsewhere do nothing.
-pub(crate) fn gridsync(p: &Program, w: &World, kernel: usize, done: &mut bool) {
+pub(crate) fn gridsync(p: &Program, w: &World, kernel: usize, done: &mut bool, view: &mut View) {
     if let Start::HostPdl { wait, .. } = &p.kernels[kernel].start
         && !*done
     {
         for &j in wait {
-            wait_finished(p, w, j);
+            wait_finished(p, w, j, view);
         }
         *done = true;
     }

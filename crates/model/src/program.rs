@@ -100,6 +100,9 @@ pub(crate) enum MOp {
     Store {
         loc: usize,
         value: u32,
+        /// Unique to this store operation, never 0 (the initial value's):
+        /// what the location's atomic holds (see `memory.rs`).
+        id: u32,
     },
     Load {
         loc: usize,
@@ -263,6 +266,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let mut launched_by: Vec<Option<(usize, Stream)>> = vec![None; l.kernels.len()];
     let mut slots: Vec<Slots> = l.kernels.iter().map(|_| Slots::default()).collect();
     let mut mops: Vec<Vec<Vec<MOp>>> = Vec::new();
+    let mut store_ids = 0u32;
     for (ki, k) in l.kernels.iter().enumerate() {
         let sl = &mut slots[ki];
         // The NULL stream always takes slot 0.
@@ -276,6 +280,10 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                     Op::Store { loc, value } => MOp::Store {
                         loc: lidx(loc)?,
                         value: *value,
+                        id: {
+                            store_ids += 1;
+                            store_ids
+                        },
                     },
                     Op::Load { loc, .. } => MOp::Load { loc: lidx(loc)? },
                     Op::SyncThreads => MOp::SyncThreads,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use gridcheck_spec::State;
 
+use crate::memory::View;
 use crate::program::Program;
 use crate::world::World;
 use crate::{sync, thread};
@@ -15,7 +16,7 @@ use crate::{sync, thread};
 /// One execution: spawn the host kernels' threads, run GPU thread 0 here,
 /// join the others (each joins the threads it spawned), read the final
 /// state.
-pub(crate) fn execute(p: &Arc<Program>) -> State {
+pub(crate) fn execute(p: &Arc<Program>) -> Option<State> {
     let w = Arc::new(World::new(p));
     // GPU thread 0 (the first host kernel's first thread) runs on the
     // checker's main thread, after the spawns: see the crate docs. Device
@@ -25,10 +26,10 @@ pub(crate) fn execute(p: &Arc<Program>) -> State {
         .filter(|&tid| tid != on_main && p.is_host_thread(tid))
         .map(|tid| {
             let (p, w) = (p.clone(), w.clone());
-            sync::spawn(move || thread::run(&p, &w, tid, 0))
+            sync::spawn(move || thread::run(&p, &w, tid, 0, View::new(p.memory.len())))
         })
         .collect();
-    let mut regs = thread::run(p, &w, on_main, 0);
+    let mut regs = thread::run(p, &w, on_main, 0, View::new(p.memory.len()));
     for h in handles {
         regs.extend(h.join().expect("a modeled thread panicked"));
     }
@@ -50,5 +51,7 @@ pub(crate) fn execute(p: &Arc<Program>) -> State {
         state.insert(name.clone(), w.memory.final_value(i));
     }
     debug_assert_eq!(w.memory.len(), p.memory.len());
-    state
+    // An execution in which a load broke coherence is one loom should not
+    // have produced (see `memory.rs`): it reaches no state.
+    (!w.memory.incoherent()).then_some(state)
 }

@@ -58,6 +58,7 @@
 use crate::sync::Ordering::Relaxed;
 
 use crate::grid::{wait_done, wait_finished};
+use crate::memory::View;
 use crate::pdl;
 use crate::program::{Program, Start, Stream};
 use crate::resources::CANCELLED;
@@ -131,10 +132,10 @@ pub(crate) fn wait_event(
     });
 }
 
-fn wait_all(p: &Program, w: &World, deps: u64) {
+fn wait_all(p: &Program, w: &World, deps: u64, view: &mut View) {
     for g in 0..p.kernels.len() {
         if deps & (1 << g) != 0 {
-            wait_finished(p, w, g);
+            wait_finished(p, w, g, view);
         }
     }
 }
@@ -143,14 +144,20 @@ fn wait_all(p: &Program, w: &World, deps: u64) {
 /// launch failed (the grid never runs, see [`crate::resources`]). `deps` is
 /// what the launch handed a device grid's threads (see
 /// [`crate::grid::launch`]).
-pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize, deps: u64) -> bool {
+pub(crate) fn wait_start(
+    p: &Program,
+    w: &World,
+    kernel: usize,
+    deps: u64,
+    view: &mut View,
+) -> bool {
     match &p.kernels[kernel].start {
         Start::HostFirst => {}
         // Spawned by its predecessor's completion: nothing left to wait for.
         Start::HostAfter { .. } if p.kernels[kernel].lazy => {}
         Start::HostAfter { wait } => {
             for &j in wait {
-                wait_finished(p, w, j);
+                wait_finished(p, w, j, view);
             }
         }
         Start::HostPdl { primary, .. } => pdl::wait_for_triggers(w, *primary),
@@ -158,12 +165,12 @@ pub(crate) fn wait_start(p: &Program, w: &World, kernel: usize, deps: u64) -> bo
             // A tail grid, even one whose launch failed, counts as finished
             // only after its parent is done.
             if let Stream::Tail { .. } = stream {
-                wait_done(p, w, *parent);
+                wait_done(p, w, *parent, view);
             }
             if deps == CANCELLED {
                 return false;
             }
-            wait_all(p, w, deps);
+            wait_all(p, w, deps, view);
         }
     }
     true

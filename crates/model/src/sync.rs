@@ -11,10 +11,19 @@ pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 pub(crate) use loom::thread::{JoinHandle, spawn, yield_now};
 pub(crate) use std::sync::atomic::Ordering;
 
-/// Stores `value` and records it as the location's last store (see
-/// `memory.rs`). loom runs one thread at a time and switches only at its
-/// own operations, so nothing runs between the store and the record.
-pub(crate) fn store_in_order(cell: &AtomicU32, last: &std::sync::Mutex<u32>, value: u32) {
-    cell.store(value, Ordering::Relaxed);
-    *last.lock().unwrap_or_else(|e| e.into_inner()) = value;
+/// Stores the store `id` and appends `(id, value)` to the location's log
+/// (see `memory.rs`); returns the store's position in the log. loom runs one
+/// thread at a time and switches only at its own operations, so nothing
+/// runs between the store and the append: the log is the order the stores
+/// ran, loom's modification order.
+pub(crate) fn store_in_order(
+    cell: &AtomicU32,
+    log: &std::sync::Mutex<Vec<(u32, u32)>>,
+    id: u32,
+    value: u32,
+) -> usize {
+    cell.store(id, Ordering::Relaxed);
+    let mut l = log.lock().unwrap_or_else(|e| e.into_inner());
+    l.push((id, value));
+    l.len() - 1
 }

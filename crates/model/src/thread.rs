@@ -21,6 +21,7 @@
 
 use std::sync::Arc;
 
+use crate::memory::View;
 use crate::program::{MOp, Program};
 use crate::resources::{CANCELLED, LAUNCH_PENDING_COUNT_EXCEEDED, LastError};
 use crate::world::World;
@@ -33,31 +34,38 @@ type Handles = Vec<sync::JoinHandle<Regs>>;
 
 /// Spawns the threads of `kernel`, which get `deps` (see
 /// [`crate::grid::launch`]).
-fn spawn_grid(p: &Arc<Program>, w: &Arc<World>, kernel: usize, deps: u64, out: &mut Handles) {
+fn spawn_grid(
+    p: &Arc<Program>,
+    w: &Arc<World>,
+    kernel: usize,
+    deps: u64,
+    view: &View,
+    out: &mut Handles,
+) {
     for &tid in &p.kernels[kernel].threads {
-        let (p, w) = (p.clone(), w.clone());
-        out.push(sync::spawn(move || run(&p, &w, tid, deps)));
+        let (p, w, view) = (p.clone(), w.clone(), view.clone());
+        out.push(sync::spawn(move || run(&p, &w, tid, deps, view)));
     }
 }
 
 /// Runs modeled thread `tid`; returns its registers and those of every
 /// thread it spawned, transitively.
-pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64) -> Regs {
+pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut view: View) -> Regs {
     let t = &p.threads[tid];
     let k = t.kernel;
     let mut spawned = Vec::new();
     let mut starts = Vec::new();
-    if !stream::wait_start(p, w, k, deps) {
+    if !stream::wait_start(p, w, k, deps, &mut view) {
         for op in &t.ops {
             if let MOp::Launch { child } = *op
-                && grid::launch_failed(p, w, k, child, &mut starts)
+                && grid::launch_failed(p, w, k, child, &mut starts, &mut view)
             {
-                spawn_grid(p, w, child, CANCELLED, &mut spawned);
+                spawn_grid(p, w, child, CANCELLED, &view, &mut spawned);
             }
         }
-        grid::thread_exit(p, w, k, true, &mut starts);
+        grid::thread_exit(p, w, k, true, &mut starts, &mut view);
         for s in starts {
-            spawn_grid(p, w, s, 0, &mut spawned);
+            spawn_grid(p, w, s, 0, &view, &mut spawned);
         }
         return join(vec![(tid, vec![0; t.regs.len()])], spawned);
     }
@@ -68,17 +76,17 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64) -> Re
     let mut last_error = LastError::default();
     for op in &t.ops {
         match *op {
-            MOp::Store { loc, value } => w.memory.store(loc, value),
-            MOp::Load { loc } => regs.push(w.memory.load(loc)),
-            MOp::SyncThreads => block::syncthreads(p, w, k),
+            MOp::Store { loc, value, id } => w.memory.store(loc, id, value, &mut view),
+            MOp::Load { loc } => regs.push(w.memory.load(loc, &mut view)),
+            MOp::SyncThreads => block::syncthreads(p, w, k, &mut view),
             MOp::Launch { child } => {
                 let deps = grid::launch(p, w, k, child, &mut streams);
                 if deps != CANCELLED {
-                    spawn_grid(p, w, child, deps, &mut spawned);
+                    spawn_grid(p, w, child, deps, &view, &mut spawned);
                 } else {
                     last_error.set(LAUNCH_PENDING_COUNT_EXCEEDED);
-                    if grid::launch_failed(p, w, k, child, &mut starts) {
-                        spawn_grid(p, w, child, CANCELLED, &mut spawned);
+                    if grid::launch_failed(p, w, k, child, &mut starts, &mut view) {
+                        spawn_grid(p, w, child, CANCELLED, &view, &mut spawned);
                     }
                 }
             }
@@ -87,9 +95,9 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64) -> Re
                 stream::wait_event(p, w, k, stream, event, &mut streams)
             }
             MOp::Trigger => pdl::trigger(p, w, k, &mut triggered),
-            MOp::GridSync => pdl::gridsync(p, w, k, &mut synced),
+            MOp::GridSync => pdl::gridsync(p, w, k, &mut synced, &mut view),
             MOp::DeviceSync { record } => {
-                let code = cdp1::devicesync(p, w, k);
+                let code = cdp1::devicesync(p, w, k, &mut view);
                 if code != 0 {
                     last_error.set(code);
                 }
@@ -104,9 +112,9 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64) -> Re
     // Exit: the PDL exit flag, then one arrival on the grid's completion
     // count; then the joins, which nothing observes.
     pdl::exit(p, w, k, t.slot);
-    grid::thread_exit(p, w, k, false, &mut starts);
+    grid::thread_exit(p, w, k, false, &mut starts, &mut view);
     for s in starts {
-        spawn_grid(p, w, s, 0, &mut spawned);
+        spawn_grid(p, w, s, 0, &view, &mut spawned);
     }
     join(vec![(tid, regs)], spawned)
 }

@@ -145,12 +145,22 @@ fn pdl_spinners(l: &Litmus) -> usize {
         .unwrap_or(0)
 }
 
-/// Runs both oracles on `l`. `Err` when neither gives an answer (both
-/// report the same kind of failure, e.g. a deadlock).
+/// Runs both oracles on `l`, loom with its default exploration. `Err` when
+/// neither gives an answer (both report the same kind of failure, e.g. a
+/// deadlock).
 pub fn cross_check(l: &Litmus) -> Result<CrossCheck, String> {
+    cross_check_with(l, &gridcheck_model::Options::default())
+}
+
+/// [`cross_check`] with loom's exploration options (a smaller budget for
+/// random programs: a bounded exploration is classified as such).
+pub fn cross_check_with(
+    l: &Litmus,
+    loom_options: &gridcheck_model::Options,
+) -> Result<CrossCheck, String> {
     let axiomatic = gridcheck_axiom::check(l).map_err(|e| e.to_string());
     let loom = (l.thread_count() <= MAX_GPU_THREADS)
-        .then(|| gridcheck_model::check(l).map_err(|e| e.to_string()));
+        .then(|| gridcheck_model::check_with(l, loom_options).map_err(|e| e.to_string()));
     let load_buffering_verdict = match &axiomatic {
         Ok(a) => {
             let lb = AxiomOptions {

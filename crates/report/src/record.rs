@@ -52,7 +52,6 @@ pub struct Oracles {
     pub load_buffering_verdict: Option<Verdict>,
 }
 
-
 /// A compile test's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompileSummary {
