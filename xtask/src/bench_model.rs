@@ -1,22 +1,25 @@
-//! `cargo xtask bench model`: the model's cost per litmus test.
+//! `cargo xtask bench model`: the model tier's cost per litmus test.
 //!
-//! Explores every litmus test of the spec with the model's default options
-//! (what the conformance harness's model tier runs), one after the other in
-//! this process, and prints per test the threads, the verdict, the
-//! executions loom explored, the preemption bound if one was needed (and
-//! the executions of the abandoned exhaustive attempt), and the time; then
-//! the totals and the load average, since the time depends on what else
-//! the machine runs. A verdict that differs from the spec's expectation is
-//! marked and makes the command fail.
+//! Runs both oracles on every litmus test of the spec
+//! (`gridcheck_oracle::cross_check`, exactly what the conformance harness's
+//! model tier runs: loom with its default options, the axiomatic model under
+//! the guide's axioms, under loom's write order and with load buffering),
+//! one after the other in this process, and prints per test the threads,
+//! the verdict, who decided it, the executions loom explored, the
+//! preemption bound if one was needed (and the executions of the abandoned
+//! exhaustive attempt), the axiomatic model's candidates, and the time of
+//! each; then the totals and the load average, since the time depends on
+//! what else the machine runs. A verdict that differs from the spec's
+//! expectation, or an oracle conflict, is marked and makes the command
+//! fail.
 //!
 //! Built without optimisations (`cargo xtask` is a debug build), the command
 //! runs itself again from a release build, so that the times are those of
 //! the release harness; `--here` skips that.
 
-use std::process::Command;
 use std::time::Instant;
 
-use gridcheck_model::{Options, check_with};
+use gridcheck_model::Options;
 use gridcheck_spec::TestBody;
 
 use crate::{Result, load_spec, root};
@@ -35,21 +38,9 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     if cfg!(debug_assertions) && !here {
-        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(root())
-            .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
-            .args(["bench", "model", "--here"]);
-        if let Some(f) = &filter {
-            cmd.args(["--filter", f]);
-        }
-        let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-        return if status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "the release build of `bench model` failed ({status})"
-            ))
-        };
+        let mut rest: Vec<String> = vec!["bench".into(), "model".into()];
+        rest.extend(args.iter().cloned());
+        return crate::rerun_release(&rest);
     }
     let spec = load_spec(&root())?;
     let options = Options::default();
@@ -60,9 +51,20 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     println!("load average before: {}", load_average());
     println!(
-        "{:<50} {:>7} {:>9} {:>10} {:>7} {:>10} {:>9}",
-        "test", "threads", "verdict", "executions", "bound", "abandoned", "time"
+        "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>9} {:>10} {:>9} {:>9}",
+        "test",
+        "threads",
+        "verdict",
+        "decided",
+        "executions",
+        "bound",
+        "abandoned",
+        "loom",
+        "candidates",
+        "axiomatic",
+        "both"
     );
+    let mut axiom_time = std::time::Duration::ZERO;
     let start = Instant::now();
     let mut rows = Vec::new();
     let mut mismatches = Vec::new();
@@ -76,30 +78,47 @@ pub fn run(args: &[String]) -> Result<()> {
         {
             continue;
         }
-        let o =
-            check_with(l, &options).map_err(|e| format!("{}: the model failed: {e}", t.name))?;
+        let t0 = Instant::now();
+        let c = gridcheck_oracle::cross_check(l)
+            .map_err(|e| format!("{}: both oracles failed: {e}", t.name))?;
+        let total = t0.elapsed();
+        let Some(Ok(o)) = c.loom.clone() else {
+            return Err(format!("{}: loom gave no answer ({})", t.name, c.agreement));
+        };
+        let axiom = c
+            .axiomatic
+            .as_ref()
+            .map_err(|e| format!("{}: {e}", t.name))?;
         let bound = o
             .preemption_bound
             .map_or("-".to_string(), |b| b.to_string());
-        let mark = if o.verdict == l.expect {
+        let mark = if c.is_conflict() {
+            mismatches.push(format!("{} ({}): {}", t.name, t.origin, c.agreement));
+            "  CONFLICT"
+        } else if c.verdict == l.expect {
             ""
         } else {
             mismatches.push(format!(
                 "{} ({}): model says {}, the spec expects {}",
-                t.name, t.origin, o.verdict, l.expect
+                t.name, t.origin, c.verdict, l.expect
             ));
             "  MISMATCH"
         };
         println!(
-            "{:<50} {:>7} {:>9} {:>10} {:>7} {:>10} {:>8.3}s{mark}",
+            "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>8.3}s {:>10} {:>8.4}s {:>8.3}s{mark}",
             t.name,
             l.thread_count(),
-            o.verdict.as_str(),
+            c.verdict.as_str(),
+            c.decided_by.as_str(),
             o.executions,
             bound,
             o.abandoned_executions,
-            o.elapsed.as_secs_f64()
+            o.elapsed.as_secs_f64(),
+            axiom.candidates,
+            axiom.elapsed.as_secs_f64(),
+            total.as_secs_f64()
         );
+        axiom_time += axiom.elapsed;
         rows.push((t.name.clone(), o));
     }
     let wall = start.elapsed();
@@ -113,9 +132,11 @@ pub fn run(args: &[String]) -> Result<()> {
         .collect();
     println!();
     println!(
-        "total: {} tests, {executions} executions, {:.2} s (one at a time; the harness runs two workers at once)",
+        "total: {} tests, {executions} loom executions, {:.2} s for both oracles (the axiomatic \
+         model's part {:.3} s; one test at a time, the harness runs two workers at once)",
         rows.len(),
-        wall.as_secs_f64()
+        wall.as_secs_f64(),
+        axiom_time.as_secs_f64()
     );
     if bounded.is_empty() {
         println!("bounds: none, every test was explored exhaustively");

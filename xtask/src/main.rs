@@ -20,6 +20,7 @@ mod build;
 mod codegen;
 mod coverage;
 mod doc;
+mod fuzz;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -49,7 +50,11 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
   bench compare NEW BASELINE      compare two benchmark results files; exits 1 on a regression
 
-  bench model [--filter S]        the model's executions, bound and time per litmus test (release build)";
+  bench model [--filter S]        both oracles' cost per litmus test (release build)
+  fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
+                                  random programs: loom against the axiomatic model (release build)
+  fuzz gpu [--count N] [--seed S] [--out DIR]
+                                  random programs and their kernels for conformance/fuzz-gpu.sh";
 
 /// The checkout `cargo xtask` was run for (decided at run time; see
 /// `gridcheck_toolchain::checkout_root`).
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
             bench_model::run(&args[2..])
         }
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -246,6 +252,27 @@ fn gpu_bundle() -> Result<()> {
 }
 
 /// `cargo build --quiet --release <args>` in the workspace.
+/// Runs `cargo xtask <args> --here` again from a release build, when this
+/// is a debug build: for the commands whose figures are the release
+/// harness's (`bench model`, `fuzz model`).
+pub fn rerun_release(args: &[String]) -> Result<()> {
+    let mut cmd =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root())
+        .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
+        .args(args)
+        .arg("--here");
+    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the release build of `{}` failed ({status})",
+            args.join(" ")
+        ))
+    }
+}
+
 pub fn release_build(root: &Path, args: &[&str]) -> Result<()> {
     let st = status(
         cargo()

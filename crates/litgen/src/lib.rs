@@ -42,6 +42,9 @@ pub struct GenConfig {
     pub max_total_ops: usize,
     /// Profiles to draw from: `devicesync` appears only in CDP1 programs.
     pub cdp1: bool,
+    /// Device runtime limits (a pool smaller than the launches, a sync
+    /// depth of 1); the GPU runs such tests one instance per launch.
+    pub limits: bool,
 }
 
 impl Default for GenConfig {
@@ -51,6 +54,7 @@ impl Default for GenConfig {
             max_ops: 3,
             max_total_ops: 7,
             cdp1: true,
+            limits: true,
         }
     }
 }
@@ -178,8 +182,8 @@ pub fn strategy(cfg: GenConfig) -> impl Strategy<Value = GenProgram> {
                         cdp1,
                         locations,
                         kernels,
-                        pool,
-                        sync_depth,
+                        pool: pool.filter(|_| cfg.limits),
+                        sync_depth: sync_depth.filter(|_| cfg.limits),
                     },
                     cfg,
                 )
