@@ -9,10 +9,12 @@ pub mod ast;
 pub mod condition;
 pub mod cuda_errors;
 pub mod error;
+pub mod limits;
 pub mod load;
 pub mod locate;
 pub mod ops;
 pub mod raw;
+pub mod scan;
 pub mod seeds;
 
 pub use ast::*;

@@ -7,12 +7,17 @@
 //! test kinds `litmus`, `compile`, `runtime`, `host`), and `cross` checks
 //! across items and files.
 
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::ast::*;
 use crate::error::{SpecError, SpecErrors};
-use crate::locate::{Entry, Text, enclosing};
+use crate::limits::{MAX_ERRORS_PER_FILE, MAX_FILE_BYTES};
+use crate::locate::Text;
 use crate::raw::RawFile;
+use crate::scan::{self, ItemKind, Scan};
 use crate::seeds::Seeds;
 
 mod compile;
@@ -51,15 +56,54 @@ pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {
     Ok(out)
 }
 
+/// Reads one spec file, refusing one over [`MAX_FILE_BYTES`] before reading
+/// it whole, and text that is not UTF-8 at the line of the first bad byte.
+fn read_spec_file(path: &Path) -> Result<String, Box<SpecError>> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Box::new(SpecError::new(path, format!("cannot read: {e}")));
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(Box::new(too_big(path)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        Box::new(SpecError::new(path, "the file is not UTF-8 text").at(line, column))
+    })
+}
+
+fn too_big(path: &Path) -> SpecError {
+    SpecError::new(
+        path,
+        format!(
+            "the file is larger than {} KiB, the most a spec file may hold",
+            MAX_FILE_BYTES >> 10
+        ),
+    )
+}
+
 /// Loads and validates every spec file under `dir`. With `seeds`, each rule's
-/// seed must exist and its quote must occur in it verbatim.
+/// seed must exist and its quote must occur in it verbatim. A directory
+/// without spec files is an error.
 pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    for path in spec_files(dir)? {
-        match std::fs::read_to_string(&path) {
+    let paths = spec_files(dir)?;
+    if paths.is_empty() {
+        return Err(SpecErrors(vec![SpecError::new(
+            dir,
+            "no spec files (*.yaml) in this directory",
+        )]));
+    }
+    for path in paths {
+        match read_spec_file(&path) {
             Ok(text) => files.push((path, text)),
-            Err(e) => errors.push(SpecError::new(&path, format!("cannot read: {e}"))),
+            Err(e) => errors.push(*e),
         }
     }
     match load_sources(&files, seeds) {
@@ -78,27 +122,90 @@ pub fn load_sources(
     seeds: Option<&Seeds>,
 ) -> Result<Spec, SpecErrors> {
     let mut cx = Cx::default();
-    for (path, text) in files {
-        cx.file(path, text);
+    for (i, (path, text)) in files.iter().enumerate() {
+        cx.file(i, path, text);
     }
-    cx.cross_checks(seeds);
+    cx.cross_checks(files, seeds);
     if cx.errors.is_empty() {
         Ok(Spec {
             rules: cx.rules,
             tests: cx.tests,
         })
     } else {
-        Err(SpecErrors(cx.errors))
+        Err(SpecErrors(cx.errors.finish()))
     }
 }
 
-/// Where each loaded rule and test came from, for located cross-file errors.
+/// Where each loaded rule and test came from, for located cross-file errors:
+/// the index of its file among those loaded (the text is not copied).
 struct Located {
-    file: PathBuf,
-    text: String,
+    file: usize,
     /// First line of this item and of the next item of the file (if any).
     from: usize,
     until: Option<usize>,
+}
+
+/// The errors found so far, at most [`MAX_ERRORS_PER_FILE`] kept per file;
+/// the count covers every error, kept or not.
+#[derive(Default)]
+struct Errors {
+    kept: Vec<SpecError>,
+    count: usize,
+    per_file: HashMap<PathBuf, usize>,
+    /// Set once the current file's list is full: positions are no longer
+    /// searched for errors that will not be shown.
+    full: Rc<Cell<bool>>,
+}
+
+impl Errors {
+    fn push(&mut self, e: SpecError) {
+        self.count += 1;
+        let n = self.per_file.entry(e.file.clone()).or_default();
+        *n += 1;
+        if *n <= MAX_ERRORS_PER_FILE {
+            self.kept.push(e);
+        }
+        if *n >= MAX_ERRORS_PER_FILE {
+            self.full.set(true);
+        }
+    }
+
+    /// Whether `file`'s list is full.
+    fn full_for(&self, file: &Path) -> bool {
+        self.per_file
+            .get(file)
+            .is_some_and(|&n| n >= MAX_ERRORS_PER_FILE)
+    }
+
+    /// Every error pushed, kept or not.
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The kept errors, and for each file with more, how many were left out.
+    fn finish(self) -> Vec<SpecError> {
+        let mut out = self.kept;
+        let mut over: Vec<(PathBuf, usize)> = self
+            .per_file
+            .into_iter()
+            .filter(|(_, n)| *n > MAX_ERRORS_PER_FILE)
+            .collect();
+        over.sort();
+        for (file, n) in over {
+            out.push(SpecError::new(
+                file,
+                format!(
+                    "{} more errors in this file not shown (the first {MAX_ERRORS_PER_FILE} are)",
+                    n - MAX_ERRORS_PER_FILE
+                ),
+            ));
+        }
+        out
+    }
 }
 
 #[derive(Default)]
@@ -107,7 +214,7 @@ struct Cx {
     tests: Vec<Test>,
     rule_at: Vec<Located>,
     test_at: Vec<Located>,
-    errors: Vec<SpecError>,
+    errors: Errors,
 }
 
 /// Builds errors about one item of one file.
@@ -117,12 +224,17 @@ struct ItemErr<'a> {
     item: String,
     from: usize,
     until: Option<usize>,
+    /// The file's error list is full: skip the search for a position.
+    quiet: Rc<Cell<bool>>,
 }
 
 impl ItemErr<'_> {
     /// An error at `field`, positioned at the first occurrence of `needle`
     /// (or of the field's key) inside the item.
     fn at(&self, field: &str, needle: Option<&str>, msg: impl Into<String>) -> SpecError {
+        if self.quiet.get() {
+            return SpecError::new(self.file, msg).at(self.from, 1);
+        }
         let key = field.rsplit('.').next().unwrap_or(field);
         let key = key.split('[').next().unwrap_or(key);
         let pos = needle
@@ -136,110 +248,142 @@ impl ItemErr<'_> {
     }
 }
 
+/// A YAML error as serde reports it, split into the field (serde's path
+/// below the item, plus the unknown or missing field it names) and the
+/// message.
+fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan) -> SpecError {
+    let full = e.to_string();
+    let msg = match full.rfind(" at line ") {
+        Some(i) => &full[..i],
+        None => &full,
+    };
+    let (yaml_path, msg) = match msg.split_once(": ") {
+        Some((p, rest)) if !p.contains(' ') => (Some(p), rest),
+        _ => (None, msg),
+    };
+    // `rules[3].source` → `source`: the item is named on its own.
+    let below_item = yaml_path.and_then(|p| {
+        let rest = p.split_once(']').map_or("", |(_, r)| r);
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        (!rest.is_empty()).then_some(rest)
+    });
+    let named = ["unknown field `", "missing field `"]
+        .iter()
+        .find_map(|pre| msg.split(pre).nth(1).and_then(|r| r.split('`').next()));
+    let field = match (below_item, named) {
+        (Some(p), Some(f)) => Some(format!("{p}.{f}")),
+        (Some(p), None) => Some(p.to_string()),
+        (None, Some(f)) => Some(f.to_string()),
+        (None, None) => yaml_path.filter(|p| *p != ".").map(str::to_string),
+    };
+    let mut err = SpecError::new(path, msg);
+    if let Some(f) = field {
+        err = err.field(f);
+    }
+    let pos = match e.location() {
+        Some(loc) => Some((loc.line(), loc.column())),
+        None if msg.contains("more than one document") => scan.second_document,
+        None if msg.contains("repetition limit exceeded") => scan.first_alias,
+        None => None,
+    };
+    if let Some((line, column)) = pos {
+        err = err.at(line, column);
+        if let Some(item) = scan.items.iter().rev().find(|i| i.line <= line) {
+            err = err.item(item_label(item));
+        }
+    }
+    if msg.contains("repetition limit exceeded") {
+        err.message = "repetition limit exceeded: aliases repeat their values too many times (the first alias is here)".into();
+    }
+    err
+}
+
+fn item_label(item: &scan::Item) -> String {
+    let kind = match item.kind {
+        ItemKind::Rule => "rule",
+        ItemKind::Test => "test",
+    };
+    match &item.key {
+        Some(k) => format!("{kind} `{k}`"),
+        None => format!("the {kind} at line {}", item.line),
+    }
+}
+
 impl Cx {
-    fn file(&mut self, path: &Path, src: &str) {
-        let text = Text::new(src);
-        let rule_entries = text.entries("id");
-        let test_entries = text.entries("name");
-        let raw: RawFile = match serde_yaml::from_str(src) {
-            Ok(r) => r,
-            Err(e) => {
-                let full = e.to_string();
-                let msg = match full.rfind(" at line ") {
-                    Some(i) => &full[..i],
-                    None => &full,
-                };
-                // The YAML path (`rules[0].source: ...`) repeats what the
-                // item and the position already say.
-                let msg = match msg.split_once(": ") {
-                    Some((yaml_path, rest)) if !yaml_path.contains(' ') => rest,
-                    _ => msg,
-                };
-                let mut err = SpecError::new(path, msg);
-                if let Some(f) = msg
-                    .split("unknown field `")
-                    .nth(1)
-                    .and_then(|r| r.split('`').next())
-                {
-                    err = err.field(f);
-                }
-                if let Some(loc) = e.location() {
-                    err = err.at(loc.line(), loc.column());
-                    let mut all: Vec<(Entry, String)> = rule_entries
-                        .iter()
-                        .map(|e| (e.clone(), format!("rule `{}`", e.value)))
-                        .chain(
-                            test_entries
-                                .iter()
-                                .map(|e| (e.clone(), format!("test `{}`", e.value))),
-                        )
-                        .collect();
-                    all.sort_by_key(|(e, _)| e.line);
-                    if let Some((_, item)) = enclosing(&all, loc.line()) {
-                        err = err.item(item.clone());
-                    }
-                }
-                self.errors.push(err);
+    fn file(&mut self, index: usize, path: &Path, src: &str) {
+        self.errors.full.set(false);
+        if src.len() > MAX_FILE_BYTES {
+            self.errors.push(too_big(path));
+            return;
+        }
+        let scan = match scan::scan(src) {
+            Ok(s) => s,
+            Err(r) => {
+                self.errors
+                    .push(SpecError::new(path, r.message).at(r.pos.0, r.pos.1));
                 return;
             }
         };
-        let mut starts: Vec<usize> = rule_entries
-            .iter()
-            .chain(test_entries.iter())
-            .map(|e| e.line)
-            .collect();
+        let raw: RawFile = match serde_yaml::from_str(src) {
+            Ok(r) => r,
+            Err(e) => {
+                self.errors.push(yaml_error(path, &e, &scan));
+                return;
+            }
+        };
+        let text = Text::new(src);
+        let mut starts: Vec<usize> = scan.items.iter().map(|i| i.line).collect();
         starts.sort();
-        let span = |entries: &[Entry], i: usize| -> (usize, Option<usize>) {
-            match entries.get(i) {
-                Some(e) if entries.len() > i => {
-                    (e.line, starts.iter().copied().find(|&l| l > e.line))
-                }
+        let lines = |kind: ItemKind| -> Vec<usize> {
+            scan.items
+                .iter()
+                .filter(|i| i.kind == kind)
+                .map(|i| i.line)
+                .collect()
+        };
+        let span = |lines: &[usize], n: usize, i: usize| -> (usize, Option<usize>) {
+            match lines.get(i) {
+                Some(&l) if lines.len() == n => (l, starts.iter().copied().find(|&s| s > l)),
                 _ => (1, None),
             }
         };
-        let aligned_rules = rule_entries.len() == raw.rules.len();
+        let rule_lines = lines(ItemKind::Rule);
+        let n = raw.rules.len();
         for (i, r) in raw.rules.into_iter().enumerate() {
-            let (from, until) = if aligned_rules {
-                span(&rule_entries, i)
-            } else {
-                (1, None)
-            };
+            let (from, until) = span(&rule_lines, n, i);
             let ie = ItemErr {
                 file: path,
                 text: &text,
                 item: format!("rule `{}`", r.id),
                 from,
                 until,
+                quiet: self.errors.full.clone(),
             };
             if let Some(rule) = self.rule(r, &ie) {
                 self.rules.push(rule);
                 self.rule_at.push(Located {
-                    file: path.to_path_buf(),
-                    text: src.to_string(),
+                    file: index,
                     from,
                     until,
                 });
             }
         }
-        let aligned_tests = test_entries.len() == raw.tests.len();
+        let test_lines = lines(ItemKind::Test);
+        let n = raw.tests.len();
         for (i, t) in raw.tests.into_iter().enumerate() {
-            let (from, until) = if aligned_tests {
-                span(&test_entries, i)
-            } else {
-                (1, None)
-            };
+            let (from, until) = span(&test_lines, n, i);
             let ie = ItemErr {
                 file: path,
                 text: &text,
                 item: format!("test `{}`", t.name),
                 from,
                 until,
+                quiet: self.errors.full.clone(),
             };
             if let Some(test) = self.test(t, &ie) {
                 self.tests.push(test);
                 self.test_at.push(Located {
-                    file: path.to_path_buf(),
-                    text: src.to_string(),
+                    file: index,
                     from,
                     until,
                 });

@@ -1,31 +1,41 @@
 //! Checks across items and files: unique ids and names, every listed test
 //! defined and every test listed, quotes verbatim in their seeds.
 
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::rc::Rc;
 
-use super::{Cx, ItemErr, Located};
+use super::{Cx, Errors, ItemErr, Located};
 use crate::locate::Text;
 use crate::seeds::Seeds;
 
 impl Cx {
-    pub(super) fn cross_checks(&mut self, seeds: Option<&Seeds>) {
-        let err_at =
-            |at: &Located, item: String, field: &str, needle: Option<&str>, msg: String| {
-                let text = Text::new(&at.text);
-                ItemErr {
-                    file: &at.file,
-                    text: &text,
-                    item,
-                    from: at.from,
-                    until: at.until,
-                }
-                .at(field, needle, msg)
-            };
+    pub(super) fn cross_checks(&mut self, files: &[(PathBuf, String)], seeds: Option<&Seeds>) {
+        let texts: Vec<Text> = files.iter().map(|(_, t)| Text::new(t)).collect();
+        let err_at = |errors: &Errors,
+                      at: &Located,
+                      item: String,
+                      field: &str,
+                      needle: Option<&str>,
+                      msg: String| {
+            let file = &files[at.file].0;
+            ItemErr {
+                file,
+                text: &texts[at.file],
+                item,
+                from: at.from,
+                until: at.until,
+                quiet: Rc::new(Cell::new(errors.full_for(file))),
+            }
+            .at(field, needle, msg)
+        };
         let mut ids: HashMap<&str, usize> = HashMap::new();
         for (i, r) in self.rules.iter().enumerate() {
             if let Some(&first) = ids.get(r.id.as_str()) {
                 let prev = &self.rules[first].origin;
                 self.errors.push(err_at(
+                    &self.errors,
                     &self.rule_at[i],
                     format!("rule `{}`", r.id),
                     "id",
@@ -41,6 +51,7 @@ impl Cx {
             if let Some(&first) = names.get(t.name.as_str()) {
                 let prev = &self.tests[first].origin;
                 self.errors.push(err_at(
+                    &self.errors,
                     &self.test_at[i],
                     format!("test `{}`", t.name),
                     "name",
@@ -57,6 +68,7 @@ impl Cx {
                 referenced.insert(name.as_str());
                 if !names.contains_key(name.as_str()) {
                     self.errors.push(err_at(
+                        &self.errors,
                         &self.rule_at[i],
                         format!("rule `{}`", r.id),
                         "tests",
@@ -69,6 +81,7 @@ impl Cx {
                 if !seeds.has(&r.source.seed) {
                     let known: Vec<&str> = seeds.names().collect();
                     self.errors.push(err_at(
+                        &self.errors,
                         &self.rule_at[i],
                         format!("rule `{}`", r.id),
                         "source.seed",
@@ -82,7 +95,7 @@ impl Cx {
                     ));
                 } else if !seeds.contains(&r.source.seed, &r.quote) {
                     let prefix = seeds.matching_prefix(&r.source.seed, &r.quote);
-                    self.errors.push(err_at(&self.rule_at[i], format!("rule `{}`", r.id), "quote", None, format!("the quote is not verbatim in {}: it matches up to \"{}\" and then differs", r.source.seed, prefix)));
+                    self.errors.push(err_at(&self.errors, &self.rule_at[i], format!("rule `{}`", r.id), "quote", None, format!("the quote is not verbatim in {}: it matches up to \"{}\" and then differs", r.source.seed, prefix)));
                 } else {
                     let title = r
                         .source
@@ -90,6 +103,7 @@ impl Cx {
                         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
                     if !seeds.contains(&r.source.seed, title) {
                         self.errors.push(err_at(
+                            &self.errors,
                             &self.rule_at[i],
                             format!("rule `{}`", r.id),
                             "source.section",
@@ -106,6 +120,7 @@ impl Cx {
         for (i, t) in self.tests.iter().enumerate() {
             if !referenced.contains(t.name.as_str()) {
                 self.errors.push(err_at(
+                    &self.errors,
                     &self.test_at[i],
                     format!("test `{}`", t.name),
                     "name",

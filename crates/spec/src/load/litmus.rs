@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::{Cx, ItemErr, MAX_THREADS};
 use crate::ast::*;
 use crate::condition;
+use crate::limits::MAX_THREAD_INDEX;
 use crate::ops::{is_ident, parse_op};
 use crate::raw::{RawKernel, RawTest};
 
@@ -85,15 +86,31 @@ impl Cx {
             let mut threads = Vec::new();
             for (tname, ops) in &rk.threads {
                 let tfield = format!("{kfield}.threads.{tname}");
-                let valid_name = tname.strip_prefix('t').is_some_and(|n| {
-                    !n.is_empty() && n.len() < 5 && n.chars().all(|c| c.is_ascii_digit())
+                // `t<index>`, the index written one way only (`t1`, never
+                // `t01`): two spellings would be two threads to the model
+                // and one to the GPU.
+                let index = tname.strip_prefix('t').filter(|n| {
+                    !n.is_empty()
+                        && n.len() < 5
+                        && n.chars().all(|c| c.is_ascii_digit())
+                        && (n == &"0" || !n.starts_with('0'))
                 });
-                if !valid_name {
-                    self.errors.push(ie.at(
+                match index.map(|n| n.parse::<usize>()) {
+                    Some(Ok(i)) if i > MAX_THREAD_INDEX => self.errors.push(ie.at(
                         &tfield,
                         Some(&format!("{tname}:")),
-                        format!("thread `{tname}` is not named `t<index>`"),
-                    ));
+                        format!(
+                            "thread `{tname}`: the highest thread is t{MAX_THREAD_INDEX} (thread tN runs as threadIdx.x == N*32, in a block of at most 1024 threads)"
+                        ),
+                    )),
+                    Some(Ok(_)) => {}
+                    _ => self.errors.push(ie.at(
+                        &tfield,
+                        Some(&format!("{tname}:")),
+                        format!(
+                            "thread `{tname}` is not named `t<index>` (an index without leading zeros)"
+                        ),
+                    )),
                 }
                 let mut parsed = Vec::new();
                 let mut regs = BTreeSet::new();

@@ -12,12 +12,13 @@ impl Cx {
             .name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            || t.name.is_empty()
+            || !t.name.starts_with(|c: char| c.is_ascii_lowercase())
         {
+            // It becomes part of C symbols (`-` as `_`): a letter first.
             self.errors.push(ie.at(
                 "name",
                 None,
-                "a test name is lowercase words, digits and `-`",
+                "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
         let fields: [(&str, bool, &[&str]); 13] = [
