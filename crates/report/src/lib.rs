@@ -15,8 +15,12 @@
 //! | any       | a state the model cannot reach | quality-warning (*unmodeled*), unless already a failure |
 
 mod junit;
+mod results_file;
 
 pub use junit::junit;
+pub use results_file::{
+    ResultsRead, Skipped, append_record, read_results, read_results_file, repair_tail,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
