@@ -251,7 +251,7 @@ impl ItemErr<'_> {
 /// A YAML error as serde reports it, split into the field (serde's path
 /// below the item, plus the unknown or missing field it names) and the
 /// message.
-fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan) -> SpecError {
+fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan, text: &Text) -> SpecError {
     let full = e.to_string();
     let msg = match full.rfind(" at line ") {
         Some(i) => &full[..i],
@@ -267,7 +267,7 @@ fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan) -> SpecError {
         let rest = rest.strip_prefix('.').unwrap_or(rest);
         (!rest.is_empty()).then_some(rest)
     });
-    let named = ["unknown field `", "missing field `"]
+    let named = ["unknown field `", "missing field `", "duplicate field `"]
         .iter()
         .find_map(|pre| msg.split(pre).nth(1).and_then(|r| r.split('`').next()));
     let field = match (below_item, named) {
@@ -288,6 +288,11 @@ fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan) -> SpecError {
     };
     if let Some((line, column)) = pos {
         err = err.at(line, column);
+        if err.field.is_none()
+            && let Some(k) = key_at_line(text, line)
+        {
+            err = err.field(k);
+        }
         if let Some(item) = scan.items.iter().rev().find(|i| i.line <= line) {
             err = err.item(item_label(item));
         }
@@ -296,6 +301,19 @@ fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan) -> SpecError {
         err.message = "repetition limit exceeded: aliases repeat their values too many times (the first alias is here)".into();
     }
     err
+}
+
+/// The key a line starts with (`    threads:`, `- name: x` give `threads`,
+/// `name`): the field of a syntax error found on that line.
+fn key_at_line(text: &Text, line: usize) -> Option<String> {
+    let l = text.line(line)?.trim_start();
+    let l = l.strip_prefix("- ").unwrap_or(l).trim_start();
+    let (key, _) = l.split_once(':')?;
+    let ok = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then(|| key.to_string())
 }
 
 fn item_label(item: &scan::Item) -> String {
@@ -316,22 +334,25 @@ impl Cx {
             self.errors.push(too_big(path));
             return;
         }
+        let text = Text::new(src);
         let scan = match scan::scan(src) {
             Ok(s) => s,
             Err(r) => {
-                self.errors
-                    .push(SpecError::new(path, r.message).at(r.pos.0, r.pos.1));
+                let mut e = SpecError::new(path, r.message).at(r.pos.0, r.pos.1);
+                if let Some(k) = key_at_line(&text, r.pos.0) {
+                    e = e.field(k);
+                }
+                self.errors.push(e);
                 return;
             }
         };
         let raw: RawFile = match serde_yaml::from_str(src) {
             Ok(r) => r,
             Err(e) => {
-                self.errors.push(yaml_error(path, &e, &scan));
+                self.errors.push(yaml_error(path, &e, &scan, &text));
                 return;
             }
         };
-        let text = Text::new(src);
         let mut starts: Vec<usize> = scan.items.iter().map(|i| i.line).collect();
         starts.sort();
         let lines = |kind: ItemKind| -> Vec<usize> {

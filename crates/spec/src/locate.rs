@@ -37,6 +37,11 @@ impl<'a> Text<'a> {
         Text { lines }
     }
 
+    /// Line `n` (1-based).
+    pub fn line(&self, n: usize) -> Option<&'a str> {
+        self.lines.get(n.checked_sub(1)?).copied()
+    }
+
     /// The first occurrence of `needle` on lines `from..until` (1-based,
     /// `until` exclusive; `None` means the end of the file).
     pub fn find(&self, needle: &str, from: usize, until: Option<usize>) -> Option<Pos> {
