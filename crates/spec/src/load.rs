@@ -282,7 +282,16 @@ fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan, text: &Text) -> S
     }
     let pos = match e.location() {
         Some(loc) => Some((loc.line(), loc.column())),
-        None if msg.contains("more than one document") => scan.second_document,
+        None if msg.contains("more than one document") => scan
+            .second_document
+            .or(scan.first_document_end)
+            .or_else(|| {
+                // The first document marker after the first line.
+                (2..)
+                    .map_while(|n| text.line(n).map(|l| (n, l)))
+                    .find(|(_, l)| l.starts_with("---") || l.starts_with("..."))
+                    .map(|(n, _)| (n, 1))
+            }),
         None if msg.contains("repetition limit exceeded") => scan.first_alias,
         None => None,
     };

@@ -41,6 +41,8 @@ pub struct Scan {
     pub items: Vec<Item>,
     /// Where a second document starts.
     pub second_document: Option<Pos>,
+    /// Where the first document ends (where a second one, if any, begins).
+    pub first_document_end: Option<Pos>,
     /// The first alias (`*name`).
     pub first_alias: Option<Pos>,
 }
@@ -115,6 +117,7 @@ impl Drop for Parser {
 /// One event, copied out of the parser's.
 enum Ev {
     DocumentStart,
+    DocumentEnd,
     Scalar {
         anchor: Option<Vec<u8>>,
         value: Vec<u8>,
@@ -159,6 +162,7 @@ fn next_event(parser: &mut Parser) -> Option<(Ev, Pos)> {
         let mark = (*e).start_mark;
         let ev = match (*e).type_ {
             sys::YAML_DOCUMENT_START_EVENT => Ev::DocumentStart,
+            sys::YAML_DOCUMENT_END_EVENT => Ev::DocumentEnd,
             sys::YAML_STREAM_END_EVENT => Ev::StreamEnd,
             sys::YAML_SCALAR_EVENT => {
                 let s = (*e).data.scalar;
@@ -206,6 +210,10 @@ pub fn scan(src: &str) -> Result<Scan, Refusal> {
                 if documents == 2 {
                     out.second_document = Some(pos);
                 }
+                continue;
+            }
+            Ev::DocumentEnd => {
+                out.first_document_end.get_or_insert(pos);
                 continue;
             }
             Ev::Other => continue,

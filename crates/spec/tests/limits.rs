@@ -232,6 +232,11 @@ fn a_second_document_is_located() {
     let e = one(&yaml);
     assert!(e.message.contains("more than one document"), "{e}");
     assert_eq!(e.line, Some(7));
+    // A directive after the first document's content starts a second one.
+    let yaml = format!("{RULE}%YAML 1.2\n{}", good_test());
+    let e = errors(&yaml);
+    assert!(e[0].message.contains("more than one document"), "{e:?}");
+    assert_eq!(e[0].line, Some(7));
 }
 
 #[test]
