@@ -43,7 +43,12 @@ impl Corpus {
             .into_iter()
             .flatten()
             .flatten()
-            .flat_map(|gpu| std::fs::read_dir(gpu.path()).into_iter().flatten().flatten())
+            .flat_map(|gpu| {
+                std::fs::read_dir(gpu.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
             .map(|run| run.path().join("results.jsonl"))
             .find(|p| p.is_file())
             .and_then(|p| std::fs::read(p).ok())
@@ -57,13 +62,76 @@ impl Corpus {
 
 /// Tokens of YAML and of the DSL that mutations insert.
 const TOKENS: &[&str] = &[
-    "[", "]", "{", "}", ": ", "- ", ", ", "&a ", "*a", "<<: *a", "? ", "|", ">-", "#", "\"", "'",
-    "\\", "\n", "\r", "\t", "\u{2028}", "\u{85}", "---\n", "...\n", "%YAML 1.2\n", "!!binary ",
-    "~", "(", ")", "!", "/\\", "\\/", "&&", "||", "==", "!=", "exists ", "t0", "t01", "t1", "t29",
-    "t30", "t9999", "r0", "x", "launch ", "store x 1", "load r0 x", "syncthreads", "devicesync",
-    "geterror e0", "host-pdl", "device", "0", "-1", "4294967296", "1e9", "null", "true",
-    "cudaSuccess", "cudaErrorLaunchPendingCountExceeded", "kind: litmus", "kind: runtime",
-    "kind: host", "kind: compile", "expect: forbidden", "1-bad-name", "sm_90", "\u{0}", "é",
+    "[",
+    "]",
+    "{",
+    "}",
+    ": ",
+    "- ",
+    ", ",
+    "&a ",
+    "*a",
+    "<<: *a",
+    "? ",
+    "|",
+    ">-",
+    "#",
+    "\"",
+    "'",
+    "\\",
+    "\n",
+    "\r",
+    "\t",
+    "\u{2028}",
+    "\u{85}",
+    "---\n",
+    "...\n",
+    "%YAML 1.2\n",
+    "!!binary ",
+    "~",
+    "(",
+    ")",
+    "!",
+    "/\\",
+    "\\/",
+    "&&",
+    "||",
+    "==",
+    "!=",
+    "exists ",
+    "t0",
+    "t01",
+    "t1",
+    "t29",
+    "t30",
+    "t9999",
+    "r0",
+    "x",
+    "launch ",
+    "store x 1",
+    "load r0 x",
+    "syncthreads",
+    "devicesync",
+    "geterror e0",
+    "host-pdl",
+    "device",
+    "0",
+    "-1",
+    "4294967296",
+    "1e9",
+    "null",
+    "true",
+    "cudaSuccess",
+    "cudaErrorLaunchPendingCountExceeded",
+    "kind: litmus",
+    "kind: runtime",
+    "kind: host",
+    "kind: compile",
+    "expect: forbidden",
+    "1-bad-name",
+    "sm_90",
+    "\u{0}",
+    "é",
 ];
 
 /// One change to a text.
