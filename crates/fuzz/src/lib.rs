@@ -352,8 +352,12 @@ pub struct Stats {
     pub errors_without_line: u64,
     pub errors_without_field: u64,
     pub max_input_bytes: usize,
+    /// The most wall-clock time one input took.
     pub max_time: Duration,
     pub max_time_input: String,
+    /// The most CPU time one input took (Linux: the thread's own, so that a
+    /// busy machine does not count).
+    pub max_cpu: Option<Duration>,
     /// Peak resident memory of the process during one input, in KiB (Linux).
     pub max_rss_kib: Option<u64>,
     /// Examples of what went wrong, for the report.
@@ -390,11 +394,25 @@ impl fmt::Display for Stats {
         for (kind, n) in &self.without_field {
             writeln!(f, "  without a field: {n} x \"{kind}...\"")?;
         }
+        if let Some(c) = self.max_cpu {
+            writeln!(f, "most CPU time for one input: {:.3} s", c.as_secs_f64())?;
+        }
         match self.max_rss_kib {
             Some(k) => writeln!(f, "peak resident memory during one input: {} MiB", k / 1024),
             None => writeln!(f, "peak resident memory: not measured on this system"),
         }
     }
+}
+
+/// CPU time this thread has used (Linux: `/proc/thread-self/stat`, in
+/// clock ticks of 10 ms).
+fn thread_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 /// Resets the process's peak resident memory (Linux: `clear_refs` 5).
@@ -410,6 +428,12 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 impl Stats {
+    fn cpu(&mut self, before: Option<Duration>) {
+        if let (Some(b), Some(a)) = (before, thread_cpu()) {
+            self.max_cpu = Some(self.max_cpu.unwrap_or_default().max(a.saturating_sub(b)));
+        }
+    }
+
     fn time(&mut self, t: Duration, what: impl FnOnce() -> String) {
         if t > self.max_time {
             self.max_time = t;
@@ -477,6 +501,7 @@ impl Stats {
             })
             .collect();
         let measured = reset_peak_rss();
+        let cpu = thread_cpu();
         let t = Instant::now();
         let out = catch_unwind(AssertUnwindSafe(|| {
             let r = load_sources(&files, None);
@@ -487,6 +512,7 @@ impl Stats {
             (r.err(), generated)
         }));
         let took = t.elapsed();
+        self.cpu(cpu);
         self.memory(measured);
         self.time(took, || format!("{} with {muts:?}", path.display()));
         let (errors, generated) = match out {
@@ -546,9 +572,11 @@ impl Stats {
         self.results_inputs += 1;
         self.max_input_bytes = self.max_input_bytes.max(bytes.len());
         let measured = reset_peak_rss();
+        let cpu = thread_cpu();
         let t = Instant::now();
         let out = catch_unwind(AssertUnwindSafe(|| gridcheck_report::read_results(bytes)));
         let took = t.elapsed();
+        self.cpu(cpu);
         self.memory(measured);
         self.time(took, || format!("results file with {ds:?}"));
         let Ok(read) = out else {

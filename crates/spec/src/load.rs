@@ -67,7 +67,7 @@ fn read_spec_file(path: &Path) -> Result<String, Box<SpecError>> {
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(Box::new(too_big(path)));
+        return Err(Box::new(too_big(path, &bytes)));
     }
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -77,14 +77,25 @@ fn read_spec_file(path: &Path) -> Result<String, Box<SpecError>> {
     })
 }
 
-fn too_big(path: &Path) -> SpecError {
+/// The error for a file over [`MAX_FILE_BYTES`], located where the file
+/// passes the limit.
+fn too_big(path: &Path, bytes: &[u8]) -> SpecError {
+    let within = &bytes[..MAX_FILE_BYTES.min(bytes.len())];
+    let line = within.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = within.len()
+        - within
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
     SpecError::new(
         path,
         format!(
-            "the file is larger than {} KiB, the most a spec file may hold",
+            "the file is larger than {} KiB, the most a spec file may hold (it passes the limit here)",
             MAX_FILE_BYTES >> 10
         ),
     )
+    .at(line, column)
 }
 
 /// Loads and validates every spec file under `dir`. With `seeds`, each rule's
@@ -340,7 +351,7 @@ impl Cx {
     fn file(&mut self, index: usize, path: &Path, src: &str) {
         self.errors.full.set(false);
         if src.len() > MAX_FILE_BYTES {
-            self.errors.push(too_big(path));
+            self.errors.push(too_big(path, src.as_bytes()));
             return;
         }
         let text = Text::new(src);

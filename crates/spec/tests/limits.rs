@@ -78,12 +78,14 @@ fn a_file_over_the_size_limit_is_refused_before_parsing() {
     let yaml = format!("{RULE}# {}\n", "x".repeat(MAX_FILE_BYTES));
     let e = one(&yaml);
     assert!(e.message.contains("larger than"), "{e}");
+    assert_eq!(e.line, Some(7), "{e}");
     // Read from disk: refused without reading it whole.
     let dir = std::env::temp_dir().join(format!("gridcheck-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("big.yaml"), &yaml).unwrap();
     let e = load_dir(&dir, None).unwrap_err().0;
     assert!(e[0].message.contains("larger than"), "{e:?}");
+    assert_eq!(e[0].line, Some(7));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
