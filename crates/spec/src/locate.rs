@@ -48,6 +48,12 @@ impl<'a> Text<'a> {
         let end = until.unwrap_or(self.lines.len() + 1);
         (from.max(1)..end).find_map(|n| {
             let l = self.lines.get(n - 1)?;
+            // A search prepares the needle first: lines too short to hold
+            // it are passed over without that cost (a long needle against
+            // many short lines would be quadratic).
+            if l.len() < needle.len() {
+                return None;
+            }
             l.find(needle).map(|c| (n, l[..c].chars().count() + 1))
         })
     }

@@ -307,3 +307,22 @@ fn many_items_load_in_linear_time() {
     assert_eq!(spec.rules.len(), 3000);
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
 }
+
+#[test]
+fn long_needles_in_long_items_are_found_in_linear_time() {
+    // A 64 KiB test name listed 200 times (through an alias) in a rule of
+    // 2 000 lines: each error's position is searched in the rule's lines.
+    let name = "n".repeat(64 * 1024);
+    let yaml = format!(
+        "rules:\n  - id: cdp2.memory.x\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    quote: q\n    profile: cdp2\n{}    tests: [&b {name}{}]\n",
+        "    # a comment line before the tests\n".repeat(2000),
+        ", *b".repeat(200),
+    );
+    let e = errors_within(&yaml, Duration::from_secs(3));
+    assert!(
+        e[0].message.contains("listed twice"),
+        "{:.200}",
+        e[0].message
+    );
+    assert_eq!(e[0].line, Some(2006));
+}
