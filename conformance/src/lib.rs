@@ -8,9 +8,12 @@
 //!
 //! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
 //! is reported ignored with the reason, never passed. Every finished trial is
-//! appended at once to the JSON-lines results file, and a summary with each
-//! test's model verdict and hardware histogram is printed after the run.
+//! appended at once to the JSON-lines results file (one write a record; a
+//! write that fails fails the run), and a summary with each test's model
+//! verdict and hardware histogram is printed after the run. `--resume`
+//! reads the file back, naming every line it skips and why.
 
+mod expectations;
 pub mod options;
 mod progress;
 pub mod summary;
@@ -19,7 +22,6 @@ pub mod worker;
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -55,7 +57,8 @@ pub struct Ctx {
     done: HashMap<TrialId, TrialRecord>,
     records: Mutex<Vec<TrialRecord>>,
     sink: Mutex<Option<File>>,
-    sink_error: Option<String>,
+    /// The first write to the results file that failed: the run fails.
+    write_error: Mutex<Option<String>>,
     progress: OnceLock<progress::Progress>,
 }
 
@@ -94,6 +97,15 @@ impl Ctx {
         } else {
             Err("the gpu tier is off".into())
         };
+        // Every expectations file, whatever this machine can run; its
+        // entries name trials of the checkout's own spec.
+        let own_spec = std::fs::canonicalize(&opts.spec).ok()
+            == std::fs::canonicalize(opts.root.join("spec")).ok();
+        expectations::check_all(
+            &opts.root.join("conformance/expectations"),
+            &opts.root,
+            own_spec.then_some(&spec),
+        )?;
         let expectations = Expectations::load(
             &opts.root.join("conformance/expectations"),
             &Expectations::names(
@@ -103,14 +115,11 @@ impl Ctx {
             &opts.root,
         )?;
         let done = if opts.resume {
-            previous_results(&opts.results)
+            previous_results(&opts.results)?
         } else {
             HashMap::new()
         };
-        let (sink, sink_error) = match open_sink(&opts.results) {
-            Ok(f) => (Some(f), None),
-            Err(e) => (None, Some(e)),
-        };
+        let sink = open_sink(&opts.results)?;
         let commit = commit(&opts.root);
         Ok(Ctx {
             opts,
@@ -125,8 +134,8 @@ impl Ctx {
             expectations,
             skipped: Mutex::default(),
             records: Mutex::default(),
-            sink: Mutex::new(sink),
-            sink_error,
+            sink: Mutex::new(Some(sink)),
+            write_error: Mutex::default(),
             progress: OnceLock::new(),
         })
     }
@@ -173,12 +182,24 @@ impl Ctx {
     }
 
     /// Stores a finished trial: in memory for the summary, and as one JSON
-    /// line, flushed at once so a crash loses nothing already finished.
+    /// line, written at once so a crash loses nothing already finished. The
+    /// first write that fails is reported and ends the writing; the run then
+    /// fails ([`Ctx::write_error`]).
     pub fn record(&self, r: TrialRecord) {
-        if let Some(f) = self.sink.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
-            let _ = writeln!(f, "{}", r.to_json_line());
-            let _ = f.flush();
+        let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = sink.as_mut()
+            && let Err(e) = gridcheck_report::append_record(f, &r)
+        {
+            let msg = format!(
+                "cannot write to {}: {e} (trial {} and later ones are not recorded)",
+                self.opts.results.display(),
+                r.trial
+            );
+            eprintln!("error: {msg}");
+            *sink = None;
+            *self.write_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(msg);
         }
+        drop(sink);
         self.records
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -230,6 +251,14 @@ impl Ctx {
         Some(r)
     }
 
+    /// Why the results file is incomplete, if a write failed.
+    pub fn write_error(&self) -> Option<String> {
+        self.write_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     pub fn records(&self) -> Vec<TrialRecord> {
         let mut v = self
             .records
@@ -261,14 +290,42 @@ impl Ctx {
 }
 
 /// The last record of every trial in a results file whose status is final
-/// (a trial that did not run is run again).
-fn previous_results(path: &Path) -> HashMap<TrialId, TrialRecord> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<TrialRecord>(l).ok())
+/// (a trial that did not run is run again). Every line skipped is named on
+/// stderr with the reason; a file that cannot be read is an error.
+fn previous_results(path: &Path) -> Result<HashMap<TrialId, TrialRecord>, String> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "note: --resume: {} does not exist yet; every trial runs",
+                path.display()
+            );
+            return Ok(HashMap::new());
+        }
+        Err(e) => return Err(format!("--resume: cannot read {}: {e}", path.display())),
+        Ok(m) if !m.is_file() => {
+            return Err(format!(
+                "--resume: {} is not a regular file",
+                path.display()
+            ));
+        }
+        Ok(_) => {}
+    }
+    let read = gridcheck_report::read_results_file(path)
+        .map_err(|e| format!("--resume: cannot read {}: {e}", path.display()))?;
+    for s in &read.skipped {
+        eprintln!(
+            "warning: --resume: {}:{}: line skipped: {}",
+            path.display(),
+            s.line,
+            s.reason
+        );
+    }
+    Ok(read
+        .records
+        .into_iter()
         .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
         .map(|r| (r.trial.clone(), r))
-        .collect()
+        .collect())
 }
 
 /// The commit checked out at `root`, `+dirty` with uncommitted changes;
@@ -290,16 +347,31 @@ fn commit(root: &Path) -> Option<String> {
     (!head.is_empty()).then(|| if dirty { format!("{head}+dirty") } else { head })
 }
 
+/// Opens the results file for appending, first cutting an incomplete last
+/// line that a killed run left (so no record is appended onto it).
 fn open_sink(path: &Path) -> Result<File, String> {
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+    {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    std::fs::OpenOptions::new()
+    let cannot =
+        |e: std::io::Error| format!("cannot open the results file {}: {e}", path.display());
+    let mut f = std::fs::OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))
+        .map_err(cannot)?;
+    let cut = gridcheck_report::repair_tail(&mut f).map_err(cannot)?;
+    if cut > 0 {
+        eprintln!(
+            "warning: {}: removed an incomplete last line ({cut} bytes) that an interrupted run left",
+            path.display()
+        );
+    }
+    Ok(f)
 }
 
 /// Turns a status into libtest's terms: failures fail, statuses that did not
@@ -349,9 +421,6 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(e) = &ctx.sink_error {
-        eprintln!("warning: results will not be written: {e}");
-    }
     let mut all = trials(&ctx);
     if let Some((i, n)) = ctx.opts.shard {
         all.sort_by(|a, b| a.name().cmp(b.name()));
@@ -387,6 +456,10 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             eprintln!("cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }
+    }
+    if let Some(e) = ctx.write_error() {
+        eprintln!("error: the results file is incomplete: {e}");
+        return ExitCode::from(2);
     }
     conclusion.exit_code()
 }

@@ -89,9 +89,19 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{}", error_text(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// An error as printed: `error: ` once, also where the message (a list of
+/// spec errors) already starts with it.
+fn error_text(e: &str) -> String {
+    if e.starts_with("error: ") {
+        e.to_string()
+    } else {
+        format!("error: {e}")
     }
 }
 
@@ -343,4 +353,17 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
         n += 1;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::error_text;
+
+    #[test]
+    fn errors_say_error_once() {
+        assert_eq!(error_text("no such file"), "error: no such file");
+        // A spec error list carries its own `error: ` on each line.
+        let spec = "error: a.yaml:3: bad\nerror: a.yaml:9: worse";
+        assert_eq!(error_text(spec), spec);
+    }
 }

@@ -44,7 +44,25 @@ fn parse(args: &[String]) -> Result<Args> {
     if a.files.is_empty() {
         return Err(format!("no results file given\n{USAGE}"));
     }
+    if let Some(out) = &a.out
+        && let Some(f) = a.files.iter().find(|f| same_file(f, out))
+    {
+        return Err(format!(
+            "--out {} is one of the results files read ({}): it would be overwritten",
+            out.display(),
+            f.display()
+        ));
+    }
     Ok(a)
+}
+
+/// Whether two paths name one file (through links and `..` too).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
 }
 
 fn records(files: &[PathBuf]) -> Result<Vec<TrialRecord>> {
@@ -135,6 +153,20 @@ mod tests {
         assert!(args(&[]).unwrap_err().contains("no results file"));
         assert!(args(&["a", "--out"]).is_err());
         assert!(args(&["a", "--bogus"]).unwrap_err().contains("--bogus"));
+        // Never overwrite an input, however it is spelt.
+        assert!(
+            args(&["merge", "a.jsonl", "--out", "a.jsonl"])
+                .unwrap_err()
+                .contains("would be overwritten")
+        );
+        let here = std::env::current_dir().unwrap();
+        let name = here.file_name().unwrap().to_string_lossy().into_owned();
+        let other = format!("../{name}/Cargo.toml");
+        assert!(
+            args(&["Cargo.toml", "--out", &other])
+                .unwrap_err()
+                .contains("would be overwritten")
+        );
         assert!(
             run(&["nope".into(), "a".into()])
                 .unwrap_err()

@@ -8,26 +8,28 @@ use gridcheck_report::TrialRecord;
 
 use crate::Result;
 
-/// Reads a JSON-lines results file. A line that is not a trial record is an
-/// error naming the file and the line; blank lines are skipped.
+/// Reads a JSON-lines results file. Every line that is not a trial record
+/// (not UTF-8, not a record, an incomplete last line) is skipped and named
+/// on stderr with the reason; blank lines are skipped quietly.
 pub fn load_jsonl(path: &Path) -> Result<Vec<TrialRecord>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_jsonl(&text, path)
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (records, skipped) = parse_jsonl(&bytes, path);
+    for s in skipped {
+        eprintln!("warning: {s}");
+    }
+    Ok(records)
 }
 
-/// [`load_jsonl`] on text already read; `path` only names it in errors.
-pub fn parse_jsonl(text: &str, path: &Path) -> Result<Vec<TrialRecord>> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: TrialRecord = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: not a trial record: {e}", path.display(), i + 1))?;
-        out.push(rec);
-    }
-    Ok(out)
+/// [`load_jsonl`] on bytes already read: the records, and one line per
+/// skipped line (`path:line: skipped: reason`).
+pub fn parse_jsonl(bytes: &[u8], path: &Path) -> (Vec<TrialRecord>, Vec<String>) {
+    let read = gridcheck_report::read_results(bytes);
+    let skipped = read
+        .skipped
+        .iter()
+        .map(|s| format!("{}:{}: skipped: {}", path.display(), s.line, s.reason))
+        .collect();
+    (read.records, skipped)
 }
 
 /// Where a run happened, as its records and `machine.txt` say.
@@ -110,7 +112,8 @@ fn is_date(s: &str) -> bool {
 
 /// Every run under `dir` (`<slug>/<date>/results.jsonl`), sorted by slug
 /// then date. A directory that is not a date, or a date without a results
-/// file, is skipped; a results file that does not parse is an error.
+/// file, is skipped; a results file that cannot be read is an error (its
+/// bad lines are skipped and named, see [`load_jsonl`]).
 pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
     let entries = |d: &Path| -> Result<Vec<PathBuf>> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d)
@@ -177,15 +180,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_malformed_line_names_file_and_line() {
+    fn a_malformed_line_is_skipped_and_named_with_file_and_line() {
         let good = r#"{"trial":"model/a/b","tier":"model","rule":"a","test":"b","status":"pass","message":"m"}"#;
-        let text = format!("{good}\n\n{{\"trial\": 3}}\n");
-        let e = parse_jsonl(&text, Path::new("x/results.jsonl")).unwrap_err();
+        let text = format!("{good}\n\n{{\"trial\": 3}}\n{good}\n{good}");
+        let (records, skipped) = parse_jsonl(text.as_bytes(), Path::new("x/results.jsonl"));
+        assert_eq!(records.len(), 2);
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
         assert!(
-            e.starts_with("x/results.jsonl:3: not a trial record"),
-            "{e}"
+            skipped[0].starts_with("x/results.jsonl:3: skipped: not a trial record"),
+            "{skipped:?}"
         );
-        assert_eq!(parse_jsonl(good, Path::new("f")).unwrap().len(), 1);
+        assert!(
+            skipped[1].starts_with("x/results.jsonl:5: skipped: an incomplete last line"),
+            "{skipped:?}"
+        );
     }
 
     #[test]

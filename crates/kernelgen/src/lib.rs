@@ -23,6 +23,8 @@
 //! do-not-edit header, runtime and host test files) and `litmus` (the CUDA
 //! of a litmus test).
 
+mod escape;
+
 use std::path::{Component, Path};
 
 use gridcheck_spec::{Spec, Test, TestBody};

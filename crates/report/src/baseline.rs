@@ -122,6 +122,10 @@ pub fn validate(r: &Results) -> Result<(), String> {
             if !v.is_finite() {
                 return Err(format!("{at}: field `{name}` is not a finite number"));
             }
+            // Latencies, fractions and ratios alike are never negative.
+            if v < 0.0 {
+                return Err(format!("{at}: field `{name}` is negative ({v})"));
+            }
         }
         if !(f.min <= f.p10 && f.p10 <= f.median && f.median <= f.p90 && f.p90 <= f.max) {
             return Err(format!(
@@ -240,6 +244,13 @@ mod tests {
         let e = parse("b.json", &serde_json::to_string(&r).unwrap()).unwrap_err();
         assert!(e.contains("figures[0]") && e.contains("p10"), "{e}");
         r.figures[0].p90 = 4.0;
+        // Ordered, but below zero.
+        r.figures[0].min = -2.0;
+        r.figures[0].p10 = -1.0;
+        let e = parse("b.json", &serde_json::to_string(&r).unwrap()).unwrap_err();
+        assert!(e.contains("is negative"), "{e}");
+        r.figures[0].min = 1.0;
+        r.figures[0].p10 = 2.0;
         r.schema = 2;
         let e = parse("b.json", &serde_json::to_string(&r).unwrap()).unwrap_err();
         assert!(e.contains("`schema`"), "{e}");

@@ -19,12 +19,16 @@ mod block;
 pub mod expectations;
 mod junit;
 mod record;
+mod results_file;
 mod trial;
 
 pub use block::litmus_block;
 pub use expectations::{Expectations, Xfail, slug};
 pub use junit::junit;
 pub use record::{CompileSummary, Environment, ModelSummary, Oracles, TrialRecord};
+pub use results_file::{
+    ResultsRead, Skipped, append_record, read_results, read_results_file, repair_tail,
+};
 pub use trial::{Subject, TestKey, Tier, TrialId};
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -12,10 +12,15 @@
 //! ```
 //! The verdict a test expects is about this `exists`: forbidden (no final
 //! state satisfies `expr`), allowed (some does), required (every one does).
+//!
+//! A condition nests `(` and `~` at most [`MAX_CONDITION_NESTING`] deep and
+//! holds at most [`MAX_CONDITION_TERMS`] comparisons, so that parsing,
+//! evaluating and dropping one never recurse deeper than that.
 
 use std::fmt;
 
 use crate::cuda_errors::cuda_error_value;
+use crate::limits::{MAX_CONDITION_NESTING, MAX_CONDITION_TERMS};
 use crate::state::State;
 
 /// `exists <expr>`.
@@ -164,6 +169,10 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// `(` and `~` open around the current token.
+    depth: usize,
+    /// Comparisons so far.
+    terms: usize,
 }
 
 impl Parser {
@@ -191,17 +200,35 @@ impl Parser {
         }
         Ok(lhs)
     }
+    /// Enters a `(` or `~`, refusing to nest deeper than the limit.
+    fn nest<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, String>) -> Result<T, String> {
+        if self.depth >= MAX_CONDITION_NESTING {
+            return Err(format!(
+                "`(` and `~` nest more than {MAX_CONDITION_NESTING} deep"
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
     fn unary(&mut self) -> Result<Expr, String> {
         match self.next() {
-            Some(Tok::Not) => Ok(Expr::Not(Box::new(self.unary()?))),
+            Some(Tok::Not) => Ok(Expr::Not(Box::new(self.nest(Self::unary)?))),
             Some(Tok::LParen) => {
-                let e = self.expr()?;
+                let e = self.nest(Self::expr)?;
                 match self.next() {
                     Some(Tok::RParen) => Ok(e),
                     other => Err(format!("expected `)`, found {}", show(other.as_ref()))),
                 }
             }
             Some(Tok::Ident(term)) => {
+                self.terms += 1;
+                if self.terms > MAX_CONDITION_TERMS {
+                    return Err(format!(
+                        "more than {MAX_CONDITION_TERMS} comparisons in one condition"
+                    ));
+                }
                 let eq = match self.next() {
                     Some(Tok::Eq) => true,
                     Some(Tok::Ne) => false,
@@ -253,6 +280,8 @@ pub fn parse(s: &str) -> Result<Condition, String> {
     let mut p = Parser {
         toks: lex(rest)?,
         pos: 0,
+        depth: 0,
+        terms: 0,
     };
     let expr = p.expr()?;
     if let Some(t) = p.peek() {
@@ -325,5 +354,35 @@ mod tests {
         );
         let c = parse("exists y == 1").unwrap();
         assert!(c.holds(&state(&[("x", 1)])).unwrap_err().contains("`y`"));
+    }
+
+    #[test]
+    fn nesting_and_size_are_bounded() {
+        // Thousands of levels would overflow the stack when parsed,
+        // evaluated or dropped: refused at the limit instead.
+        for open in ["~", "(", "!("] {
+            let deep = format!("exists {}x == 1", open.repeat(100_000));
+            let e = parse(&deep).unwrap_err();
+            assert!(e.contains("nest more than"), "{e}");
+        }
+        let at_limit = format!(
+            "exists {}x == 1{}",
+            "(".repeat(MAX_CONDITION_NESTING),
+            ")".repeat(MAX_CONDITION_NESTING)
+        );
+        assert!(
+            parse(&at_limit)
+                .unwrap()
+                .holds(&state(&[("x", 1)]))
+                .unwrap()
+        );
+        let long = |n: usize| format!("exists x == 1{}", " /\\ x == 1".repeat(n - 1));
+        let c = parse(&long(MAX_CONDITION_TERMS)).unwrap();
+        assert!(c.holds(&state(&[("x", 1)])).unwrap());
+        assert!(
+            parse(&long(MAX_CONDITION_TERMS + 1))
+                .unwrap_err()
+                .contains("comparisons")
+        );
     }
 }

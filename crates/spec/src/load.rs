@@ -2,19 +2,31 @@
 //!
 //! Every problem becomes a [`SpecError`] naming the file, the rule or test,
 //! the field, and the line and column; loading collects all of them and
-//! never panics on any input.
+//! never panics on any input. This file reads the files and splits them
+//! into items; one submodule loads each kind of item (`rule`, `test` and the
+//! test kinds `litmus`, `compile`, `runtime`, `host`), and `cross` checks
+//! across items and files.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::ast::*;
-use crate::condition;
-use crate::cuda_errors::cuda_error_value;
 use crate::error::{SpecError, SpecErrors};
-use crate::locate::{Entry, Text, enclosing};
-use crate::ops::{is_ident, parse_op};
-use crate::raw::{RawFile, RawKernel, RawRule, RawTest};
+use crate::limits::{MAX_ERRORS_PER_FILE, MAX_FILE_BYTES};
+use crate::locate::Text;
+use crate::raw::RawFile;
+use crate::scan::{self, ItemKind, Scan};
 use crate::seeds::Seeds;
+
+mod compile;
+mod cross;
+mod host;
+mod litmus;
+mod rule;
+mod runtime;
+mod test;
 
 /// loom runs at most 4 spawned threads besides the main one; every modeled
 /// GPU thread is a loom thread.
@@ -46,15 +58,65 @@ pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {
     Ok(out)
 }
 
+/// Reads one spec file, refusing one over [`MAX_FILE_BYTES`] before reading
+/// it whole, and text that is not UTF-8 at the line of the first bad byte.
+fn read_spec_file(path: &Path) -> Result<String, Box<SpecError>> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Box::new(SpecError::new(path, format!("cannot read: {e}")));
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(Box::new(too_big(path, &bytes)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        Box::new(SpecError::new(path, "the file is not UTF-8 text").at(line, column))
+    })
+}
+
+/// The error for a file over [`MAX_FILE_BYTES`], located where the file
+/// passes the limit.
+fn too_big(path: &Path, bytes: &[u8]) -> SpecError {
+    let within = &bytes[..MAX_FILE_BYTES.min(bytes.len())];
+    let line = within.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = within.len()
+        - within
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    SpecError::new(
+        path,
+        format!(
+            "the file is larger than {} KiB, the most a spec file may hold (it passes the limit here)",
+            MAX_FILE_BYTES >> 10
+        ),
+    )
+    .at(line, column)
+}
+
 /// Loads and validates every spec file under `dir`. With `seeds`, each rule's
-/// seed must exist and its quote must occur in it verbatim.
+/// seed must exist and its quote must occur in it verbatim. A directory
+/// without spec files is an error.
 pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    for path in spec_files(dir)? {
-        match std::fs::read_to_string(&path) {
+    let paths = spec_files(dir)?;
+    if paths.is_empty() {
+        return Err(SpecErrors(vec![SpecError::new(
+            dir,
+            "no spec files (*.yaml) in this directory",
+        )]));
+    }
+    for path in paths {
+        match read_spec_file(&path) {
             Ok(text) => files.push((path, text)),
-            Err(e) => errors.push(SpecError::new(&path, format!("cannot read: {e}"))),
+            Err(e) => errors.push(*e),
         }
     }
     match load_sources(&files, seeds) {
@@ -73,27 +135,90 @@ pub fn load_sources(
     seeds: Option<&Seeds>,
 ) -> Result<Spec, SpecErrors> {
     let mut cx = Cx::default();
-    for (path, text) in files {
-        cx.file(path, text);
+    for (i, (path, text)) in files.iter().enumerate() {
+        cx.file(i, path, text);
     }
-    cx.cross_checks(seeds);
+    cx.cross_checks(files, seeds);
     if cx.errors.is_empty() {
         Ok(Spec {
             rules: cx.rules,
             tests: cx.tests,
         })
     } else {
-        Err(SpecErrors(cx.errors))
+        Err(SpecErrors(cx.errors.finish()))
     }
 }
 
-/// Where each loaded rule and test came from, for located cross-file errors.
+/// Where each loaded rule and test came from, for located cross-file errors:
+/// the index of its file among those loaded (the text is not copied).
 struct Located {
-    file: PathBuf,
-    text: String,
+    file: usize,
     /// First line of this item and of the next item of the file (if any).
     from: usize,
     until: Option<usize>,
+}
+
+/// The errors found so far, at most [`MAX_ERRORS_PER_FILE`] kept per file;
+/// the count covers every error, kept or not.
+#[derive(Default)]
+struct Errors {
+    kept: Vec<SpecError>,
+    count: usize,
+    per_file: HashMap<PathBuf, usize>,
+    /// Set once the current file's list is full: positions are no longer
+    /// searched for errors that will not be shown.
+    full: Rc<Cell<bool>>,
+}
+
+impl Errors {
+    fn push(&mut self, e: SpecError) {
+        self.count += 1;
+        let n = self.per_file.entry(e.file.clone()).or_default();
+        *n += 1;
+        if *n <= MAX_ERRORS_PER_FILE {
+            self.kept.push(e);
+        }
+        if *n >= MAX_ERRORS_PER_FILE {
+            self.full.set(true);
+        }
+    }
+
+    /// Whether `file`'s list is full.
+    fn full_for(&self, file: &Path) -> bool {
+        self.per_file
+            .get(file)
+            .is_some_and(|&n| n >= MAX_ERRORS_PER_FILE)
+    }
+
+    /// Every error pushed, kept or not.
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The kept errors, and for each file with more, how many were left out.
+    fn finish(self) -> Vec<SpecError> {
+        let mut out = self.kept;
+        let mut over: Vec<(PathBuf, usize)> = self
+            .per_file
+            .into_iter()
+            .filter(|(_, n)| *n > MAX_ERRORS_PER_FILE)
+            .collect();
+        over.sort();
+        for (file, n) in over {
+            out.push(SpecError::new(
+                file,
+                format!(
+                    "{} more errors in this file not shown (the first {MAX_ERRORS_PER_FILE} are)",
+                    n - MAX_ERRORS_PER_FILE
+                ),
+            ));
+        }
+        out
+    }
 }
 
 #[derive(Default)]
@@ -102,7 +227,7 @@ struct Cx {
     tests: Vec<Test>,
     rule_at: Vec<Located>,
     test_at: Vec<Located>,
-    errors: Vec<SpecError>,
+    errors: Errors,
 }
 
 /// Builds errors about one item of one file.
@@ -112,12 +237,17 @@ struct ItemErr<'a> {
     item: String,
     from: usize,
     until: Option<usize>,
+    /// The file's error list is full: skip the search for a position.
+    quiet: Rc<Cell<bool>>,
 }
 
 impl ItemErr<'_> {
     /// An error at `field`, positioned at the first occurrence of `needle`
     /// (or of the field's key) inside the item.
     fn at(&self, field: &str, needle: Option<&str>, msg: impl Into<String>) -> SpecError {
+        if self.quiet.get() {
+            return SpecError::new(self.file, msg).at(self.from, 1);
+        }
         let key = field.rsplit('.').next().unwrap_or(field);
         let key = key.split('[').next().unwrap_or(key);
         let pos = needle
@@ -131,1058 +261,176 @@ impl ItemErr<'_> {
     }
 }
 
+/// A YAML error as serde reports it, split into the field (serde's path
+/// below the item, plus the unknown or missing field it names) and the
+/// message.
+fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan, text: &Text) -> SpecError {
+    let full = e.to_string();
+    let msg = match full.rfind(" at line ") {
+        Some(i) => &full[..i],
+        None => &full,
+    };
+    let (yaml_path, msg) = match msg.split_once(": ") {
+        Some((p, rest)) if !p.contains(' ') => (Some(p), rest),
+        _ => (None, msg),
+    };
+    // `rules[3].source` → `source`: the item is named on its own.
+    let below_item = yaml_path.and_then(|p| {
+        let rest = p.split_once(']').map_or("", |(_, r)| r);
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        (!rest.is_empty()).then_some(rest)
+    });
+    let named = ["unknown field `", "missing field `", "duplicate field `"]
+        .iter()
+        .find_map(|pre| msg.split(pre).nth(1).and_then(|r| r.split('`').next()));
+    let field = match (below_item, named) {
+        (Some(p), Some(f)) => Some(format!("{p}.{f}")),
+        (Some(p), None) => Some(p.to_string()),
+        (None, Some(f)) => Some(f.to_string()),
+        (None, None) => yaml_path.filter(|p| *p != ".").map(str::to_string),
+    };
+    let mut err = SpecError::new(path, msg);
+    if let Some(f) = field {
+        err = err.field(f);
+    }
+    let pos = match e.location() {
+        Some(loc) => Some((loc.line(), loc.column())),
+        None if msg.contains("more than one document") => scan
+            .second_document
+            .or(scan.first_document_end)
+            .or_else(|| {
+                // The first document marker after the first line.
+                (2..)
+                    .map_while(|n| text.line(n).map(|l| (n, l)))
+                    .find(|(_, l)| l.starts_with("---") || l.starts_with("..."))
+                    .map(|(n, _)| (n, 1))
+            }),
+        None if msg.contains("repetition limit exceeded") => scan.first_alias,
+        None => None,
+    };
+    if let Some((line, column)) = pos {
+        err = err.at(line, column);
+        if err.field.is_none()
+            && let Some(k) = key_at_line(text, line)
+        {
+            err = err.field(k);
+        }
+        if let Some(item) = scan.items.iter().rev().find(|i| i.line <= line) {
+            err = err.item(item_label(item));
+        }
+    }
+    if msg.contains("repetition limit exceeded") {
+        err.message = "repetition limit exceeded: aliases repeat their values too many times (the first alias is here)".into();
+    }
+    err
+}
+
+/// The key a line starts with (`    threads:`, `- name: x` give `threads`,
+/// `name`): the field of a syntax error found on that line.
+fn key_at_line(text: &Text, line: usize) -> Option<String> {
+    let l = text.line(line)?.trim_start();
+    let l = l.strip_prefix("- ").unwrap_or(l).trim_start();
+    let (key, _) = l.split_once(':')?;
+    let ok = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then(|| key.to_string())
+}
+
+fn item_label(item: &scan::Item) -> String {
+    let kind = match item.kind {
+        ItemKind::Rule => "rule",
+        ItemKind::Test => "test",
+    };
+    match &item.key {
+        Some(k) => format!("{kind} `{k}`"),
+        None => format!("the {kind} at line {}", item.line),
+    }
+}
+
 impl Cx {
-    fn file(&mut self, path: &Path, src: &str) {
+    fn file(&mut self, index: usize, path: &Path, src: &str) {
+        self.errors.full.set(false);
+        if src.len() > MAX_FILE_BYTES {
+            self.errors.push(too_big(path, src.as_bytes()));
+            return;
+        }
         let text = Text::new(src);
-        let rule_entries = text.entries("id");
-        let test_entries = text.entries("name");
-        let raw: RawFile = match serde_yaml::from_str(src) {
-            Ok(r) => r,
-            Err(e) => {
-                let full = e.to_string();
-                let msg = match full.rfind(" at line ") {
-                    Some(i) => &full[..i],
-                    None => &full,
-                };
-                // The YAML path (`rules[0].source: ...`) repeats what the
-                // item and the position already say.
-                let msg = match msg.split_once(": ") {
-                    Some((yaml_path, rest)) if !yaml_path.contains(' ') => rest,
-                    _ => msg,
-                };
-                let mut err = SpecError::new(path, msg);
-                if let Some(f) = msg
-                    .split("unknown field `")
-                    .nth(1)
-                    .and_then(|r| r.split('`').next())
-                {
-                    err = err.field(f);
+        let scan = match scan::scan(src) {
+            Ok(s) => s,
+            Err(r) => {
+                let mut e = SpecError::new(path, r.message).at(r.pos.0, r.pos.1);
+                if let Some(k) = key_at_line(&text, r.pos.0) {
+                    e = e.field(k);
                 }
-                if let Some(loc) = e.location() {
-                    err = err.at(loc.line(), loc.column());
-                    let mut all: Vec<(Entry, String)> = rule_entries
-                        .iter()
-                        .map(|e| (e.clone(), format!("rule `{}`", e.value)))
-                        .chain(
-                            test_entries
-                                .iter()
-                                .map(|e| (e.clone(), format!("test `{}`", e.value))),
-                        )
-                        .collect();
-                    all.sort_by_key(|(e, _)| e.line);
-                    if let Some((_, item)) = enclosing(&all, loc.line()) {
-                        err = err.item(item.clone());
-                    }
-                }
-                self.errors.push(err);
+                self.errors.push(e);
                 return;
             }
         };
-        let mut starts: Vec<usize> = rule_entries
-            .iter()
-            .chain(test_entries.iter())
-            .map(|e| e.line)
-            .collect();
+        let raw: RawFile = match serde_yaml::from_str(src) {
+            Ok(r) => r,
+            Err(e) => {
+                self.errors.push(yaml_error(path, &e, &scan, &text));
+                return;
+            }
+        };
+        let mut starts: Vec<usize> = scan.items.iter().map(|i| i.line).collect();
         starts.sort();
-        let span = |entries: &[Entry], i: usize| -> (usize, Option<usize>) {
-            match entries.get(i) {
-                Some(e) if entries.len() > i => {
-                    (e.line, starts.iter().copied().find(|&l| l > e.line))
-                }
+        let lines = |kind: ItemKind| -> Vec<usize> {
+            scan.items
+                .iter()
+                .filter(|i| i.kind == kind)
+                .map(|i| i.line)
+                .collect()
+        };
+        let span = |lines: &[usize], n: usize, i: usize| -> (usize, Option<usize>) {
+            match lines.get(i) {
+                Some(&l) if lines.len() == n => (l, starts.iter().copied().find(|&s| s > l)),
                 _ => (1, None),
             }
         };
-        let aligned_rules = rule_entries.len() == raw.rules.len();
+        let rule_lines = lines(ItemKind::Rule);
+        let n = raw.rules.len();
         for (i, r) in raw.rules.into_iter().enumerate() {
-            let (from, until) = if aligned_rules {
-                span(&rule_entries, i)
-            } else {
-                (1, None)
-            };
+            let (from, until) = span(&rule_lines, n, i);
             let ie = ItemErr {
                 file: path,
                 text: &text,
                 item: format!("rule `{}`", r.id),
                 from,
                 until,
+                quiet: self.errors.full.clone(),
             };
             if let Some(rule) = self.rule(r, &ie) {
                 self.rules.push(rule);
                 self.rule_at.push(Located {
-                    file: path.to_path_buf(),
-                    text: src.to_string(),
+                    file: index,
                     from,
                     until,
                 });
             }
         }
-        let aligned_tests = test_entries.len() == raw.tests.len();
+        let test_lines = lines(ItemKind::Test);
+        let n = raw.tests.len();
         for (i, t) in raw.tests.into_iter().enumerate() {
-            let (from, until) = if aligned_tests {
-                span(&test_entries, i)
-            } else {
-                (1, None)
-            };
+            let (from, until) = span(&test_lines, n, i);
             let ie = ItemErr {
                 file: path,
                 text: &text,
                 item: format!("test `{}`", t.name),
                 from,
                 until,
+                quiet: self.errors.full.clone(),
             };
             if let Some(test) = self.test(t, &ie) {
                 self.tests.push(test);
                 self.test_at.push(Located {
-                    file: path.to_path_buf(),
-                    text: src.to_string(),
+                    file: index,
                     from,
                     until,
                 });
             }
         }
     }
-
-    fn rule(&mut self, r: RawRule, ie: &ItemErr) -> Option<Rule> {
-        let before = self.errors.len();
-        let profile = Profile::parse(&r.profile);
-        if profile.is_none() {
-            self.errors.push(ie.at(
-                "profile",
-                None,
-                format!(
-                    "unknown profile `{}`: expected cdp2, cdp1 or pdl",
-                    r.profile
-                ),
-            ));
-        }
-        let parts: Vec<&str> = r.id.split('.').collect();
-        let well_formed = parts.len() >= 3
-            && parts.iter().all(|p| {
-                !p.is_empty()
-                    && p.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            });
-        if !well_formed {
-            self.errors.push(ie.at(
-                "id",
-                None,
-                "an id reads `<profile>.<area>.<claim>`: lowercase words, digits and `-`, separated by dots",
-            ));
-        } else if let Some(p) = profile
-            && parts[0] != p.as_str()
-        {
-            self.errors.push(ie.at(
-                "id",
-                None,
-                format!("the id starts with `{}` but the profile is `{p}`", parts[0]),
-            ));
-        }
-        if r.quote.trim().is_empty() {
-            self.errors.push(ie.at("quote", None, "the quote is empty"));
-        }
-        let untested = match (&r.status, &r.reason) {
-            (None, None) => None,
-            (Some(s), Some(reason)) => match UntestedStatus::parse(s) {
-                Some(status) if !reason.trim().is_empty() => Some(Untested {
-                    status,
-                    reason: reason.clone(),
-                }),
-                Some(_) => {
-                    self.errors
-                        .push(ie.at("reason", None, "the reason is empty"));
-                    None
-                }
-                None => {
-                    self.errors.push(ie.at(
-                        "status",
-                        None,
-                        format!(
-                            "unknown status `{s}`: expected one of {}",
-                            UntestedStatus::ALL.map(UntestedStatus::as_str).join(", ")
-                        ),
-                    ));
-                    None
-                }
-            },
-            (Some(_), None) => {
-                self.errors
-                    .push(ie.at("status", None, "a status needs a `reason`"));
-                None
-            }
-            (None, Some(_)) => {
-                self.errors
-                    .push(ie.at("reason", None, "a reason goes with a `status`"));
-                None
-            }
-        };
-        if r.tests.is_empty() && untested.is_none() && r.status.is_none() {
-            self.errors.push(ie.at(
-                "tests",
-                None,
-                "the rule has no test: list its tests, or give a `status` and a `reason`",
-            ));
-        }
-        let mut seen = BTreeSet::new();
-        for t in &r.tests {
-            if !seen.insert(t) {
-                self.errors
-                    .push(ie.at("tests", Some(t), format!("test `{t}` is listed twice")));
-            }
-        }
-        if self.errors.len() > before {
-            return None;
-        }
-        Some(Rule {
-            id: r.id,
-            source: Source {
-                seed: r.source.seed,
-                section: r.source.section,
-            },
-            quote: r.quote,
-            profile: profile?,
-            tests: r.tests,
-            untested,
-            decision: r.decision,
-            origin: Origin {
-                file: ie.file.to_path_buf(),
-                line: ie.from,
-            },
-        })
-    }
-
-    fn test(&mut self, t: RawTest, ie: &ItemErr) -> Option<Test> {
-        let before = self.errors.len();
-        if !t
-            .name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            || t.name.is_empty()
-        {
-            self.errors.push(ie.at(
-                "name",
-                None,
-                "a test name is lowercase words, digits and `-`",
-            ));
-        }
-        let fields: [(&str, bool, &[&str]); 13] = [
-            ("memory", t.memory.is_some(), &["litmus"]),
-            ("kernels", t.kernels.is_some(), &["litmus"]),
-            ("condition", t.condition.is_some(), &["litmus"]),
-            ("arch", t.arch.is_some(), &["compile", "runtime", "host"]),
-            ("flags", t.flags.is_some(), &["compile", "runtime", "host"]),
-            (
-                "source",
-                t.source.is_some(),
-                &["compile", "runtime", "host"],
-            ),
-            ("diagnostic", t.diagnostic.is_some(), &["compile"]),
-            ("entry", t.entry.is_some(), &["runtime"]),
-            ("grid", t.grid.is_some(), &["runtime"]),
-            ("block", t.block.is_some(), &["runtime"]),
-            ("limits", t.limits.is_some(), &["runtime", "litmus"]),
-            ("outputs", t.outputs.is_some(), &["runtime", "host"]),
-            ("load_error", t.load_error.is_some(), &["runtime"]),
-        ];
-        if !["litmus", "compile", "runtime", "host"].contains(&t.kind.as_str()) {
-            self.errors.push(ie.at(
-                "kind",
-                None,
-                format!(
-                    "unknown kind `{}`: expected litmus, compile, runtime or host",
-                    t.kind
-                ),
-            ));
-            return None;
-        }
-        for (f, present, kinds) in fields {
-            if present && !kinds.contains(&t.kind.as_str()) {
-                self.errors.push(ie.at(
-                    f,
-                    None,
-                    format!("`{f}` is not a field of a {} test", t.kind),
-                ));
-            }
-        }
-        let body = match t.kind.as_str() {
-            "litmus" => self.litmus(&t, ie).map(TestBody::Litmus),
-            "compile" => self.compile(&t, ie).map(TestBody::Compile),
-            "host" => self.host(&t, ie).map(TestBody::Host),
-            _ => self.runtime(&t, ie).map(TestBody::Runtime),
-        };
-        if self.errors.len() > before {
-            return None;
-        }
-        Some(Test {
-            name: t.name,
-            description: t.description,
-            body: body?,
-            origin: Origin {
-                file: ie.file.to_path_buf(),
-                line: ie.from,
-            },
-            source_line: ie.text.source_start(ie.from, ie.until),
-        })
-    }
-
-    /// The `expect` of a litmus or compile test: a plain word.
-    fn expect_word(&mut self, t: &RawTest, ie: &ItemErr) -> Option<String> {
-        match &t.expect {
-            Some(serde_yaml::Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                self.errors.push(ie.at(
-                    "expect",
-                    None,
-                    format!("a {} test's `expect` is a word", t.kind),
-                ));
-                None
-            }
-            None => {
-                self.errors.push(ie.at(
-                    "expect",
-                    Some("name:"),
-                    format!("a {} test needs `expect`", t.kind),
-                ));
-                None
-            }
-        }
-    }
-
-    fn arch(&mut self, t: &RawTest, ie: &ItemErr) -> String {
-        let arch = t.arch.clone().unwrap_or_else(|| "sm_90".into());
-        if !arch
-            .strip_prefix("sm_")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
-        {
-            self.errors.push(ie.at(
-                "arch",
-                None,
-                format!("`{arch}` is not an architecture like `sm_90`"),
-            ));
-        }
-        arch
-    }
-
-    fn runtime(&mut self, t: &RawTest, ie: &ItemErr) -> Option<RuntimeTest> {
-        let before = self.errors.len();
-        let arch = self.arch(t, ie);
-        let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a runtime test needs `source`"));
-            return None;
-        };
-        let entry = t.entry.clone().unwrap_or_else(|| "entry".into());
-        if !is_ident(&entry) {
-            self.errors
-                .push(ie.at("entry", None, format!("`{entry}` is not a kernel name")));
-        } else if !source.contains(&format!("extern \"C\" __global__ void {entry}(")) {
-            self.errors.push(ie.at(
-                "source",
-                None,
-                format!(
-                    "the source has no `extern \"C\" __global__ void {entry}(unsigned int *out)`"
-                ),
-            ));
-        }
-        let (grid, block) = (t.grid.unwrap_or(1), t.block.unwrap_or(1));
-        if grid == 0 || block == 0 || block > 1024 {
-            self.errors.push(ie.at(
-                if grid == 0 { "grid" } else { "block" },
-                None,
-                "grid is at least 1, block 1 to 1024",
-            ));
-        }
-        let mut limits = Vec::new();
-        for (name, v) in t.limits.iter().flatten() {
-            match Limit::parse(name) {
-                Some(l) => limits.push((l, *v)),
-                None => self.errors.push(ie.at(
-                    &format!("limits.{name}"),
-                    Some(name),
-                    format!(
-                        "unknown limit `{name}`: expected one of {}",
-                        Limit::ALL.map(Limit::as_str).join(", ")
-                    ),
-                )),
-            }
-        }
-        let outputs = self.outputs(t, ie);
-        let expect = match (&t.load_error, &t.expect) {
-            (Some(name), None) => match cuda_error_value(name) {
-                Some(value) => Some(RuntimeExpect::LoadError {
-                    name: name.clone(),
-                    value,
-                }),
-                None => {
-                    self.errors.push(ie.at(
-                        "load_error",
-                        None,
-                        format!("`{name}` is not a cudaError_t name"),
-                    ));
-                    None
-                }
-            },
-            (Some(_), Some(_)) => {
-                self.errors.push(ie.at(
-                    "load_error",
-                    None,
-                    "a test expects either a load error or output values, not both",
-                ));
-                None
-            }
-            (None, Some(serde_yaml::Value::Mapping(m))) => {
-                Some(RuntimeExpect::Values(self.value_checks(m, &outputs, ie)))
-            }
-            (None, Some(_)) => {
-                self.errors.push(ie.at(
-                    "expect",
-                    None,
-                    "a runtime test's `expect` maps output names to values",
-                ));
-                None
-            }
-            (None, None) => {
-                self.errors.push(ie.at(
-                    "expect",
-                    Some("name:"),
-                    "a runtime test needs `expect` (output values) or `load_error`",
-                ));
-                None
-            }
-        };
-        if self.errors.len() > before {
-            return None;
-        }
-        Some(RuntimeTest {
-            arch,
-            flags: t.flags.clone().unwrap_or_default(),
-            source: source.clone(),
-            entry,
-            grid,
-            block,
-            limits,
-            outputs,
-            expect: expect?,
-        })
-    }
-
-    /// The `outputs` of a runtime or host test: unique names, at most 64.
-    fn outputs(&mut self, t: &RawTest, ie: &ItemErr) -> Vec<String> {
-        let outputs = t.outputs.clone().unwrap_or_default();
-        let mut seen = BTreeSet::new();
-        for o in &outputs {
-            if !is_ident(o) || !seen.insert(o) {
-                self.errors.push(ie.at(
-                    "outputs",
-                    Some(o),
-                    format!("output `{o}` is not a unique name"),
-                ));
-            }
-        }
-        if outputs.len() > 64 {
-            self.errors
-                .push(ie.at("outputs", None, "at most 64 outputs"));
-        }
-        outputs
-    }
-
-    /// The `expect` mapping of a runtime or host test: output name to check.
-    fn value_checks(
-        &mut self,
-        m: &serde_yaml::Mapping,
-        outputs: &[String],
-        ie: &ItemErr,
-    ) -> Vec<(String, Check)> {
-        let mut checks = Vec::new();
-        for (k, v) in m {
-            let Some(k) = k.as_str() else {
-                self.errors
-                    .push(ie.at("expect", None, "output names are strings"));
-                continue;
-            };
-            if !outputs.iter().any(|o| o == k) {
-                self.errors.push(ie.at(
-                    &format!("expect.{k}"),
-                    Some(&format!("{k}:")),
-                    format!("`{k}` is not one of the `outputs`"),
-                ));
-                continue;
-            }
-            match parse_check(v) {
-                Ok(c) => checks.push((k.to_string(), c)),
-                Err(m) => {
-                    self.errors
-                        .push(ie.at(&format!("expect.{k}"), Some(&format!("{k}:")), m))
-                }
-            }
-        }
-        if checks.is_empty() {
-            self.errors
-                .push(ie.at("expect", None, "a test checks at least one output"));
-        }
-        checks
-    }
-
-    fn host(&mut self, t: &RawTest, ie: &ItemErr) -> Option<HostTest> {
-        let before = self.errors.len();
-        let arch = self.arch(t, ie);
-        let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a host test needs `source`"));
-            return None;
-        };
-        if !source.contains("int main(") {
-            self.errors.push(ie.at(
-                "source",
-                None,
-                "a host test's source is a whole program with `int main(`",
-            ));
-        }
-        let outputs = self.outputs(t, ie);
-        let expect = match &t.expect {
-            Some(serde_yaml::Value::Mapping(m)) => self.value_checks(m, &outputs, ie),
-            Some(_) => {
-                self.errors.push(ie.at(
-                    "expect",
-                    None,
-                    "a host test's `expect` maps output names to values",
-                ));
-                Vec::new()
-            }
-            None => {
-                self.errors.push(ie.at(
-                    "expect",
-                    Some("name:"),
-                    "a host test needs `expect` (output values)",
-                ));
-                Vec::new()
-            }
-        };
-        if self.errors.len() > before {
-            return None;
-        }
-        Some(HostTest {
-            arch,
-            flags: t.flags.clone().unwrap_or_default(),
-            source: source.clone(),
-            outputs,
-            expect,
-        })
-    }
-
-    fn compile(&mut self, t: &RawTest, ie: &ItemErr) -> Option<CompileTest> {
-        let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a compile test needs `source`"));
-            return None;
-        };
-        let arch = self.arch(t, ie);
-        let word = self.expect_word(t, ie)?;
-        let expect = match (word.as_str(), &t.diagnostic) {
-            ("accept", None) => CompileExpect::Accept,
-            ("accept", Some(_)) => {
-                self.errors.push(ie.at(
-                    "diagnostic",
-                    None,
-                    "an accepted snippet has no diagnostic",
-                ));
-                return None;
-            }
-            ("reject", Some(d)) => CompileExpect::Reject {
-                diagnostic: d.clone(),
-            },
-            ("warn", Some(d)) => CompileExpect::Warn {
-                diagnostic: d.clone(),
-            },
-            ("reject" | "warn", None) => {
-                self.errors.push(ie.at(
-                    "diagnostic",
-                    Some("expect:"),
-                    format!("`expect: {word}` needs a `diagnostic` substring"),
-                ));
-                return None;
-            }
-            (e, _) => {
-                self.errors.push(ie.at("expect", None, format!("unknown expectation `{e}` for a compile test: expected accept, reject or warn")));
-                return None;
-            }
-        };
-        Some(CompileTest {
-            arch,
-            flags: t.flags.clone().unwrap_or_default(),
-            source: source.clone(),
-            expect,
-        })
-    }
-
-    fn litmus(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Litmus> {
-        let before = self.errors.len();
-        let word = self.expect_word(t, ie).unwrap_or_default();
-        let expect = Verdict::parse(&word);
-        if expect.is_none() && t.expect.is_some() {
-            self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
-        }
-        let memory: Vec<(String, u32)> = t.memory.clone().unwrap_or_default().into_iter().collect();
-        if memory.is_empty() {
-            self.errors.push(ie.at(
-                "memory",
-                Some("name:"),
-                "a litmus test declares its memory locations",
-            ));
-        }
-        for (loc, _) in &memory {
-            if !is_ident(loc) {
-                self.errors.push(ie.at(
-                    "memory",
-                    Some(loc),
-                    format!("`{loc}` is not a valid location name"),
-                ));
-            }
-        }
-        let locs: BTreeSet<&str> = memory.iter().map(|(l, _)| l.as_str()).collect();
-        let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
-        if raw_kernels.is_empty() {
-            self.errors.push(ie.at(
-                "kernels",
-                Some("name:"),
-                "a litmus test has at least one kernel",
-            ));
-        }
-        let mut kernels = Vec::new();
-        let mut names = BTreeSet::new();
-        for rk in raw_kernels {
-            let kfield = format!("kernels.{}", rk.kernel);
-            let kneedle = format!("kernel: {}", rk.kernel);
-            if !is_ident(&rk.kernel) {
-                self.errors.push(ie.at(
-                    &kfield,
-                    Some(&kneedle),
-                    format!("`{}` is not a valid kernel name", rk.kernel),
-                ));
-            }
-            if !names.insert(rk.kernel.clone()) {
-                self.errors.push(ie.at(
-                    &kfield,
-                    Some(&kneedle),
-                    format!("kernel `{}` is declared twice", rk.kernel),
-                ));
-            }
-            let launch = match rk.launch.as_str() {
-                "host" => KernelLaunch::Host { pdl: false },
-                "host-pdl" => KernelLaunch::Host { pdl: true },
-                "device" => KernelLaunch::Device,
-                l => {
-                    self.errors.push(ie.at(
-                        &format!("{kfield}.launch"),
-                        Some(&format!("launch: {l}")),
-                        format!("unknown launch `{l}`: expected host, host-pdl or device"),
-                    ));
-                    KernelLaunch::Device
-                }
-            };
-            if rk.threads.is_empty() {
-                self.errors.push(ie.at(
-                    &format!("{kfield}.threads"),
-                    Some(&kneedle),
-                    "a kernel has at least one thread",
-                ));
-            }
-            let mut threads = Vec::new();
-            for (tname, ops) in &rk.threads {
-                let tfield = format!("{kfield}.threads.{tname}");
-                let valid_name = tname.strip_prefix('t').is_some_and(|n| {
-                    !n.is_empty() && n.len() < 5 && n.chars().all(|c| c.is_ascii_digit())
-                });
-                if !valid_name {
-                    self.errors.push(ie.at(
-                        &tfield,
-                        Some(&format!("{tname}:")),
-                        format!("thread `{tname}` is not named `t<index>`"),
-                    ));
-                }
-                let mut parsed = Vec::new();
-                let mut regs = BTreeSet::new();
-                for (i, text) in ops.iter().enumerate() {
-                    let ofield = format!("{tfield}[{i}]");
-                    match parse_op(text) {
-                        Ok(op) => {
-                            let bad_loc = match &op {
-                                Op::Store { loc, .. } | Op::Load { loc, .. }
-                                    if !locs.contains(loc.as_str()) =>
-                                {
-                                    Some(loc.clone())
-                                }
-                                _ => None,
-                            };
-                            if let Some(loc) = bad_loc {
-                                self.errors.push(ie.at(
-                                    &ofield,
-                                    Some(text),
-                                    format!("location `{loc}` is not declared in `memory`"),
-                                ));
-                            }
-                            if let Some(reg) = op.register()
-                                && !regs.insert(reg.to_string())
-                            {
-                                self.errors.push(ie.at(
-                                    &ofield,
-                                    Some(text),
-                                    format!(
-                                        "register `{reg}` is written twice in thread `{tname}`"
-                                    ),
-                                ));
-                            }
-                            parsed.push(op);
-                        }
-                        Err(msg) => self.errors.push(ie.at(&ofield, Some(text), msg)),
-                    }
-                }
-                threads.push(Thread {
-                    name: tname.clone(),
-                    ops: parsed,
-                });
-            }
-            kernels.push(Kernel {
-                name: rk.kernel.clone(),
-                launch,
-                threads,
-            });
-        }
-        // Launch structure: each device kernel launched exactly once, host
-        // kernels never; no kernel launches itself or an ancestor.
-        let mut launched: HashMap<String, usize> = HashMap::new();
-        let mut parent_of: BTreeMap<String, String> = BTreeMap::new();
-        for k in &kernels {
-            for th in &k.threads {
-                for op in &th.ops {
-                    if let Op::Launch { kernel, .. } = op {
-                        let needle = format!("launch {kernel}");
-                        match kernels.iter().find(|c| &c.name == kernel) {
-                            None => self.errors.push(ie.at(&format!("kernels.{}.threads.{}", k.name, th.name), Some(&needle), format!("`{op}` launches kernel `{kernel}`, which this test does not declare"))),
-                            Some(c) if c.launch != KernelLaunch::Device => self.errors.push(ie.at(&format!("kernels.{}.threads.{}", k.name, th.name), Some(&needle), format!("kernel `{kernel}` is launched from the host (`launch: host`) and cannot also be launched from device code"))),
-                            Some(_) => {
-                                *launched.entry(kernel.clone()).or_default() += 1;
-                                parent_of.insert(kernel.clone(), k.name.clone());
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for k in &kernels {
-            if k.launch == KernelLaunch::Device {
-                match launched.get(&k.name).copied().unwrap_or(0) {
-                    1 => {}
-                    0 => self.errors.push(ie.at(
-                        &format!("kernels.{}.launch", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` is `launch: device` but no operation launches it",
-                            k.name
-                        ),
-                    )),
-                    n => self.errors.push(ie.at(
-                        &format!("kernels.{}.launch", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` is launched {n} times; each test kernel is launched once",
-                            k.name
-                        ),
-                    )),
-                }
-            }
-            let mut cur = k.name.as_str();
-            let mut steps = 0;
-            while let Some(p) = parent_of.get(cur) {
-                steps += 1;
-                if p == &k.name || steps > kernels.len() {
-                    self.errors.push(ie.at(
-                        &format!("kernels.{}", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` launches itself, directly or through its children",
-                            k.name
-                        ),
-                    ));
-                    break;
-                }
-                cur = p;
-            }
-        }
-        // Events are block-scoped objects: a wait names an event some
-        // thread of the same kernel records.
-        for k in &kernels {
-            let recorded: BTreeSet<&str> = k
-                .threads
-                .iter()
-                .flat_map(|t| &t.ops)
-                .filter_map(|op| match op {
-                    Op::EventRecord { event, .. } => Some(event.as_str()),
-                    _ => None,
-                })
-                .collect();
-            for th in &k.threads {
-                for op in &th.ops {
-                    if let Op::StreamWaitEvent { event, .. } = op
-                        && !recorded.contains(event.as_str())
-                    {
-                        self.errors.push(ie.at(
-                            &format!("kernels.{}.threads.{}", k.name, th.name),
-                            Some(&op.to_string()),
-                            format!("`{op}` waits on event `{event}`, which no thread of kernel `{}` records", k.name),
-                        ));
-                    }
-                }
-            }
-        }
-        let host: Vec<&Kernel> = kernels
-            .iter()
-            .filter(|k| matches!(k.launch, KernelLaunch::Host { .. }))
-            .collect();
-        if !kernels.is_empty() && host.is_empty() {
-            self.errors
-                .push(ie.at("kernels", None, "no kernel is launched from the host"));
-        }
-        if let Some(first) = host.first()
-            && first.launch == (KernelLaunch::Host { pdl: true })
-        {
-            self.errors.push(ie.at(&format!("kernels.{}.launch", first.name), Some("host-pdl"), "the first host kernel has no primary to overlap: `host-pdl` needs a kernel before it"));
-        }
-        let n_threads: usize = kernels.iter().map(|k| k.threads.len()).sum();
-        if n_threads > MAX_THREADS {
-            self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; the model (loom) explores at most {MAX_THREADS}: use representative threads")));
-        }
-        let mut limits = Vec::new();
-        for (name, v) in t.limits.iter().flatten() {
-            let field = format!("limits.{name}");
-            match Limit::parse(name) {
-                Some(l) if l.applies_to_litmus() && *v >= 1 => limits.push((l, *v)),
-                Some(l) if l.applies_to_litmus() => {
-                    self.errors
-                        .push(ie.at(&field, Some(name), format!("`{name}` is at least 1")))
-                }
-                _ => self.errors.push(ie.at(
-                    &field,
-                    Some(name),
-                    format!(
-                        "`{name}` is not a litmus test limit: expected {}",
-                        Limit::ALL
-                            .into_iter()
-                            .filter(|l| l.applies_to_litmus())
-                            .map(Limit::as_str)
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ),
-                )),
-            }
-        }
-        let cond = match &t.condition {
-            None => {
-                self.errors.push(ie.at(
-                    "condition",
-                    Some("name:"),
-                    "a litmus test needs a `condition`",
-                ));
-                None
-            }
-            Some(c) => match condition::parse(c) {
-                Ok(c) => Some(c),
-                Err(m) => {
-                    self.errors.push(ie.at("condition", None, m));
-                    None
-                }
-            },
-        };
-        if self.errors.len() > before {
-            return None;
-        }
-        let lit = Litmus {
-            memory,
-            kernels,
-            condition: cond?,
-            expect: expect?,
-            limits,
-        };
-        let obs: BTreeSet<String> = lit.observables().into_iter().collect();
-        for term in lit.condition.terms() {
-            if !obs.contains(term) {
-                self.errors.push(ie.at(
-                    "condition",
-                    Some(term),
-                    format!(
-                        "`{term}` is neither a register (`kernel.thread.reg`) nor a memory location"
-                    ),
-                ));
-            }
-        }
-        (self.errors.len() == before).then_some(lit)
-    }
-
-    fn cross_checks(&mut self, seeds: Option<&Seeds>) {
-        let err_at =
-            |at: &Located, item: String, field: &str, needle: Option<&str>, msg: String| {
-                let text = Text::new(&at.text);
-                ItemErr {
-                    file: &at.file,
-                    text: &text,
-                    item,
-                    from: at.from,
-                    until: at.until,
-                }
-                .at(field, needle, msg)
-            };
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        for (i, r) in self.rules.iter().enumerate() {
-            if let Some(&first) = ids.get(r.id.as_str()) {
-                let prev = &self.rules[first].origin;
-                self.errors.push(err_at(
-                    &self.rule_at[i],
-                    format!("rule `{}`", r.id),
-                    "id",
-                    None,
-                    format!("duplicate id: also defined at {prev}"),
-                ));
-            } else {
-                ids.insert(&r.id, i);
-            }
-        }
-        let mut names: HashMap<&str, usize> = HashMap::new();
-        for (i, t) in self.tests.iter().enumerate() {
-            if let Some(&first) = names.get(t.name.as_str()) {
-                let prev = &self.tests[first].origin;
-                self.errors.push(err_at(
-                    &self.test_at[i],
-                    format!("test `{}`", t.name),
-                    "name",
-                    None,
-                    format!("duplicate test name: also defined at {prev}"),
-                ));
-            } else {
-                names.insert(&t.name, i);
-            }
-        }
-        let mut referenced = BTreeSet::new();
-        for (i, r) in self.rules.iter().enumerate() {
-            for name in &r.tests {
-                referenced.insert(name.as_str());
-                if !names.contains_key(name.as_str()) {
-                    self.errors.push(err_at(
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "tests",
-                        Some(name),
-                        format!("test `{name}` is not defined in any spec file"),
-                    ));
-                }
-            }
-            if let Some(seeds) = seeds {
-                if !seeds.has(&r.source.seed) {
-                    let known: Vec<&str> = seeds.names().collect();
-                    self.errors.push(err_at(
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "source.seed",
-                        Some(&r.source.seed),
-                        format!(
-                            "no seed `{}` in {} (have: {})",
-                            r.source.seed,
-                            seeds.dir.display(),
-                            known.join(", ")
-                        ),
-                    ));
-                } else if !seeds.contains(&r.source.seed, &r.quote) {
-                    let prefix = seeds.matching_prefix(&r.source.seed, &r.quote);
-                    self.errors.push(err_at(&self.rule_at[i], format!("rule `{}`", r.id), "quote", None, format!("the quote is not verbatim in {}: it matches up to \"{}\" and then differs", r.source.seed, prefix)));
-                } else {
-                    let title = r
-                        .source
-                        .section
-                        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
-                    if !seeds.contains(&r.source.seed, title) {
-                        self.errors.push(err_at(
-                            &self.rule_at[i],
-                            format!("rule `{}`", r.id),
-                            "source.section",
-                            None,
-                            format!(
-                                "section title `{title}` does not occur in {}",
-                                r.source.seed
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        for (i, r) in self.rules.iter().enumerate() {
-            if let Some(u) = r.untested.as_ref().filter(|u| u.status.names_rules()) {
-                let named = crate::sentences::rule_ids_in(&u.reason);
-                let msg = match named.iter().find(|id| !ids.contains_key(id.as_str())) {
-                    Some(id) => Some(format!("the reason names `{id}`, which is no rule")),
-                    None if named.is_empty() => Some(format!(
-                        "a `{}` names the rules it concerns by id in its reason",
-                        u.status.as_str()
-                    )),
-                    None => None,
-                };
-                if let Some(msg) = msg {
-                    self.errors.push(err_at(
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "reason",
-                        None,
-                        msg,
-                    ));
-                }
-            }
-        }
-        for (i, t) in self.tests.iter().enumerate() {
-            if !referenced.contains(t.name.as_str()) {
-                self.errors.push(err_at(
-                    &self.test_at[i],
-                    format!("test `{}`", t.name),
-                    "name",
-                    None,
-                    "no rule lists this test in its `tests`".into(),
-                ));
-            }
-        }
-    }
-}
-
-/// `3`, `">= 16"`, `cudaErrorLaunchPendingCountExceeded`, `"!= cudaSuccess"`.
-fn parse_check(v: &serde_yaml::Value) -> Result<Check, String> {
-    if let Some(n) = v.as_u64() {
-        let value = u32::try_from(n).map_err(|_| format!("{n} does not fit in 32 bits"))?;
-        return Ok(Check {
-            op: CmpOp::Eq,
-            value,
-            text: n.to_string(),
-        });
-    }
-    let Some(s) = v.as_str() else {
-        return Err(
-            "a value is a number, a cudaError_t name, or a comparison such as \">= 16\"".into(),
-        );
-    };
-    let t = s.trim();
-    let (op, rest) = [
-        ("==", CmpOp::Eq),
-        ("!=", CmpOp::Ne),
-        (">=", CmpOp::Ge),
-        ("<=", CmpOp::Le),
-        (">", CmpOp::Gt),
-        ("<", CmpOp::Lt),
-    ]
-    .into_iter()
-    .find_map(|(p, op)| t.strip_prefix(p).map(|r| (op, r.trim())))
-    .unwrap_or((CmpOp::Eq, t));
-    let value = match rest.parse::<u32>() {
-        Ok(n) => n,
-        Err(_) => cuda_error_value(rest)
-            .ok_or_else(|| format!("`{rest}` is neither a 32-bit number nor a cudaError_t name"))?,
-    };
-    Ok(Check {
-        op,
-        value,
-        text: t.to_string(),
-    })
 }

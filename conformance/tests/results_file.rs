@@ -1,0 +1,128 @@
+//! The harness binary and its results file: nothing lost, nothing silent.
+//! A killed run's partial line is cut before appending, bad lines are named
+//! by `--resume` and skipped, and a results file that cannot be written
+//! fails the run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SPEC: &str = "rules:
+  - id: cdp2.memory.x
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp2
+    tests: [t-one]
+tests:
+  - name: t-one
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1, load r0 x]
+    condition: exists k.t0.r0 == 0
+    expect: forbidden
+";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gridcheck-results-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("spec")).unwrap();
+    std::fs::write(dir.join("spec/a.yaml"), SPEC).unwrap();
+    // A seed the rule's quote and section title occur in.
+    std::fs::create_dir_all(dir.join("seeds")).unwrap();
+    std::fs::write(dir.join("seeds/s.txt"), "1 S\nq\n").unwrap();
+    dir
+}
+
+/// Runs the model tier of the scratch spec; (exit code, stderr).
+fn run(dir: &Path, results: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .arg("--spec")
+        .arg(dir.join("spec"))
+        .arg("--tier")
+        .arg("model")
+        .arg("--seeds")
+        .arg(dir.join("seeds"))
+        .arg("--results")
+        .arg(results)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+fn lines(path: &Path) -> Vec<Vec<u8>> {
+    std::fs::read(path)
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+#[test]
+fn a_killed_run_resumes_without_appending_onto_its_partial_line() {
+    let dir = scratch("killed");
+    let results = dir.join("r.jsonl");
+    let (code, err) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{err}");
+    let first = lines(&results);
+    assert_eq!(first.len(), 1);
+    // A kill in the middle of writing a second record.
+    let mut bytes = std::fs::read(&results).unwrap();
+    bytes.extend_from_slice(&first[0][..first[0].len() / 2]);
+    std::fs::write(&results, &bytes).unwrap();
+    let (code, err) = run(&dir, &results, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("incomplete last line"), "{err}");
+    // The partial line is gone, the finished record kept and not re-run.
+    let read = gridcheck_report::read_results_file(&results).unwrap();
+    assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+    assert_eq!(read.records.len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resume_names_the_lines_it_skips_and_keeps_the_rest() {
+    let dir = scratch("utf8");
+    let results = dir.join("r.jsonl");
+    let (code, err) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{err}");
+    let mut bytes = b"\xff\xfe not text\n".to_vec();
+    bytes.extend_from_slice(&std::fs::read(&results).unwrap());
+    std::fs::write(&results, &bytes).unwrap();
+    let (code, err) = run(&dir, &results, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("r.jsonl:1: line skipped: not UTF-8"), "{err}");
+    // The finished trial was resumed, not run and written again.
+    assert_eq!(lines(&results).len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_results_file_that_cannot_be_written_fails_the_run() {
+    let dir = scratch("unwritable");
+    if Path::new("/dev/full").exists() {
+        let (code, err) = run(&dir, Path::new("/dev/full"), &[]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("cannot write to /dev/full"), "{err}");
+    }
+    let (code, err) = run(&dir, &dir, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot open the results file"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_empty_spec_directory_fails() {
+    let dir = scratch("empty");
+    std::fs::remove_file(dir.join("spec/a.yaml")).unwrap();
+    let (code, err) = run(&dir, &dir.join("r.jsonl"), &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no spec files"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,33 @@
+//! The bounds every spec file is held to, so that no input, however large or
+//! hostile, takes unbounded time, memory or stack. Each is checked before or
+//! while the file is parsed and reported as a located error.
+
+/// Bytes in one spec file (the largest real file is under 50 KB).
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+
+/// Collections nested in collections, block or flow style. The YAML parser's
+/// time grows with the square of the flow nesting, so the first pass stops
+/// at this depth before the parser goes further.
+pub const MAX_NESTING: usize = 64;
+
+/// YAML nodes in one file once every alias is expanded (an alias counts the
+/// nodes of the value it repeats).
+pub const MAX_NODES: u64 = 1 << 18;
+
+/// Bytes of scalar text in one file once every alias is expanded.
+pub const MAX_SCALAR_BYTES: u64 = 16 << 20;
+
+/// Errors reported for one file; the rest are counted in one last error.
+pub const MAX_ERRORS_PER_FILE: usize = 50;
+
+/// `(` and `~` nested in one condition.
+pub const MAX_CONDITION_NESTING: usize = 32;
+
+/// Comparisons in one condition.
+pub const MAX_CONDITION_TERMS: usize = 256;
+
+/// The highest thread index `tN` of a litmus kernel. The generated kernel
+/// runs thread `tN` as `threadIdx.x == N * 32` with two more warps of stress
+/// threads after the highest (see `gridcheck_kernelgen::layout`), and a block
+/// holds at most 1024 threads: `(29 + 1 + 2) * 32 == 1024`.
+pub const MAX_THREAD_INDEX: usize = 29;

@@ -1,0 +1,332 @@
+//! A litmus test: memory, kernels and their threads' operations, launch
+//! structure, limits and the condition.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::{Cx, ItemErr, MAX_THREADS};
+use crate::ast::*;
+use crate::condition;
+use crate::limits::MAX_THREAD_INDEX;
+use crate::ops::{is_ident, parse_op};
+use crate::raw::{RawKernel, RawTest};
+
+impl Cx {
+    pub(super) fn litmus(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Litmus> {
+        let before = self.errors.len();
+        let word = self.expect_word(t, ie).unwrap_or_default();
+        let expect = Verdict::parse(&word);
+        if expect.is_none() && t.expect.is_some() {
+            self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
+        }
+        let memory: Vec<(String, u32)> = t.memory.clone().unwrap_or_default().into_iter().collect();
+        if memory.is_empty() {
+            self.errors.push(ie.at(
+                "memory",
+                Some("name:"),
+                "a litmus test declares its memory locations",
+            ));
+        }
+        for (loc, _) in &memory {
+            if !is_ident(loc) {
+                self.errors.push(ie.at(
+                    "memory",
+                    Some(loc),
+                    format!("`{loc}` is not a valid location name"),
+                ));
+            }
+        }
+        let locs: BTreeSet<&str> = memory.iter().map(|(l, _)| l.as_str()).collect();
+        let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
+        if raw_kernels.is_empty() {
+            self.errors.push(ie.at(
+                "kernels",
+                Some("name:"),
+                "a litmus test has at least one kernel",
+            ));
+        }
+        let mut kernels = Vec::new();
+        let mut names = BTreeSet::new();
+        for rk in raw_kernels {
+            let kfield = format!("kernels.{}", rk.kernel);
+            let kneedle = format!("kernel: {}", rk.kernel);
+            if !is_ident(&rk.kernel) {
+                self.errors.push(ie.at(
+                    &kfield,
+                    Some(&kneedle),
+                    format!("`{}` is not a valid kernel name", rk.kernel),
+                ));
+            }
+            if !names.insert(rk.kernel.clone()) {
+                self.errors.push(ie.at(
+                    &kfield,
+                    Some(&kneedle),
+                    format!("kernel `{}` is declared twice", rk.kernel),
+                ));
+            }
+            let launch = match rk.launch.as_str() {
+                "host" => KernelLaunch::Host { pdl: false },
+                "host-pdl" => KernelLaunch::Host { pdl: true },
+                "device" => KernelLaunch::Device,
+                l => {
+                    self.errors.push(ie.at(
+                        &format!("{kfield}.launch"),
+                        Some(&format!("launch: {l}")),
+                        format!("unknown launch `{l}`: expected host, host-pdl or device"),
+                    ));
+                    KernelLaunch::Device
+                }
+            };
+            if rk.threads.is_empty() {
+                self.errors.push(ie.at(
+                    &format!("{kfield}.threads"),
+                    Some(&kneedle),
+                    "a kernel has at least one thread",
+                ));
+            }
+            let mut threads = Vec::new();
+            for (tname, ops) in &rk.threads {
+                let tfield = format!("{kfield}.threads.{tname}");
+                // `t<index>`, the index written one way only (`t1`, never
+                // `t01`): two spellings would be two threads to the model
+                // and one to the GPU.
+                let index = tname.strip_prefix('t').filter(|n| {
+                    !n.is_empty()
+                        && n.len() < 5
+                        && n.chars().all(|c| c.is_ascii_digit())
+                        && (n == &"0" || !n.starts_with('0'))
+                });
+                match index.map(|n| n.parse::<usize>()) {
+                    Some(Ok(i)) if i > MAX_THREAD_INDEX => self.errors.push(ie.at(
+                        &tfield,
+                        Some(&format!("{tname}:")),
+                        format!(
+                            "thread `{tname}`: the highest thread is t{MAX_THREAD_INDEX} (thread tN runs as threadIdx.x == N*32, in a block of at most 1024 threads)"
+                        ),
+                    )),
+                    Some(Ok(_)) => {}
+                    _ => self.errors.push(ie.at(
+                        &tfield,
+                        Some(&format!("{tname}:")),
+                        format!(
+                            "thread `{tname}` is not named `t<index>` (an index without leading zeros)"
+                        ),
+                    )),
+                }
+                let mut parsed = Vec::new();
+                let mut regs = BTreeSet::new();
+                for (i, text) in ops.iter().enumerate() {
+                    let ofield = format!("{tfield}[{i}]");
+                    match parse_op(text) {
+                        Ok(op) => {
+                            let bad_loc = match &op {
+                                Op::Store { loc, .. } | Op::Load { loc, .. }
+                                    if !locs.contains(loc.as_str()) =>
+                                {
+                                    Some(loc.clone())
+                                }
+                                _ => None,
+                            };
+                            if let Some(loc) = bad_loc {
+                                self.errors.push(ie.at(
+                                    &ofield,
+                                    Some(text),
+                                    format!("location `{loc}` is not declared in `memory`"),
+                                ));
+                            }
+                            if let Some(reg) = op.register()
+                                && !regs.insert(reg.to_string())
+                            {
+                                self.errors.push(ie.at(
+                                    &ofield,
+                                    Some(text),
+                                    format!(
+                                        "register `{reg}` is written twice in thread `{tname}`"
+                                    ),
+                                ));
+                            }
+                            parsed.push(op);
+                        }
+                        Err(msg) => self.errors.push(ie.at(&ofield, Some(text), msg)),
+                    }
+                }
+                threads.push(Thread {
+                    name: tname.clone(),
+                    ops: parsed,
+                });
+            }
+            kernels.push(Kernel {
+                name: rk.kernel.clone(),
+                launch,
+                threads,
+            });
+        }
+        // Launch structure: each device kernel launched exactly once, host
+        // kernels never; no kernel launches itself or an ancestor.
+        let mut launched: HashMap<String, usize> = HashMap::new();
+        let mut parent_of: BTreeMap<String, String> = BTreeMap::new();
+        for k in &kernels {
+            for th in &k.threads {
+                for op in &th.ops {
+                    if let Op::Launch { kernel, .. } = op {
+                        let needle = format!("launch {kernel}");
+                        match kernels.iter().find(|c| &c.name == kernel) {
+                            None => self.errors.push(ie.at(&format!("kernels.{}.threads.{}", k.name, th.name), Some(&needle), format!("`{op}` launches kernel `{kernel}`, which this test does not declare"))),
+                            Some(c) if c.launch != KernelLaunch::Device => self.errors.push(ie.at(&format!("kernels.{}.threads.{}", k.name, th.name), Some(&needle), format!("kernel `{kernel}` is launched from the host (`launch: host`) and cannot also be launched from device code"))),
+                            Some(_) => {
+                                *launched.entry(kernel.clone()).or_default() += 1;
+                                parent_of.insert(kernel.clone(), k.name.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for k in &kernels {
+            if k.launch == KernelLaunch::Device {
+                match launched.get(&k.name).copied().unwrap_or(0) {
+                    1 => {}
+                    0 => self.errors.push(ie.at(
+                        &format!("kernels.{}.launch", k.name),
+                        Some(&format!("kernel: {}", k.name)),
+                        format!(
+                            "kernel `{}` is `launch: device` but no operation launches it",
+                            k.name
+                        ),
+                    )),
+                    n => self.errors.push(ie.at(
+                        &format!("kernels.{}.launch", k.name),
+                        Some(&format!("kernel: {}", k.name)),
+                        format!(
+                            "kernel `{}` is launched {n} times; each test kernel is launched once",
+                            k.name
+                        ),
+                    )),
+                }
+            }
+            let mut cur = k.name.as_str();
+            let mut steps = 0;
+            while let Some(p) = parent_of.get(cur) {
+                steps += 1;
+                if p == &k.name || steps > kernels.len() {
+                    self.errors.push(ie.at(
+                        &format!("kernels.{}", k.name),
+                        Some(&format!("kernel: {}", k.name)),
+                        format!(
+                            "kernel `{}` launches itself, directly or through its children",
+                            k.name
+                        ),
+                    ));
+                    break;
+                }
+                cur = p;
+            }
+        }
+        // Events are block-scoped objects: a wait names an event some
+        // thread of the same kernel records.
+        for k in &kernels {
+            let recorded: BTreeSet<&str> = k
+                .threads
+                .iter()
+                .flat_map(|t| &t.ops)
+                .filter_map(|op| match op {
+                    Op::EventRecord { event, .. } => Some(event.as_str()),
+                    _ => None,
+                })
+                .collect();
+            for th in &k.threads {
+                for op in &th.ops {
+                    if let Op::StreamWaitEvent { event, .. } = op
+                        && !recorded.contains(event.as_str())
+                    {
+                        self.errors.push(ie.at(
+                            &format!("kernels.{}.threads.{}", k.name, th.name),
+                            Some(&op.to_string()),
+                            format!("`{op}` waits on event `{event}`, which no thread of kernel `{}` records", k.name),
+                        ));
+                    }
+                }
+            }
+        }
+        let host: Vec<&Kernel> = kernels
+            .iter()
+            .filter(|k| matches!(k.launch, KernelLaunch::Host { .. }))
+            .collect();
+        if !kernels.is_empty() && host.is_empty() {
+            self.errors
+                .push(ie.at("kernels", None, "no kernel is launched from the host"));
+        }
+        if let Some(first) = host.first()
+            && first.launch == (KernelLaunch::Host { pdl: true })
+        {
+            self.errors.push(ie.at(&format!("kernels.{}.launch", first.name), Some("host-pdl"), "the first host kernel has no primary to overlap: `host-pdl` needs a kernel before it"));
+        }
+        let n_threads: usize = kernels.iter().map(|k| k.threads.len()).sum();
+        if n_threads > MAX_THREADS {
+            self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; the model (loom) explores at most {MAX_THREADS}: use representative threads")));
+        }
+        let mut limits = Vec::new();
+        for (name, v) in t.limits.iter().flatten() {
+            let field = format!("limits.{name}");
+            match Limit::parse(name) {
+                Some(l) if l.applies_to_litmus() && *v >= 1 => limits.push((l, *v)),
+                Some(l) if l.applies_to_litmus() => {
+                    self.errors
+                        .push(ie.at(&field, Some(name), format!("`{name}` is at least 1")))
+                }
+                _ => self.errors.push(ie.at(
+                    &field,
+                    Some(name),
+                    format!(
+                        "`{name}` is not a litmus test limit: expected {}",
+                        Limit::ALL
+                            .into_iter()
+                            .filter(|l| l.applies_to_litmus())
+                            .map(Limit::as_str)
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                )),
+            }
+        }
+        let cond = match &t.condition {
+            None => {
+                self.errors.push(ie.at(
+                    "condition",
+                    Some("name:"),
+                    "a litmus test needs a `condition`",
+                ));
+                None
+            }
+            Some(c) => match condition::parse(c) {
+                Ok(c) => Some(c),
+                Err(m) => {
+                    self.errors.push(ie.at("condition", None, m));
+                    None
+                }
+            },
+        };
+        if self.errors.len() > before {
+            return None;
+        }
+        let lit = Litmus {
+            memory,
+            kernels,
+            condition: cond?,
+            expect: expect?,
+            limits,
+        };
+        let obs: BTreeSet<String> = lit.observables().into_iter().collect();
+        for term in lit.condition.terms() {
+            if !obs.contains(term) {
+                self.errors.push(ie.at(
+                    "condition",
+                    Some(term),
+                    format!(
+                        "`{term}` is neither a register (`kernel.thread.reg`) nor a memory location"
+                    ),
+                ));
+            }
+        }
+        (self.errors.len() == before).then_some(lit)
+    }
+}
