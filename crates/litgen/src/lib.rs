@@ -398,7 +398,7 @@ impl GenProgram {
                         _ => None,
                     })
                     .collect();
-                launches.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+                launches.sort_by_key(|b| std::cmp::Reverse((b.0, b.1)));
                 for (pos, ci, stream) in launches {
                     out.insert(
                         pos.min(out.len()),
