@@ -477,8 +477,9 @@ impl Stats {
         }
     }
 
-    /// One spec input: the loader on `text` with the other files of its
-    /// profile, then kernelgen on what it accepts.
+    /// One spec input: the loader on `text` with every other file of the
+    /// spec (rules list tests of other profiles, and `definition` reasons
+    /// name rules anywhere), then kernelgen on what it accepts.
     pub fn spec_input(
         &mut self,
         spec: &[(PathBuf, String)],
@@ -490,11 +491,8 @@ impl Stats {
         self.max_input_bytes = self.max_input_bytes.max(text.len());
         let len = text.len();
         let mut text = Some(text);
-        // The other files of the same profile (`spec/cdp2/`...): a rule
-        // lists tests of its own profile.
         let files: Vec<(PathBuf, String)> = spec
             .iter()
-            .filter(|(p, _)| p.parent() == path.parent())
             .map(|(p, t)| match text.take_if(|_| p == path) {
                 Some(mutant) => (p.clone(), mutant),
                 None => (p.clone(), t.clone()),
