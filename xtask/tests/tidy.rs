@@ -250,7 +250,11 @@ fn every_member_uses_the_workspace_lints() {
 }
 
 /// Files over the limit that another change is splitting.
-const LONG_FILES_BEING_SPLIT: &[&str] = &["crates/spec/src/load.rs", "crates/model/tests/edges.rs"];
+const LONG_FILES_BEING_SPLIT: &[&str] = &[
+    "crates/model/tests/edges.rs",
+    "crates/spec/src/sentences.rs",
+    "crates/fuzz/src/lib.rs",
+];
 const MAX_LINES: usize = 600;
 
 #[test]
@@ -383,7 +387,7 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 }
 
 /// Crates whose import cycles another change is removing.
-const CYCLES_BEING_REMOVED: &[&str] = &["crates/model"];
+const CYCLES_BEING_REMOVED: &[&str] = &[];
 
 #[test]
 fn no_import_cycle_between_modules() {

@@ -24,6 +24,8 @@ pub use gridcheck_model::ModelError;
 mod block;
 #[path = "../../model/src/cdp1.rs"]
 mod cdp1;
+#[path = "../../model/src/completion.rs"]
+mod completion;
 #[path = "../../model/src/grid.rs"]
 mod grid;
 #[path = "../../model/src/latch.rs"]

@@ -19,7 +19,7 @@
 
 use crate::sync::Ordering::Relaxed;
 
-use crate::grid::wait_finished;
+use crate::completion::wait_finished;
 use crate::memory::View;
 use crate::program::Program;
 use crate::resources::SYNC_DEPTH_EXCEEDED;

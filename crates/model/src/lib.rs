@@ -183,6 +183,7 @@
 
 mod block;
 mod cdp1;
+mod completion;
 mod grid;
 mod latch;
 mod memory;

@@ -38,7 +38,7 @@
 
 use crate::sync::Ordering::Relaxed;
 
-use crate::grid::wait_finished;
+use crate::completion::wait_finished;
 use crate::memory::View;
 use crate::program::{Program, Start};
 use crate::world::World;

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use gridcheck_spec::{KernelLaunch, Litmus, Op, StreamRef};
+use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
 use crate::ModelError;
 
@@ -465,9 +465,9 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     }
     // Resources: the pool when it can fill up, nesting and sync depth.
     let device_launches = launched_by.iter().filter(|lb| lb.is_some()).count();
-    let pool_limit = crate::resources::pending_launch_limit(l);
+    let pool_limit = pending_launch_limit(l);
     let pool = (device_launches as u64 > pool_limit).then_some(pool_limit as usize);
-    let sync_limit = crate::resources::sync_depth_limit(l);
+    let sync_limit = sync_depth_limit(l);
     for ki in 0..kernels.len() {
         let mut depth = 0;
         let mut g = ki;
@@ -477,7 +477,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         }
         let k = &mut kernels[ki];
         k.depth = depth;
-        k.sync_depth_exceeded = crate::resources::sync_depth_exceeded(depth, sync_limit);
+        k.sync_depth_exceeded = sync_depth_exceeded(depth, sync_limit);
     }
     // Grids another grid of their block's streams may have to wait for: those
     // launched into a stream that gets another launch or an event record.
@@ -554,4 +554,20 @@ fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool], pool: bool) {
         k.done_awaited = done[g];
         k.finished_awaited = fin[g];
     }
+}
+
+/// The device runtime limits the test sets, or their defaults (the launch
+/// pool and the synchronization depth: see [`crate::resources`]).
+pub(crate) fn pending_launch_limit(l: &Litmus) -> u64 {
+    let lim = Limit::DevRuntimePendingLaunchCount;
+    l.limit(lim).or(lim.default_value()).unwrap_or(u64::MAX)
+}
+
+pub(crate) fn sync_depth_limit(l: &Litmus) -> u64 {
+    let lim = Limit::DevRuntimeSyncDepth;
+    l.limit(lim).or(lim.default_value()).unwrap_or(u64::MAX)
+}
+
+pub(crate) fn sync_depth_exceeded(depth: usize, limit: u64) -> bool {
+    depth as u64 > limit
 }

@@ -57,7 +57,6 @@
 use crate::program::Program;
 use crate::sync::Ordering::Relaxed;
 use crate::world::World;
-use gridcheck_spec::{Limit, Litmus};
 
 /// `cudaErrorLaunchPendingCountExceeded`.
 pub(crate) const LAUNCH_PENDING_COUNT_EXCEEDED: u32 = 69;
@@ -74,20 +73,6 @@ const _: () = assert!(crate::program::MAX_GPU_THREADS - 1 < MAX_NESTING_DEPTH);
 
 /// What a failed launch hands its grid's threads: the grid never runs.
 pub(crate) const CANCELLED: u64 = u64::MAX;
-
-pub(crate) fn pending_launch_limit(l: &Litmus) -> u64 {
-    let lim = Limit::DevRuntimePendingLaunchCount;
-    l.limit(lim).or(lim.default_value()).unwrap_or(u64::MAX)
-}
-
-pub(crate) fn sync_depth_limit(l: &Litmus) -> u64 {
-    let lim = Limit::DevRuntimeSyncDepth;
-    l.limit(lim).or(lim.default_value()).unwrap_or(u64::MAX)
-}
-
-pub(crate) fn sync_depth_exceeded(depth: usize, limit: u64) -> bool {
-    depth as u64 > limit
-}
 
 /// Takes a pool slot for a device launch; `false` when the pool is full.
 pub(crate) fn take_slot(p: &Program, w: &World) -> bool {

@@ -57,7 +57,7 @@
 
 use crate::sync::Ordering::Relaxed;
 
-use crate::grid::{wait_done, wait_finished};
+use crate::completion::{wait_done, wait_finished};
 use crate::memory::View;
 use crate::pdl;
 use crate::program::{Program, Start, Stream};
