@@ -130,7 +130,7 @@ fn verbatim(w: &mut impl Write, source: &str, spec_file: &str, line: Option<usiz
         writeln!(
             w,
             "#line {line} \"{}\"",
-            spec_file.replace(['\\', '"'], "_")
+            crate::escape::line_directive_path(spec_file)
         )?;
     }
     w.write_str(source)?;

@@ -24,6 +24,21 @@ pub(crate) fn comment(s: &str) -> String {
     out
 }
 
+/// `s` as the file name of a `#line` directive's string literal: every
+/// character that could end the literal or the line (quotes, backslashes,
+/// control characters, line separators) becomes `_`.
+pub(crate) fn line_directive_path(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c == '"' || c == '\\' || c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::comment;
