@@ -304,7 +304,7 @@ mod tests {
                 .flatten()
                 .filter(|d| d.path().join("results.jsonl").is_file())
                 .max_by_key(|d| d.file_name());
-            for date in newest {
+            if let Some(date) = newest {
                 let Ok(text) = std::fs::read_to_string(date.path().join("results.jsonl")) else {
                     continue;
                 };
