@@ -225,30 +225,6 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
         }
     }
     p.kernels = kept;
-    let n_loc = p.locations as u8;
-    for k in &mut p.kernels {
-        for t in &mut k.threads {
-            for o in t.iter_mut() {
-                match o {
-                    GenOp::Store(l, _) | GenOp::Load(l) => *l %= n_loc,
-                    GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
-                    _ => {}
-                }
-            }
-        }
-        let recorded: Vec<u8> = k
-            .threads
-            .iter()
-            .flatten()
-            .filter_map(|o| match o {
-                GenOp::Record(e, _) => Some(*e),
-                _ => None,
-            })
-            .collect();
-        for t in &mut k.threads {
-            t.retain(|o| !matches!(o, GenOp::Wait(_, e) if !recorded.contains(e)));
-        }
-    }
     // Operation budget: launches count, then trim the longest thread.
     let launches = p
         .kernels
@@ -273,6 +249,30 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
             .max_by_key(|t| t.len())
         {
             t.pop();
+        }
+    }
+    let n_loc = p.locations as u8;
+    for k in &mut p.kernels {
+        for t in &mut k.threads {
+            for o in t.iter_mut() {
+                match o {
+                    GenOp::Store(l, _) | GenOp::Load(l) => *l %= n_loc,
+                    GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
+                    _ => {}
+                }
+            }
+        }
+        let recorded: Vec<u8> = k
+            .threads
+            .iter()
+            .flatten()
+            .filter_map(|o| match o {
+                GenOp::Record(e, _) => Some(*e),
+                _ => None,
+            })
+            .collect();
+        for t in &mut k.threads {
+            t.retain(|o| !matches!(o, GenOp::Wait(_, e) if !recorded.contains(e)));
         }
     }
     let counts: Vec<usize> = p.kernels.iter().map(|k| k.threads.len()).collect();
