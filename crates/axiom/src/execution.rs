@@ -74,21 +74,29 @@ struct LocChoice {
 pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
     let controls = control::enumerate(p, opts.max_candidates)?;
     let acts = relations::activations(p);
+    let lens: Vec<usize> = acts.iter().map(|(_, o)| o.len()).collect();
     let mut found = Found::default();
     for c in &controls {
         let (hb_edges, waits) = relations::happens_before(p, c);
-        let mut base = Graph::new(p.events);
-        for &(a, b) in hb_edges
-            .iter()
-            .chain(&waits)
-            .chain(&relations::all_exited(p, c))
-            .chain(&c.order)
-        {
+        let mut hb = Graph::new(p.events);
+        for &(a, b) in hb_edges.iter().chain(&waits) {
+            hb.edge(a, b);
+        }
+        // Execution order without the PDL starts: hb, the implicit
+        // trigger's wait for every exit, and the block stream and pool orders.
+        let order: Edges = relations::all_exited(p, c)
+            .into_iter()
+            .chain(c.order.iter().copied())
+            .collect();
+        let mut base = hb.clone();
+        for &(a, b) in &order {
             base.edge(a, b);
         }
-        let lens: Vec<usize> = acts.iter().map(|(_, o)| o.len()).collect();
+        // The per-location choices depend on hb alone: made once a control
+        // resolution, when some start order is possible.
+        let mut per_loc = None;
         let mut feasible = false;
-        let mut deadlock = None;
+        let mut deadlock = false;
         for pick in product(&lens) {
             let activation: Vec<(usize, usize)> = acts
                 .iter()
@@ -97,32 +105,25 @@ pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
                 .collect();
             let sched = relations::pdl_start(p, &activation);
             if !base.is_acyclic_with(&sched) {
-                let mut no_wait = Graph::new(p.events);
-                for &(a, b) in hb_edges
-                    .iter()
-                    .chain(&relations::all_exited(p, c))
-                    .chain(&c.order)
-                    .chain(&sched)
-                {
-                    no_wait.edge(a, b);
-                }
                 // A deadlock: the schedule is possible up to the wait, and
                 // the wait itself waits for something after it. A cycle that
                 // needs the stream, pool or start orders is only an order
                 // that cannot happen.
-                let mut waited = Graph::new(p.events);
-                for &(a, b) in hb_edges.iter().chain(&waits) {
-                    waited.edge(a, b);
+                let mut no_wait = Graph::new(p.events);
+                for &(a, b) in hb_edges.iter().chain(&order).chain(&sched) {
+                    no_wait.edge(a, b);
                 }
-                if no_wait.is_acyclic_with(&[]) && !waited.is_acyclic_with(&[]) {
-                    deadlock = Some(());
-                }
+                deadlock |= no_wait.is_acyclic_with(&[]) && !hb.is_acyclic_with(&[]);
                 continue;
             }
             feasible = true;
-            memory(p, c, &hb_edges, &waits, &base, &sched, opts, &mut found)?;
+            if per_loc.is_none() {
+                per_loc = Some(locations(p, c, &hb, opts)?);
+            }
+            let per_loc = per_loc.as_deref().unwrap_or_default();
+            combine(p, c, per_loc, &base, &sched, opts, &mut found)?;
         }
-        if !feasible && deadlock.is_some() {
+        if !feasible && deadlock {
             return Err(AxiomError {
                 message: "deadlock: some execution blocks forever (a wait whose condition can \
                           only hold after the wait returns)"
@@ -133,34 +134,23 @@ pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
     Ok(found)
 }
 
-/// Enumerates `co` and `rf` for one control resolution and activation.
-#[allow(clippy::too_many_arguments)]
-fn memory(
+/// Every location's `co` and `rf` choices under one control resolution's
+/// happens-before (`hb`, acyclic: it is part of a possible execution order).
+fn locations(
     p: &Prog,
     c: &Control,
-    hb_edges: &Edges,
-    waits: &Edges,
-    exec: &Graph,
-    sched: &Edges,
+    hb: &Graph,
     opts: &Options,
-    found: &mut Found,
-) -> Result<(), AxiomError> {
-    let mut hb = Graph::new(p.events);
-    for &(a, b) in hb_edges.iter().chain(waits) {
-        hb.edge(a, b);
-    }
+) -> Result<Vec<Vec<LocChoice>>, AxiomError> {
     let topo = hb
         .topo_with(&[])
         .expect("happens-before is part of the acyclic execution order");
     let reach = hb.closure(&topo);
-    let rank: Vec<usize> = {
-        let mut r = vec![0; p.events];
-        for (i, &e) in topo.iter().enumerate() {
-            r[e] = i;
-        }
-        r
-    };
-    let mut per_loc: Vec<Vec<LocChoice>> = Vec::new();
+    let mut rank = vec![0; p.events];
+    for (i, &e) in topo.iter().enumerate() {
+        rank[e] = i;
+    }
+    let mut per_loc = Vec::new();
     for (loc, (_, init)) in p.memory.iter().enumerate() {
         let mut writes = vec![(INIT, *init)];
         let mut reads = Vec::new();
@@ -177,10 +167,26 @@ fn memory(
             }
         }
         reads.sort_by_key(|&r| rank[r]);
-        let choices = location(&writes, &reads, &reach, p, opts)?;
-        per_loc.push(choices);
+        per_loc.push(location(&writes, &reads, &reach, p, opts)?);
     }
-    let need_global = !opts.load_buffering || opts.co_follows_execution;
+    Ok(per_loc)
+}
+
+/// The candidates of one control resolution and start order: every
+/// combination of the locations' choices that the execution-order axioms
+/// keep, each giving a final state.
+fn combine(
+    p: &Prog,
+    c: &Control,
+    per_loc: &[Vec<LocChoice>],
+    exec: &Graph,
+    sched: &Edges,
+    opts: &Options,
+    found: &mut Found,
+) -> Result<(), AxiomError> {
+    // Reads-from is in the execution order unless load buffering is
+    // allowed; loom's write order adds coherence order too.
+    let rf_in_exec = !opts.load_buffering || opts.co_follows_execution;
     let lens: Vec<usize> = per_loc.iter().map(Vec::len).collect();
     let mut extra: Edges = sched.clone();
     let base_len = extra.len();
@@ -194,16 +200,13 @@ fn memory(
                 ),
             });
         }
-        if need_global {
+        if rf_in_exec {
             extra.truncate(base_len);
             for (l, &i) in pick.iter().enumerate() {
                 let ch = &per_loc[l][i];
-                if !opts.load_buffering {
-                    extra.extend(&ch.rf_edges);
-                }
+                extra.extend(&ch.rf_edges);
                 if opts.co_follows_execution {
                     extra.extend(&ch.co_edges);
-                    extra.extend(&ch.rf_edges);
                 }
             }
             if !exec.is_acyclic_with(&extra) {
