@@ -14,6 +14,7 @@
 //! reads the file back, naming every line it skips and why.
 
 mod expectations;
+mod mutants;
 pub mod options;
 mod progress;
 pub mod summary;
@@ -60,6 +61,8 @@ pub struct Ctx {
     /// The first write to the results file that failed: the run fails.
     write_error: Mutex<Option<String>>,
     progress: OnceLock<progress::Progress>,
+    /// `--mutants`: the mutants' records and their file.
+    mutants: mutants::Sink,
 }
 
 fn cached<T>(
@@ -77,7 +80,7 @@ fn cached<T>(
 
 impl Ctx {
     /// Loads the spec and finds the tools. Spec errors are returned, located.
-    pub fn new(opts: Options) -> Result<Ctx, String> {
+    pub fn new(mut opts: Options) -> Result<Ctx, String> {
         let seeds = match &opts.seeds {
             Some(dir) => Some(
                 Seeds::load(dir)
@@ -97,6 +100,7 @@ impl Ctx {
         } else {
             Err("the gpu tier is off".into())
         };
+        tune(&mut opts, device.as_ref().ok())?;
         // Every expectations file, whatever this machine can run; its
         // entries name trials of the checkout's own spec.
         let own_spec = std::fs::canonicalize(&opts.spec).ok()
@@ -120,6 +124,11 @@ impl Ctx {
             HashMap::new()
         };
         let sink = open_sink(&opts.results)?;
+        let mutants = if opts.mutants {
+            mutants::Sink::open(&opts.mutant_results)?
+        } else {
+            mutants::Sink::default()
+        };
         let commit = commit(&opts.root);
         Ok(Ctx {
             opts,
@@ -137,6 +146,7 @@ impl Ctx {
             sink: Mutex::new(Some(sink)),
             write_error: Mutex::default(),
             progress: OnceLock::new(),
+            mutants,
         })
     }
 
@@ -289,6 +299,25 @@ impl Ctx {
     }
 }
 
+/// Takes the testing environment from `--tuning FILE`, or from the GPU's
+/// tuned file when there is one; flags given on the command line win.
+fn tune(opts: &mut Options, device: Option<&DeviceInfo>) -> Result<(), String> {
+    if opts.no_tuning {
+        opts.tuned_from = "the built-in environment (--tuning none)".into();
+        return Ok(());
+    }
+    let found = match (&opts.tuning, device) {
+        (Some(path), _) => Some((path.clone(), gridcheck_report::Tuning::load(path)?)),
+        (None, Some(d)) => gridcheck_report::Tuning::for_gpu(&opts.root, &d.name)?,
+        (None, None) => None,
+    };
+    if let Some((path, t)) = found {
+        let from = format!("{} (flags given: {:?})", path.display(), opts.given);
+        opts.apply_tuning(&t, from);
+    }
+    Ok(())
+}
+
 /// The last record of every trial in a results file whose status is final
 /// (a trial that did not run is run again). Every line skipped is named on
 /// stderr with the reason; a file that cannot be read is an error.
@@ -388,6 +417,9 @@ pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Fail
 
 /// Builds every trial of the enabled tiers.
 pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
+    if ctx.opts.mutants {
+        return mutants::trials(ctx);
+    }
     let mut out = Vec::new();
     for (rule, test) in ctx.spec.pairs() {
         for tier in Tier::ALL {
@@ -448,14 +480,28 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     }
     let conclusion = libtest_mimic::run(&args, all);
     if !args.list {
-        ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
-        summary::print(&ctx);
+        if ctx.opts.mutants {
+            mutants::print_summary(&ctx);
+        } else {
+            ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
+            summary::print(&ctx);
+        }
         if let Some(path) = &ctx.opts.junit
             && let Err(e) = std::fs::write(path, gridcheck_report::junit(&ctx.records()))
         {
             eprintln!("cannot write {}: {e}", path.display());
             return ExitCode::from(2);
         }
+    }
+    if let Some(e) = ctx
+        .mutants
+        .error
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+    {
+        eprintln!("error: the mutants' records are incomplete: {e}");
+        return ExitCode::from(2);
     }
     if let Some(e) = ctx.write_error() {
         eprintln!("error: the results file is incomplete: {e}");

@@ -35,6 +35,28 @@ pub struct Options {
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
+    /// The testing environment: incantations and the mutants' GPU budget.
+    /// `instances`, `launches` and these come from the GPU's tuned
+    /// environment (`--tuning`) unless given as flags.
+    pub max_delay: u32,
+    pub stress_words: u32,
+    pub stress_iters: u32,
+    pub permute: bool,
+    pub mutant_budget_s: f64,
+    /// Environment flags given on the command line (they win over a file).
+    pub given: Vec<&'static str>,
+    /// `--tuning FILE`; `None` with `no_tuning` false: the GPU's own file
+    /// under `conformance/tuning/`, when there is one.
+    pub tuning: Option<PathBuf>,
+    pub no_tuning: bool,
+    /// Where the environment came from, for the records and the summary.
+    pub tuned_from: String,
+    /// `--mutants`: run the mutants of the spec's tests instead of the tiers.
+    pub mutants: bool,
+    /// The mutants' JSON-lines records.
+    pub mutant_results: PathBuf,
+    /// `--tune FILE`: run every mutant under each environment of FILE.
+    pub tune: Option<PathBuf>,
     /// Worker mode: run this one test in this process (see `worker.rs`).
     pub worker: Option<(crate::worker::Job, String)>,
     /// Arguments for libtest-mimic.
@@ -58,6 +80,18 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
                             is a terminal and stdout is not)
   --junit FILE              also write JUnit XML
   --shard I/N               run the I-th of N shards of the trials (1-based)
+  --tuning FILE|none        the testing environment (default: conformance/tuning/<gpu>.toml when
+                            it exists, else the built-in one); flags below win over it
+  --max-delay CYCLES        random delay bound before each operation (0: none)
+  --stress-words N          words the stress warps hammer (0: no stress)
+  --stress-iters N          a stress warp's iterations per phase
+  --permute on|off          permute instances over memory slots
+  --mutants                 run the mutants of the spec's tests on the GPU (mutation testing)
+                            instead of the tiers, and print the mutation score
+  --mutant-budget SECS      GPU seconds a mutant may run before it survives
+  --mutant-results FILE     mutants' JSON-lines records (default: target/gridcheck/mutants.jsonl)
+  --tune FILE               with --mutants: every mutant under each environment of FILE
+                            (conformance/tuning/search.toml), and the kills per GPU second of each
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
@@ -89,6 +123,18 @@ impl Options {
             progress: None,
             junit: None,
             shard: None,
+            max_delay: gridcheck_gpu::Incantations::default().max_delay_cycles,
+            stress_words: gridcheck_gpu::Incantations::default().stress_words,
+            stress_iters: gridcheck_gpu::Incantations::default().stress_iters,
+            permute: true,
+            mutant_budget_s: 1.0,
+            given: Vec::new(),
+            tuning: None,
+            no_tuning: false,
+            tuned_from: "the built-in environment".into(),
+            mutants: false,
+            mutant_results: PathBuf::new(),
+            tune: None,
             worker: None,
             libtest: Vec::new(),
         };
@@ -121,9 +167,65 @@ impl Options {
                 "--cubins" => cubins = Some(value(&mut args, "--cubins")?.into()),
                 "--results" => results = Some(value(&mut args, "--results")?.into()),
                 "--instances" => {
-                    o.instances = number(value(&mut args, "--instances")?, "--instances")?
+                    o.instances = number(value(&mut args, "--instances")?, "--instances")?;
+                    o.given.push("instances");
                 }
-                "--launches" => o.launches = number(value(&mut args, "--launches")?, "--launches")?,
+                "--launches" => {
+                    o.launches = number(value(&mut args, "--launches")?, "--launches")?;
+                    o.given.push("launches");
+                }
+                "--max-delay" => {
+                    o.max_delay = number(value(&mut args, "--max-delay")?, "--max-delay")?;
+                    o.given.push("max_delay_cycles");
+                }
+                "--stress-words" => {
+                    o.stress_words = number(value(&mut args, "--stress-words")?, "--stress-words")?;
+                    o.given.push("stress_words");
+                }
+                "--stress-iters" => {
+                    o.stress_iters = number(value(&mut args, "--stress-iters")?, "--stress-iters")?;
+                    o.given.push("stress_iters");
+                }
+                "--permute" => {
+                    o.permute = match value(&mut args, "--permute")?.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        v => return Err(format!("`--permute {v}`: expected on or off")),
+                    };
+                    o.given.push("permute");
+                }
+                "--mutant-budget" => {
+                    let v = value(&mut args, "--mutant-budget")?;
+                    o.mutant_budget_s = number(v.clone(), "--mutant-budget")?;
+                    if !(o.mutant_budget_s > 0.0 && o.mutant_budget_s <= 60.0) {
+                        return Err(format!("`--mutant-budget {v}`: expected 0 < SECS <= 60"));
+                    }
+                    o.given.push("mutant_budget_s");
+                }
+                "--tuning" => match value(&mut args, "--tuning")?.as_str() {
+                    "none" => o.no_tuning = true,
+                    f => o.tuning = Some(f.into()),
+                },
+                "--mutants" => o.mutants = true,
+                "--mutant-results" => {
+                    o.mutant_results = value(&mut args, "--mutant-results")?.into()
+                }
+                "--tune" => {
+                    o.tune = Some(value(&mut args, "--tune")?.into());
+                    o.mutants = true;
+                }
+                "--worker-mutant" => {
+                    o.worker = Some((
+                        crate::worker::Job::Mutant,
+                        value(&mut args, "--worker-mutant")?,
+                    ))
+                }
+                "--worker-mutant-model" => {
+                    o.worker = Some((
+                        crate::worker::Job::MutantModel,
+                        value(&mut args, "--worker-mutant-model")?,
+                    ))
+                }
                 "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
                 "--timeout" => o.timeout = number(value(&mut args, "--timeout")?, "--timeout")?,
                 "--model-timeout" => {
@@ -161,7 +263,13 @@ impl Options {
         o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
         o.cubins = cubins.unwrap_or_else(|| o.root.join(gridcheck_kernelgen::BUILD_DIR));
         o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
-        if o.tiers.is_empty() {
+        if o.mutant_results.as_os_str().is_empty() {
+            o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
+        }
+        if o.mutants {
+            // Mutants need the oracles and the GPU, and nothing of the tiers.
+            o.tiers = vec![Tier::Gpu];
+        } else if o.tiers.is_empty() {
             o.tiers = Tier::ALL.to_vec();
         }
         if o.seeds.is_none() {
@@ -175,6 +283,76 @@ impl Options {
 
     pub fn runs(&self, tier: Tier) -> bool {
         self.tiers.contains(&tier)
+    }
+
+    /// The testing environment these options make.
+    pub fn environment(&self) -> gridcheck_report::Tuning {
+        gridcheck_report::Tuning {
+            instances: self.instances,
+            launches: self.launches,
+            max_delay_cycles: self.max_delay,
+            stress_words: self.stress_words,
+            stress_iters: self.stress_iters,
+            permute: self.permute,
+            mutant_budget_s: self.mutant_budget_s,
+        }
+    }
+
+    /// Takes every value of `t` that was not given as a flag.
+    pub fn apply_tuning(&mut self, t: &gridcheck_report::Tuning, from: String) {
+        let given = |f: &str| self.given.contains(&f);
+        if !given("instances") {
+            self.instances = t.instances;
+        }
+        if !given("launches") {
+            self.launches = t.launches;
+        }
+        if !given("max_delay_cycles") {
+            self.max_delay = t.max_delay_cycles;
+        }
+        if !given("stress_words") {
+            self.stress_words = t.stress_words;
+        }
+        if !given("stress_iters") {
+            self.stress_iters = t.stress_iters;
+        }
+        if !given("permute") {
+            self.permute = t.permute;
+        }
+        if !given("mutant_budget_s") {
+            self.mutant_budget_s = t.mutant_budget_s;
+        }
+        self.tuned_from = from;
+    }
+
+    /// The incantations of the environment.
+    pub fn incantations(&self) -> gridcheck_gpu::Incantations {
+        gridcheck_gpu::Incantations {
+            max_delay_cycles: self.max_delay,
+            stress_words: self.stress_words,
+            stress_iters: self.stress_iters,
+            permute: self.permute,
+        }
+    }
+
+    /// The flags that give a worker this environment.
+    pub fn environment_args(&self) -> Vec<String> {
+        vec![
+            "--instances".into(),
+            self.instances.to_string(),
+            "--launches".into(),
+            self.launches.to_string(),
+            "--max-delay".into(),
+            self.max_delay.to_string(),
+            "--stress-words".into(),
+            self.stress_words.to_string(),
+            "--stress-iters".into(),
+            self.stress_iters.to_string(),
+            "--permute".into(),
+            if self.permute { "on" } else { "off" }.into(),
+            "--mutant-budget".into(),
+            self.mutant_budget_s.to_string(),
+        ]
     }
 }
 

@@ -509,7 +509,11 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId) -> (Status, String) {
             format!("the module failed to load ({code}): {message}. {reproduce}"),
         ),
         WorkerResult::Error { message } => (Status::Fail, format!("{message}. {reproduce}")),
-        WorkerResult::Litmus { .. } | WorkerResult::Runtime { .. } | WorkerResult::Model(_) => (
+        WorkerResult::Litmus { .. }
+        | WorkerResult::Runtime { .. }
+        | WorkerResult::Model(_)
+        | WorkerResult::Judged { .. }
+        | WorkerResult::MutantRuns(_) => (
             Status::Fail,
             format!("the worker returned a result of the wrong kind. {reproduce}"),
         ),

@@ -27,6 +27,10 @@ const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
 pub enum Job {
     Gpu,
     Model,
+    /// A mutant on the GPU (`mutants.rs`).
+    Mutant,
+    /// A mutant judged by both oracles.
+    MutantModel,
 }
 
 /// What a worker reported, or what became of it.
@@ -45,6 +49,14 @@ pub enum WorkerResult {
         elapsed_s: f64,
     },
     Model(ModelSummary),
+    /// A candidate judged: the oracles' verdict when it is a mutant, or why
+    /// it is not one.
+    Judged {
+        verdict: Option<gridcheck_mutate::MutantVerdict>,
+        reason: String,
+    },
+    /// A mutant's GPU runs, one per environment.
+    MutantRuns(Vec<gridcheck_report::MutantRun>),
     /// The module did not load: the `CUresult` code and message.
     LoadFailure {
         code: u32,
@@ -76,9 +88,16 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
             };
         }
     };
+    let mut extra = Vec::new();
+    if let Some(t) = &opts.tune {
+        extra.push("--tune".to_string());
+        extra.push(t.display().to_string());
+    }
     let (flag, timeout) = match job {
         Job::Gpu => ("--worker", opts.timeout),
         Job::Model => ("--worker-model", opts.model_timeout),
+        Job::Mutant => ("--worker-mutant", opts.timeout),
+        Job::MutantModel => ("--worker-mutant-model", opts.model_timeout),
     };
     let mut cmd = Command::new(exe);
     cmd.arg(flag)
@@ -89,9 +108,9 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
         .arg(&opts.spec)
         .arg("--cubins")
         .arg(&opts.cubins)
-        .args(["--instances", &opts.instances.to_string()])
-        .args(["--launches", &opts.launches.to_string()])
+        .args(opts.environment_args())
         .args(["--seed", &opts.seed.to_string()])
+        .args(extra)
         // Load errors (a missing symbol, a CDP version mismatch) at load
         // time, not at first launch.
         .env("CUDA_MODULE_LOADING", "EAGER");
@@ -247,6 +266,8 @@ pub fn work(opts: &Options, job: Job, test: &str) -> std::process::ExitCode {
     let result = match job {
         Job::Gpu => run_here(opts, test),
         Job::Model => model_here(opts, test),
+        Job::Mutant => crate::mutants::gpu_here(opts, test),
+        Job::MutantModel => crate::mutants::judge_here(opts, test),
     };
     match serde_json::to_string(&result) {
         Ok(j) => {
@@ -341,7 +362,7 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
                 launches: opts.launches,
                 seed: opts.seed,
             };
-            match gpu.run_litmus(&cubin, test_name, l, &budget) {
+            match gpu.run_litmus_with(&cubin, test_name, l, &budget, &opts.incantations()) {
                 Ok(run) => WorkerResult::Litmus {
                     histogram: run.histogram.into_iter().collect(),
                     instances: run.instances,

@@ -15,12 +15,12 @@ use gridcheck_toolchain::{Nvcc, find_nvcc};
 use crate::Result;
 
 /// One generated file to build.
-struct Job {
-    src: PathBuf,
-    arch: String,
-    flags: Vec<String>,
+pub struct Job {
+    pub src: PathBuf,
+    pub arch: String,
+    pub flags: Vec<String>,
     /// A host test's program: an executable, not a cubin.
-    executable: bool,
+    pub executable: bool,
 }
 
 /// Builds the generated file of every litmus and runtime test into
@@ -93,35 +93,7 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
             }
         }
     }
-    let newest_header = std::fs::read_dir(&include)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max();
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunks: Vec<&[Job]> = jobs.chunks(jobs.len().div_ceil(threads).max(1)).collect();
-    let results: Vec<Result<PathBuf>> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
-                let (nvcc, include, out_dir, obj_dir) = (&nvcc, &include, &out_dir, &obj_dir);
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|job| one(nvcc, job, include, obj_dir, out_dir, newest_header))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| vec![Err("a build thread panicked".into())])
-            })
-            .collect()
-    });
+    let results = compile(&nvcc, &jobs, &include, &obj_dir, &out_dir);
     let mut cubins = Vec::new();
     let mut errors = Vec::new();
     for r in results {
@@ -148,6 +120,46 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
         nvcc.found_via
     );
     Ok(cubins)
+}
+
+/// Compiles the jobs in parallel (a thread per core), each skipped when its
+/// output is current.
+pub fn compile(
+    nvcc: &Nvcc,
+    jobs: &[Job],
+    include: &Path,
+    obj_dir: &Path,
+    out_dir: &Path,
+) -> Vec<Result<PathBuf>> {
+    let newest_header = std::fs::read_dir(include)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunks: Vec<&[Job]> = jobs.chunks(jobs.len().div_ceil(threads).max(1)).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let (nvcc, include, out_dir, obj_dir) = (nvcc, include, out_dir, obj_dir);
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|job| one(nvcc, job, include, obj_dir, out_dir, newest_header))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("a build thread panicked".into())])
+            })
+            .collect()
+    })
 }
 
 /// What a cubin was built with; a cubin whose stamp differs is rebuilt.

@@ -8,6 +8,7 @@
 //! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
@@ -21,6 +22,7 @@ mod codegen;
 mod coverage;
 mod doc;
 mod fuzz;
+mod mutants;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +41,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
   gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
+                                  (with the mutants' kernels in .gpu-bundle/mutants/generated)
+  mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
   doc [--out DIR]                 the spec documentation site from the spec and the recorded results
                                   (default target/doc-site; open book/index.html there)
   report summary|markdown|junit <results.jsonl>... [--out FILE]
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         }
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
+        Some("mutants") => mutants::run(&args[1..]),
         Some("doc") => doc::run(&args[1..]),
         Some("report") => report::run(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("model") => {
@@ -199,6 +204,9 @@ fn conformance(args: &[String]) -> Result<()> {
                 println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
                 codegen::run(&root, true)?;
                 build::run(&root, &d.sm)?;
+                if ours.iter().any(|a| a == "--mutants" || a == "--tune") {
+                    mutants::build(&root, &d.sm)?;
+                }
             }
             Err(reason) => println!("GPU tier will not run: {reason}"),
         }
@@ -252,6 +260,7 @@ fn gpu_bundle() -> Result<()> {
         copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
     }
     let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
+    mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
     println!(
         "{} ready: the harness, {} cubins and {fixtures} fault fixtures. On the GPU machine: \
          bash conformance/gpu-run.sh; bash conformance/fault-check.sh",

@@ -72,9 +72,14 @@ pub fn file_name(test: &Test) -> String {
 }
 
 /// The exported (`extern "C"`) name of a kernel of a test:
-/// `<test name with - replaced by _>__<kernel name>`.
+/// `<test name with - replaced by _>__<kernel name>` (a mutant's `~`, see
+/// `gridcheck_mutate`, is spelled `__` too).
 pub fn kernel_symbol(test_name: &str, kernel: &str) -> String {
-    format!("{}__{}", test_name.replace('-', "_"), kernel)
+    format!(
+        "{}__{}",
+        test_name.replace('-', "_").replace('~', "__"),
+        kernel
+    )
 }
 
 /// The spec file of a test as a path relative to the repository root

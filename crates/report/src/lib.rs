@@ -18,18 +18,23 @@ pub mod baseline;
 mod block;
 pub mod expectations;
 mod junit;
+mod mutant;
 mod record;
 mod results_file;
 mod trial;
+mod tuning;
 
 pub use block::litmus_block;
 pub use expectations::{Expectations, Xfail, slug};
 pub use junit::junit;
+pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
 pub use record::{CompileSummary, Environment, ModelSummary, Oracles, TrialRecord};
 pub use results_file::{
-    ResultsRead, Skipped, append_record, read_results, read_results_file, repair_tail,
+    LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
+    read_results, read_results_file, repair_tail,
 };
 pub use trial::{Subject, TestKey, Tier, TrialId};
+pub use tuning::{SearchPoint, TUNING_DIR, Tuning, parse_search};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

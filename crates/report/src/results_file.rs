@@ -23,18 +23,36 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// What a results file holds.
-#[derive(Debug, Default)]
-pub struct ResultsRead {
+/// What a JSON-lines file of records holds.
+#[derive(Debug)]
+pub struct LinesRead<T> {
     /// In file order.
-    pub records: Vec<TrialRecord>,
+    pub records: Vec<T>,
     pub skipped: Vec<Skipped>,
 }
+
+impl<T> Default for LinesRead<T> {
+    fn default() -> Self {
+        LinesRead {
+            records: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
+/// What a results file holds.
+pub type ResultsRead = LinesRead<TrialRecord>;
 
 /// Reads results-file bytes. Blank lines are ignored quietly; every other
 /// line that is not a record is in `skipped`.
 pub fn read_results(bytes: &[u8]) -> ResultsRead {
-    let mut out = ResultsRead::default();
+    read_json_lines(bytes, "a trial record")
+}
+
+/// Reads JSON-lines bytes of records of type `T` (`what` names one in the
+/// reasons lines are skipped for), as [`read_results`] does.
+pub fn read_json_lines<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> LinesRead<T> {
+    let mut out = LinesRead::default();
     let mut lines = bytes.split(|&b| b == b'\n').enumerate().peekable();
     while let Some((i, line)) = lines.next() {
         let last = lines.peek().is_none();
@@ -63,9 +81,9 @@ pub fn read_results(bytes: &[u8]) -> ResultsRead {
                 continue;
             }
         };
-        match serde_json::from_str::<TrialRecord>(text) {
+        match serde_json::from_str::<T>(text) {
             Ok(r) => out.records.push(r),
-            Err(e) => out.skipped.push(skip(format!("not a trial record: {e}"))),
+            Err(e) => out.skipped.push(skip(format!("not {what}: {e}"))),
         }
     }
     out
@@ -113,7 +131,16 @@ pub fn repair_tail(file: &mut File) -> io::Result<u64> {
 
 /// Appends one record as one line, in one write.
 pub fn append_record(out: &mut impl Write, r: &TrialRecord) -> io::Result<()> {
-    let mut line = r.to_json_line();
+    append_line(out, r.to_json_line())
+}
+
+/// Appends any record as one JSON line, in one write.
+pub fn append_json_line<T: serde::Serialize>(out: &mut impl Write, r: &T) -> io::Result<()> {
+    let line = serde_json::to_string(r).map_err(io::Error::other)?;
+    append_line(out, line)
+}
+
+fn append_line(out: &mut impl Write, mut line: String) -> io::Result<()> {
     line.push('\n');
     out.write_all(line.as_bytes())?;
     out.flush()

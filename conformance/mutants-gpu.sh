@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Mutation testing on a GPU machine without Rust: the mutants' kernels come
+# from `cargo xtask gpu-bundle` (.gpu-bundle/mutants/generated), the harness
+# too (carry .gpu-bundle).
+#  1. compiles each mutant's kernel here, as `cargo xtask build` does
+#     (nvcc -arch=sm_90 -rdc=true -c, then -dlink -cubin -lcudadevrt), in
+#     parallel, each nvcc under a time limit (CDP1 mutants do not build for
+#     sm_90 and are reported not run);
+#  2. runs `conformance --mutants`: both oracles judge each candidate, each
+#     mutant runs on the GPU until an outcome kills it or its budget is spent,
+#     each in its worker process under the harness's timeouts;
+#  3. prints the mutation score (also at the end of mutants.log).
+# Extra arguments go to the harness (e.g. `--tune conformance/tuning/search.toml`,
+# `--mutant-budget 1`). Results go to $OUT (default target/gridcheck):
+# mutants.jsonl, mutants.log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dir=.gpu-bundle/mutants
+out=${OUT:-target/gridcheck}
+nvcc=${NVCC:-nvcc}
+mkdir -p "$out" "$dir/obj" "$dir/kernels/sm_90"
+if [ ! -d "$dir/generated" ] || [ ! -x .gpu-bundle/conformance ]; then
+  echo "need $dir/generated and .gpu-bundle/conformance (cargo xtask gpu-bundle)" >&2
+  exit 2
+fi
+devrt=$(dirname "$(dirname "$(command -v "$nvcc")")")/lib64
+export nvcc dir devrt
+echo "== compiling $(ls "$dir"/generated/*.cu | wc -l) mutants' kernels with $nvcc"
+start=$(date +%s)
+ls "$dir"/generated/*.cu | xargs -P "$(nproc)" -I{} bash -c '
+  n=$(basename {} .cu)
+  [ -s "$dir/kernels/sm_90/$n.cubin" ] && [ "$dir/kernels/sm_90/$n.cubin" -nt {} ] && exit 0
+  grep -q cudaDeviceSynchronize {} && exit 0
+  timeout 120 "$nvcc" -arch=sm_90 -rdc=true -Ikernels/include -c {} -o "$dir/obj/$n.o" &&
+  timeout 120 "$nvcc" -arch=sm_90 -dlink -cubin "$dir/obj/$n.o" -L"$devrt" -lcudadevrt \
+    -o "$dir/kernels/sm_90/$n.cubin" || echo "compile of $n failed"' 2>&1 | tail -n 20
+echo "compiled $(ls "$dir"/kernels/sm_90/*.cubin 2>/dev/null | wc -l) cubins in $(( $(date +%s) - start )) s"
+echo "== mutants"
+start=$(date +%s)
+./.gpu-bundle/conformance --root . --cubins "$dir/kernels" --mutants \
+  --mutant-results "$out/mutants.jsonl" -q "$@" >"$out/mutants.log" 2>&1
+rc=$?
+echo "harness exit code $rc in $(( $(date +%s) - start )) s"
+sed -n '/^mutation score/,$p' "$out/mutants.log"
+exit "$rc"

@@ -1,0 +1,147 @@
+//! Mutants of the spec's litmus tests (mutation testing, after MC Mutants,
+//! Levine et al., ASPLOS 2023): a mutant is a test with exactly one
+//! guarantee removed (`operators.rs`) whose condition both oracles now
+//! allow (`judge.rs`). Run on a GPU, a mutant is *killed* when the GPU shows
+//! an outcome the original test's verdict rules out (`kills`): the suite
+//! would catch a driver that broke that guarantee. Mutants are generated
+//! from the spec each time, never written to files that are maintained;
+//! `<test>~<operator>` names one (`-<k>` when the operator applies at
+//! several sites of the test, numbered in program order).
+
+mod judge;
+mod operators;
+
+use gridcheck_spec::{Condition, Litmus, Profile, Spec, State, TestBody, Verdict};
+
+pub use judge::{Judgement, MutantVerdict, judge};
+pub use operators::Operator;
+
+/// The separator between a test's name and its operator in a mutant's name.
+pub const SEPARATOR: char = '~';
+
+/// One application of an operator to a test: a mutant if the oracles agree.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// `<test>~<operator>` or `<test>~<operator>-<k>`.
+    pub name: String,
+    /// The test it was made from.
+    pub test: String,
+    pub operator: Operator,
+    /// Where the operator applied, e.g. `parent.t0 op 2 `syncthreads``.
+    pub site: String,
+    /// The original test's verdict: what a kill contradicts.
+    pub original: Verdict,
+    /// The profile of the first rule that lists the test (which GPUs can
+    /// run it).
+    pub profile: Profile,
+    /// The mutated test; its `expect` is `allowed`, which [`judge`] checks.
+    pub litmus: Litmus,
+}
+
+/// An application of an operator that is not a candidate, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub name: String,
+    pub reason: String,
+}
+
+/// Every candidate of the spec, in test order then operator order, and the
+/// applications the loader rejects. Only tests whose verdict is a guarantee
+/// (`forbidden` or `required`) are mutated.
+pub fn candidates(spec: &Spec) -> (Vec<Candidate>, Vec<Rejected>) {
+    let mut out = Vec::new();
+    let mut rejected = Vec::new();
+    for test in &spec.tests {
+        let TestBody::Litmus(l) = &test.body else {
+            continue;
+        };
+        if l.expect == Verdict::Allowed {
+            continue;
+        }
+        let profile = profile_of(spec, &test.name);
+        for op in Operator::ALL {
+            let sites = op.apply(l);
+            let several = sites.len() > 1;
+            for (k, (site, mut m)) in sites.into_iter().enumerate() {
+                let name = if several {
+                    format!("{}{SEPARATOR}{}-{}", test.name, op.name(), k + 1)
+                } else {
+                    format!("{}{SEPARATOR}{}", test.name, op.name())
+                };
+                m.expect = Verdict::Allowed;
+                match validate(profile, &m) {
+                    Ok(()) => out.push(Candidate {
+                        name,
+                        test: test.name.clone(),
+                        operator: op,
+                        site,
+                        original: l.expect,
+                        profile,
+                        litmus: m,
+                    }),
+                    Err(reason) => rejected.push(Rejected { name, reason }),
+                }
+            }
+        }
+    }
+    (out, rejected)
+}
+
+/// The candidate named `name` (see [`candidates`]).
+pub fn find(spec: &Spec, name: &str) -> Result<Candidate, String> {
+    let (test, _) = split_name(name).ok_or_else(|| format!("`{name}` is not a mutant's name"))?;
+    if spec.test(test).is_none() {
+        return Err(format!("mutant `{name}`: no test `{test}` in the spec"));
+    }
+    let (all, rejected) = candidates(spec);
+    if let Some(r) = rejected.iter().find(|r| r.name == name) {
+        return Err(format!("mutant `{name}` is not a candidate: {}", r.reason));
+    }
+    all.into_iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| format!("no mutant `{name}`: the operator does not apply there"))
+}
+
+/// A mutant's name split into its test's name and the operator part.
+pub fn split_name(name: &str) -> Option<(&str, &str)> {
+    name.split_once(SEPARATOR)
+}
+
+/// The file stem of a mutant's generated kernel and cubin: the name with
+/// the separator spelled `.` (test names have no dots).
+pub fn file_stem(name: &str) -> String {
+    name.replace(SEPARATOR, ".")
+}
+
+/// Whether an observed final state kills a mutant of a test with verdict
+/// `original` and this condition: the state contradicts the verdict.
+pub fn kills(original: Verdict, condition: &Condition, state: &State) -> Result<bool, String> {
+    Ok(match original {
+        Verdict::Forbidden => condition.holds(state)?,
+        Verdict::Required => !condition.holds(state)?,
+        Verdict::Allowed => false,
+    })
+}
+
+/// The profile of the first rule listing the test (the loader's checks
+/// depend on it, e.g. `devicesync` is CDP1's).
+fn profile_of(spec: &Spec, test: &str) -> Profile {
+    spec.pairs()
+        .find(|(_, t)| t.name == test)
+        .map(|(r, _)| r.profile)
+        .unwrap_or(Profile::Cdp2)
+}
+
+/// The loader's verdict on a mutated test, written back as YAML and loaded.
+fn validate(profile: Profile, l: &Litmus) -> Result<(), String> {
+    let yaml = gridcheck_spec::render::litmus_spec_yaml(profile, "mutant", l);
+    gridcheck_spec::render::load_litmus(&yaml)
+        .map(|_| ())
+        .map_err(|e| {
+            e.to_string()
+                .lines()
+                .next()
+                .unwrap_or("rejected")
+                .to_string()
+        })
+}

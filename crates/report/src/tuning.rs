@@ -1,0 +1,181 @@
+//! The testing environment of a GPU (`conformance/tuning/<gpu-slug>.toml`):
+//! how many instances a launch, how many launches, the incantations (random
+//! delays, stress warps, slot permutation) and the GPU time a mutant may
+//! take, chosen by the search of `--tune` over the points of
+//! `conformance/tuning/search.toml`. The conformance run uses it.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Where the tuned environments and the search points live.
+pub const TUNING_DIR: &str = "conformance/tuning";
+
+/// One testing environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tuning {
+    /// Litmus instances (blocks) per launch.
+    pub instances: u32,
+    /// Launches per litmus test in a conformance run.
+    pub launches: u32,
+    /// Upper bound of the random delay before each operation, in cycles.
+    pub max_delay_cycles: u32,
+    /// Words the stress warps hammer (0: no stress).
+    pub stress_words: u32,
+    /// A stress warp's iterations per phase.
+    pub stress_iters: u32,
+    /// Instances permuted over memory slots.
+    pub permute: bool,
+    /// GPU seconds a mutant may run before it survives.
+    pub mutant_budget_s: f64,
+}
+
+/// A point of the search: a named environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchPoint {
+    pub name: String,
+    #[serde(flatten)]
+    pub tuning: Tuning,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchFile {
+    environment: Vec<SearchPoint>,
+}
+
+impl Tuning {
+    /// The bounds a file must keep, with the field that breaks one.
+    fn check(&self) -> Result<(), String> {
+        let bad = |field: &str, why: &str| Err(format!("field `{field}`: {why}"));
+        if !(1..=1 << 16).contains(&self.instances) {
+            return bad("instances", "must be 1 to 65536");
+        }
+        if !(1..=4096).contains(&self.launches) {
+            return bad("launches", "must be 1 to 4096");
+        }
+        if self.max_delay_cycles > 1 << 24 {
+            return bad("max_delay_cycles", "must be at most 16777216");
+        }
+        if self.stress_words > 1 << 24 {
+            return bad("stress_words", "must be at most 16777216");
+        }
+        if self.stress_iters > 1 << 24 {
+            return bad("stress_iters", "must be at most 16777216");
+        }
+        if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
+            return bad("mutant_budget_s", "must be more than 0 and at most 60");
+        }
+        Ok(())
+    }
+
+    /// Parses a tuned environment; errors name the file and the line.
+    pub fn parse(text: &str, file: &Path) -> Result<Tuning, String> {
+        let t: Tuning = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+        t.check().map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok(t)
+    }
+
+    /// Reads `path`.
+    pub fn load(path: &Path) -> Result<Tuning, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Tuning::parse(&text, path)
+    }
+
+    /// The tuned environment of the GPU named `gpu`, if one was stored.
+    pub fn for_gpu(root: &Path, gpu: &str) -> Result<Option<(std::path::PathBuf, Tuning)>, String> {
+        let path = root
+            .join(TUNING_DIR)
+            .join(format!("{}.toml", crate::slug(gpu)));
+        if !path.is_file() {
+            return Ok(None);
+        }
+        Tuning::load(&path).map(|t| Some((path, t)))
+    }
+}
+
+/// Parses the search points; errors name the file, the line and the point.
+pub fn parse_search(text: &str, file: &Path) -> Result<Vec<SearchPoint>, String> {
+    let s: SearchFile = toml::from_str(text).map_err(|e| located(file, text, &e))?;
+    if s.environment.is_empty() {
+        return Err(format!("{}: no [[environment]]", file.display()));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for p in &s.environment {
+        p.tuning
+            .check()
+            .map_err(|e| format!("{}: environment `{}`: {e}", file.display(), p.name))?;
+        if p.name.is_empty()
+            || !p
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(format!(
+                "{}: environment `{}`: field `name`: letters, digits, `-` and `_` only",
+                file.display(),
+                p.name
+            ));
+        }
+        if !names.insert(p.name.clone()) {
+            return Err(format!(
+                "{}: environment `{}` is named twice",
+                file.display(),
+                p.name
+            ));
+        }
+    }
+    Ok(s.environment)
+}
+
+fn located(file: &Path, text: &str, e: &toml::de::Error) -> String {
+    let line = e.span().map(|s| {
+        1 + text.as_bytes()[..s.start.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    });
+    match line {
+        Some(l) => format!("{}:{l}: {}", file.display(), e.message()),
+        None => format!("{}: {}", file.display(), e.message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "instances = 256\nlaunches = 32\nmax_delay_cycles = 1048576\n\
+        stress_words = 65536\nstress_iters = 65536\npermute = true\nmutant_budget_s = 1.0\n";
+
+    #[test]
+    fn a_tuned_environment_parses_and_its_bounds_are_named() {
+        let p = Path::new("t.toml");
+        let t = Tuning::parse(GOOD, p).expect("parses");
+        assert_eq!(t.instances, 256);
+        let e = Tuning::parse(&GOOD.replace("256", "0"), p).unwrap_err();
+        assert!(e.contains("t.toml") && e.contains("`instances`"), "{e}");
+        let e = Tuning::parse(&GOOD.replace("1.0", "-1.0"), p).unwrap_err();
+        assert!(e.contains("`mutant_budget_s`"), "{e}");
+        let e = Tuning::parse(&format!("{GOOD}colour = 1\n"), p).unwrap_err();
+        assert!(e.starts_with("t.toml:8:") && e.contains("colour"), "{e}");
+        let e = Tuning::parse("instances = \"many\"\n", p).unwrap_err();
+        assert!(e.starts_with("t.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn search_points_are_named_once() {
+        let p = Path::new("s.toml");
+        let one = format!("[[environment]]\nname = \"a\"\n{GOOD}");
+        assert_eq!(parse_search(&one, p).expect("parses").len(), 1);
+        let e = parse_search(&format!("{one}{one}"), p).unwrap_err();
+        assert!(e.contains("named twice"), "{e}");
+        let e = parse_search(&one.replace("\"a\"", "\"a b\""), p).unwrap_err();
+        assert!(e.contains("field `name`"), "{e}");
+        let e = parse_search("", p).unwrap_err();
+        assert!(e.contains("s.toml"), "{e}");
+    }
+}
