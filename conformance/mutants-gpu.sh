@@ -12,11 +12,13 @@
 #  3. prints the mutation score (also at the end of mutants.log).
 # Extra arguments go to the harness (e.g. `--tune conformance/tuning/search.toml`,
 # `--mutant-budget 1`). Results go to $OUT (default target/gridcheck):
-# mutants.jsonl, mutants.log.
+# $RESULTS (default mutants.jsonl) and $LOG (default mutants.log).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dir=.gpu-bundle/mutants
 out=${OUT:-target/gridcheck}
+results=${RESULTS:-mutants.jsonl}
+log=${LOG:-mutants.log}
 nvcc=${NVCC:-nvcc}
 mkdir -p "$out" "$dir/obj" "$dir/kernels/sm_90"
 if [ ! -d "$dir/generated" ] || [ ! -x .gpu-bundle/conformance ]; then
@@ -38,8 +40,8 @@ echo "compiled $(ls "$dir"/kernels/sm_90/*.cubin 2>/dev/null | wc -l) cubins in 
 echo "== mutants"
 start=$(date +%s)
 ./.gpu-bundle/conformance --root . --cubins "$dir/kernels" --mutants \
-  --mutant-results "$out/mutants.jsonl" -q "$@" >"$out/mutants.log" 2>&1
+  --mutant-results "$out/$results" -q "$@" >"$out/$log" 2>&1
 rc=$?
 echo "harness exit code $rc in $(( $(date +%s) - start )) s"
-sed -n '/^mutation score/,$p' "$out/mutants.log"
+sed -n '/^mutation score/,$p' "$out/$log"
 exit "$rc"

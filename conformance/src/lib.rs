@@ -443,7 +443,12 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         }
     };
     if let Some((job, test)) = opts.worker.clone() {
-        return worker::work(&opts, job, &test);
+        let result = match job {
+            worker::Job::Mutant => mutants::gpu_here(&opts, &test),
+            worker::Job::MutantModel => mutants::judge_here(&opts, &test),
+            _ => worker::work(&opts, job, &test),
+        };
+        return worker::report(&result);
     }
     let args = Arguments::from_iter(opts.libtest.clone());
     let ctx = match Ctx::new(opts) {

@@ -261,15 +261,21 @@ pub fn parse_host_outputs(stdout: &str, names: &[String]) -> Result<Vec<u32>, St
         .collect()
 }
 
-/// The worker side: runs the job and prints the result line.
-pub fn work(opts: &Options, job: Job, test: &str) -> std::process::ExitCode {
-    let result = match job {
+/// The worker side of the GPU and model jobs (the mutants' are in
+/// `mutants.rs`).
+pub fn work(opts: &Options, job: Job, test: &str) -> WorkerResult {
+    match job {
         Job::Gpu => run_here(opts, test),
         Job::Model => model_here(opts, test),
-        Job::Mutant => crate::mutants::gpu_here(opts, test),
-        Job::MutantModel => crate::mutants::judge_here(opts, test),
-    };
-    match serde_json::to_string(&result) {
+        Job::Mutant | Job::MutantModel => WorkerResult::Error {
+            message: "a mutant's job runs in mutants.rs".into(),
+        },
+    }
+}
+
+/// Prints a worker's result line: what [`run_isolated`] reads.
+pub fn report(result: &WorkerResult) -> std::process::ExitCode {
+    match serde_json::to_string(result) {
         Ok(j) => {
             println!("{MARKER}{j}");
             std::process::ExitCode::SUCCESS

@@ -25,6 +25,7 @@ mod discrepancies;
 mod fragments;
 pub mod markdown_report;
 pub mod matrix;
+mod mutation;
 mod pages;
 pub mod results;
 mod rule_page;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::TrialRecord;
+use gridcheck_report::{MutantRecord, TrialRecord};
 
 use crate::Result;
 
@@ -76,6 +76,10 @@ pub struct Run {
     pub dir: PathBuf,
     pub machine: Machine,
     pub records: Vec<TrialRecord>,
+    /// `mutants.jsonl` beside the results (`conformance --mutants`), and
+    /// `mutants-tune.jsonl` (`--tune`), when recorded.
+    pub mutants: Vec<MutantRecord>,
+    pub tuning_search: Vec<MutantRecord>,
 }
 
 impl Run {
@@ -147,6 +151,8 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
             runs.push(Run {
                 slug: slug.clone(),
                 date,
+                mutants: load_mutants(&date_dir.join("mutants.jsonl"))?,
+                tuning_search: load_mutants(&date_dir.join("mutants-tune.jsonl"))?,
                 dir: date_dir,
                 machine,
                 records,
@@ -154,6 +160,26 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
         }
     }
     Ok(runs)
+}
+
+/// A mutants' records file, or nothing when there is none; lines that are
+/// not records are named on stderr and skipped.
+fn load_mutants(path: &Path) -> Result<Vec<MutantRecord>> {
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let read: gridcheck_report::LinesRead<MutantRecord> =
+        gridcheck_report::read_json_lines(&bytes, "a mutant record");
+    for s in &read.skipped {
+        eprintln!(
+            "warning: {}:{}: skipped: {}",
+            path.display(),
+            s.line,
+            s.reason
+        );
+    }
+    Ok(read.records)
 }
 
 fn name_of(p: &Path) -> String {
@@ -224,6 +250,8 @@ mod tests {
                 nvcc: "n".into(),
             },
             records: vec![],
+            mutants: vec![],
+            tuning_search: vec![],
         };
         let runs = [
             run("a", "2026-01-02"),

@@ -3,7 +3,7 @@
 //!
 //! Layout under the output directory: `book.toml`, `gridcheck.css`, `src/`
 //! (the generated Markdown: `index.md`, `reading-a-verdict.md`,
-//! `discrepancies.md`, `coverage.md`, `runs.md`, `benchmarks.md`,
+//! `discrepancies.md`, `coverage.md`, `mutation.md`, `runs.md`, `benchmarks.md`,
 //! `seeds/<seed>.md`, `rules/<rule id>.md`) and `book/` (the HTML; open
 //! `book/index.html`).
 
@@ -13,7 +13,7 @@ use crate::Result;
 use crate::context::Ctx;
 pub use crate::context::{Inputs, seed_path};
 use crate::text::rule_path;
-use crate::{discrepancies, pages, rule_page};
+use crate::{discrepancies, mutation, pages, rule_page};
 
 /// The site's Markdown: (path under `src/`, text), SUMMARY.md first.
 #[derive(Debug, Clone)]
@@ -50,6 +50,7 @@ pub fn render(inputs: &Inputs) -> Source {
             discrepancies::page(&ctx),
         ),
         ("coverage.md", "Coverage", pages::coverage(&ctx)),
+        ("mutation.md", "Mutation testing", mutation::page(&ctx)),
         ("runs.md", "Recorded runs", pages::runs(&ctx)),
         ("benchmarks.md", "Benchmarks", pages::benchmarks(&ctx)),
     ] {
