@@ -107,6 +107,7 @@ fn record_for(
             driver: d.driver_version.clone(),
             nvcc: None,
             driver_version: d.driver_release.clone(),
+            tuning: Some(ctx.opts.environment()),
         }),
         commit: ctx.commit.clone(),
     }

@@ -91,6 +91,19 @@ pub fn print(ctx: &Ctx) {
     for (tier, reason) in not_run(&records) {
         println!("The {tier} tier was not run: {reason}");
     }
+    if ctx.opts.runs(crate::Tier::Gpu) && ctx.device.is_ok() {
+        let e = ctx.opts.environment();
+        println!(
+            "GPU environment: {} instances x {} launches, delay < {} cycles, {} stress words, \
+             permute {}; from {}",
+            e.instances,
+            e.launches,
+            e.max_delay_cycles,
+            e.stress_words,
+            e.permute,
+            ctx.opts.tuned_from
+        );
+    }
     println!("Results: {}", ctx.opts.results.display());
 }
 

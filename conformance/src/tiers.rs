@@ -278,6 +278,7 @@ fn gpu_ready<'a>(
         driver: device.driver_version.clone(),
         nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
         driver_version: device.driver_release.clone(),
+        tuning: Some(ctx.opts.environment()),
     });
     if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
         rec.status = Status::NotSupported;

@@ -72,6 +72,10 @@ pub struct Environment {
     /// The installed driver's version (`580.159.04`), when the harness knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver_version: Option<String>,
+    /// The testing environment the run used (instances, launches,
+    /// incantations), when the harness recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<crate::Tuning>,
 }
 
 /// One finished trial: a line of the results file. Its key is
