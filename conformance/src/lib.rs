@@ -484,9 +484,10 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         let _ = ctx.progress.set(progress::Progress::new(total));
     }
     let conclusion = libtest_mimic::run(&args, all);
+    let mut score_ok = true;
     if !args.list {
         if ctx.opts.mutants {
-            mutants::print_summary(&ctx);
+            score_ok = mutants::print_summary(&ctx);
         } else {
             ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
             summary::print(&ctx);
@@ -511,6 +512,9 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     if let Some(e) = ctx.write_error() {
         eprintln!("error: the results file is incomplete: {e}");
         return ExitCode::from(2);
+    }
+    if !score_ok {
+        return ExitCode::FAILURE;
     }
     conclusion.exit_code()
 }

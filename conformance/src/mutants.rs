@@ -400,8 +400,9 @@ fn run_budgeted(
     Ok(run)
 }
 
-/// The mutation score and, after `--tune`, each environment's figures.
-pub(crate) fn print_summary(ctx: &Ctx) {
+/// The mutation score and, after `--tune`, each environment's figures;
+/// `false` when the score is under `--min-score`.
+pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     let records = ctx
         .mutants
         .records
@@ -412,6 +413,14 @@ pub(crate) fn print_summary(ctx: &Ctx) {
         "{}",
         summary(&records, ctx.opts.tune.is_some(), &ctx.opts.tuned_from)
     );
+    let score = Score::of(&records).overall;
+    match ctx.opts.min_score {
+        Some(min) if score.percent() < min => {
+            eprintln!("error: the mutation score {score} is under --min-score {min} %");
+            false
+        }
+        _ => true,
+    }
 }
 
 /// The text of [`print_summary`].

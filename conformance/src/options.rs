@@ -57,6 +57,8 @@ pub struct Options {
     pub mutant_results: PathBuf,
     /// `--tune FILE`: run every mutant under each environment of FILE.
     pub tune: Option<PathBuf>,
+    /// `--min-score PCT`: the mutants' run fails below this score.
+    pub min_score: Option<f64>,
     /// Worker mode: run this one test in this process (see `worker.rs`).
     pub worker: Option<(crate::worker::Job, String)>,
     /// Arguments for libtest-mimic.
@@ -92,6 +94,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --mutant-results FILE     mutants' JSON-lines records (default: target/gridcheck/mutants.jsonl)
   --tune FILE               with --mutants: every mutant under each environment of FILE
                             (conformance/tuning/search.toml), and the kills per GPU second of each
+  --min-score PCT           with --mutants: fail the run when fewer than PCT % of the mutants
+                            that ran are killed (a kernelgen or incantation change that lowers it)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
@@ -135,6 +139,7 @@ impl Options {
             mutants: false,
             mutant_results: PathBuf::new(),
             tune: None,
+            min_score: None,
             worker: None,
             libtest: Vec::new(),
         };
@@ -209,6 +214,16 @@ impl Options {
                 "--mutants" => o.mutants = true,
                 "--mutant-results" => {
                     o.mutant_results = value(&mut args, "--mutant-results")?.into()
+                }
+                "--min-score" => {
+                    let v = value(&mut args, "--min-score")?;
+                    let pct: f64 = number(v.clone(), "--min-score")?;
+                    if !(0.0..=100.0).contains(&pct) {
+                        return Err(format!(
+                            "`--min-score {v}`: expected a percentage, 0 to 100"
+                        ));
+                    }
+                    o.min_score = Some(pct);
                 }
                 "--tune" => {
                     o.tune = Some(value(&mut args, "--tune")?.into());
