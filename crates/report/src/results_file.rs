@@ -135,6 +135,7 @@ mod tests {
             environment: None,
             test_hash: None,
             commit: None,
+            recorded_as: None,
         }
     }
 

@@ -23,6 +23,16 @@ impl Spec {
         self.tests.iter().find(|t| t.name == name)
     }
 
+    /// The test called `name` now, or formerly (see [`Test::formerly`]):
+    /// where a recorded result under that name belongs.
+    pub fn test_now_or_formerly(&self, name: &str) -> Option<&Test> {
+        self.test(name).or_else(|| {
+            self.tests
+                .iter()
+                .find(|t| t.formerly.iter().any(|f| f == name))
+        })
+    }
+
     /// The rule with this id, if any.
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
@@ -182,6 +192,10 @@ impl UntestedStatus {
 pub struct Test {
     pub name: String,
     pub description: Option<String>,
+    /// Names the test had before (`formerly:`), each the name of no other
+    /// test and claimed by no other test: results recorded under one of
+    /// them are results of this test.
+    pub formerly: Vec<String>,
     pub body: TestBody,
     pub origin: Origin,
     /// The 1-based line of the spec file where the first line of the test's
