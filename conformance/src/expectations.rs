@@ -44,7 +44,17 @@ pub fn check_all(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<(), Str
                 .is_some_and(|r| r.tests.iter().any(|n| n == &t.test)),
             Subject::Test(_) => true,
         };
-        if !test.is_some_and(|t| listed && runs(e.subject.tier(), &t.body)) {
+        if let Some(now) = spec
+            .test_now_or_formerly(e.subject.test())
+            .filter(|_| test.is_none())
+        {
+            problems.push(format!(
+                "{at}: `{}` names `{}`, which is called `{}` now (its `formerly:` lists the old name): name the test as it is now",
+                e.subject,
+                e.subject.test(),
+                now.name
+            ));
+        } else if !test.is_some_and(|t| listed && runs(e.subject.tier(), &t.body)) {
             problems.push(format!(
                 "{at}: `{}` is not a test or trial of this spec (a renamed or removed rule or test?)",
                 e.subject
@@ -71,6 +81,7 @@ mod tests {
     tests: [t-one]
 tests:
   - name: t-one
+    formerly: [t-old]
     kind: litmus
     memory: { x: 0 }
     kernels:
@@ -102,6 +113,8 @@ tests:
     fn every_entry_names_a_test_of_the_spec_and_gives_a_reason() {
         assert!(check("[xfail]\n\"gpu/sm_90/t-one\" = \"measured\"\n").is_ok());
         assert!(check("[xfail]\n\"gpu/sm_90/cdp2.memory.x/t-one\" = \"measured\"\n").is_ok());
+        let e = check("[xfail]\n\"gpu/sm_90/t-old\" = \"measured\"\n").unwrap_err();
+        assert!(e.contains("called `t-one` now"), "{e}");
         let e = check("[xfail]\n\"gpu/sm_90/t-gone\" = \"measured\"\n").unwrap_err();
         assert!(e.contains("t-gone") && e.contains("not a test"), "{e}");
         let e = check("[xfail]\n\"gpu/sm_90/cdp2.memory.y/t-one\" = \"m\"\n").unwrap_err();

@@ -119,7 +119,7 @@ impl Ctx {
             &opts.root,
         )?;
         let done = if opts.resume {
-            previous_results(&opts.results)?
+            previous_results(&opts.results, &spec)?
         } else {
             HashMap::new()
         };
@@ -319,9 +319,12 @@ fn tune(opts: &mut Options, device: Option<&DeviceInfo>) -> Result<(), String> {
 }
 
 /// The last record of every trial in a results file whose status is final
-/// (a trial that did not run is run again). Every line skipped is named on
+/// (a trial that did not run is run again), a record written under a test's
+/// former name taken as the test's now. A record whose hash is not the one
+/// its test has now (under the name it was written with) is of a test
+/// changed since: its trial runs again. Every line skipped is named on
 /// stderr with the reason; a file that cannot be read is an error.
-fn previous_results(path: &Path) -> Result<HashMap<TrialId, TrialRecord>, String> {
+fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRecord>, String> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!(
@@ -349,12 +352,47 @@ fn previous_results(path: &Path) -> Result<HashMap<TrialId, TrialRecord>, String
             s.reason
         );
     }
-    Ok(read
-        .records
+    let mut records = read.records;
+    let moved = gridcheck_report::under_current_names(&mut records, spec);
+    if moved > 0 {
+        eprintln!(
+            "note: --resume: {moved} records were written under a former name of their test (the spec's `formerly:`), taken as the test's now"
+        );
+    }
+    let mut changed = Vec::new();
+    let done = records
         .into_iter()
         .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
+        .filter(|r| {
+            let now = spec
+                .test(&r.trial.test)
+                .map(|t| gridcheck_kernelgen::test_hash_as(t, r.recorded_test_name()));
+            let same = match (&r.test_hash, now) {
+                (Some(recorded), Some(now)) => *recorded == now,
+                _ => true,
+            };
+            if !same {
+                changed.push(r.trial.to_string());
+            }
+            same
+        })
         .map(|r| (r.trial.clone(), r))
-        .collect())
+        .collect();
+    if !changed.is_empty() {
+        let more = changed.len().saturating_sub(5);
+        changed.truncate(5);
+        eprintln!(
+            "note: --resume: the tests of {} records have changed since they ran; their trials run again: {}{}",
+            changed.len() + more,
+            changed.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(done)
 }
 
 /// The commit checked out at `root`, `+dirty` with uncommitted changes;

@@ -103,6 +103,46 @@ fn resume_names_the_lines_it_skips_and_keeps_the_rest() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run before the test was renamed (the spec's `formerly:` keeps the old
+/// name) resumes under the name now; a record of a test changed since runs
+/// again.
+#[test]
+fn resume_takes_a_former_name_and_reruns_a_changed_test() {
+    let dir = scratch("renamed");
+    let results = dir.join("r.jsonl");
+    let spec_as = |name: &str, formerly: &str, cond: &str| {
+        let s = SPEC
+            .replace("t-one", name)
+            .replace("    kind: litmus", &format!("{formerly}    kind: litmus"))
+            .replace("k.t0.r0 == 0", cond);
+        std::fs::write(dir.join("spec/a.yaml"), s).unwrap();
+    };
+    spec_as("t-old", "", "k.t0.r0 == 0");
+    let (code, err) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{err}");
+    spec_as("t-new", "    formerly: [t-old]\n", "k.t0.r0 == 0");
+    let (code, err) = run(&dir, &results, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 records were written under a former name"),
+        "{err}"
+    );
+    assert_eq!(lines(&results).len(), 1, "resumed, not run again: {err}");
+    // Another program under the new name: the old record is of another
+    // test now, and the trial runs again.
+    spec_as("t-new", "    formerly: [t-old]\n", "k.t0.r0 == 2");
+    let (code, err) = run(&dir, &results, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("have changed since they ran") && err.contains("model/cdp2.memory.x/t-new"),
+        "{err}"
+    );
+    let read = gridcheck_report::read_results_file(&results).unwrap();
+    let tests: Vec<&str> = read.records.iter().map(|r| r.trial.test.as_str()).collect();
+    assert_eq!(tests, ["t-old", "t-new"], "the old record kept as written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_results_file_that_cannot_be_written_fails_the_run() {
     let dir = scratch("unwritable");

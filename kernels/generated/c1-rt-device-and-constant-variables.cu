@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 624 "spec/cdp1/memory.yaml"
+#line 574 "spec/cdp1/memory.yaml"
 __constant__ unsigned int k_const = 42;
 __device__ unsigned int d_var;
 __device__ unsigned int child_const, child_const_ptr;

@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 699 "spec/cdp1/memory.yaml"
+#line 649 "spec/cdp1/memory.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   void *big = 0, *small = 0;
   out[0] = cudaMalloc(&big, 64u << 20);

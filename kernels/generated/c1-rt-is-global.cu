@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 652 "spec/cdp1/memory.yaml"
+#line 602 "spec/cdp1/memory.yaml"
 __device__ unsigned int g;
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int s;

@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 677 "spec/cdp1/memory.yaml"
+#line 627 "spec/cdp1/memory.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ int s[4];
   int l[4];

@@ -2,7 +2,7 @@
 //
 // Test: c2-event-cross-stream-dependency
 // An event recorded after a in s1 and waited on by s2 orders b (in s2) after a.
-// Rules: cdp2.events.stream-wait-event-supported, cdp2.streams.same-stream-in-order
+// Rules: cdp1.scope.host-and-device-api, cdp1.streams.order-and-event-dependencies, cdp1.events.only-stream-wait-event, cdp1.events.disable-timing, cdp2.events.stream-wait-event-supported, cdp2.streams.same-stream-in-order
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

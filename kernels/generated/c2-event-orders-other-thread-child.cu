@@ -2,7 +2,7 @@
 //
 // Test: c2-event-orders-other-thread-child
 // t1 waits in its own stream on the event t0 recorded after its child a; t1's child b then sees a's write.
-// Rules: cdp2.events.shared-within-grid-local-to-grid, cdp2.sync.program-synchronizes-threads-with-children
+// Rules: cdp1.scope.block-scoped-objects, cdp1.events.private-to-block, cdp2.events.shared-within-grid-local-to-grid, cdp2.sync.program-synchronizes-threads-with-children
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

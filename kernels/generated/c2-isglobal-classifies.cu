@@ -16,7 +16,7 @@
 //
 // The test's source, verbatim:
 
-#line 422 "spec/cdp2/memory.yaml"
+#line 424 "spec/cdp2/memory.yaml"
 __device__ unsigned int gvar;
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int sh[4];

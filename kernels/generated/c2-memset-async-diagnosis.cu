@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 526 "spec/cdp2/memory.yaml"
+#line 528 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
 #define PAT 0x5au
 __device__ __host__ unsigned classify(const unsigned char *b, size_t n, unsigned char v) {

@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 491 "spec/cdp2/memory.yaml"
+#line 493 "spec/cdp2/memory.yaml"
 __device__ unsigned int buf[256];
 __global__ void reader(unsigned int *out) {
   unsigned int ok = 1;

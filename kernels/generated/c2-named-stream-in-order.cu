@@ -2,7 +2,7 @@
 //
 // Test: c2-named-stream-in-order
 // Two children launched into one named device stream run in order.
-// Rules: cdp2.overview.launch-and-dependency-api, cdp2.streams.same-stream-in-order
+// Rules: cdp1.order.same-stream-in-order, cdp1.streams.order-and-event-dependencies, cdp2.overview.launch-and-dependency-api, cdp2.streams.same-stream-in-order
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c2-named-streams-unordered
 // Children in two different named streams are not ordered.
-// Rules: cdp2.streams.named-streams-for-concurrency
+// Rules: cdp1.streams.separate-streams-may-run-concurrently, cdp2.streams.named-streams-for-concurrency
 // Condition: exists b.t0.r0 == 0 (expected allowed)
 //
 // Kernels:

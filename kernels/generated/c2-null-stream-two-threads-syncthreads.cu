@@ -2,7 +2,7 @@
 //
 // Test: c2-null-stream-two-threads-syncthreads
 // Launches by two threads of a block into the NULL stream, ordered by a barrier, run in order.
-// Rules: cdp2.streams.multi-thread-order-by-scheduling, cdp2.streams.null-stream-per-block-named-per-grid
+// Rules: cdp1.order.null-stream-shared-in-block, cdp1.streams.private-to-block, cdp1.streams.null-stream-no-implicit-dependency, cdp2.streams.multi-thread-order-by-scheduling, cdp2.streams.null-stream-per-block-named-per-grid
 // Condition: exists b.t0.r0 == 0 (expected forbidden)
 //
 // Kernels:

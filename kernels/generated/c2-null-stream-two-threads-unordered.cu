@@ -2,7 +2,7 @@
 //
 // Test: c2-null-stream-two-threads-unordered
 // Without a barrier, two threads' NULL-stream launches may be ordered either way.
-// Rules: cdp2.streams.multi-thread-order-by-scheduling
+// Rules: cdp1.order.null-stream-shared-in-block, cdp2.streams.multi-thread-order-by-scheduling
 // Condition: exists b.t0.r0 == 0 (expected allowed)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: c2-parent-may-not-see-child
 // A parent thread reading after its launch may miss the child's write.
-// Rules: cdp2.sync.child-changes-not-visible-to-parent, cdp2.launch.child-may-start-any-time, cdp2.memory.weak-consistency-single-point, cdp2.memory.parent-cannot-access-child-writes, cdp2.memory.child-returns-only-at-implicit-sync, cdp2.streams.child-not-guaranteed-to-start-before-sync
+// Rules: cdp1.order.child-start-not-guaranteed-before-sync, cdp1.memory.two-consistency-points, cdp1.memory.parent-sees-child-writes-after-sync, cdp1.launch.asynchronous, cdp1.launch.child-may-start-any-time, cdp2.sync.child-changes-not-visible-to-parent, cdp2.launch.child-may-start-any-time, cdp2.memory.weak-consistency-single-point, cdp2.memory.parent-cannot-access-child-writes, cdp2.memory.child-returns-only-at-implicit-sync, cdp2.streams.child-not-guaranteed-to-start-before-sync
 // Condition: exists parent.t0.r0 == 0 (expected allowed)
 //
 // Kernels:

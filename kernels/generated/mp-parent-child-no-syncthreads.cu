@@ -2,7 +2,7 @@
 //
 // Test: mp-parent-child-no-syncthreads
 // Without a barrier, another parent thread's write may be stale in the child.
-// Rules: cdp2.memory.syncthreads-extends-prelaunch-visibility
+// Rules: cdp1.memory.syncthreads-extends-prelaunch-visibility, cdp1.memory.example-child-sees-prelaunch-modifications, cdp2.memory.syncthreads-extends-prelaunch-visibility
 // Condition: exists child.t0.r1 == 0 (expected allowed)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: mp-parent-child-syncthreads
 // With __syncthreads() before the launch, every parent thread's write is visible.
-// Rules: cdp2.memory.syncthreads-extends-prelaunch-visibility
+// Rules: cdp1.memory.syncthreads-extends-prelaunch-visibility, cdp1.memory.example-child-sees-prelaunch-modifications, cdp2.memory.syncthreads-extends-prelaunch-visibility
 // Condition: exists (child.t0.r0 == 0 \/ child.t0.r1 == 0) (expected forbidden)
 //
 // Kernels:

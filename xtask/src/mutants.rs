@@ -37,6 +37,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, Test, String)> {
                 body: TestBody::Litmus(c.litmus.clone()),
                 origin: original.origin.clone(),
                 source_line: None,
+                formerly: Vec::new(),
             };
             let src = gridcheck_kernelgen::spec_relative(&original.origin.file);
             let cuda = gridcheck_kernelgen::generate(&test, &c.litmus, &src, &rules);

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use gridcheck_docs::matrix::Matrix;
 use gridcheck_docs::results::load_jsonl;
 use gridcheck_report::TrialRecord;
+use gridcheck_spec::Spec;
 
 use crate::{Result, load_spec, root};
 
@@ -65,12 +66,30 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
         )
 }
 
-fn records(files: &[PathBuf]) -> Result<Vec<TrialRecord>> {
+/// Every record of the files, a record written under a test's former name
+/// moved to the test's name now when the checkout's spec loads (see
+/// `TrialRecord::under_current_name`).
+fn records(files: &[PathBuf], spec: Option<&Spec>) -> Result<Vec<TrialRecord>> {
     let mut all = Vec::new();
     for f in files {
         all.extend(load_jsonl(f)?);
     }
+    if let Some(spec) = spec {
+        gridcheck_report::under_current_names(&mut all, spec);
+    }
     Ok(all)
+}
+
+/// The checkout's spec, or `None` with a note when it does not load (the
+/// reports still come out, under the names the records were written with).
+fn spec_if_it_loads() -> Option<Spec> {
+    load_spec(&root())
+        .inspect_err(|e| {
+            eprintln!(
+                "note: the spec does not load, so records keep the test names they were written under:\n{e}"
+            )
+        })
+        .ok()
 }
 
 fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
@@ -96,15 +115,15 @@ fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
 pub fn run(args: &[String]) -> Result<()> {
     let (cmd, rest) = args.split_first().ok_or(USAGE)?;
     let a = parse(rest)?;
+    // The spec orders each histogram's columns and gives each test its
+    // name now; a report still comes out without it.
+    let spec = spec_if_it_loads();
     match cmd.as_str() {
         "summary" => emit(
             &a.out,
-            &gridcheck_docs::summary::terminal(&records(&a.files)?),
+            &gridcheck_docs::summary::terminal(&records(&a.files, spec.as_ref())?),
         ),
         "markdown" => {
-            // The spec orders each histogram's columns; a report still comes
-            // out without it.
-            let spec = load_spec(&root()).ok();
             let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
             let title = format!("gridcheck results: {}", names.join(", "));
             // The driver version from a machine.txt beside a results file.
@@ -114,15 +133,18 @@ pub fn run(args: &[String]) -> Result<()> {
             });
             let md = gridcheck_docs::markdown_report::markdown(
                 &title,
-                &records(&a.files)?,
+                &records(&a.files, spec.as_ref())?,
                 spec.as_ref(),
                 driver.as_deref(),
             );
             emit(&a.out, &md)
         }
-        "junit" => emit(&a.out, &gridcheck_report::junit(&records(&a.files)?)),
+        "junit" => emit(
+            &a.out,
+            &gridcheck_report::junit(&records(&a.files, spec.as_ref())?),
+        ),
         "merge" => {
-            let m = Matrix::merge_files(&a.files)?;
+            let m = Matrix::merge_files(&a.files, spec.as_ref())?;
             match a.format.as_str() {
                 "md" => emit(&a.out, &m.to_markdown()),
                 "json" => emit(&a.out, &(m.to_json() + "\n")),

@@ -32,10 +32,16 @@ pub struct Inputs {
 impl Inputs {
     /// Reads the recorded runs, the expectations and the baselines of the
     /// checkout at `root` (`conformance/results`, `conformance/expectations`,
-    /// `conformance/bench/baselines`).
+    /// `conformance/bench/baselines`). A record written under a test's
+    /// former name is shown as the test's (see
+    /// [`TrialRecord::under_current_name`](gridcheck_report::TrialRecord::under_current_name)).
     pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
+        let mut runs = results::load_runs(&root.join("conformance/results"))?;
+        for run in &mut runs {
+            gridcheck_report::under_current_names(&mut run.records, &spec);
+        }
         Ok(Inputs {
-            runs: results::load_runs(&root.join("conformance/results"))?,
+            runs,
             xfails: Expectations::load_all(&root.join("conformance/expectations"), root)?.entries,
             baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
             root: root.to_path_buf(),
@@ -51,7 +57,10 @@ pub(crate) struct Ctx<'a> {
     pub inputs: &'a Inputs,
     pub latest: Vec<&'a Run>,
     pub groups: Vec<SeedGroup<'a>>,
-    /// `gridcheck_kernelgen::test_hash` of every test of the spec, by name.
+    /// `gridcheck_kernelgen::test_hash` of every test of the spec, by name,
+    /// and by each of its former names the hash it had under that name
+    /// (`test_hash_as`): what a record written under the name carries if
+    /// the test has not changed since.
     pub test_hashes: BTreeMap<&'a str, String>,
 }
 
@@ -65,7 +74,13 @@ impl<'a> Ctx<'a> {
                 .spec
                 .tests
                 .iter()
-                .map(|t| (t.name.as_str(), gridcheck_kernelgen::test_hash(t)))
+                .flat_map(|t| {
+                    std::iter::once((t.name.as_str(), gridcheck_kernelgen::test_hash(t))).chain(
+                        t.formerly
+                            .iter()
+                            .map(|f| (f.as_str(), gridcheck_kernelgen::test_hash_as(t, f))),
+                    )
+                })
                 .collect(),
         }
     }

@@ -96,12 +96,14 @@ pub(crate) fn status_badges(ctx: &Ctx, rule: &Rule) -> String {
 
 /// A record's status badge, marked *stale* when the record carries the
 /// hash of its test and the test has changed since (or left the spec).
-/// A record without a hash (written before records carried one) is not
+/// A record written under a former name of the test is compared with the
+/// test's hash under that name, and says the name it was recorded as. A
+/// record without a hash (written before records carried one) is not
 /// marked.
 pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
     let mut s = badge(r.status);
     if let Some(recorded) = &r.test_hash {
-        let why = match ctx.test_hashes.get(r.trial.test.as_str()) {
+        let why = match ctx.test_hashes.get(r.recorded_test_name()) {
             Some(now) if now == recorded => None,
             Some(_) => Some("the test has changed since this run"),
             None => Some("the test is no longer in the spec"),
@@ -109,6 +111,9 @@ pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
         if let Some(why) = why {
             s += &format!(" <span class=\"gc-status gc-stale\" title=\"{why}\">stale</span>");
         }
+    }
+    if let Some(old) = &r.recorded_as {
+        s += &format!(" <small>recorded as <code>{}</code></small>", html(old));
     }
     s
 }

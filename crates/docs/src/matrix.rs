@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gridcheck_report::{Status, Tier, TrialId, TrialRecord};
+use gridcheck_spec::Spec;
 use serde::Serialize;
 
 use crate::Result;
@@ -60,14 +61,21 @@ pub fn file_machine(path: &Path, records: &[TrialRecord]) -> Machine {
 }
 
 impl Matrix {
-    /// Reads and merges result files (see [`Matrix::from_records`]).
-    pub fn merge_files(files: &[PathBuf]) -> Result<Matrix> {
+    /// Reads and merges result files (see [`Matrix::from_records`]). With
+    /// the spec, a record written under a test's former name is the test's
+    /// now (see [`TrialRecord::under_current_name`]), so that a run before
+    /// the rename and one after share a row.
+    pub fn merge_files(files: &[PathBuf], spec: Option<&Spec>) -> Result<Matrix> {
         if files.is_empty() {
             return Err("no results files given".into());
         }
         let mut loaded = Vec::new();
         for f in files {
-            loaded.push((f.clone(), load_jsonl(f)?));
+            let mut records = load_jsonl(f)?;
+            if let Some(spec) = spec {
+                gridcheck_report::under_current_names(&mut records, spec);
+            }
+            loaded.push((f.clone(), records));
         }
         Ok(Matrix::from_records(&loaded))
     }
@@ -208,6 +216,7 @@ mod tests {
             }),
             test_hash: None,
             commit: None,
+            recorded_as: None,
         }
     }
 
@@ -263,8 +272,58 @@ mod tests {
             &[rec("model/r.a/t", Status::Pass, None)],
         );
         assert_eq!(m.gpu, "no GPU");
-        assert!(Matrix::merge_files(&[]).is_err());
-        let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()]).unwrap_err();
+        assert!(Matrix::merge_files(&[], None).is_err());
+        let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()], None).unwrap_err();
         assert!(e.contains("/nonexistent/results.jsonl"), "{e}");
+    }
+
+    #[test]
+    fn a_run_before_a_rename_and_one_after_share_a_row() {
+        let yaml = "rules:
+  - id: cdp2.a.b
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp2
+    tests: [t]
+tests:
+  - name: t
+    formerly: [old-t]
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1]
+    condition: exists x == 1
+    expect: required
+";
+        let spec =
+            gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap();
+        let dir = std::env::temp_dir().join(format!("gridcheck-matrix-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, r: TrialRecord| {
+            let p = dir.join(name);
+            std::fs::write(&p, r.to_json_line() + "\n").unwrap();
+            p
+        };
+        let files = [
+            write(
+                "before.jsonl",
+                rec("gpu/sm_90/cdp2.a.b/old-t", Status::Fail, Some("H100")),
+            ),
+            write(
+                "after.jsonl",
+                rec("gpu/sm_90/cdp2.a.b/t", Status::Pass, Some("H100")),
+            ),
+        ];
+        let as_written = Matrix::merge_files(&files, None).unwrap();
+        assert_eq!(as_written.rows.len(), 2);
+        let m = Matrix::merge_files(&files, Some(&spec)).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(m.rows.len(), 1);
+        assert_eq!(m.rows[0].trial.to_string(), "gpu/sm_90/cdp2.a.b/t");
+        let cell = m.rows[0].cells[0].as_ref().map(|c| c.status);
+        assert_eq!(cell, Some(Status::Pass), "the later record wins");
     }
 }

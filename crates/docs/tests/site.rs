@@ -221,3 +221,69 @@ fn a_result_of_a_changed_test_is_marked_stale() {
         "{p}"
     );
 }
+
+/// A record written under a former name of a test (its `formerly:`) is
+/// shown as that test's, in its rule's row, with the name it was recorded
+/// as; its hash is compared with the test's under that name, so that it is
+/// stale exactly when a record of the test under its own name of the same
+/// run is.
+#[test]
+fn a_result_under_a_former_name_is_the_tests_now() {
+    let inputs = common::inputs();
+    let mut moved = 0;
+    for run in &inputs.runs {
+        for r in run.records.iter().filter(|r| r.recorded_as.is_some()) {
+            moved += 1;
+            let old = r.recorded_test_name();
+            let test = inputs.spec.test(&r.trial.test).expect("the test now");
+            assert!(test.formerly.iter().any(|f| f == old), "{}", r.trial);
+            let rule = inputs.spec.rule(&r.trial.rule).expect("the rule");
+            assert!(
+                rule.tests.contains(&test.name),
+                "{} lists the test",
+                rule.id
+            );
+            let Some(recorded) = &r.test_hash else {
+                continue;
+            };
+            let same_run_own = run.records.iter().find(|o| {
+                o.recorded_as.is_none() && o.trial.test == test.name && o.test_hash.is_some()
+            });
+            if let Some(own) = same_run_own {
+                let own_current =
+                    own.test_hash.as_deref() == Some(&gridcheck_kernelgen::test_hash(test));
+                let old_current = *recorded == gridcheck_kernelgen::test_hash_as(test, old);
+                assert_eq!(own_current, old_current, "{} in {}", r.trial, run.date);
+            }
+        }
+    }
+    assert!(
+        moved > 0,
+        "the recorded runs hold results under former names"
+    );
+    // On a page: the rule's row names the test now, says what it was
+    // recorded as, and is not stale when the program that ran is the same.
+    let src = gridcheck_docs::site::render(&inputs);
+    let latest = gridcheck_docs::results::latest(&inputs.runs);
+    let r = latest
+        .iter()
+        .flat_map(|run| run.records.iter())
+        .find(|r| {
+            r.recorded_as.is_some()
+                && inputs.spec.test(&r.trial.test).is_some_and(|t| {
+                    r.test_hash.as_deref()
+                        == Some(&gridcheck_kernelgen::test_hash_as(
+                            t,
+                            r.recorded_test_name(),
+                        ))
+                })
+        })
+        .expect("a current record under a former name in the newest run");
+    let page = src.page(&format!("rules/{}.md", r.trial.rule)).unwrap();
+    let said = format!("recorded as <code>{}</code>", r.recorded_test_name());
+    let row = page
+        .lines()
+        .find(|l| l.contains(&said))
+        .unwrap_or_else(|| panic!("{said} on the page of {}:\n{page}", r.trial.rule));
+    assert!(!row.contains("gc-stale"), "{row}");
+}

@@ -114,12 +114,14 @@ pub fn builds_executable(test: &Test) -> bool {
 /// A hash of what a test runs, as 16 hex digits (FNV-1a, 64 bits): of its
 /// generated file, or a compile test's snippet, architecture, flags and
 /// expectation. What does not change what runs is left out: the spec file,
-/// the line the test is on, its description and the rules that list it.
+/// the line the test is on, its description, its former names and the
+/// rules that list it.
 /// A record carries it (as herd's `.expected` files carry `Hash=`), so that
 /// a result recorded before the test changed can be shown stale.
 pub fn test_hash(test: &Test) -> String {
     let bare = Test {
         description: None,
+        formerly: Vec::new(),
         source_line: None,
         ..test.clone()
     };
@@ -141,6 +143,16 @@ pub fn test_hash(test: &Test) -> String {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{h:016x}")
+}
+
+/// [`test_hash`] of the test as it was when it was called `name` (a name
+/// its `formerly:` lists), the program unchanged: what a record written
+/// under that name carries if the test has not changed since.
+pub fn test_hash_as(test: &Test, name: &str) -> String {
+    test_hash(&Test {
+        name: name.to_string(),
+        ..test.clone()
+    })
 }
 
 /// Every litmus and runtime test of the spec as `(file name, contents)`, in

@@ -521,6 +521,20 @@ fn test_hashes_follow_what_runs() {
         ..t.clone()
     };
     assert_eq!(test_hash(&moved), h);
+    // A former name is not what runs; the name is (it names the kernels):
+    // under its old name the test has the hash it had then.
+    let merged = Test {
+        formerly: vec!["old-name".into()],
+        ..t.clone()
+    };
+    assert_eq!(test_hash(&merged), h);
+    let then = Test {
+        name: "old-name".into(),
+        ..t.clone()
+    };
+    assert_ne!(test_hash(&then), h);
+    assert_eq!(test_hash_as(&merged, "old-name"), test_hash(&then));
+    assert_eq!(test_hash_as(t, &t.name), h);
     // Another condition: another test.
     let (changed, _) = one(
         &TAIL.replace("exists tail.t1.r0 == 0", "exists tail.t1.r0 == 1"),

@@ -28,7 +28,9 @@ pub use block::litmus_block;
 pub use expectations::{Expectations, Xfail, slug};
 pub use junit::junit;
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
-pub use record::{CompileSummary, Environment, ModelSummary, Oracles, TrialRecord};
+pub use record::{
+    CompileSummary, Environment, ModelSummary, Oracles, TrialRecord, under_current_names,
+};
 pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
     read_results, read_results_file, repair_tail,

@@ -1,6 +1,6 @@
 //! The per-trial record written as one JSON line of the results file.
 
-use gridcheck_spec::{State, Verdict};
+use gridcheck_spec::{Spec, State, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::{HardwareResult, Status, TrialId};
@@ -101,6 +101,12 @@ pub struct TrialRecord {
     /// The checkout's commit when the trial ran (`+dirty` with local
     /// changes), when git could say.
     pub commit: Option<String>,
+    /// The test's name when the record was written, where the spec has
+    /// renamed the test since (the test's `formerly:` lists it): `trial`
+    /// names the test as it is called now (see
+    /// [`TrialRecord::under_current_name`]). `test_hash` is the hash of the
+    /// test under this name.
+    pub recorded_as: Option<String>,
 }
 
 /// A [`TrialRecord`] as the results file spells it.
@@ -124,6 +130,8 @@ struct RecordLine {
     test_hash: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    recorded_as: Option<String>,
 }
 
 impl From<TrialRecord> for RecordLine {
@@ -141,6 +149,7 @@ impl From<TrialRecord> for RecordLine {
             environment: r.environment,
             test_hash: r.test_hash,
             commit: r.commit,
+            recorded_as: r.recorded_as,
         }
     }
 }
@@ -171,6 +180,7 @@ impl TryFrom<RecordLine> for TrialRecord {
             environment: l.environment,
             test_hash: l.test_hash,
             commit: l.commit,
+            recorded_as: l.recorded_as,
         })
     }
 }
@@ -188,7 +198,32 @@ impl TrialRecord {
             environment: None,
             test_hash: None,
             commit: None,
+            recorded_as: None,
         }
+    }
+
+    /// Moves a record written under a test's former name to the test's
+    /// name now: the spec merged a copy of the test into it, or renamed it,
+    /// and lists the old name in the test's `formerly:`. The trial keeps its
+    /// tier, architecture and rule; `recorded_as` keeps the old name, so that
+    /// the record's hash is still compared with what ran under that name.
+    /// A record of a test the spec has under its name, or has not at all,
+    /// is left as it is. Returns whether the record moved.
+    pub fn under_current_name(&mut self, spec: &Spec) -> bool {
+        if spec.test(&self.trial.test).is_some() {
+            return false;
+        }
+        let Some(now) = spec.test_now_or_formerly(&self.trial.test) else {
+            return false;
+        };
+        let old = std::mem::replace(&mut self.trial.test, now.name.clone());
+        self.recorded_as.get_or_insert(old);
+        true
+    }
+
+    /// The name the test had when the record was written.
+    pub fn recorded_test_name(&self) -> &str {
+        self.recorded_as.as_deref().unwrap_or(&self.trial.test)
     }
 
     pub fn to_json_line(&self) -> String {
@@ -198,5 +233,79 @@ impl TrialRecord {
                 self.trial.to_string()
             )
         })
+    }
+}
+
+/// [`TrialRecord::under_current_name`] on every record; returns how many
+/// moved.
+pub fn under_current_names(records: &mut [TrialRecord], spec: &Spec) -> usize {
+    records
+        .iter_mut()
+        .map(|r| r.under_current_name(spec))
+        .filter(|&moved| moved)
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Status;
+
+    /// `live` lists `old` as its former name.
+    fn spec() -> Spec {
+        let yaml = "rules:
+  - id: cdp1.a.b
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp1
+    tests: [live]
+tests:
+  - name: live
+    formerly: [old]
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1]
+    condition: exists x == 1
+    expect: required
+";
+        gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap()
+    }
+
+    #[test]
+    fn a_record_under_a_former_name_moves_to_the_test_now() {
+        let spec = spec();
+        let mut r = TrialRecord::new("gpu/sm_90/cdp1.a.b/old".parse().unwrap(), Status::Pass, "m");
+        r.test_hash = Some("0123456789abcdef".into());
+        assert!(r.under_current_name(&spec));
+        assert_eq!(r.trial.to_string(), "gpu/sm_90/cdp1.a.b/live");
+        assert_eq!(r.recorded_as.as_deref(), Some("old"));
+        assert_eq!(r.recorded_test_name(), "old");
+        assert_eq!(r.test_hash.as_deref(), Some("0123456789abcdef"));
+        // Once moved it stays; the name it was recorded under survives a
+        // write and a read.
+        assert!(!r.under_current_name(&spec));
+        let line = r.to_json_line();
+        assert!(line.contains("\"recorded_as\":\"old\""), "{line}");
+        let back: TrialRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, r);
+        // The test's own name, and a name the spec never had, stay.
+        for name in ["live", "gone"] {
+            let mut r = TrialRecord::new(TrialId::model("cdp1.a.b", name), Status::Pass, "m");
+            assert!(!r.under_current_name(&spec));
+            assert_eq!((r.trial.test.as_str(), r.recorded_as), (name, None));
+        }
+        let mut all = vec![
+            TrialRecord::new(TrialId::model("cdp1.a.b", "old"), Status::Pass, "m"),
+            TrialRecord::new(TrialId::model("cdp1.a.b", "live"), Status::Pass, "m"),
+        ];
+        assert_eq!(under_current_names(&mut all, &spec), 1);
+        assert!(all.iter().all(|r| r.trial.test == "live"));
+        // A line written before the field existed reads without it.
+        let plain = TrialRecord::new(TrialId::model("r", "t"), Status::Pass, "m");
+        assert!(!plain.to_json_line().contains("recorded_as"));
     }
 }

@@ -162,6 +162,7 @@ mod tests {
             environment: None,
             test_hash: None,
             commit: None,
+            recorded_as: None,
         }
     }
 

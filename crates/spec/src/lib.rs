@@ -13,6 +13,7 @@ pub mod limits;
 pub mod load;
 pub mod locate;
 pub mod ops;
+pub mod programs;
 pub mod raw;
 pub mod render;
 pub mod scan;

@@ -44,6 +44,9 @@ pub struct RawTest {
     pub name: String,
     pub kind: String,
     pub description: Option<String>,
+    /// Names the test had before (a copy of it under another name merged
+    /// into it): recorded results under those names are this test's.
+    pub formerly: Option<Vec<String>>,
     /// litmus: `forbidden` / `allowed` / `required`;
     /// compile: `accept` / `reject` / `warn`;
     /// runtime: a mapping from output name to value, or absent with `load_error`.

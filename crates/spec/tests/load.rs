@@ -114,6 +114,82 @@ fn dangling_test_reference_is_located() {
     );
 }
 
+/// `formerly:` names the test's old names: each a test name, none the
+/// test's own or listed twice, none a test's name now, none claimed by two
+/// tests; a rule still listing an old name is told the name now.
+#[test]
+fn former_names_belong_to_one_test_and_no_test_has_them() {
+    let with = |formerly: &str| {
+        GOOD_TEST.replace(
+            "    kind: litmus\n",
+            &format!("    formerly: {formerly}\n    kind: litmus\n"),
+        )
+    };
+    let spec = load_sources(
+        &[(
+            "a.yaml".into(),
+            format!("{GOOD_RULE}{}", with("[t-old, t-older]")),
+        )],
+        None,
+    )
+    .unwrap();
+    assert_eq!(spec.test("t-one").unwrap().formerly, ["t-old", "t-older"]);
+    assert_eq!(spec.test_now_or_formerly("t-older").unwrap().name, "t-one");
+    assert_eq!(spec.test_now_or_formerly("t-one").unwrap().name, "t-one");
+    assert!(spec.test("t-old").is_none() && spec.test_now_or_formerly("t-gone").is_none());
+
+    let msgs =
+        |yaml: String| -> Vec<String> { load_one(&yaml).iter().map(|e| e.to_string()).collect() };
+    for (formerly, says) in [
+        ("[T_old]", "`T_old` is not a test name"),
+        ("[t-one]", "`t-one` is the test's own name"),
+        ("[t-old, t-old]", "`t-old` is listed twice"),
+    ] {
+        let all = msgs(format!("{GOOD_RULE}{}", with(formerly)));
+        assert!(
+            all.len() == 1
+                && all[0].starts_with("spec/bad.yaml:9:")
+                && all[0].contains("test `t-one`: field `formerly`: ")
+                && all[0].contains(says),
+            "{formerly}: {all:?}"
+        );
+    }
+    // A second test whose name, or former name, is a former name of t-one.
+    let two = GOOD_RULE.replace("[t-one]", "[t-one, t-two]");
+    let second = |name: &str, formerly: &str| {
+        with(formerly)
+            .replace("tests:\n", "")
+            .replace("t-one", name)
+    };
+    let all = msgs(format!("{two}{}{}", with("[t-two]"), second("t-two", "[]")));
+    assert!(
+        all.iter().any(|m| m.starts_with("spec/bad.yaml:9:")
+            && m.contains("`t-two` is the name of a test now (at spec/bad.yaml:")),
+        "{all:?}"
+    );
+    let all = msgs(format!(
+        "{two}{}{}",
+        with("[t-old]"),
+        second("t-two", "[t-old]")
+    ));
+    assert!(
+        all.iter()
+            .any(|m| m.contains("test `t-two`: field `formerly`")
+                && m.contains("`t-old` is also a former name of `t-one`")),
+        "{all:?}"
+    );
+    let all = msgs(format!(
+        "{}{}",
+        GOOD_RULE.replace("[t-one]", "[t-one, t-old]"),
+        with("[t-old]")
+    ));
+    assert!(
+        all.iter().any(|m| m.starts_with("spec/bad.yaml:6:")
+            && m.contains("test `t-old` is now called `t-one`")),
+        "{all:?}"
+    );
+}
+
 #[test]
 fn a_test_no_rule_lists_is_an_error() {
     let yaml =

@@ -1,5 +1,6 @@
-//! Checks across items and files: unique ids and names, every listed test
-//! defined and every test listed, quotes verbatim in their seeds.
+//! Checks across items and files: unique ids and names, former names
+//! (`formerly`) no test's name and claimed once, every listed test defined
+//! and every test listed, quotes verbatim in their seeds.
 
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
@@ -62,18 +63,58 @@ impl Cx {
                 names.insert(&t.name, i);
             }
         }
+        // A former name belongs to one test and is no test's name now, so
+        // that a result recorded under it has one test to go to.
+        let mut former: HashMap<&str, usize> = HashMap::new();
+        for (i, t) in self.tests.iter().enumerate() {
+            for f in &t.formerly {
+                let clash = if f == &t.name {
+                    Some(format!("`{f}` is the test's own name, not a former one"))
+                } else if let Some(&live) = names.get(f.as_str()) {
+                    Some(format!(
+                        "`{f}` is the name of a test now (at {}): a former name is no test's name",
+                        self.tests[live].origin
+                    ))
+                } else if let Some(&first) = former.get(f.as_str()).filter(|&&j| j != i) {
+                    Some(format!(
+                        "`{f}` is also a former name of `{}` (at {}): results recorded under it would belong to two tests",
+                        self.tests[first].name, self.tests[first].origin
+                    ))
+                } else {
+                    former.insert(f, i);
+                    None
+                };
+                if let Some(msg) = clash {
+                    self.errors.push(err_at(
+                        &self.errors,
+                        &self.test_at[i],
+                        format!("test `{}`", t.name),
+                        "formerly",
+                        None,
+                        msg,
+                    ));
+                }
+            }
+        }
         let mut referenced = BTreeSet::new();
         for (i, r) in self.rules.iter().enumerate() {
             for name in &r.tests {
                 referenced.insert(name.as_str());
                 if !names.contains_key(name.as_str()) {
+                    let msg = match former.get(name.as_str()) {
+                        Some(&now) => format!(
+                            "test `{name}` is now called `{}` (its `formerly` lists `{name}`)",
+                            self.tests[now].name
+                        ),
+                        None => format!("test `{name}` is not defined in any spec file"),
+                    };
                     self.errors.push(err_at(
                         &self.errors,
                         &self.rule_at[i],
                         format!("rule `{}`", r.id),
                         "tests",
                         Some(name),
-                        format!("test `{name}` is not defined in any spec file"),
+                        msg,
                     ));
                 }
             }

@@ -8,12 +8,7 @@ use crate::raw::RawTest;
 impl Cx {
     pub(super) fn test(&mut self, t: RawTest, ie: &ItemErr) -> Option<Test> {
         let before = self.errors.len();
-        if !t
-            .name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            || !t.name.starts_with(|c: char| c.is_ascii_lowercase())
-        {
+        if !is_test_name(&t.name) {
             // It becomes part of C symbols (`-` as `_`): a letter first.
             self.errors.push(ie.at(
                 "name",
@@ -69,9 +64,26 @@ impl Cx {
         if self.errors.len() > before {
             return None;
         }
+        // A bad former name is an error of its own: the test still loads,
+        // so that rules listing it are not told it is missing. (One that is
+        // a test's name, this one's too, is found across items.)
+        let formerly = t.formerly.clone().unwrap_or_default();
+        for (i, f) in formerly.iter().enumerate() {
+            if !is_test_name(f) {
+                self.errors.push(ie.at(
+                    "formerly",
+                    Some(f),
+                    format!("`{f}` is not a test name: lowercase words, digits and `-`, starting with a letter"),
+                ));
+            } else if formerly[..i].contains(f) {
+                self.errors
+                    .push(ie.at("formerly", Some(f), format!("`{f}` is listed twice")));
+            }
+        }
         Some(Test {
             name: t.name,
             description: t.description,
+            formerly,
             body: body?,
             origin: Origin {
                 file: ie.file.to_path_buf(),
@@ -118,4 +130,11 @@ impl Cx {
         }
         arch
     }
+}
+
+/// Lowercase words, digits and `-`, a letter first.
+fn is_test_name(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
 }
