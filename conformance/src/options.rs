@@ -37,6 +37,11 @@ pub struct Options {
     pub shard: Option<(usize, usize)>,
     /// Worker mode: run this one test in this process (see `worker.rs`).
     pub worker: Option<(crate::worker::Job, String)>,
+    /// `--devices`: the GPUs the GPU tier runs on (`None`: device 0, as
+    /// without the flag; see `devices.rs`).
+    pub devices: Option<crate::devices::Devices>,
+    /// Worker mode: the UUID the worker's device 0 must have.
+    pub worker_device: Option<String>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
@@ -58,6 +63,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
                             is a terminal and stdout is not)
   --junit FILE              also write JUnit XML
   --shard I/N               run the I-th of N shards of the trials (1-based)
+  --devices all|0,1,...     run the GPU tier on these GPUs at once, one worker at a time on
+                            each, the tests dealt out over them (default: device 0)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
@@ -90,6 +97,8 @@ impl Options {
             junit: None,
             shard: None,
             worker: None,
+            devices: None,
+            worker_device: None,
             libtest: Vec::new(),
         };
         let mut args = argv.into_iter();
@@ -154,6 +163,12 @@ impl Options {
                         value(&mut args, "--worker-model")?,
                     ))
                 }
+                // The GPUs of the GPU tier (devices.rs).
+                "--devices" => {
+                    let v = value(&mut args, "--devices")?;
+                    o.devices = Some(crate::devices::Devices::parse(&v)?);
+                }
+                "--worker-device" => o.worker_device = Some(value(&mut args, "--worker-device")?),
                 "--help-gridcheck" => return Err(USAGE.to_string()),
                 _ => o.libtest.push(a),
             }
@@ -230,5 +245,28 @@ mod tests {
             parse(&["bin", "--shard", "2/3"]).unwrap().shard,
             Some((2, 3))
         );
+    }
+
+    #[test]
+    fn devices_default_to_none_and_parse() {
+        use crate::devices::Devices;
+        assert_eq!(parse(&["bin"]).unwrap().devices, None);
+        let o = parse(&["bin", "--devices", "all", "--tier", "gpu", "f"]).unwrap();
+        assert_eq!(o.devices, Some(Devices::All));
+        assert_eq!(o.libtest, vec!["bin", "f"]);
+        let o = parse(&["bin", "--devices", "1,0"]).unwrap();
+        assert_eq!(o.devices, Some(Devices::List(vec![1, 0])));
+        assert!(
+            parse(&["bin", "--devices", "one"])
+                .unwrap_err()
+                .contains("not a device ordinal")
+        );
+        assert!(
+            parse(&["bin", "--devices"])
+                .unwrap_err()
+                .contains("needs a value")
+        );
+        let o = parse(&["bin", "--worker", "t", "--worker-device", "GPU-1"]).unwrap();
+        assert_eq!(o.worker_device.as_deref(), Some("GPU-1"));
     }
 }

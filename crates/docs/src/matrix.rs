@@ -204,6 +204,7 @@ mod tests {
                 driver: "13.0".into(),
                 nvcc: Some("13.0.88".into()),
                 driver_version: Some("580.1".into()),
+                device: None,
             }),
             test_hash: None,
             commit: None,

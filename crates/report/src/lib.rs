@@ -25,7 +25,7 @@ mod trial;
 pub use block::litmus_block;
 pub use expectations::{Expectations, Xfail, slug};
 pub use junit::junit;
-pub use record::{CompileSummary, Environment, ModelSummary, Oracles, TrialRecord};
+pub use record::{CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord};
 pub use results_file::{
     ResultsRead, Skipped, append_record, read_results, read_results_file, repair_tail,
 };
