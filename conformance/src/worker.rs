@@ -5,7 +5,8 @@
 //! model exploration that does not finish. The harness runs each as
 //! `<harness> --worker <test> ...` or `--worker-model <test>` (its own
 //! executable), waits with a timeout, kills it when the time is up, and reads
-//! one result line from its standard output. GPU children run one at a time.
+//! one result line from its standard output. GPU children run one at a time
+//! on each device (`devices.rs` places them).
 
 use std::io::Read;
 use std::path::Path;
