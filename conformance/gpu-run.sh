@@ -2,7 +2,9 @@
 # A whole GPU run on a machine without Rust, from a bundle made by
 # `cargo xtask gpu-bundle` (the release harness and the sm_90 cubins, built
 # where Rust and nvcc are). Results and the log go to $OUT (default
-# target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`.
+# target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`,
+# `--devices all` (every GPU of the host at once) or `--shard 3/8` (one
+# shard of a job array; README "Several GPUs, and fleets of machines").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-target/gridcheck}
@@ -12,7 +14,7 @@ if [ ! -x .gpu-bundle/conformance ]; then
   exit 2
 fi
 {
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || echo "nvidia-smi failed"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader || echo "nvidia-smi failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
 } 2>&1 | tee "$out/machine.txt"
 start=$(date +%s%N)

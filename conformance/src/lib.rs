@@ -13,6 +13,7 @@
 //! verdict and hardware histogram is printed after the run. `--resume`
 //! reads the file back, naming every line it skips and why.
 
+pub mod devices;
 mod expectations;
 mod mutants;
 pub mod options;
@@ -43,11 +44,13 @@ pub struct Ctx {
     pub opts: Options,
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
+    /// The first device of the GPU tier (the one without `--devices`), or
+    /// why the tier cannot run here.
     pub device: Result<DeviceInfo, String>,
+    /// The GPU tier's devices, one worker process at a time on each.
+    pub devices: Option<devices::Pool>,
     /// The checkout's commit, which every record carries.
     pub commit: Option<String>,
-    /// GPU worker processes run one at a time.
-    gpu_lock: Mutex<()>,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
@@ -95,12 +98,15 @@ impl Ctx {
         } else {
             Err("the static tier is off".into())
         };
-        let device = if opts.runs(Tier::Gpu) {
-            gridcheck_gpu::probe()
+        let (device, devices) = if opts.runs(Tier::Gpu) {
+            match devices::Pool::new(opts.devices.as_ref())? {
+                Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
+                Err(reason) => (Err(reason), None),
+            }
         } else {
-            Err("the gpu tier is off".into())
+            (Err("the gpu tier is off".into()), None)
         };
-        tune(&mut opts, device.as_ref().ok())?;
+        opts.tune(device.as_ref().ok())?;
         // Every expectations file, whatever this machine can run; its
         // entries name trials of the checkout's own spec.
         let own_spec = std::fs::canonicalize(&opts.spec).ok()
@@ -135,8 +141,8 @@ impl Ctx {
             spec,
             nvcc,
             device,
+            devices,
             commit,
-            gpu_lock: Mutex::default(),
             models: Mutex::default(),
             hardware: Mutex::default(),
             done,
@@ -154,7 +160,12 @@ impl Ctx {
     /// process with a timeout.
     pub(crate) fn model(&self, test: &str) -> Result<ModelSummary, String> {
         let cell = cached(&self.models, test, || {
-            match worker::run_isolated(&self.opts, worker::Job::Model, test) {
+            match worker::run_isolated(
+                &self.opts,
+                worker::Job::Model,
+                test,
+                &devices::Place::default(),
+            ) {
                 worker::WorkerResult::Model(m) => Ok(m),
                 worker::WorkerResult::Timeout { seconds } => Err(format!(
                     "the model did not finish in {seconds} s (--model-timeout)"
@@ -172,15 +183,21 @@ impl Ctx {
     }
 
     /// The GPU result of a test, run once in a worker process (a host test's
-    /// program is its own process).
+    /// program is its own process) on the test's device, one at a time on
+    /// each device.
     fn hardware(&self, test: &str) -> worker::WorkerResult {
         let cell = cached(&self.hardware, test, || {
-            let _one_at_a_time = self.gpu_lock.lock().unwrap_or_else(|p| p.into_inner());
+            let slot = self.devices.as_ref().map(|p| p.slot(test));
+            let place = match (&self.devices, slot) {
+                (Some(p), Some(s)) => p.place(s),
+                _ => devices::Place::default(),
+            };
+            let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
             Ok(match self.spec.test(test).map(|t| &t.body) {
                 Some(gridcheck_spec::TestBody::Host(h)) => {
-                    worker::run_host_program(&self.opts, &self.artifact(test), h)
+                    worker::run_host_program(&self.opts, &self.artifact(test), h, &place)
                 }
-                _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test),
+                _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test, &place),
             })
         });
         match cell.get() {
@@ -279,6 +296,14 @@ impl Ctx {
         v
     }
 
+    /// The device that runs a test's GPU trials, or why none can.
+    pub fn device_for(&self, test: &str) -> Result<&DeviceInfo, &String> {
+        match (&self.devices, &self.device) {
+            (Some(pool), Ok(_)) => Ok(pool.device(test)),
+            (_, d) => d.as_ref(),
+        }
+    }
+
     /// The `sm_XX` GPU trials are named for: the device's, or the build target.
     pub fn sm(&self) -> String {
         match &self.device {
@@ -297,25 +322,6 @@ impl Ctx {
             _ => worker::cubin_path(&self.opts.cubins, &self.sm(), test),
         }
     }
-}
-
-/// Takes the testing environment from `--tuning FILE`, or from the GPU's
-/// tuned file when there is one; flags given on the command line win.
-fn tune(opts: &mut Options, device: Option<&DeviceInfo>) -> Result<(), String> {
-    if opts.no_tuning {
-        opts.tuned_from = "the built-in environment (--tuning none)".into();
-        return Ok(());
-    }
-    let found = match (&opts.tuning, device) {
-        (Some(path), _) => Some((path.clone(), gridcheck_report::Tuning::load(path)?)),
-        (None, Some(d)) => gridcheck_report::Tuning::for_gpu(&opts.root, &d.name)?,
-        (None, None) => None,
-    };
-    if let Some((path, t)) = found {
-        let from = format!("{} (flags given: {:?})", path.display(), opts.given);
-        opts.apply_tuning(&t, from);
-    }
-    Ok(())
 }
 
 /// The last record of every trial in a results file whose status is final
@@ -510,6 +516,29 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         .iter()
         .map(|t| (t.name().to_string(), args.is_filtered_out(t)))
         .collect();
+    if let Some(pool) = &ctx.devices {
+        // The GPU tests this run selects, dealt out over the devices.
+        let tests: Vec<String> = names
+            .iter()
+            .filter(|(_, out)| !out)
+            .filter_map(|(n, _)| n.parse::<TrialId>().ok())
+            .filter(|t| t.tier == Tier::Gpu)
+            .map(|t| t.test)
+            .collect();
+        pool.assign(&tests);
+        if ctx.opts.devices.is_some() && !args.list {
+            for (slot, d) in pool.selected().iter().enumerate() {
+                let n = tests.iter().filter(|t| pool.slot(t) == slot).count();
+                eprintln!(
+                    "GPU tier on device {} ({}, {}, {}): {n} test runs",
+                    d.ordinal,
+                    d.name,
+                    d.pci_bus_id.as_deref().unwrap_or("no PCI bus id"),
+                    d.uuid.as_deref().unwrap_or("no UUID")
+                );
+            }
+        }
+    }
     let show_progress = ctx.opts.progress.unwrap_or_else(|| {
         use std::io::IsTerminal;
         std::io::stderr().is_terminal() && !std::io::stdout().is_terminal()

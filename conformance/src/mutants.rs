@@ -45,6 +45,10 @@ impl Sink {
 /// loader rejects (recorded as not a mutant, with the loader's reason).
 pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
     let (candidates, rejected) = gridcheck_mutate::candidates(&ctx.spec);
+    if let Some(p) = ctx.devices.as_ref() {
+        let names: Vec<String> = candidates.iter().map(|c| c.name.clone()).collect();
+        p.assign(&names);
+    }
     let name = |ctx: &Ctx, mutant: &str| format!("mutant/{}/{mutant}", ctx.sm());
     let mut out: Vec<Trial> = rejected
         .into_iter()
@@ -108,6 +112,7 @@ fn record_for(
             nvcc: None,
             driver_version: d.driver_release.clone(),
             tuning: Some(ctx.opts.environment()),
+            device: None,
         }),
         commit: ctx.commit.clone(),
     }
@@ -122,7 +127,12 @@ fn run(ctx: &Ctx, c: &Candidate) -> Result<Completion, Failed> {
         &c.site,
         c.original,
     );
-    match worker::run_isolated(&ctx.opts, Job::MutantModel, &c.name) {
+    match worker::run_isolated(
+        &ctx.opts,
+        Job::MutantModel,
+        &c.name,
+        &crate::devices::Place::default(),
+    ) {
         WorkerResult::Judged {
             verdict: Some(v), ..
         } => {
@@ -176,7 +186,12 @@ fn gpu(ctx: &Ctx, c: &Candidate, rec: &mut MutantRecord) {
         }
     };
     let cc = device.compute_capability.0;
-    if c.profile == gridcheck_spec::Profile::Cdp1 && cc >= 9 {
+    let runs_here = |p: &gridcheck_spec::Profile| match p {
+        gridcheck_spec::Profile::Cdp1 => cc < 9,
+        gridcheck_spec::Profile::Pdl => cc >= 9,
+        gridcheck_spec::Profile::Cdp2 => true,
+    };
+    if !c.profiles.iter().any(runs_here) {
         rec.message = format!(
             "not run: CDP1 exists only below compute capability 9.0; {} has {}.{}",
             device.name, cc, device.compute_capability.1
@@ -203,9 +218,18 @@ fn gpu(ctx: &Ctx, c: &Candidate, rec: &mut MutantRecord) {
         );
         return;
     }
+    // Mutants are dealt out over the devices of `--devices` as tests are.
+    let slot = ctx.devices.as_ref().map(|p| p.slot(&c.name));
+    let place = match (&ctx.devices, slot) {
+        (Some(p), Some(s)) => p.place(s),
+        _ => crate::devices::Place::default(),
+    };
+    if let (Some(p), Some(s), Some(e)) = (&ctx.devices, slot, rec.environment.as_mut()) {
+        e.device = Some(crate::devices::record_device(&p.selected()[s]));
+    }
     let result = {
-        let _one_at_a_time = ctx.gpu_lock.lock().unwrap_or_else(|p| p.into_inner());
-        worker::run_isolated(&ctx.opts, Job::Mutant, &c.name)
+        let _one_at_a_time = ctx.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
+        worker::run_isolated(&ctx.opts, Job::Mutant, &c.name, &place)
     };
     match result {
         WorkerResult::MutantRuns(runs) => {

@@ -61,6 +61,11 @@ pub struct Options {
     pub min_score: Option<f64>,
     /// Worker mode: run this one test in this process (see `worker.rs`).
     pub worker: Option<(crate::worker::Job, String)>,
+    /// `--devices`: the GPUs the GPU tier runs on (`None`: device 0, as
+    /// without the flag; see `devices.rs`).
+    pub devices: Option<crate::devices::Devices>,
+    /// Worker mode: the UUID the worker's device 0 must have.
+    pub worker_device: Option<String>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
@@ -96,6 +101,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
                             (conformance/tuning/search.toml), and the kills per GPU second of each
   --min-score PCT           with --mutants: fail the run when fewer than PCT % of the mutants
                             that ran are killed (a kernelgen or incantation change that lowers it)
+  --devices all|0,1,...     run the GPU tier on these GPUs at once, one worker at a time on
+                            each, the tests dealt out over them (default: device 0)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
@@ -141,6 +148,8 @@ impl Options {
             tune: None,
             min_score: None,
             worker: None,
+            devices: None,
+            worker_device: None,
             libtest: Vec::new(),
         };
         let mut args = argv.into_iter();
@@ -271,6 +280,12 @@ impl Options {
                         value(&mut args, "--worker-model")?,
                     ))
                 }
+                // The GPUs of the GPU tier (devices.rs).
+                "--devices" => {
+                    let v = value(&mut args, "--devices")?;
+                    o.devices = Some(crate::devices::Devices::parse(&v)?);
+                }
+                "--worker-device" => o.worker_device = Some(value(&mut args, "--worker-device")?),
                 "--help-gridcheck" => return Err(USAGE.to_string()),
                 _ => o.libtest.push(a),
             }
@@ -338,6 +353,25 @@ impl Options {
             self.mutant_budget_s = t.mutant_budget_s;
         }
         self.tuned_from = from;
+    }
+
+    /// Takes the testing environment from `--tuning FILE`, or from the GPU's
+    /// tuned file when there is one; flags given on the command line win.
+    pub fn tune(&mut self, device: Option<&gridcheck_gpu::DeviceInfo>) -> Result<(), String> {
+        if self.no_tuning {
+            self.tuned_from = "the built-in environment (--tuning none)".into();
+            return Ok(());
+        }
+        let found = match (&self.tuning, device) {
+            (Some(path), _) => Some((path.clone(), gridcheck_report::Tuning::load(path)?)),
+            (None, Some(d)) => gridcheck_report::Tuning::for_gpu(&self.root, &d.name)?,
+            (None, None) => None,
+        };
+        if let Some((path, t)) = found {
+            let from = format!("{} (flags given: {:?})", path.display(), self.given);
+            self.apply_tuning(&t, from);
+        }
+        Ok(())
     }
 
     /// The incantations of the environment.
@@ -423,5 +457,28 @@ mod tests {
             parse(&["bin", "--shard", "2/3"]).unwrap().shard,
             Some((2, 3))
         );
+    }
+
+    #[test]
+    fn devices_default_to_none_and_parse() {
+        use crate::devices::Devices;
+        assert_eq!(parse(&["bin"]).unwrap().devices, None);
+        let o = parse(&["bin", "--devices", "all", "--tier", "gpu", "f"]).unwrap();
+        assert_eq!(o.devices, Some(Devices::All));
+        assert_eq!(o.libtest, vec!["bin", "f"]);
+        let o = parse(&["bin", "--devices", "1,0"]).unwrap();
+        assert_eq!(o.devices, Some(Devices::List(vec![1, 0])));
+        assert!(
+            parse(&["bin", "--devices", "one"])
+                .unwrap_err()
+                .contains("not a device ordinal")
+        );
+        assert!(
+            parse(&["bin", "--devices"])
+                .unwrap_err()
+                .contains("needs a value")
+        );
+        let o = parse(&["bin", "--worker", "t", "--worker-device", "GPU-1"]).unwrap();
+        assert_eq!(o.worker_device.as_deref(), Some("GPU-1"));
     }
 }

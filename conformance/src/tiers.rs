@@ -265,7 +265,7 @@ fn gpu_ready<'a>(
     test: &Test,
     rec: &mut TrialRecord,
 ) -> Option<&'a DeviceInfo> {
-    let device = match &ctx.device {
+    let device = match ctx.device_for(&test.name) {
         Ok(d) => d,
         Err(e) => {
             unavailable(rec, Tier::Gpu, e);
@@ -279,6 +279,7 @@ fn gpu_ready<'a>(
         nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
         driver_version: device.driver_release.clone(),
         tuning: Some(ctx.opts.environment()),
+        device: Some(crate::devices::record_device(device)),
     });
     if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
         rec.status = Status::NotSupported;
@@ -510,6 +511,7 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId) -> (Status, String) {
             format!("the module failed to load ({code}): {message}. {reproduce}"),
         ),
         WorkerResult::Error { message } => (Status::Fail, format!("{message}. {reproduce}")),
+        WorkerResult::NotRun { reason } => (Status::NotSupported, format!("not run: {reason}")),
         WorkerResult::Litmus { .. }
         | WorkerResult::Runtime { .. }
         | WorkerResult::Model(_)

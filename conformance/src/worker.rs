@@ -5,7 +5,8 @@
 //! model exploration that does not finish. The harness runs each as
 //! `<harness> --worker <test> ...` or `--worker-model <test>` (its own
 //! executable), waits with a timeout, kills it when the time is up, and reads
-//! one result line from its standard output. GPU children run one at a time.
+//! one result line from its standard output. GPU children run one at a time
+//! on each device (`devices.rs` places them).
 
 use std::io::Read;
 use std::path::Path;
@@ -18,6 +19,7 @@ use gridcheck_spec::{HostTest, State, TestBody};
 use serde::{Deserialize, Serialize};
 
 use crate::Options;
+use crate::devices::Place;
 
 /// The line prefix of a worker's result on its standard output.
 const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
@@ -66,6 +68,11 @@ pub enum WorkerResult {
     Error {
         message: String,
     },
+    /// A host test's program said it cannot run here, and why (a second
+    /// device it needs, ...).
+    NotRun {
+        reason: String,
+    },
     /// Killed after the timeout.
     Timeout {
         seconds: u64,
@@ -77,8 +84,9 @@ pub enum WorkerResult {
     },
 }
 
-/// Runs one job for one test in a child process (see the module docs).
-pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
+/// Runs one job for one test in a child process (see the module docs), a
+/// GPU job on the device `place` gives it.
+pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> WorkerResult {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -113,7 +121,11 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str) -> WorkerResult {
         .args(extra)
         // Load errors (a missing symbol, a CDP version mismatch) at load
         // time, not at first launch.
-        .env("CUDA_MODULE_LOADING", "EAGER");
+        .env("CUDA_MODULE_LOADING", "EAGER")
+        .envs(place.env.iter().cloned());
+    if let Some(uuid) = &place.expect_uuid {
+        cmd.args(["--worker-device", uuid]);
+    }
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout) else {
         return WorkerResult::Timeout { seconds: timeout };
     };
@@ -203,12 +215,24 @@ fn run_with_timeout(
 /// The line prefix of a host test's outputs.
 pub const HOST_OUTPUT: &str = "gridcheck-output ";
 
+/// The line prefix of a host test's program that cannot run here: `gridcheck-not-run <reason>`.
+pub const HOST_NOT_RUN: &str = "gridcheck-not-run ";
+
 /// Runs a host test's program (`<cubins>/<sm>/<test>.host`) with the GPU
-/// timeout and reads its outputs, in the test's order. A program that exits
-/// with an error, or does not print every output, produced no result.
-pub fn run_host_program(opts: &Options, exe: &Path, test: &HostTest) -> WorkerResult {
+/// timeout, on the device `place` gives it, and reads its outputs, in the
+/// test's order. A program that exits with an error, or does not print
+/// every output, produced no result; one that prints `gridcheck-not-run
+/// <reason>` (and no output) did not run.
+pub fn run_host_program(
+    opts: &Options,
+    exe: &Path,
+    test: &HostTest,
+    place: &Place,
+) -> WorkerResult {
     let start = Instant::now();
-    let Some((status, stdout, stderr)) = run_with_timeout(Command::new(exe), opts.timeout) else {
+    let mut cmd = Command::new(exe);
+    cmd.envs(place.env.iter().cloned());
+    let Some((status, stdout, stderr)) = run_with_timeout(cmd, opts.timeout) else {
         return WorkerResult::Timeout {
             seconds: opts.timeout,
         };
@@ -217,6 +241,23 @@ pub fn run_host_program(opts: &Options, exe: &Path, test: &HostTest) -> WorkerRe
     match &status {
         Ok(st) if st.success() => {}
         _ => return crash(&status, &format!("{stdout}{stderr}")),
+    }
+    if let Some(reason) = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(HOST_NOT_RUN))
+    {
+        return if stdout.contains(HOST_OUTPUT) {
+            WorkerResult::Error {
+                message: format!(
+                    "{}: the program says it did not run ({reason}) but printed outputs",
+                    exe.display()
+                ),
+            }
+        } else {
+            WorkerResult::NotRun {
+                reason: reason.trim().to_string(),
+            }
+        };
     }
     match parse_host_outputs(&stdout, &test.outputs) {
         Ok(outputs) => WorkerResult::Runtime { outputs, elapsed_s },
@@ -360,6 +401,19 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
         Ok(g) => g,
         Err(e) => return error(e.to_string()),
     };
+    // Placed by `--devices`: device 0 here must be the one chosen.
+    if let Some(want) = &opts.worker_device
+        && gpu.info().uuid.as_ref() != Some(want)
+    {
+        return error(format!(
+            "the worker was to run on {want}, but its device 0 is {} (CUDA_VISIBLE_DEVICES={})",
+            gpu.info()
+                .uuid
+                .as_deref()
+                .unwrap_or("a device without a UUID"),
+            std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_default()
+        ));
+    }
     let cubin = cubin_path(&opts.cubins, &gpu.info().sm, test_name);
     match &test.body {
         TestBody::Litmus(l) => {
@@ -408,7 +462,78 @@ pub fn host_program_path(cubins: &Path, sm: &str, test: &str) -> std::path::Path
 
 #[cfg(test)]
 mod tests {
-    use super::parse_host_outputs;
+    use super::*;
+
+    /// A stand-in for a host test's program: a shell script.
+    fn program(name: &str, body: &str) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir =
+            std::env::temp_dir().join(format!("gridcheck-host-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("p.host");
+        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    fn host_test(outputs: &[&str]) -> HostTest {
+        HostTest {
+            arch: "sm_90".into(),
+            flags: Vec::new(),
+            source: String::new(),
+            outputs: names(outputs),
+            expect: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_program_that_cannot_run_here_says_why_and_is_not_run() {
+        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
+        let exe = program(
+            "notrun",
+            "echo 'gridcheck-not-run needs 2 devices, found 1'",
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        assert_eq!(
+            r,
+            WorkerResult::NotRun {
+                reason: "needs 2 devices, found 1".into()
+            }
+        );
+        // Not run and outputs at once is a contradiction, never a pass.
+        let exe = program(
+            "both",
+            "echo 'gridcheck-not-run x'; echo 'gridcheck-output a 1'",
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        assert!(
+            matches!(&r, WorkerResult::Error { message } if message.contains("printed outputs")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_program_runs_on_the_device_its_place_names() {
+        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
+        let exe = program(
+            "place",
+            "[ \"$CUDA_VISIBLE_DEVICES\" = GPU-1,GPU-0 ] && echo 'gridcheck-output placed 1' || echo 'gridcheck-output placed 0'",
+        );
+        let place = Place {
+            env: vec![("CUDA_VISIBLE_DEVICES".into(), "GPU-1,GPU-0".into())],
+            expect_uuid: Some("GPU-1".into()),
+        };
+        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &place);
+        assert!(
+            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[1]),
+            "{r:?}"
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &Place::default());
+        assert!(
+            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[0]),
+            "{r:?}"
+        );
+    }
 
     fn names(n: &[&str]) -> Vec<String> {
         n.iter().map(|s| s.to_string()).collect()

@@ -2,7 +2,7 @@
 //
 // Test: c2-device-get-device-matches-host (runtime)
 // Device cudaGetDevice returns the host's ordinal (0 in the harness), and cudaDeviceGetAttribute on it gives compute capability major >= 9.
-// Rules: cdp1.device.table-get-device, cdp2.api.get-device-same-number-as-host
+// Rules: cdp1.device.table-get-device, cdp2.api.get-device-same-number-as-host, cdp2.api.device-get-attribute-any-device
 // Build: nvcc -arch=sm_90 -rdc=true, extra flags: (none)
 // Run: entry<<<1, 1>>>(out), out zeroed, 4 words
 //   out[0] = get_device_err
@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 87 "spec/cdp2/api.yaml"
+#line 102 "spec/cdp2/api.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   int d = -1, major = -1;
   out[0] = (unsigned int)cudaGetDevice(&d);

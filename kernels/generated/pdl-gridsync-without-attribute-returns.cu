@@ -11,7 +11,7 @@
 //
 // The test's source, verbatim:
 
-#line 194 "spec/pdl/launch.yaml"
+#line 199 "spec/pdl/launch.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int after_wait, after_trigger;
   if (threadIdx.x == 0) { after_wait = 0; after_trigger = 0; }

@@ -4,7 +4,9 @@
 // once, on standard output, as `gridcheck-output <name> <value>`; the harness
 // (conformance/src/worker.rs) reads those lines and checks the values
 // against the test's `expect`. A program that exits non-zero, or does not
-// print every output, fails its trial with what it printed.
+// print every output, fails its trial with what it printed. A program that
+// cannot run on this host prints `gridcheck-not-run <reason>` instead of any
+// output and exits 0: its trial is recorded not run, with the reason.
 #pragma once
 
 #include <cstdio>
@@ -28,3 +30,15 @@ static inline void gc_output(const char *name, unsigned int value) {
       exit(3);                                                                \
     }                                                                         \
   } while (0)
+
+// A test that needs `n` devices, on a host with fewer: says so and exits 0
+// before any output (the trial is recorded not run, never passed).
+static inline void gc_need_devices(int n) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  if (count < n) {
+    printf("gridcheck-not-run needs %d devices, found %d\n", n, count);
+    fflush(stdout);
+    exit(0);
+  }
+}

@@ -1,11 +1,14 @@
 //! `cargo xtask report merge`: result files from several machines merged
 //! into a conformance matrix, one row a trial, one column a machine
-//! (GPU × driver × nvcc), as Markdown or JSON.
+//! (GPU × driver × nvcc), as Markdown or JSON. When the records of one
+//! machine come from several GPUs (`--devices`, or a fleet of machines of
+//! one model), its column is followed by one column a device, with the
+//! trials that device ran.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{Status, Tier, TrialId, TrialRecord};
+use gridcheck_report::{Device, Status, Tier, TrialId, TrialRecord};
 use gridcheck_spec::Spec;
 use serde::Serialize;
 
@@ -29,9 +32,21 @@ pub struct MatrixRow {
     pub cells: Vec<Option<Cell>>,
 }
 
+/// A column: a machine, or one device of a machine that ran on several.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    #[serde(flatten)]
+    pub machine: Machine,
+    /// The device, in a per-device column; `None` in the machine's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<Device>,
+    /// `M1`, or `M1.2` for the second device of `M1`.
+    pub label: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Matrix {
-    pub columns: Vec<Machine>,
+    pub columns: Vec<Column>,
     /// The result files each column came from.
     pub sources: Vec<Vec<String>>,
     pub rows: Vec<MatrixRow>,
@@ -83,11 +98,11 @@ impl Matrix {
     /// Merges the records of several files. A record goes to its own
     /// environment's column, or, without one (model and compile trials), to
     /// its file's machine. Files of one machine share a column; where a
-    /// column has a trial twice, the later record wins (a rerun).
+    /// column has a trial twice, the later record wins (a rerun). A machine
+    /// whose records name several devices also gets a column a device.
     pub fn from_records(files: &[(PathBuf, Vec<TrialRecord>)]) -> Matrix {
-        let mut columns: Vec<Machine> = Vec::new();
-        let mut sources: Vec<Vec<String>> = Vec::new();
-        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Cell>> = BTreeMap::new();
+        // Each record with its machine and device, in file order.
+        let mut placed: Vec<(&PathBuf, &TrialRecord, Machine, Option<Device>)> = Vec::new();
         for (path, records) in files {
             let default = file_machine(path, records);
             let fallback = path
@@ -97,14 +112,51 @@ impl Matrix {
                 .and_then(machine_txt_driver);
             for r in records {
                 let m = Machine::of(r, fallback.as_deref()).unwrap_or_else(|| default.clone());
-                let col = match columns.iter().position(|c| *c == m) {
-                    Some(i) => i,
-                    None => {
-                        columns.push(m);
-                        sources.push(Vec::new());
-                        columns.len() - 1
-                    }
-                };
+                let d = r.environment.as_ref().and_then(|e| e.device.clone());
+                placed.push((path, r, m, d));
+            }
+        }
+        let mut machines: Vec<Machine> = Vec::new();
+        let mut devices: BTreeMap<Machine, BTreeSet<Device>> = BTreeMap::new();
+        for (_, _, m, d) in &placed {
+            if !machines.contains(m) {
+                machines.push(m.clone());
+            }
+            if let Some(d) = d {
+                devices.entry(m.clone()).or_default().insert(d.clone());
+            }
+        }
+        let mut columns: Vec<Column> = Vec::new();
+        for (i, m) in machines.iter().enumerate() {
+            let label = format!("M{}", i + 1);
+            columns.push(Column {
+                machine: m.clone(),
+                device: None,
+                label: label.clone(),
+            });
+            let of_m = devices
+                .get(m)
+                .filter(|ds| ds.len() > 1)
+                .into_iter()
+                .flatten();
+            for (k, d) in of_m.enumerate() {
+                columns.push(Column {
+                    machine: m.clone(),
+                    device: Some(d.clone()),
+                    label: format!("{label}.{}", k + 1),
+                });
+            }
+        }
+        let mut sources: Vec<Vec<String>> = vec![Vec::new(); columns.len()];
+        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Cell>> = BTreeMap::new();
+        for (path, r, m, d) in &placed {
+            let own = columns
+                .iter()
+                .position(|c| c.machine == *m && c.device.is_none());
+            let per_device = columns
+                .iter()
+                .position(|c| c.machine == *m && c.device.is_some() && c.device == *d);
+            for col in own.into_iter().chain(per_device) {
                 let src = path.display().to_string();
                 if !sources[col].contains(&src) {
                     sources[col].push(src);
@@ -162,19 +214,32 @@ impl Matrix {
                 .iter()
                 .map(|(st, n)| format!("{n} {st}"))
                 .collect();
+            let gpu = match &c.device {
+                Some(d) => format!(
+                    "{}, device {}{}",
+                    c.machine.gpu,
+                    d.label(),
+                    d.uuid
+                        .as_ref()
+                        .filter(|u| Some(*u) != d.pci_bus_id.as_ref())
+                        .map(|u| format!(" ({u})"))
+                        .unwrap_or_default()
+                ),
+                None => c.machine.gpu.clone(),
+            };
             s += &format!(
-                "| M{} | {} | {} | {} | {} | {} |\n",
-                i + 1,
-                cell(&c.gpu),
-                cell(&c.driver),
-                cell(&c.nvcc),
+                "| {} | {} | {} | {} | {} | {} |\n",
+                c.label,
+                cell(&gpu),
+                cell(&c.machine.driver),
+                cell(&c.machine.nvcc),
                 cell(&self.sources[i].join(", ")),
                 counts.join(", ")
             );
         }
         s += "\n| trial |";
-        for i in 0..self.columns.len() {
-            s += &format!(" M{} |", i + 1);
+        for c in &self.columns {
+            s += &format!(" {} |", c.label);
         }
         s += "\n|---|";
         s += &"---|".repeat(self.columns.len());
@@ -213,6 +278,7 @@ mod tests {
                 nvcc: Some("13.0.88".into()),
                 driver_version: Some("580.1".into()),
                 tuning: None,
+                device: None,
             }),
             test_hash: None,
             commit: None,
@@ -233,9 +299,9 @@ mod tests {
         ];
         let m =
             Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
-        let gpus: Vec<&str> = m.columns.iter().map(|c| c.gpu.as_str()).collect();
+        let gpus: Vec<&str> = m.columns.iter().map(|c| c.machine.gpu.as_str()).collect();
         assert_eq!(gpus, ["H100", "H200"]);
-        assert_eq!(m.columns[0].driver, "580.1");
+        assert_eq!(m.columns[0].machine.driver, "580.1");
         let trials: Vec<String> = m.rows.iter().map(|r| r.trial.to_string()).collect();
         assert_eq!(
             trials,
@@ -263,6 +329,88 @@ mod tests {
         assert_eq!(json["columns"][1]["gpu"], "H200");
         assert_eq!(json["rows"][0]["cells"][1]["status"], "fail");
         assert!(json["rows"][1]["cells"][0].is_null());
+    }
+
+    fn on(mut r: TrialRecord, ordinal: u32) -> TrialRecord {
+        if let Some(e) = r.environment.as_mut() {
+            e.device = Some(Device {
+                ordinal,
+                uuid: Some(format!("GPU-{ordinal}")),
+                pci_bus_id: Some(format!("0000:{ordinal:02X}:00.0")),
+            });
+        }
+        r
+    }
+
+    #[test]
+    fn a_machine_that_ran_on_several_devices_gets_a_column_a_device() {
+        let two = vec![
+            rec("model/r.a/t", Status::Pass, None),
+            on(rec("gpu/sm_90/r.a/t", Status::Pass, Some("H200")), 0),
+            on(rec("gpu/sm_90/r.b/t", Status::Fail, Some("H200")), 1),
+            on(rec("gpu/sm_90/r.c/t", Status::Pass, Some("H200")), 1),
+        ];
+        let one = vec![on(rec("gpu/sm_90/r.a/t", Status::Pass, Some("H100")), 0)];
+        let m = Matrix::from_records(&[
+            ("two/results.jsonl".into(), two),
+            ("one/results.jsonl".into(), one),
+        ]);
+        let labels: Vec<&str> = m.columns.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["M1", "M1.1", "M1.2", "M2"]);
+        let devs: Vec<Option<u32>> = m
+            .columns
+            .iter()
+            .map(|c| c.device.as_ref().map(|d| d.ordinal))
+            .collect();
+        assert_eq!(
+            devs,
+            [None, Some(0), Some(1), None],
+            "one device: no device column"
+        );
+        let row = |t: &str| {
+            let r = m.rows.iter().find(|r| r.trial.to_string() == t).unwrap();
+            r.cells
+                .iter()
+                .map(|c| c.as_ref().map(|c| c.status))
+                .collect::<Vec<_>>()
+        };
+        // The machine's column has every trial, each device's those it ran.
+        assert_eq!(
+            row("gpu/sm_90/r.a/t"),
+            [
+                Some(Status::Pass),
+                Some(Status::Pass),
+                None,
+                Some(Status::Pass)
+            ]
+        );
+        assert_eq!(
+            row("gpu/sm_90/r.b/t"),
+            [Some(Status::Fail), None, Some(Status::Fail), None]
+        );
+        // A trial without a device (the model tier) is the machine's only.
+        assert_eq!(row("model/r.a/t"), [Some(Status::Pass), None, None, None]);
+        assert_eq!(m.counts(0).values().sum::<usize>(), 4);
+        assert_eq!(m.counts(2).values().sum::<usize>(), 2);
+
+        let md = m.to_markdown();
+        assert!(
+            md.contains("| M1.2 | H200, device 0000:01:00.0 (GPU-1) | 580.1 | 13.0.88 | two/results.jsonl | 1 pass, 1 fail |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| trial | M1 | M1.1 | M1.2 | M2 |\n|---|---|---|---|---|\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| gpu/sm\\_90/r.b/t | fail | — | fail | — |"),
+            "{md}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+        assert_eq!(json["columns"][0]["gpu"], "H200");
+        assert!(json["columns"][0].get("device").is_none());
+        assert_eq!(json["columns"][2]["device"]["uuid"], "GPU-1");
+        assert_eq!(json["columns"][2]["label"], "M1.2");
     }
 
     #[test]

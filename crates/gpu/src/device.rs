@@ -1,5 +1,7 @@
 //! The device: whether a driver and a GPU exist ([`probe`], never a
-//! panic), what the device is ([`DeviceInfo`]), and the driver's release.
+//! panic), what the device is ([`DeviceInfo`]: its name, compute
+//! capability, UUID and PCI bus id), every device of the host
+//! ([`probe_all`]), and the driver's release.
 
 use cudarc::driver::{result, sys};
 
@@ -17,6 +19,15 @@ pub struct DeviceInfo {
     pub driver_release: Option<String>,
     /// `sm_90`, ...
     pub sm: String,
+    /// The driver's ordinal for it in this process (`CUDA_VISIBLE_DEVICES`
+    /// decides what a process sees).
+    pub ordinal: usize,
+    /// `GPU-8932f937-d72c-4106-c12f-20bd9faed9f6`, from `cuDeviceGetUuid`:
+    /// the spelling `nvidia-smi` and `CUDA_VISIBLE_DEVICES` use.
+    pub uuid: Option<String>,
+    /// `0000:3B:00.0` (domain, bus, device), from the device's PCI
+    /// attributes.
+    pub pci_bus_id: Option<String>,
 }
 
 /// Whether a CUDA driver and a device exist, and what the first device is.
@@ -25,6 +36,16 @@ pub fn probe() -> Result<DeviceInfo, String> {
     std::panic::catch_unwind(|| {
         init_driver()?;
         device_info(0)
+    })
+    .unwrap_or_else(|_| Err("probing the CUDA driver panicked".to_string()))
+}
+
+/// Every device this process sees, in the driver's order. Never panics.
+pub fn probe_all() -> Result<Vec<DeviceInfo>, String> {
+    std::panic::catch_unwind(|| {
+        init_driver()?;
+        let count = result::device::get_count().map_err(driver_error)?;
+        (0..count.max(0) as usize).map(device_info).collect()
     })
     .unwrap_or_else(|_| Err("probing the CUDA driver panicked".to_string()))
 }
@@ -67,8 +88,21 @@ pub(crate) fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
     use sys::CUdevice_attribute::{
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR,
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
+        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID as BUS, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID as DEVICE,
+        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID as DOMAIN,
     };
     let (major, minor) = (attr(MAJOR)? as u32, attr(MINOR)? as u32);
+    // The identity is informative: a driver that cannot say leaves it out.
+    let pci = (|| {
+        Some(pci_bus_id(
+            attr(DOMAIN).ok()?,
+            attr(BUS).ok()?,
+            attr(DEVICE).ok()?,
+        ))
+    })();
+    let uuid = result::device::get_uuid(dev)
+        .ok()
+        .map(|u| uuid_string(&u.bytes.map(|b| b as u8)));
     let mut v: std::ffi::c_int = 0;
     // SAFETY: writes one int.
     unsafe { sys::cuDriverGetVersion(&mut v) }
@@ -80,7 +114,28 @@ pub(crate) fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
         driver_version: format!("{}.{}", v / 1000, (v % 1000) / 10),
         driver_release: read_driver_release(),
         sm: format!("sm_{major}{minor}"),
+        ordinal,
+        uuid,
+        pci_bus_id: pci,
     })
+}
+
+/// A `CUuuid` as `nvidia-smi` writes it: `GPU-` and 8-4-4-4-12 hex digits.
+pub fn uuid_string(bytes: &[u8; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A PCI location as `cuDeviceGetPCIBusId` writes it: `0000:3B:00.0`.
+pub fn pci_bus_id(domain: i32, bus: i32, device: i32) -> String {
+    format!("{domain:04X}:{bus:02X}:{device:02X}.0")
 }
 
 /// The kernel driver's release: from `/proc/driver/nvidia/version`, else
@@ -128,7 +183,26 @@ mod tests {
     }
 
     #[test]
+    fn the_identity_is_spelt_as_nvidia_smi_spells_it() {
+        let b = [
+            0x89, 0x32, 0xf9, 0x37, 0xd7, 0x2c, 0x41, 0x06, 0xc1, 0x2f, 0x20, 0xbd, 0x9f, 0xae,
+            0xd9, 0xf6,
+        ];
+        assert_eq!(uuid_string(&b), "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6");
+        assert_eq!(pci_bus_id(0, 0x3b, 0), "0000:3B:00.0");
+        assert_eq!(pci_bus_id(1, 255, 31), "0001:FF:1F.0");
+    }
+
+    #[test]
     fn probe_never_panics_and_explains() {
+        match probe_all() {
+            Ok(all) => {
+                for (i, d) in all.iter().enumerate() {
+                    assert_eq!(d.ordinal, i, "{d:?}");
+                }
+            }
+            Err(why) => assert!(!why.is_empty()),
+        }
         match probe() {
             Ok(info) => assert!(info.sm.starts_with("sm_"), "{info:?}"),
             Err(why) => {

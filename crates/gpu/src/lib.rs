@@ -32,7 +32,7 @@ pub mod histogram;
 mod litmus;
 mod runtime;
 
-pub use device::{DeviceInfo, driver_release, probe};
+pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
 use device::{device_info, init_driver};
 pub use litmus::{Budget, Incantations, LitmusRun, MAX_LIMITED_LAUNCHES, launch_seed, permutation};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};

@@ -31,9 +31,9 @@ pub struct Candidate {
     pub site: String,
     /// The original test's verdict: what a kill contradicts.
     pub original: Verdict,
-    /// The profile of the first rule that lists the test (which GPUs can
-    /// run it).
-    pub profile: Profile,
+    /// The profiles of the rules that list the test (a GPU that can run
+    /// one of them runs the mutant).
+    pub profiles: Vec<Profile>,
     /// The mutated test; its `expect` is `allowed`, which [`judge`] checks.
     pub litmus: Litmus,
 }
@@ -58,7 +58,7 @@ pub fn candidates(spec: &Spec) -> (Vec<Candidate>, Vec<Rejected>) {
         if l.expect == Verdict::Allowed {
             continue;
         }
-        let profile = profile_of(spec, &test.name);
+        let profiles = profiles_of(spec, &test.name);
         for op in Operator::ALL {
             let sites = op.apply(l);
             let several = sites.len() > 1;
@@ -69,14 +69,14 @@ pub fn candidates(spec: &Spec) -> (Vec<Candidate>, Vec<Rejected>) {
                     format!("{}{SEPARATOR}{}", test.name, op.name())
                 };
                 m.expect = Verdict::Allowed;
-                match validate(profile, &m) {
+                match validate(&profiles, &m) {
                     Ok(()) => out.push(Candidate {
                         name,
                         test: test.name.clone(),
                         operator: op,
                         site,
                         original: l.expect,
-                        profile,
+                        profiles: profiles.clone(),
                         litmus: m,
                     }),
                     Err(reason) => rejected.push(Rejected { name, reason }),
@@ -123,25 +123,43 @@ pub fn kills(original: Verdict, condition: &Condition, state: &State) -> Result<
     })
 }
 
-/// The profile of the first rule listing the test (the loader's checks
-/// depend on it, e.g. `devicesync` is CDP1's).
-fn profile_of(spec: &Spec, test: &str) -> Profile {
-    spec.pairs()
-        .find(|(_, t)| t.name == test)
+/// The profiles of the rules listing the test, in [`Profile::ALL`] order
+/// (the loader's checks depend on it, e.g. `devicesync` is CDP1's).
+fn profiles_of(spec: &Spec, test: &str) -> Vec<Profile> {
+    let listed: Vec<Profile> = spec
+        .pairs()
+        .filter(|(_, t)| t.name == test)
         .map(|(r, _)| r.profile)
-        .unwrap_or(Profile::Cdp2)
+        .collect();
+    let out: Vec<Profile> = Profile::ALL
+        .into_iter()
+        .filter(|p| listed.contains(p))
+        .collect();
+    if out.is_empty() {
+        vec![Profile::Cdp2]
+    } else {
+        out
+    }
 }
 
-/// The loader's verdict on a mutated test, written back as YAML and loaded.
-fn validate(profile: Profile, l: &Litmus) -> Result<(), String> {
-    let yaml = gridcheck_spec::render::litmus_spec_yaml(profile, "mutant", l);
-    gridcheck_spec::render::load_litmus(&yaml)
-        .map(|_| ())
-        .map_err(|e| {
-            e.to_string()
-                .lines()
-                .next()
-                .unwrap_or("rejected")
-                .to_string()
-        })
+/// The loader's verdict on a mutated test, written back as YAML and loaded
+/// under each profile in turn: accepted under one is accepted.
+fn validate(profiles: &[Profile], l: &Litmus) -> Result<(), String> {
+    let mut first_error = None;
+    for &p in profiles {
+        let yaml = gridcheck_spec::render::litmus_spec_yaml(p, "mutant", l);
+        match gridcheck_spec::render::load_litmus(&yaml) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first_error.get_or_insert_with(|| {
+                    e.to_string()
+                        .lines()
+                        .next()
+                        .unwrap_or("rejected")
+                        .to_string()
+                });
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| "no profile lists the test".into()))
 }

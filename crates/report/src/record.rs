@@ -76,6 +76,34 @@ pub struct Environment {
     /// incantations), when the harness recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tuning: Option<crate::Tuning>,
+    /// Which of the host's GPUs ran it (absent in records made before the
+    /// harness ran on several GPUs; its name is `gpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<Device>,
+}
+
+/// One GPU of a host, by what tells it from a GPU of the same model.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Device {
+    /// The harness's ordinal for it (as the harness process saw the host's
+    /// GPUs).
+    pub ordinal: u32,
+    /// `GPU-8932f937-...`, as `nvidia-smi -L` shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// `0000:3B:00.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
+}
+
+impl Device {
+    /// How a report names it: its PCI bus id, else its UUID, else `#<ordinal>`.
+    pub fn label(&self) -> String {
+        self.pci_bus_id
+            .clone()
+            .or_else(|| self.uuid.clone())
+            .unwrap_or_else(|| format!("#{}", self.ordinal))
+    }
 }
 
 /// One finished trial: a line of the results file. Its key is
@@ -307,5 +335,74 @@ tests:
         // A line written before the field existed reads without it.
         let plain = TrialRecord::new(TrialId::model("r", "t"), Status::Pass, "m");
         assert!(!plain.to_json_line().contains("recorded_as"));
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+
+    /// A GPU record as the harness wrote it before it recorded the device.
+    const OLD: &str = r#"{"trial":"gpu/sm_90/cdp2.r/t","tier":"gpu","rule":"cdp2.r","test":"t","status":"pass","message":"m","environment":{"gpu":"NVIDIA H100 80GB HBM3","sm":"sm_90","driver":"13.0","nvcc":"13.0.88","driver_version":"580.159.04"}}"#;
+
+    fn gpu_record(device: Option<Device>) -> TrialRecord {
+        let mut r = TrialRecord::new("gpu/sm_90/cdp2.r/t".parse().unwrap(), Status::Pass, "m");
+        r.environment = Some(Environment {
+            gpu: "NVIDIA H200".into(),
+            sm: "sm_90".into(),
+            driver: "13.0".into(),
+            nvcc: None,
+            driver_version: None,
+            tuning: None,
+            device,
+        });
+        r
+    }
+
+    #[test]
+    fn a_record_without_the_device_still_reads() {
+        let r: TrialRecord = serde_json::from_str(OLD).unwrap();
+        let env = r.environment.as_ref().unwrap();
+        assert_eq!(env.gpu, "NVIDIA H100 80GB HBM3");
+        assert_eq!(env.device, None);
+        // Written back, it stays without one.
+        assert!(!r.to_json_line().contains("device"), "{}", r.to_json_line());
+        let again: TrialRecord = serde_json::from_str(&r.to_json_line()).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn the_device_round_trips() {
+        let d = Device {
+            ordinal: 1,
+            uuid: Some("GPU-8932f937-d72c-4106-c12f-20bd9faed9f6".into()),
+            pci_bus_id: Some("0000:3B:00.0".into()),
+        };
+        let r = gpu_record(Some(d.clone()));
+        let line = r.to_json_line();
+        assert!(
+            line.contains(r#""device":{"ordinal":1,"uuid":"GPU-8932f937-d72c-4106-c12f-20bd9faed9f6","pci_bus_id":"0000:3B:00.0"}"#),
+            "{line}"
+        );
+        let back: TrialRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(d.label(), "0000:3B:00.0");
+        // What a driver could not say is left out, and read back as absent.
+        let bare = Device {
+            ordinal: 2,
+            uuid: None,
+            pci_bus_id: None,
+        };
+        let r = gpu_record(Some(bare.clone()));
+        assert!(r.to_json_line().contains(r#""device":{"ordinal":2}"#));
+        assert_eq!(
+            serde_json::from_str::<TrialRecord>(&r.to_json_line()).unwrap(),
+            r
+        );
+        assert_eq!(bare.label(), "#2");
+        assert_eq!(
+            serde_json::from_str::<TrialRecord>(&gpu_record(None).to_json_line()).unwrap(),
+            gpu_record(None)
+        );
     }
 }
