@@ -28,7 +28,7 @@ pub(crate) fn page(ctx: &Ctx) -> String {
     let mut newest: BTreeMap<&str, &Run> = BTreeMap::new();
     for r in ctx.inputs.runs.iter().filter(|r| !r.mutants.is_empty()) {
         let e = newest.entry(&r.slug).or_insert(r);
-        if r.date > e.date {
+        if crate::results::run_order(&r.date) > crate::results::run_order(&e.date) {
             *e = r;
         }
     }

@@ -105,13 +105,28 @@ pub fn machine_txt_driver(text: &str) -> Option<String> {
     looks_like_version.then(|| v.to_string())
 }
 
+/// A run directory's name: `YYYY-MM-DD`, or `YYYY-MM-DD.N` for the N-th run
+/// of that day (N from 2), so that a later run never overwrites an earlier one.
 fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
+    let (day, nth) = match s.split_once('.') {
+        Some((d, n)) => (d, Some(n)),
+        None => (s, None),
+    };
+    let b = day.as_bytes();
     b.len() == 10
         && b.iter().enumerate().all(|(i, c)| match i {
             4 | 7 => *c == b'-',
             _ => c.is_ascii_digit(),
         })
+        && nth.is_none_or(|n| n.parse::<u32>().is_ok_and(|n| n >= 2))
+}
+
+/// The order of run directories: by day, then by the run of the day.
+pub fn run_order(date: &str) -> (&str, u32) {
+    match date.split_once('.') {
+        Some((d, n)) => (d, n.parse().unwrap_or(1)),
+        None => (date, 1),
+    }
 }
 
 /// Every run under `dir` (`<slug>/<date>/results.jsonl`), sorted by slug
@@ -194,7 +209,7 @@ pub fn latest(runs: &[Run]) -> Vec<&Run> {
     let mut by_slug: BTreeMap<&str, &Run> = BTreeMap::new();
     for r in runs {
         let e = by_slug.entry(&r.slug).or_insert(r);
-        if r.date > e.date {
+        if run_order(&r.date) > run_order(&e.date) {
             *e = r;
         }
     }
@@ -253,6 +268,10 @@ mod tests {
             mutants: vec![],
             tuning_search: vec![],
         };
+        assert!(is_date("2026-11-24") && is_date("2026-11-24.2") && is_date("2026-11-24.10"));
+        assert!(!is_date("2026-11-24.1") && !is_date("2026-11-24.x") && !is_date("2026-11-2"));
+        assert!(run_order("2026-11-24.10") > run_order("2026-11-24.9"));
+        assert!(run_order("2026-11-24.2") > run_order("2026-11-24"));
         let runs = [
             run("a", "2026-01-02"),
             run("a", "2026-03-01"),
