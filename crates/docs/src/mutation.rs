@@ -55,15 +55,11 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
     let budget = run.mutants.iter().map(|r| r.budget_s).fold(0.0, f64::max);
     let _ = writeln!(
         out,
-        "**{} mutants killed** ({:.1} %), each within a budget of {budget} GPU s; the slowest \
+        "**{} mutants killed**, each within a budget of {budget} GPU s; the slowest \
          kill took {:.3} GPU s; {:.1} GPU s in all. {} candidates are not mutants (the oracles \
          say the test does not rest on what the operator removed there, or the loader rejects \
          the result).",
-        s.overall,
-        s.overall.percent(),
-        s.slowest_kill_s,
-        s.gpu_s,
-        s.not_mutants
+        s.overall, s.slowest_kill_s, s.gpu_s, s.not_mutants
     );
     for (what, n) in &s.left_out {
         let _ = writeln!(
