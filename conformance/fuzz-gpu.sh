@@ -18,22 +18,12 @@ cd "$(dirname "$0")/.."
 dir=${1:-.gpu-bundle/fuzz}
 shift || true
 out=${OUT:-target/gridcheck}
-nvcc=${NVCC:-nvcc}
 mkdir -p "$out" "$dir/obj" "$dir/kernels/sm_90"
 if [ ! -d "$dir/generated" ] || [ ! -x .gpu-bundle/conformance ]; then
   echo "need $dir/generated (cargo xtask fuzz gpu) and .gpu-bundle/conformance (cargo xtask gpu-bundle)" >&2
   exit 2
 fi
-devrt=$(dirname "$(dirname "$(command -v "$nvcc")")")/lib64
-export nvcc dir devrt
-echo "== compiling $(ls "$dir"/generated/*.cu | wc -l) kernels with $nvcc"
-start=$(date +%s)
-ls "$dir"/generated/*.cu | xargs -P "$(nproc)" -I{} bash -c '
-  n=$(basename {} .cu)
-  timeout 120 "$nvcc" -arch=sm_90 -rdc=true -Ikernels/include -c {} -o "$dir/obj/$n.o" &&
-  timeout 120 "$nvcc" -arch=sm_90 -dlink -cubin "$dir/obj/$n.o" -L"$devrt" -lcudadevrt \
-    -o "$dir/kernels/sm_90/$n.cubin" || echo "compile of $n failed"' 2>&1 | tail -n 20
-echo "compiled $(ls "$dir"/kernels/sm_90/*.cubin 2>/dev/null | wc -l) cubins in $(( $(date +%s) - start )) s"
+bash conformance/compile-kernels.sh "$dir"
 
 echo "== harness: model and GPU tiers"
 start=$(date +%s)
