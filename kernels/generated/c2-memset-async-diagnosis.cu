@@ -4,13 +4,14 @@
 // Separates "not ordered" from "not executed" from "wrote other bytes" for device cudaMemsetAsync: the host pre-fills each buffer with 0x5a (neither 0 nor the value); the parent sets it with values 0x01 and 0xab, sizes 4 B, 1 KiB and 64 KiB, into its NULL stream, a named stream and the tail stream; the next kernel launched into the same stream, a tail kernel and the host after completion classify the bytes: 1 all the value, 2 all the old pattern, 3 a mix of the two, 4 other bytes. Each case's `seen` is child*100 + tail*10 + host (111: ordered and executed; 211: not ordered before the next kernel but executed; 222: never executed; a 4: wrote other bytes). The NULL and named streams must give 111; the tail stream's results are reported only (the guide does not say a memset may go there).
 // Rules: cdp2.memory.async-memcpy-memset-stream-semantics
 // Build: nvcc -arch=sm_90 -rdc=true -lcudadevrt -o <test>.host, extra flags: (none)
-// Run: the program prints `gridcheck-output <name> <value>` for: memset_err_null_01_4, seen_null_01_4, launch_errors_null_01_4, memset_err_null_01_1024, seen_null_01_1024, launch_errors_null_01_1024, memset_err_null_01_65536, seen_null_01_65536, launch_errors_null_01_65536, memset_err_null_ab_4, seen_null_ab_4, launch_errors_null_ab_4, memset_err_null_ab_1024, seen_null_ab_1024, launch_errors_null_ab_1024, memset_err_null_ab_65536, seen_null_ab_65536, launch_errors_null_ab_65536, memset_err_named_01_4, seen_named_01_4, launch_errors_named_01_4, memset_err_named_01_1024, seen_named_01_1024, launch_errors_named_01_1024, memset_err_named_01_65536, seen_named_01_65536, launch_errors_named_01_65536, memset_err_named_ab_4, seen_named_ab_4, launch_errors_named_ab_4, memset_err_named_ab_1024, seen_named_ab_1024, launch_errors_named_ab_1024, memset_err_named_ab_65536, seen_named_ab_65536, launch_errors_named_ab_65536, memset_err_tail_01_4, seen_tail_01_4, launch_errors_tail_01_4, memset_err_tail_01_1024, seen_tail_01_1024, launch_errors_tail_01_1024, memset_err_tail_01_65536, seen_tail_01_65536, launch_errors_tail_01_65536, memset_err_tail_ab_4, seen_tail_ab_4, launch_errors_tail_ab_4, memset_err_tail_ab_1024, seen_tail_ab_1024, launch_errors_tail_ab_1024, memset_err_tail_ab_65536, seen_tail_ab_65536, launch_errors_tail_ab_65536
-// Expect: memset_err_null_01_4 == cudaSuccess, seen_null_01_4 == 111, launch_errors_null_01_4 == 0, memset_err_null_01_1024 == cudaSuccess, seen_null_01_1024 == 111, launch_errors_null_01_1024 == 0, memset_err_null_01_65536 == cudaSuccess, seen_null_01_65536 == 111, launch_errors_null_01_65536 == 0, memset_err_null_ab_4 == cudaSuccess, seen_null_ab_4 == 111, launch_errors_null_ab_4 == 0, memset_err_null_ab_1024 == cudaSuccess, seen_null_ab_1024 == 111, launch_errors_null_ab_1024 == 0, memset_err_null_ab_65536 == cudaSuccess, seen_null_ab_65536 == 111, launch_errors_null_ab_65536 == 0, memset_err_named_01_4 == cudaSuccess, seen_named_01_4 == 111, launch_errors_named_01_4 == 0, memset_err_named_01_1024 == cudaSuccess, seen_named_01_1024 == 111, launch_errors_named_01_1024 == 0, memset_err_named_01_65536 == cudaSuccess, seen_named_01_65536 == 111, launch_errors_named_01_65536 == 0, memset_err_named_ab_4 == cudaSuccess, seen_named_ab_4 == 111, launch_errors_named_ab_4 == 0, memset_err_named_ab_1024 == cudaSuccess, seen_named_ab_1024 == 111, launch_errors_named_ab_1024 == 0, memset_err_named_ab_65536 == cudaSuccess, seen_named_ab_65536 == 111, launch_errors_named_ab_65536 == 0
+// Run: the program prints `gridcheck-output <name> <value>` for: memset_err_null_01_4, seen_null_01_4, first_word_null_01_4, memset_err_null_01_1024, seen_null_01_1024, first_word_null_01_1024, memset_err_null_01_65536, seen_null_01_65536, first_word_null_01_65536, memset_err_null_ab_4, seen_null_ab_4, first_word_null_ab_4, memset_err_null_ab_1024, seen_null_ab_1024, first_word_null_ab_1024, memset_err_null_ab_65536, seen_null_ab_65536, first_word_null_ab_65536, memset_err_named_01_4, seen_named_01_4, memset_err_named_01_1024, seen_named_01_1024, memset_err_named_01_65536, seen_named_01_65536, memset_err_named_ab_4, seen_named_ab_4, memset_err_named_ab_1024, seen_named_ab_1024, memset_err_named_ab_65536, seen_named_ab_65536, memset_err_tail_01_4, seen_tail_01_4, memset_err_tail_01_1024, seen_tail_01_1024, memset_err_tail_01_65536, seen_tail_01_65536, memset_err_tail_ab_4, seen_tail_ab_4, memset_err_tail_ab_1024, seen_tail_ab_1024, memset_err_tail_ab_65536, seen_tail_ab_65536, launch_errors, host_control_01_4, host_control_01_1024, host_control_01_65536, host_control_ab_4, host_control_ab_1024, host_control_ab_65536
+// Expect: memset_err_null_01_4 == cudaSuccess, seen_null_01_4 == 111, memset_err_null_01_1024 == cudaSuccess, seen_null_01_1024 == 111, memset_err_null_01_65536 == cudaSuccess, seen_null_01_65536 == 111, memset_err_null_ab_4 == cudaSuccess, seen_null_ab_4 == 111, memset_err_null_ab_1024 == cudaSuccess, seen_null_ab_1024 == 111, memset_err_null_ab_65536 == cudaSuccess, seen_null_ab_65536 == 111, memset_err_named_01_4 == cudaSuccess, seen_named_01_4 == 111, memset_err_named_01_1024 == cudaSuccess, seen_named_01_1024 == 111, memset_err_named_01_65536 == cudaSuccess, seen_named_01_65536 == 111, memset_err_named_ab_4 == cudaSuccess, seen_named_ab_4 == 111, memset_err_named_ab_1024 == cudaSuccess, seen_named_ab_1024 == 111, memset_err_named_ab_65536 == cudaSuccess, seen_named_ab_65536 == 111, launch_errors == 0, host_control_01_4 == 1, host_control_01_1024 == 1, host_control_01_65536 == 1, host_control_ab_4 == 1, host_control_ab_1024 == 1, host_control_ab_65536 == 1
 //
 // The test's source, verbatim:
 
-#line 526 "spec/cdp2/memory.yaml"
+#line 561 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
+#include <cstring>
 #define PAT 0x5au
 __device__ __host__ unsigned classify(const unsigned char *b, size_t n, unsigned char v) {
   bool all_v = true, all_p = true, other = false;
@@ -42,7 +43,7 @@ int main() {
   const unsigned char values[] = {0x01, 0xab};
   const size_t sizes[] = {4, 1024, 65536};
   unsigned char *b, *host = (unsigned char *)malloc(65536);
-  unsigned *r;
+  unsigned *r, launch_errors = 0;
   GC_SETUP(cudaMalloc(&b, 65536));
   GC_SETUP(cudaMalloc(&r, 4 * sizeof(unsigned)));
   for (int kind = 0; kind < 3; ++kind)
@@ -62,8 +63,30 @@ int main() {
         gc_output(name, h[0]);
         snprintf(name, sizeof name, "seen_%s_%02x_%zu", streams[kind], v, n);
         gc_output(name, h[1] * 100 + h[2] * 10 + classify(host, n, v));
-        snprintf(name, sizeof name, "launch_errors_%s_%02x_%zu", streams[kind], v, n);
-        gc_output(name, h[3]);
+        launch_errors += h[3];
+        if (kind == 0) {  // what the bytes are: the first word the host read back
+          unsigned first = 0;
+          memcpy(&first, host, 4);
+          snprintf(name, sizeof name, "first_word_%s_%02x_%zu", streams[kind], v, n);
+          gc_output(name, first);
+        }
       }
+  gc_output("launch_errors", launch_errors);
+  // The control: the same buffer, pre-fill and classification after a
+  // host-side cudaMemsetAsync. Anything but 1 here is the diagnosis
+  // program's own defect, not the device's.
+  cudaStream_t hs;
+  GC_SETUP(cudaStreamCreateWithFlags(&hs, cudaStreamNonBlocking));
+  for (unsigned char v : values)
+    for (size_t n : sizes) {
+      GC_SETUP(cudaMemset(b, PAT, 65536));
+      GC_SETUP(cudaDeviceSynchronize());
+      GC_SETUP(cudaMemsetAsync(b, v, n, hs));
+      GC_SETUP(cudaStreamSynchronize(hs));
+      GC_SETUP(cudaMemcpy(host, b, n, cudaMemcpyDeviceToHost));
+      char name[64];
+      snprintf(name, sizeof name, "host_control_%02x_%zu", v, n);
+      gc_output(name, classify(host, n, v));
+    }
   return 0;
 }
