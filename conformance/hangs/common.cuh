@@ -5,6 +5,10 @@
 // (the counters keep moving) from a stall (they stop).
 #pragma once
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,23 @@ static unsigned arg(int argc, char **argv, const char *key, unsigned dflt) {
   for (int i = 1; i < argc; ++i)
     if (strncmp(argv[i], key, n) == 0 && argv[i][n] == '=') return (unsigned)strtoul(argv[i] + n + 1, nullptr, 0);
   return dflt;
+}
+
+// A reproducer must never outlive the step that started it. GNU `timeout`
+// runs its command in a process group of its own, so a caller that ends
+// its step by killing its own process group (or kills `timeout` itself with
+// SIGKILL) leaves the program running on the GPU, where it slows down
+// whatever runs next. Two guards: the program exits when its parent dies
+// (PR_SET_PDEATHSIG), and by itself after `seconds` (exit status 124, like
+// `timeout`).
+static void self_limit(unsigned seconds) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  std::thread([seconds] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    printf("LIMIT %u s reached: exiting\n", seconds);
+    fflush(stdout);
+    _exit(124);
+  }).detach();
 }
 
 // Counters the kernels bump (atomicAdd on mapped host memory): what the

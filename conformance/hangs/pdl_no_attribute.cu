@@ -8,6 +8,7 @@
 // done); `repeat` runs the launches again and again to catch a rare one.
 //
 // usage: pdl_no_attribute instances=65536 launches=4 repeat=50 delay=1048576 stress=65536 iters=65536 stall=60
+//        limit=600
 #include "common.cuh"
 
 __global__ void __launch_bounds__(96) primary(gc_params p, unsigned long long *prog) {
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
   const unsigned repeat = arg(argc, argv, "repeat", 50), delay = arg(argc, argv, "delay", 1u << 20);
   const unsigned stress = arg(argc, argv, "stress", 1u << 16), iters = arg(argc, argv, "iters", 1u << 16);
   const unsigned stall = arg(argc, argv, "stall", 60);
+  self_limit(arg(argc, argv, "limit", 600));
   unsigned *mem, *regs, *status, *st;
   CHECK(cudaMalloc(&mem, (size_t)n * 64u * 4u));
   CHECK(cudaMalloc(&regs, (size_t)n * 2u * 4u));

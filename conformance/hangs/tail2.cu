@@ -12,7 +12,7 @@
 // shows counters that keep moving and a time per launch linear in
 // `instances`; a deadlock shows counters that stop.
 //
-// usage: tail2 instances=65536 launches=4 delay=1048576 stress=65536 iters=65536 stall=60
+// usage: tail2 instances=65536 launches=4 delay=1048576 stress=65536 iters=65536 stall=60 limit=600
 #include "common.cuh"
 
 __global__ void __launch_bounds__(128) ta(gc_params p, unsigned slot, unsigned long long *prog) {
@@ -75,6 +75,7 @@ int main(int argc, char **argv) {
   const unsigned n = arg(argc, argv, "instances", 65536), launches = arg(argc, argv, "launches", 4);
   const unsigned delay = arg(argc, argv, "delay", 1u << 20), stress = arg(argc, argv, "stress", 1u << 16);
   const unsigned iters = arg(argc, argv, "iters", 1u << 16), stall = arg(argc, argv, "stall", 60);
+  self_limit(arg(argc, argv, "limit", 600));
   // As the suite's runner: room in the launch pool for every pending launch.
   CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 2u * n + 64u));
   size_t pool = 0;

@@ -14,7 +14,7 @@
 //
 // The test's source, verbatim:
 
-#line 658 "spec/cdp1/overview.yaml"
+#line 663 "spec/cdp1/overview.yaml"
 // out[0] launch_err, out[1] child_timed_out,
 // out[2] child_progressed_before_sync, out[3] parent_spins, out[4] sync_err
 __device__ volatile unsigned int flag, started;

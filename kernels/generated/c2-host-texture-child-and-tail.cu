@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 853 "spec/cdp2/memory.yaml"
+#line 905 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
 #define N 4096
 __global__ void warm(cudaTextureObject_t t, unsigned *sink) {

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 625 "spec/cdp2/device-api.yaml"
+#line 797 "spec/cdp2/device-api.yaml"
 #include "gridcheck_host.cuh"
 #include <thread>
 __device__ unsigned long long now() {

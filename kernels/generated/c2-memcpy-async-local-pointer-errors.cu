@@ -10,7 +10,7 @@
 //
 // The test's source, verbatim:
 
-#line 474 "spec/cdp2/memory.yaml"
+#line 497 "spec/cdp2/memory.yaml"
 __device__ unsigned int dst[16];
 extern "C" __global__ void entry(unsigned int *out) {
   unsigned int loc[16];

@@ -11,7 +11,7 @@
 //
 // The test's source, verbatim:
 
-#line 458 "spec/cdp2/memory.yaml"
+#line 481 "spec/cdp2/memory.yaml"
 extern "C" __global__ void entry(unsigned int *out) {
   __shared__ unsigned int sh[16];
   sh[threadIdx.x] = 7;

@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 385 "spec/cdp2/memory.yaml"
+#line 389 "spec/cdp2/memory.yaml"
 __device__ int data_buf[256];
 __global__ void tail_launch(int *data, unsigned int *out) {
   data[threadIdx.x] = data[threadIdx.x]+1;

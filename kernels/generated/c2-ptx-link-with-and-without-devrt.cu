@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 308 "spec/cdp2/device-api.yaml"
+#line 480 "spec/cdp2/device-api.yaml"
 #include "gridcheck_driver.cuh"
 // The PTX as string lines. (The test's name avoids `cudadevrt`: nvcc
 // 13.0's device link skips the registration of an object whose file
