@@ -1,0 +1,562 @@
+// pdl_late_write.cu: can a PDL secondary that reads BEFORE
+// cudaGridDependencySynchronize() see a primary's LAST write still stale,
+// when that write is made late (an asynchronous bulk store, a deep store
+// queue, a contended line)? And does any read AFTER the synchronisation ever
+// see it stale (that would break the documented guarantee)?
+//
+// Build: nvcc -arch=sm_90 -O2 -o pdl_late_write pdl_late_write.cu
+//        (add -DPDL_NO_BULK if the cp.async.bulk PTX does not assemble; the
+//         bulk variants are then reported as not_built)
+// Run:   ./pdl_late_write [launches-per-config] [seconds-per-config] [name]
+//        (defaults 10000 and 0.6; a config stops early once it has run that
+//         long; [name] keeps only the variants whose name contains it)
+//
+// One line per (variant, blocks):
+//   variant=<name> blocks=<B> instances=<n> stale_before_wait=<k>
+//   stale_after_wait=<k2> launch_err=<code> missing=<m>
+//   gap_ns_min=<g> gap_ns_p50=<g> gap_neg=<c>
+// An instance is one (launch, block). The gap of an instance is the
+// %globaltimer of the secondary block's first read minus the latest
+// %globaltimer any primary block of the same launch took just before issuing
+// its flag write. See README.md for how to read it.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CHECK(call)                                                         \
+  do {                                                                      \
+    cudaError_t err_ = (call);                                              \
+    if (err_ != cudaSuccess) {                                              \
+      std::fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__,        \
+                   __LINE__, #call, cudaGetErrorString(err_), (int)err_);   \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+// ---------------------------------------------------------------------------
+// Variants
+// ---------------------------------------------------------------------------
+
+enum Variant : int {
+  CTRL_EARLY_TRIGGER = 0,   // positive control: trigger first, write ~50 us later
+  CTRL_NO_PDL,              // negative control: plain store, secondary without PDL
+  PLAIN_IMPLICIT,           // (1) st flag, exit
+  PLAIN_LATE_TRIGGER,       // (2) st flag, trigger, exit
+  BULK16_IMPLICIT,          // (3) 16 B bulk store, wait_group.read, exit
+  BULK16_TRIGGER,           // (4) as (3), then trigger, exit
+  BULK64K_IMPLICIT,         // (5) one 64 KiB bulk store, flag in last 16 B
+  DEEP_QUEUE_IMPLICIT,      // (6) 64 KiB of st.v4 by the same thread, then st flag
+  BULK_QUEUE_FLAG_IMPLICIT, // 64 KiB bulk group, then a 16 B flag bulk group
+  CONTENDED_LINE_IMPLICIT,  // 127 threads x 64 red.add on the flag's line, then st flag
+  NUM_VARIANTS
+};
+
+struct VariantInfo {
+  const char* name;
+  Variant id;
+  bool pdl;           // launch the secondary with programmatic stream serialization
+  bool bulk;          // needs cp.async.bulk
+  int stride_words;   // words between consecutive blocks' flag regions
+  int flag_off_words; // offset of the flag inside a block's region
+  size_t dyn_smem;    // dynamic shared memory of the primary
+};
+
+constexpr int kLineWords = 32;             // 128-byte line
+constexpr int kBigWords = 16384;           // 64 KiB
+constexpr int kBigBytes = kBigWords * 4;
+constexpr int kPrimaryThreads = 128;
+constexpr int kSecondaryThreads = 32;
+constexpr int kRedsPerThread = 64;
+constexpr long long kEarlySpinCycles = 100000; // ~55 us at 1.8 GHz
+
+// Run order: the plain-store variants first, the bulk ones last, so that a
+// bulk copy that faults (a sticky error ends the run) costs no other result.
+static const VariantInfo kVariants[NUM_VARIANTS] = {
+    {"ctrl_early_trigger", CTRL_EARLY_TRIGGER, true, false, kLineWords, 0, 0},
+    {"ctrl_no_pdl", CTRL_NO_PDL, false, false, kLineWords, 0, 0},
+    {"plain_implicit", PLAIN_IMPLICIT, true, false, kLineWords, 0, 0},
+    {"plain_late_trigger", PLAIN_LATE_TRIGGER, true, false, kLineWords, 0, 0},
+    {"deep_queue_implicit", DEEP_QUEUE_IMPLICIT, true, false, kLineWords, 0, 0},
+    {"contended_line_implicit", CONTENDED_LINE_IMPLICIT, true, false,
+     kLineWords, 0, 0},
+    {"bulk16_read_implicit", BULK16_IMPLICIT, true, true, kLineWords, 0, 0},
+    {"bulk16_read_trigger", BULK16_TRIGGER, true, true, kLineWords, 0, 0},
+    {"bulk64k_read_implicit", BULK64K_IMPLICIT, true, true, kBigWords,
+     kBigWords - 4, kBigBytes},
+    {"bulk_queue_then_flag_implicit", BULK_QUEUE_FLAG_IMPLICIT, true, true,
+     kLineWords, 0, kBigBytes},
+};
+
+#if defined(PDL_NO_BULK)
+constexpr bool kBulkBuilt = false;
+#else
+constexpr bool kBulkBuilt = true;
+#endif
+
+// ---------------------------------------------------------------------------
+// Device helpers (every one is asm volatile with a memory clobber so that the
+// compiler keeps them in program order with each other and with stores)
+// ---------------------------------------------------------------------------
+
+__device__ __forceinline__ unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+
+__device__ __forceinline__ unsigned load_relaxed_gpu(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(__cvta_generic_to_global(p))
+               : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_weak(unsigned* p, unsigned v) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
+               "r"(v)
+               : "memory");
+}
+
+__device__ __forceinline__ void store_weak_v4(unsigned* p, unsigned v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %1, %1, %1};" ::"l"(
+                   __cvta_generic_to_global(p)),
+               "r"(v)
+               : "memory");
+}
+
+__device__ __forceinline__ void red_add(unsigned* p, unsigned v) {
+  asm volatile("red.global.add.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
+               "r"(v)
+               : "memory");
+}
+
+// Same instruction as cudaTriggerProgrammaticLaunchCompletion(), whose inline
+// asm has no memory clobber; the clobber here keeps earlier stores before it.
+__device__ __forceinline__ void trigger_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(PDL_NO_BULK)
+#define PDL_HAVE_BULK 1
+// Order this thread's generic-proxy writes to shared memory before later
+// async-proxy reads of it (the bulk copy's source).
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void bulk_store(unsigned* gdst, const void* ssrc,
+                                           unsigned bytes) {
+  asm volatile(
+      "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+          __cvta_generic_to_global(gdst)),
+      "r"((unsigned)__cvta_generic_to_shared(ssrc)), "r"(bytes)
+      : "memory");
+}
+
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// Waits only until the source (shared memory) of every committed bulk group
+// has been read, not until the global writes are done or visible.
+__device__ __forceinline__ void bulk_wait_read_all() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+#endif
+
+// ---------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------
+
+// Thread 0 of block b makes x[b * stride + off] = 1 as its last write, by the
+// variant's mechanism. t_pre[inst] is the %globaltimer just before the flag
+// write is issued (stored before it, so the flag stays the last write).
+// *unsupported is set when a bulk variant runs in a build without bulk PTX.
+__global__ void primary(int variant, unsigned* x, int stride, int off,
+                        unsigned* scratch, unsigned long long* t_pre,
+                        long long inst_base, long long spin_cycles,
+                        unsigned* unsupported) {
+  extern __shared__ __align__(128) unsigned char dsm[];
+#if defined(PDL_HAVE_BULK)
+  __shared__ __align__(16) unsigned sflag[4];
+#endif
+  const int tid = threadIdx.x;
+  const int b = blockIdx.x;
+  unsigned* flag = x + (size_t)b * stride + off;
+  unsigned long long* tp = t_pre + inst_base + b;
+  (void)dsm;
+  (void)unsupported;
+
+  switch (variant) {
+    case CTRL_EARLY_TRIGGER: {
+      if (tid != 0) return;
+      trigger_dependents();
+      const long long t0 = clock64();
+      while (clock64() - t0 < spin_cycles) {
+      }
+      *tp = global_timer();
+      store_weak(flag, 1u);
+      return;
+    }
+    case CTRL_NO_PDL:
+    case PLAIN_IMPLICIT: {
+      if (tid != 0) return;
+      *tp = global_timer();
+      store_weak(flag, 1u);
+      return;
+    }
+    case PLAIN_LATE_TRIGGER: {
+      if (tid != 0) return;
+      *tp = global_timer();
+      store_weak(flag, 1u);
+      trigger_dependents();
+      return;
+    }
+    case DEEP_QUEUE_IMPLICIT: {
+      if (tid != 0) return;
+      unsigned* junk = scratch + (size_t)b * kBigWords;
+      for (int k = 0; k < kBigWords; k += 4) store_weak_v4(junk + k, 0xA5A5A5A5u);
+      *tp = global_timer();
+      store_weak(flag, 1u);
+      return;
+    }
+    case CONTENDED_LINE_IMPLICIT: {
+      // Words 1..31 of the flag's 128-byte line take a burst of reductions
+      // from the other threads; the flag (word 0) is stored after a barrier,
+      // i.e. after every reduction was issued.
+      unsigned* line = x + (size_t)b * stride;
+      if (tid != 0) {
+        unsigned* hot = line + 1 + (tid - 1) % (kLineWords - 1);
+        for (int r = 0; r < kRedsPerThread; ++r) red_add(hot, 1u);
+      }
+      __syncthreads();
+      if (tid != 0) return;
+      *tp = global_timer();
+      store_weak(flag, 1u);
+      return;
+    }
+#if defined(PDL_HAVE_BULK)
+    case BULK16_IMPLICIT:
+    case BULK16_TRIGGER: {
+      if (tid != 0) return;
+      sflag[0] = 1u;
+      sflag[1] = 0u;
+      sflag[2] = 0u;
+      sflag[3] = 0u;
+      fence_proxy_async_smem();
+      *tp = global_timer();
+      bulk_store(flag, sflag, 16u);
+      bulk_commit();
+      bulk_wait_read_all();
+      if (variant == BULK16_TRIGGER) trigger_dependents();
+      return;
+    }
+    case BULK64K_IMPLICIT: {
+      // The block's whole 64 KiB region is written by one bulk copy; the flag
+      // is its last 16 bytes (off = kBigWords - 4).
+      unsigned* s = reinterpret_cast<unsigned*>(dsm);
+      for (int k = tid; k < kBigWords; k += blockDim.x)
+        s[k] = (k == kBigWords - 4) ? 1u : (k > kBigWords - 4 ? 0u : 0xA5A5A5A5u);
+      fence_proxy_async_smem();
+      __syncthreads();
+      if (tid != 0) return;
+      *tp = global_timer();
+      bulk_store(x + (size_t)b * stride, s, (unsigned)kBigBytes);
+      bulk_commit();
+      bulk_wait_read_all();
+      return;
+    }
+    case BULK_QUEUE_FLAG_IMPLICIT: {
+      // First a 64 KiB bulk group to scratch, then the 16-byte flag group.
+      unsigned* s = reinterpret_cast<unsigned*>(dsm);
+      for (int k = tid; k < kBigWords; k += blockDim.x) s[k] = 0xA5A5A5A5u;
+      if (tid == 0) {
+        sflag[0] = 1u;
+        sflag[1] = 0u;
+        sflag[2] = 0u;
+        sflag[3] = 0u;
+      }
+      fence_proxy_async_smem();
+      __syncthreads();
+      if (tid != 0) return;
+      bulk_store(scratch + (size_t)b * kBigWords, s, (unsigned)kBigBytes);
+      bulk_commit();
+      *tp = global_timer();
+      bulk_store(flag, sflag, 16u);
+      bulk_commit();
+      bulk_wait_read_all();
+      return;
+    }
+#else
+    case BULK16_IMPLICIT:
+    case BULK16_TRIGGER:
+    case BULK64K_IMPLICIT:
+    case BULK_QUEUE_FLAG_IMPLICIT: {
+      if (tid == 0 && b == 0) atomicExch(unsupported, 1u);
+      return;
+    }
+#endif
+    default:
+      if (tid == 0 && b == 0) atomicExch(unsupported, 2u);
+      return;
+  }
+}
+
+// Thread 0 of block b reads the flag first thing (before the dependency
+// wait), then again after cudaGridDependencySynchronize().
+__global__ void secondary(const unsigned* x, int stride, int off,
+                          unsigned* before, unsigned* after,
+                          unsigned long long* t_first, long long inst_base) {
+  if (threadIdx.x != 0) return;
+  const unsigned* flag = x + (size_t)blockIdx.x * stride + off;
+  const unsigned long long t0 = global_timer();
+  const unsigned v0 = load_relaxed_gpu(flag);
+  cudaGridDependencySynchronize();
+  const unsigned v1 = load_relaxed_gpu(flag);
+  const long long i = inst_base + blockIdx.x;
+  before[i] = v0;
+  after[i] = v1;
+  t_first[i] = t0;
+}
+
+// ---------------------------------------------------------------------------
+// Host
+// ---------------------------------------------------------------------------
+
+struct Buffers {
+  unsigned* x;
+  unsigned* scratch;
+  unsigned* before;
+  unsigned* after;
+  unsigned long long* t_first;
+  unsigned long long* t_pre;
+  unsigned* unsupported;
+};
+
+struct Result {
+  long long instances = 0;
+  long long stale_before = 0;
+  long long stale_after = 0;
+  long long missing = 0;
+  long long gap_min = 0;
+  long long gap_p50 = 0;
+  long long gap_neg = 0;
+  int launch_err = 0;
+  unsigned unsupported = 0;
+};
+
+static cudaError_t launch_pair(const VariantInfo& v, int blocks, cudaStream_t s,
+                               const Buffers& buf, long long inst_base) {
+  const size_t x_bytes = (size_t)blocks * v.stride_words * sizeof(unsigned);
+  cudaError_t e = cudaMemsetAsync(buf.x, 0, x_bytes, s);
+  if (e != cudaSuccess) return e;
+
+  primary<<<blocks, kPrimaryThreads, v.dyn_smem, s>>>(
+      (int)v.id, buf.x, v.stride_words, v.flag_off_words, buf.scratch,
+      buf.t_pre, inst_base, kEarlySpinCycles, buf.unsupported);
+  e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(kSecondaryThreads);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = v.pdl ? attr : nullptr;
+  cfg.numAttrs = v.pdl ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, secondary, (const unsigned*)buf.x,
+                            v.stride_words, v.flag_off_words, buf.before,
+                            buf.after, buf.t_first, inst_base);
+}
+
+static Result run_config(const VariantInfo& v, int blocks, int launches,
+                         double seconds, cudaStream_t s, const Buffers& buf) {
+  Result r;
+  const size_t n = (size_t)launches * blocks;
+  // Sentinels: a slot the secondary never wrote reads as 0xFFFFFFFF.
+  CHECK(cudaMemsetAsync(buf.before, 0xFF, n * sizeof(unsigned), s));
+  CHECK(cudaMemsetAsync(buf.after, 0xFF, n * sizeof(unsigned), s));
+  CHECK(cudaMemsetAsync(buf.t_first, 0, n * sizeof(unsigned long long), s));
+  CHECK(cudaMemsetAsync(buf.t_pre, 0, n * sizeof(unsigned long long), s));
+  CHECK(cudaMemsetAsync(buf.unsupported, 0, sizeof(unsigned), s));
+  CHECK(cudaStreamSynchronize(s));
+
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  const int chunk = 250;
+  while (done < launches) {
+    const int end = std::min(launches, done + chunk);
+    for (int l = done; l < end; ++l) {
+      cudaError_t e = launch_pair(v, blocks, s, buf, (long long)l * blocks);
+      if (e != cudaSuccess) {
+        r.launch_err = (int)e;
+        std::fprintf(stderr, "# %s blocks=%d launch %d: %s\n", v.name, blocks,
+                     l, cudaGetErrorString(e));
+        break;
+      }
+    }
+    if (r.launch_err != 0) break;
+    cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+      r.launch_err = (int)e;
+      std::fprintf(stderr, "# %s blocks=%d sync after launch %d: %s\n", v.name,
+                   blocks, end, cudaGetErrorString(e));
+      break;
+    }
+    done = end;
+    const double el = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    if (el > seconds) break;
+  }
+  if (r.launch_err != 0) return r;
+
+  const size_t m = (size_t)done * blocks;
+  std::vector<unsigned> before(m), after(m);
+  std::vector<unsigned long long> t_first(m), t_pre(m);
+  CHECK(cudaMemcpy(before.data(), buf.before, m * sizeof(unsigned),
+                   cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(after.data(), buf.after, m * sizeof(unsigned),
+                   cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(t_first.data(), buf.t_first, m * sizeof(unsigned long long),
+                   cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(t_pre.data(), buf.t_pre, m * sizeof(unsigned long long),
+                   cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(&r.unsupported, buf.unsupported, sizeof(unsigned),
+                   cudaMemcpyDeviceToHost));
+
+  r.instances = (long long)m;
+  std::vector<long long> gaps;
+  gaps.reserve(m);
+  for (int l = 0; l < done; ++l) {
+    unsigned long long last_pre = 0;
+    for (int b = 0; b < blocks; ++b)
+      last_pre = std::max(last_pre, t_pre[(size_t)l * blocks + b]);
+    for (int b = 0; b < blocks; ++b) {
+      const size_t i = (size_t)l * blocks + b;
+      if (before[i] == 0xFFFFFFFFu || after[i] == 0xFFFFFFFFu) {
+        ++r.missing;
+        continue;
+      }
+      if (before[i] == 0) ++r.stale_before;
+      if (after[i] == 0) ++r.stale_after;
+      const long long g = (long long)t_first[i] - (long long)last_pre;
+      gaps.push_back(g);
+      if (g < 0) ++r.gap_neg;
+    }
+  }
+  if (!gaps.empty()) {
+    std::sort(gaps.begin(), gaps.end());
+    r.gap_min = gaps.front();
+    r.gap_p50 = gaps[gaps.size() / 2];
+  }
+  return r;
+}
+
+int main(int argc, char** argv) {
+  const int launches = argc > 1 ? std::atoi(argv[1]) : 10000;
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 0.6;
+  const char* only = argc > 3 ? argv[3] : nullptr;
+  if (launches <= 0 || seconds <= 0) {
+    std::fprintf(stderr,
+                 "usage: %s [launches-per-config > 0] [seconds-per-config > 0] "
+                 "[variant-name-substring]\n",
+                 argv[0]);
+    return 2;
+  }
+  const int kBlocks[] = {1, 16, 132};
+  const int max_blocks = 132;
+
+  int dev = 0;
+  CHECK(cudaSetDevice(dev));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, dev));
+  int driver = 0, runtime = 0;
+  CHECK(cudaDriverGetVersion(&driver));
+  CHECK(cudaRuntimeGetVersion(&runtime));
+  std::printf("# device=\"%s\" cc=%d.%d sms=%d driver_api=%d runtime=%d "
+              "launches_per_config=%d seconds_per_config=%.2f bulk_built=%d\n",
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+              driver, runtime, launches, seconds, kBulkBuilt ? 1 : 0);
+  if (prop.major < 9) {
+    std::printf("# not run: PDL needs compute capability 9.0 or newer\n");
+    return 2;
+  }
+  CHECK(cudaFuncSetAttribute(primary, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             kBigBytes));
+
+  Buffers buf;
+  const size_t n = (size_t)launches * max_blocks;
+  CHECK(cudaMalloc(&buf.x, (size_t)max_blocks * kBigWords * sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.scratch, (size_t)max_blocks * kBigWords * sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.before, n * sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.after, n * sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.t_first, n * sizeof(unsigned long long)));
+  CHECK(cudaMalloc(&buf.t_pre, n * sizeof(unsigned long long)));
+  CHECK(cudaMalloc(&buf.unsupported, sizeof(unsigned)));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  bool clean = true;
+  long long control_min_stale = -1; // -1: the positive control did not run
+  long long violations = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const VariantInfo& v : kVariants) {
+    if (only != nullptr && std::strstr(v.name, only) == nullptr) continue;
+    for (int blocks : kBlocks) {
+      if (v.bulk && !kBulkBuilt) {
+        std::printf("variant=%s blocks=%d not_built (compiled with PDL_NO_BULK)\n",
+                    v.name, blocks);
+        continue;
+      }
+      Result r = run_config(v, blocks, launches, seconds, s, buf);
+      std::printf("variant=%s blocks=%d instances=%lld stale_before_wait=%lld "
+                  "stale_after_wait=%lld launch_err=%d missing=%lld "
+                  "gap_ns_min=%lld gap_ns_p50=%lld gap_neg=%lld%s\n",
+                  v.name, blocks, r.instances, r.stale_before, r.stale_after,
+                  r.launch_err, r.missing, r.gap_min, r.gap_p50, r.gap_neg,
+                  r.unsupported ? " unsupported_in_build=1" : "");
+      std::fflush(stdout);
+      if (r.launch_err != 0 || r.missing != 0 || r.unsupported != 0) clean = false;
+      violations += r.stale_after;
+      if (v.id == CTRL_EARLY_TRIGGER)
+        control_min_stale = control_min_stale < 0
+                                ? r.stale_before
+                                : std::min(control_min_stale, r.stale_before);
+    }
+    const double el =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "# progress: %s done, %.1f s elapsed\n", v.name, el);
+  }
+  if (control_min_stale == 0)
+    std::printf("# WARNING: the positive control saw no stale read before the "
+                "wait for some block count; a 0 elsewhere at that block count "
+                "does not show the window is closed\n");
+  if (violations != 0)
+    std::printf("# VIOLATION: %lld reads after cudaGridDependencySynchronize() "
+                "saw the flag unwritten\n",
+                violations);
+  std::printf("# finished clean=%d\n", clean ? 1 : 0);
+
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFree(buf.x));
+  CHECK(cudaFree(buf.scratch));
+  CHECK(cudaFree(buf.before));
+  CHECK(cudaFree(buf.after));
+  CHECK(cudaFree(buf.t_first));
+  CHECK(cudaFree(buf.t_pre));
+  CHECK(cudaFree(buf.unsupported));
+  return clean ? 0 : 1;
+}
