@@ -55,8 +55,13 @@
 //! happens-before from their completion. Blocks that launch at most once
 //! into each stream and use no events skip the word altogether.
 
+use std::collections::BTreeMap;
+
+use gridcheck_spec::StreamRef;
+
 use crate::sync::Ordering::Relaxed;
 
+use crate::ModelError;
 use crate::completion::{wait_done, wait_finished};
 use crate::memory::View;
 use crate::pdl;
@@ -75,10 +80,16 @@ fn set(p: &Program, state: u64, slot: usize, value: u64) -> u64 {
     (state & !mask) | (value << (slot * bits))
 }
 
-/// One relaxed read-modify-write of `kernel`'s stream state, starting from
-/// the calling thread's cached view; returns the state it replaced.
-fn update(w: &World, kernel: usize, cache: &mut u64, f: impl Fn(u64) -> u64) -> u64 {
-    let cell = &w.grids[kernel].streams;
+/// One relaxed read-modify-write of the stream state of block `block` of
+/// `kernel`, starting from the calling thread's cached view; returns the
+/// state it replaced.
+fn update(
+    w: &World,
+    (kernel, block): (usize, usize),
+    cache: &mut u64,
+    f: impl Fn(u64) -> u64,
+) -> u64 {
+    let cell = &w.grids[kernel].streams[block];
     let mut cur = *cache;
     loop {
         let next = f(cur);
@@ -92,12 +103,12 @@ fn update(w: &World, kernel: usize, cache: &mut u64, f: impl Fn(u64) -> u64) -> 
     }
 }
 
-/// A launch of `child` into stream `slot` of `kernel`'s block: returns the
-/// grids it must wait for.
+/// A launch of `child` into stream `slot` of a block (`(kernel, block)`):
+/// returns the grids it must wait for.
 pub(crate) fn enqueue(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     slot: usize,
     child: usize,
     cache: &mut u64,
@@ -110,7 +121,7 @@ pub(crate) fn enqueue(
 pub(crate) fn record(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     event: usize,
     stream: usize,
     cache: &mut u64,
@@ -122,7 +133,7 @@ pub(crate) fn record(
 pub(crate) fn wait_event(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     stream: usize,
     event: usize,
     cache: &mut u64,
@@ -140,17 +151,11 @@ fn wait_all(p: &Program, w: &World, deps: u64, view: &mut View) {
     }
 }
 
-/// Blocks a thread of `kernel` until its grid may start; `false` when its
-/// launch failed (the grid never runs, see [`crate::resources`]). `deps` is
-/// what the launch handed a device grid's threads (see
-/// [`crate::grid::launch`]).
-pub(crate) fn wait_start(
-    p: &Program,
-    w: &World,
-    kernel: usize,
-    deps: u64,
-    view: &mut View,
-) -> bool {
+/// Blocks thread `tid` until its grid may start; `false` when its launch
+/// failed (the grid never runs, see [`crate::resources`]). `deps` is what
+/// the launch handed a device grid's threads (see [`crate::grid::launch`]).
+pub(crate) fn wait_start(p: &Program, w: &World, tid: usize, deps: u64, view: &mut View) -> bool {
+    let kernel = p.threads[tid].kernel;
     match &p.kernels[kernel].start {
         Start::HostFirst => {}
         // Spawned by its predecessor's completion: nothing left to wait for.
@@ -160,7 +165,9 @@ pub(crate) fn wait_start(
                 wait_finished(p, w, j, view);
             }
         }
-        Start::HostPdl { primary, .. } => pdl::wait_for_triggers(w, *primary),
+        // Spawned by the secondary's first thread once it may start.
+        Start::HostPdl { .. } if p.pdl_follower(tid) => {}
+        Start::HostPdl { primary, .. } => pdl::wait_for_triggers(p, w, *primary),
         Start::Device { parent, stream } => {
             // A tail grid, even one whose launch failed, counts as finished
             // only after its parent is done.
@@ -174,4 +181,65 @@ pub(crate) fn wait_start(
         }
     }
     true
+}
+
+/// The slots of a kernel's blocks' stream state (compiled once for the
+/// kernel; each block has its own word of them): its in-order streams (NULL
+/// first, then named streams by first use), its tail stream, then its
+/// events. Each slot holds a set of grids (a bit per kernel). A named stream
+/// or an event is used by one block only (the spec loader checks it), so
+/// sharing the slot numbers between blocks shares nothing else.
+#[derive(Default)]
+pub(crate) struct Slots {
+    streams: BTreeMap<String, usize>,
+    events: BTreeMap<String, usize>,
+    /// Slots allocated so far.
+    pub next: usize,
+    /// Launches per (block, stream slot).
+    pub launches: BTreeMap<(usize, usize), usize>,
+    /// (block, stream slot) of every `record`.
+    pub recorded: Vec<(usize, usize)>,
+    pub has_events: bool,
+}
+
+impl Slots {
+    pub(crate) fn stream(&mut self, s: &StreamRef, what: &str) -> Result<usize, ModelError> {
+        let key = match s {
+            StreamRef::Null => "null".to_string(),
+            StreamRef::Tail => "tail".to_string(),
+            StreamRef::Named(n) => format!("named {n}"),
+            StreamRef::FireAndForget => {
+                return Err(err(format!(
+                    "`{what}`: events on the fire-and-forget stream are not modeled"
+                )));
+            }
+            #[allow(unreachable_patterns)]
+            _ => return Err(err(format!("`{what}`: this stream is not modeled"))),
+        };
+        if key == "tail" && what != "launch" {
+            return Err(err(format!(
+                "`{what}`: events on the tail stream are not modeled"
+            )));
+        }
+        let next = &mut self.next;
+        Ok(*self.streams.entry(key).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        }))
+    }
+
+    pub(crate) fn event(&mut self, e: &str) -> usize {
+        self.has_events = true;
+        let next = &mut self.next;
+        *self.events.entry(e.to_string()).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+}
+
+fn err(msg: impl Into<String>) -> ModelError {
+    ModelError {
+        message: msg.into(),
+    }
 }

@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::condition::Condition;
+pub use crate::program::*;
 pub use crate::state::{State, render_state};
 
 /// The whole spec: every rule and every test, in file order.
@@ -314,13 +315,30 @@ impl Litmus {
     }
 }
 
-/// A kernel of a litmus test. All its threads form one thread block; a test
-/// uses representative threads, not whole blocks.
+/// A kernel of a litmus test: a grid of one block (threads `tN`) or of
+/// several (threads `bM.tN`, every block `b0` to the highest with at least
+/// one); a test uses representative threads, not whole blocks.
 #[derive(Debug, Clone)]
 pub struct Kernel {
     pub name: String,
     pub launch: KernelLaunch,
     pub threads: Vec<Thread>,
+}
+
+impl Kernel {
+    /// Blocks of the kernel's grid: one more than its threads' highest block.
+    pub fn blocks(&self) -> usize {
+        self.threads
+            .iter()
+            .map(Thread::block)
+            .max()
+            .map_or(1, |b| b + 1)
+    }
+
+    /// The threads of block `b`, in declaration order.
+    pub fn block_threads(&self, b: usize) -> impl Iterator<Item = &Thread> {
+        self.threads.iter().filter(move |t| t.block() == b)
+    }
 }
 
 /// How a kernel is started.
@@ -336,16 +354,23 @@ pub enum KernelLaunch {
 
 #[derive(Debug, Clone)]
 pub struct Thread {
-    /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's block (the
-    /// generated kernel may place representative threads in distinct warps).
+    /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's one block;
+    /// in a kernel of several blocks `bM.tN` is thread N of block M (see
+    /// [`crate::thread_name`]; the generated kernel places representative
+    /// threads in distinct warps).
     pub name: String,
     pub ops: Vec<Op>,
 }
 
 impl Thread {
-    /// The thread's index within its block, from its `tN` name.
+    /// The thread's index within its block, from its name.
     pub fn index(&self) -> usize {
-        self.name[1..].parse().unwrap_or(0)
+        crate::thread_name::parse(&self.name).map_or(0, |n| n.index)
+    }
+
+    /// The thread's block within its kernel's grid: `M` of `bM.tN`, 0 for `tN`.
+    pub fn block(&self) -> usize {
+        crate::thread_name::parse(&self.name).map_or(0, |n| n.block.unwrap_or(0))
     }
 }
 
@@ -442,159 +467,5 @@ impl fmt::Display for StreamRef {
             StreamRef::FireAndForget => "fire-and-forget",
             StreamRef::Named(n) => n,
         })
-    }
-}
-
-/// A compile-time test: a CUDA snippet that nvcc must accept, reject or warn about.
-#[derive(Debug, Clone)]
-pub struct CompileTest {
-    /// `sm_90`, ...
-    pub arch: String,
-    /// Extra nvcc flags after `-arch=<arch> -rdc=true -c`.
-    pub flags: Vec<String>,
-    pub source: String,
-    pub expect: CompileExpect,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CompileExpect {
-    /// nvcc exits 0 and prints no warning.
-    Accept,
-    /// nvcc exits non-zero and its output contains the substring.
-    Reject { diagnostic: String },
-    /// nvcc exits 0 and its output contains the substring.
-    Warn { diagnostic: String },
-}
-
-/// A runtime test: a hand-written CUDA program whose entry kernel writes
-/// named 32-bit outputs that must have the expected values, or whose module
-/// must fail to load with an expected error.
-#[derive(Debug, Clone)]
-pub struct RuntimeTest {
-    pub arch: String,
-    pub flags: Vec<String>,
-    /// CUDA source with `extern "C" __global__ void <entry>(unsigned int *out)`.
-    pub source: String,
-    pub entry: String,
-    pub grid: u32,
-    pub block: u32,
-    /// Context limits set before loading, e.g. the pending launch count.
-    pub limits: Vec<(Limit, u64)>,
-    /// Names of `out[0]`, `out[1]`, ...
-    pub outputs: Vec<String>,
-    pub expect: RuntimeExpect,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RuntimeExpect {
-    /// Each named output compared with a value.
-    Values(Vec<(String, Check)>),
-    /// Loading the module fails with this `cudaError_t` (name, value).
-    LoadError { name: String, value: u32 },
-}
-
-/// A host test: a whole CUDA program (`int main()` and its kernels) for the
-/// host-side APIs a runtime test cannot reach: stream capture and graph
-/// edges, JIT loading, mapped memory, textures, per-kernel attributes. Built
-/// with `nvcc -rdc=true ... -lcudadevrt` into an executable that prints each
-/// named output as a `gridcheck-output <name> <value>` line
-/// (`kernels/include/gridcheck_host.cuh`); the values are checked as a
-/// runtime test's are.
-#[derive(Debug, Clone)]
-pub struct HostTest {
-    pub arch: String,
-    /// Extra nvcc flags after `-arch=<arch> -rdc=true`.
-    pub flags: Vec<String>,
-    pub source: String,
-    /// The outputs the program must print, in order.
-    pub outputs: Vec<String>,
-    pub expect: Vec<(String, Check)>,
-}
-
-/// `== 3`, `>= 16`, `cudaErrorLaunchPendingCountExceeded` (equality).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub op: CmpOp,
-    pub value: u32,
-    /// As written in the spec.
-    pub text: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Ge,
-    Le,
-    Gt,
-    Lt,
-}
-
-impl Check {
-    pub fn holds(&self, v: u32) -> bool {
-        match self.op {
-            CmpOp::Eq => v == self.value,
-            CmpOp::Ne => v != self.value,
-            CmpOp::Ge => v >= self.value,
-            CmpOp::Le => v <= self.value,
-            CmpOp::Gt => v > self.value,
-            CmpOp::Lt => v < self.value,
-        }
-    }
-}
-
-/// Context limits a runtime test may set (`cuCtxSetLimit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Limit {
-    /// `cudaLimitDevRuntimePendingLaunchCount`.
-    DevRuntimePendingLaunchCount,
-    /// `cudaLimitDevRuntimeSyncDepth` (CDP1).
-    DevRuntimeSyncDepth,
-    /// `cudaLimitStackSize`.
-    StackSize,
-    /// `cudaLimitMallocHeapSize`.
-    MallocHeapSize,
-}
-
-impl Limit {
-    pub const ALL: [Limit; 4] = [
-        Limit::DevRuntimePendingLaunchCount,
-        Limit::DevRuntimeSyncDepth,
-        Limit::StackSize,
-        Limit::MallocHeapSize,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Limit::DevRuntimePendingLaunchCount => "dev-runtime-pending-launch-count",
-            Limit::DevRuntimeSyncDepth => "dev-runtime-sync-depth",
-            Limit::StackSize => "stack-size",
-            Limit::MallocHeapSize => "malloc-heap-size",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Limit> {
-        Limit::ALL.into_iter().find(|l| l.as_str() == s)
-    }
-
-    /// Whether a litmus test may set it (the limits the model gives
-    /// semantics to).
-    pub fn applies_to_litmus(self) -> bool {
-        matches!(
-            self,
-            Limit::DevRuntimePendingLaunchCount | Limit::DevRuntimeSyncDepth
-        )
-    }
-
-    /// The device runtime's default: 2048 pending launches (seed 001,
-    /// Configuration Options: "The default pending launch count is 2048
-    /// launches") and a synchronization depth of 2 ("The default maximum
-    /// sync depth is 2"); `None` for the others.
-    pub fn default_value(self) -> Option<u64> {
-        match self {
-            Limit::DevRuntimePendingLaunchCount => Some(2048),
-            Limit::DevRuntimeSyncDepth => Some(2),
-            _ => None,
-        }
     }
 }

@@ -13,12 +13,14 @@ pub mod limits;
 pub mod load;
 pub mod locate;
 pub mod ops;
+pub mod program;
 pub mod raw;
 pub mod render;
 pub mod scan;
 pub mod seeds;
 pub mod sentences;
 pub mod state;
+pub mod thread_name;
 
 pub use ast::*;
 pub use condition::{Condition, Expr};
