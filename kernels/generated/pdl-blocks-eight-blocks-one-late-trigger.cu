@@ -2,7 +2,7 @@
 //
 // Test: pdl-blocks-eight-blocks-one-late-trigger
 // Seven blocks of the primary trigger at once; the eighth loads before it triggers, and the other seven load after their trigger. Only the eighth block's load is before the secondary's start; the others may see its write (9 threads).
-// Rules: pdl.trigger.launch-when-all-blocks-triggered
+// Rules: pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
 // Condition: exists primary.b7.t0.r0 == 1 (expected forbidden)
 //
 // Kernels:

@@ -2,7 +2,7 @@
 //
 // Test: pdl-blocks-no-start-until-every-block-triggers
 // Block 0 of the primary triggers at once; block 1 loads, then triggers. The secondary may start only once both blocks triggered, so block 1's load never sees the secondary's write.
-// Rules: pdl.trigger.launch-when-all-blocks-triggered
+// Rules: pdl.trigger.launch-when-all-blocks-triggered, pdl.trigger.last-block-launches-secondary
 // Condition: exists primary.b1.t0.r0 == 1 (expected forbidden)
 //
 // Kernels:

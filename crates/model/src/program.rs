@@ -17,8 +17,7 @@
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
 use crate::ModelError;
-use crate::completion;
-use crate::stream::Slots;
+use crate::slots::Slots;
 
 /// The most GPU threads one test may have: loom's `MAX_THREADS` (5) less the
 /// main thread.
@@ -464,13 +463,69 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             _ => false,
         })
         .collect();
-    completion::mark_awaited(&mut kernels, &waited_for, pool.is_some());
+    mark_awaited(&mut kernels, &waited_for, pool.is_some());
     Ok(Program {
         memory: l.memory.clone(),
         kernels,
         threads,
         pool,
     })
+}
+
+/// Computes [`KernelInfo::done_awaited`] and
+/// [`KernelInfo::finished_awaited`]: a fixed point over the launch tree.
+/// With the launch pool modeled, every device grid is awaited: its
+/// completion releases its slot.
+fn mark_awaited(kernels: &mut [KernelInfo], waited_for: &[bool], pool: bool) {
+    let n = kernels.len();
+    let mut done = vec![false; n];
+    let mut fin = vec![false; n];
+    for (g, k) in kernels.iter().enumerate() {
+        if let Start::HostAfter { wait } | Start::HostPdl { wait, .. } = &k.start {
+            for &j in wait {
+                fin[j] = true;
+            }
+        }
+        // Its tail grids wait for it to be done.
+        if k.tails > 0 {
+            done[g] = true;
+        }
+        // Stream successors, events, `devicesync` and the pool wait for it.
+        if let Start::Device { parent, .. } = k.start
+            && (waited_for[g] || kernels[parent].has_devicesync || pool)
+        {
+            fin[g] = true;
+        }
+    }
+    loop {
+        let mut changed = false;
+        let mut set = |v: &mut Vec<bool>, i: usize| {
+            if !v[i] {
+                v[i] = true;
+                changed = true;
+            }
+        };
+        for g in 0..n {
+            if fin[g] {
+                set(&mut done, g);
+            }
+            if let Start::Device { parent, stream } = kernels[g].start {
+                let tail = matches!(stream, Stream::Tail { .. });
+                // A done parent counts its non-tail children's completion; a
+                // finished parent, its tail grids'.
+                if (!tail && done[parent]) || (tail && fin[parent]) {
+                    set(&mut fin, g);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (g, k) in kernels.iter_mut().enumerate() {
+        k.done_awaited = done[g];
+        k.finished_awaited = fin[g];
+    }
 }
 
 /// The device runtime limits the test sets, or their defaults (the launch
