@@ -324,6 +324,14 @@ pub fn check(litmus: &Litmus) -> Result<ModelOutcome, ModelError> {
 /// Explores the executions of `litmus` that `options` allows.
 pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, ModelError> {
     let start = Instant::now();
+    let n = litmus.thread_count();
+    if n > MAX_GPU_THREADS {
+        return Err(ModelError {
+            message: format!(
+                "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
+            ),
+        });
+    }
     let program = Arc::new(program::compile(litmus)?);
     let mut bounds = vec![options.preemption_bound];
     for &b in &options.fallback_bounds {

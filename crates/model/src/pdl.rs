@@ -95,9 +95,14 @@ pub(crate) fn wait_for_triggers(p: &Program, w: &World, primary: usize) {
 
 /// Whether thread `tid` is the first thread of a PDL secondary: the one
 /// that waits for the primary's blocks to count, then spawns the
-/// secondary's other threads (which otherwise would each spin, and loom
-/// could switch between spinners without bound). The spawn orders only the
-/// first thread's start, before which it did nothing, before theirs.
+/// secondary's other threads and the first thread of the next PDL
+/// secondary, if there is one (each would otherwise spin at once, and loom
+/// can switch between spinners without bound). The spawn orders only the
+/// first thread's start before theirs: nothing happens before it but the
+/// execution's start (it was spawned at the start, or the same way by its
+/// primary's first thread) and relaxed loads, which carry no
+/// happens-before. The next secondary cannot start earlier anyway: its
+/// primary's blocks count only once they run.
 pub(crate) fn leads_secondary(p: &Program, tid: usize) -> bool {
     let k = &p.kernels[p.threads[tid].kernel];
     matches!(k.start, Start::HostPdl { .. }) && k.threads.first() == Some(&tid)

@@ -8,8 +8,8 @@
 //! than the pool holds) and, per kernel, its nesting depth and whether a
 //! `devicesync` there exceeds the synchronization depth.
 //!
-//! Compilation also rejects what cannot run: more threads than loom explores,
-//! a block whose threads execute different numbers of `__syncthreads()` (the
+//! Compilation also rejects what cannot run: a block whose threads execute
+//! different numbers of `__syncthreads()` (the
 //! guide: a barrier in divergent code hangs; the model reports it instead of
 //! letting loom find the deadlock), and events used with the tail or
 //! fire-and-forget stream, which the model does not define.
@@ -160,7 +160,7 @@ impl Program {
     /// thread of a host kernel not started by its predecessor's completion.
     pub(crate) fn is_host_thread(&self, tid: usize) -> bool {
         let k = &self.kernels[self.threads[tid].kernel];
-        !matches!(k.start, Start::Device { .. }) && !k.lazy && !self.pdl_follower(tid)
+        !matches!(k.start, Start::Device { .. }) && !k.lazy && !self.pdl_spawned(tid)
     }
 
     /// Whether thread `tid` belongs to a PDL secondary and is not its first
@@ -169,6 +169,29 @@ impl Program {
     pub(crate) fn pdl_follower(&self, tid: usize) -> bool {
         let k = &self.kernels[self.threads[tid].kernel];
         matches!(k.start, Start::HostPdl { .. }) && k.threads.first() != Some(&tid)
+    }
+
+    /// Whether another modeled thread spawns thread `tid` of a PDL
+    /// secondary: a follower (see [`Program::pdl_follower`]), or the first
+    /// thread of a secondary whose primary is itself a PDL secondary, which
+    /// that primary's first thread spawns once it may start (see
+    /// [`crate::pdl`]).
+    pub(crate) fn pdl_spawned(&self, tid: usize) -> bool {
+        let k = &self.kernels[self.threads[tid].kernel];
+        match k.start {
+            Start::HostPdl { primary, .. } => {
+                self.pdl_follower(tid)
+                    || matches!(self.kernels[primary].start, Start::HostPdl { .. })
+            }
+            _ => false,
+        }
+    }
+
+    /// The PDL secondary of kernel `k`, if the next host kernel is one.
+    pub(crate) fn pdl_secondary_of(&self, k: usize) -> Option<usize> {
+        self.kernels
+            .iter()
+            .position(|s| matches!(s.start, Start::HostPdl { primary, .. } if primary == k))
     }
 
     /// Bits of one set of grids in a block's stream state word.
@@ -198,11 +221,6 @@ fn host_chain(kernels: &[gridcheck_spec::Kernel], host: &[usize], pos: usize) ->
 
 pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let n = l.thread_count();
-    if n > MAX_GPU_THREADS {
-        return Err(err(format!(
-            "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
-        )));
-    }
     if n == 0 {
         return Err(err("the test has no threads"));
     }

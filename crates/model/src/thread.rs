@@ -71,9 +71,14 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
         return join(vec![(tid, vec![0; t.regs.len()])], spawned);
     }
     // The first thread of a PDL secondary, once the primary counts, starts
-    // the others: they add no interleavings while they could not start.
+    // the others, and the first thread of its own PDL secondary (which
+    // cannot start before this grid did): they add no interleavings, and no
+    // second thread spins, while they could not start (see `pdl.rs`).
     if pdl::leads_secondary(p, tid) {
-        for &other in &p.kernels[k].threads[1..] {
+        let next = p
+            .pdl_secondary_of(k)
+            .and_then(|s| p.kernels[s].threads.first());
+        for &other in p.kernels[k].threads[1..].iter().chain(next) {
             let (p, w, view) = (p.clone(), w.clone(), view.clone());
             spawned.push(sync::spawn(move || run(&p, &w, other, 0, view)));
         }
