@@ -12,7 +12,8 @@
 //   mem    [slot * slot_stride + loc * GC_LOC_STRIDE]  test locations, each on
 //          its own 128-byte line, so no two locations or instances share a line
 //   regs   [slot * reg_stride + r]       loaded registers, observables order
-//   status [slot * status_stride + k]    k < kernels: GC_RAN once kernel k ran;
+//   status [slot * status_stride + k]    k < kernels: GC_RAN once kernel k ran
+//          (GC_RAN from each block of a kernel of several blocks);
 //          then one word per device launch: the cudaError_t that
 //          cudaGetLastError() returned after it; then one per named stream
 //          and event of each kernel (the cudaError_t of its creation); then
@@ -25,12 +26,18 @@
 //          test reads into registers; with a launch pool limit, its device
 //          kernels may legitimately not run (their ran words are not checked,
 //          their registers stay 0).
-// Device-side launches start a 1-block child per instance and pass the slot.
+// Device-side launches start the child's grid per instance (1 block, or B
+// for a kernel of B blocks) and pass the slot.
 //
-// Streams and events are block-scoped, like the instance: a kernel's named
-// streams (cudaStreamNonBlocking) and events (cudaEventDisableTiming) are
-// __shared__ handles that thread 0 creates before the block's first barrier
-// and destroys after a barrier at the end of the kernel.
+// A kernel of several blocks (threads `bM.tN`) runs B consecutive blocks per
+// instance: a host launch has instances * B blocks, block b running block
+// b % B of instance b / B; its "ran" word counts the blocks (gc_add_ran).
+//
+// Streams and events are block-scoped: a kernel's named streams
+// (cudaStreamNonBlocking) and events (cudaEventDisableTiming) are __shared__
+// handles that thread 0 of the block that uses them creates before the
+// block's first barrier and destroys after a barrier at the end of the
+// kernel.
 //
 // Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
 // its warp; the other lanes of those warps idle. GC_STRESS_WARPS extra warps
@@ -135,6 +142,13 @@ __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
 __device__ __forceinline__ void gc_mark_ran(const gc_params &p, unsigned int status_stride,
                                             unsigned int slot, unsigned int k) {
   ((volatile unsigned int *)p.status)[(size_t)slot * status_stride + k] = GC_RAN;
+}
+
+// One block of kernel k of this instance ran (thread 0, at the end): a
+// kernel of B blocks leaves B * GC_RAN once every block ran.
+__device__ __forceinline__ void gc_add_ran(const gc_params &p, unsigned int status_stride,
+                                           unsigned int slot, unsigned int k) {
+  atomicAdd(p.status + (size_t)slot * status_stride + k, GC_RAN);
 }
 
 // The result of device launch number `word` (a status word index).

@@ -67,6 +67,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut axiom_time = std::time::Duration::ZERO;
     let start = Instant::now();
     let mut rows = Vec::new();
+    let mut single = Vec::new();
     let mut mismatches = Vec::new();
     for t in &spec.tests {
         let TestBody::Litmus(l) = &t.body else {
@@ -82,16 +83,33 @@ pub fn run(args: &[String]) -> Result<()> {
         let c = gridcheck_oracle::cross_check(l)
             .map_err(|e| format!("{}: both oracles failed: {e}", t.name))?;
         let total = t0.elapsed();
-        let Some(Ok(o)) = c.loom.clone() else {
-            return Err(format!("{}: loom gave no answer ({})", t.name, c.agreement));
+        // loom does not run a test over its thread limit, or gives up on a
+        // pinned limit (the axiomatic model decides alone, `single`); any
+        // other loom failure is an error.
+        let loom = match c.loom.clone() {
+            Some(Ok(o)) => Some(o),
+            None => None,
+            Some(Err(_)) if matches!(c.agreement, gridcheck_oracle::Agreement::Single { .. }) => {
+                None
+            }
+            Some(Err(e)) => {
+                return Err(format!(
+                    "{}: loom gave no answer ({e}; {})",
+                    t.name, c.agreement
+                ));
+            }
         };
         let axiom = c
             .axiomatic
             .as_ref()
             .map_err(|e| format!("{}: {e}", t.name))?;
-        let bound = o
-            .preemption_bound
+        let bound = loom
+            .as_ref()
+            .and_then(|o| o.preemption_bound)
             .map_or("-".to_string(), |b| b.to_string());
+        let dash = |f: &dyn Fn(&gridcheck_model::ModelOutcome) -> String| {
+            loom.as_ref().map_or("-".to_string(), f)
+        };
         let mark = if c.is_conflict() {
             mismatches.push(format!("{} ({}): {}", t.name, t.origin, c.agreement));
             "  CONFLICT"
@@ -105,21 +123,30 @@ pub fn run(args: &[String]) -> Result<()> {
             "  MISMATCH"
         };
         println!(
-            "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>8.3}s {:>10} {:>8.4}s {:>8.3}s{mark}",
+            "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>9} {:>10} {:>8.4}s {:>8.3}s{mark}",
             t.name,
             l.thread_count(),
             c.verdict.as_str(),
             c.decided_by.as_str(),
-            o.executions,
+            dash(&|o| o.executions.to_string()),
             bound,
-            o.abandoned_executions,
-            o.elapsed.as_secs_f64(),
+            dash(&|o| o.abandoned_executions.to_string()),
+            dash(&|o| format!("{:.3}s", o.elapsed.as_secs_f64())),
             axiom.candidates,
             axiom.elapsed.as_secs_f64(),
             total.as_secs_f64()
         );
         axiom_time += axiom.elapsed;
-        rows.push((t.name.clone(), o));
+        match loom {
+            Some(o) => rows.push((t.name.clone(), o)),
+            None => single.push(format!(
+                "{} ({} threads, {} candidates, {:.4} s)",
+                t.name,
+                l.thread_count(),
+                axiom.candidates,
+                axiom.elapsed.as_secs_f64()
+            )),
+        }
     }
     let wall = start.elapsed();
     let executions: u64 = rows
@@ -134,10 +161,17 @@ pub fn run(args: &[String]) -> Result<()> {
     println!(
         "total: {} tests, {executions} loom executions, {:.2} s for both oracles (the axiomatic \
          model's part {:.3} s; one test at a time, the harness runs two workers at once)",
-        rows.len(),
+        rows.len() + single.len(),
         wall.as_secs_f64(),
         axiom_time.as_secs_f64()
     );
+    if !single.is_empty() {
+        println!(
+            "decided by the axiomatic model alone (over loom's {} threads, or a pinned limit): {}",
+            gridcheck_model::MAX_GPU_THREADS,
+            single.join(", ")
+        );
+    }
     if bounded.is_empty() {
         println!("bounds: none, every test was explored exhaustively");
     } else {

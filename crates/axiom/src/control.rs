@@ -53,27 +53,28 @@ pub(crate) struct Control {
 /// Enumerates every control resolution, at most `limit` of them.
 pub(crate) fn enumerate(p: &Prog, limit: usize) -> Result<Vec<Control>, AxiomError> {
     let mut out = Vec::new();
+    // Every block of every kernel, as (kernel, block).
+    let all_blocks: Vec<(usize, usize)> = p
+        .kernels
+        .iter()
+        .enumerate()
+        .flat_map(|(ki, k)| (0..k.blocks.len()).map(move |b| (ki, b)))
+        .collect();
     for (runs, pool_order) in pool_choices(p, limit)? {
         let mut per_block: Vec<Vec<Vec<usize>>> = Vec::new();
         let mut blocks = Vec::new();
-        for (ki, k) in p.kernels.iter().enumerate() {
-            if !runs[ki] || !needs_order(p, ki) {
+        for &(ki, b) in &all_blocks {
+            if !runs[ki] || !needs_order(p, ki, b) {
                 continue;
             }
-            let seqs: Vec<Vec<usize>> = k
+            let seqs: Vec<Vec<usize>> = p.kernels[ki].blocks[b]
                 .threads
                 .iter()
-                .map(|&t| {
-                    let th = &p.threads[t];
-                    (0..th.ops.len())
-                        .filter(|&i| th.ops[i].is_block_stream_op())
-                        .map(|i| th.op(i))
-                        .collect::<Vec<_>>()
-                })
+                .map(|&t| stream_ops(p, t))
                 .filter(|s| !s.is_empty())
                 .collect();
             per_block.push(interleavings(&seqs, limit)?);
-            blocks.push(ki);
+            blocks.push((ki, b));
         }
         // The product of the blocks' interleavings.
         let lens: Vec<usize> = per_block.iter().map(Vec::len).collect();
@@ -84,27 +85,21 @@ pub(crate) fn enumerate(p: &Prog, limit: usize) -> Result<Vec<Control>, AxiomErr
                 devicesync: BTreeMap::new(),
                 order: pool_order.clone(),
             };
-            for (ki, k) in p.kernels.iter().enumerate() {
+            for &(ki, b) in &all_blocks {
                 if !runs[ki] {
                     continue;
                 }
-                let seq: Vec<usize> = match blocks.iter().position(|&b| b == ki) {
+                let seq: Vec<usize> = match blocks.iter().position(|&x| x == (ki, b)) {
                     Some(bi) => {
                         let seq = per_block[bi][pick[bi]].clone();
                         c.order.extend(seq.windows(2).map(|w| (w[0], w[1])));
                         seq
                     }
                     // The order changes nothing: program order, thread by thread.
-                    None => k
+                    None => p.kernels[ki].blocks[b]
                         .threads
                         .iter()
-                        .flat_map(|&t| {
-                            let th = &p.threads[t];
-                            (0..th.ops.len())
-                                .filter(|&i| th.ops[i].is_block_stream_op())
-                                .map(|i| th.op(i))
-                                .collect::<Vec<_>>()
-                        })
+                        .flat_map(|&t| stream_ops(p, t))
                         .collect(),
                 };
                 simulate_block(p, ki, &seq, &mut c);
@@ -145,13 +140,22 @@ fn too_many(limit: usize) -> AxiomError {
     }
 }
 
+/// The events of thread `t`'s block stream operations, in program order.
+fn stream_ops(p: &Prog, t: usize) -> Vec<usize> {
+    let th = &p.threads[t];
+    (0..th.ops.len())
+        .filter(|&i| th.ops[i].is_block_stream_op())
+        .map(|i| th.op(i))
+        .collect()
+}
+
 /// Whether the order of a block's stream operations can change anything:
 /// a stream with two launches, an event, or a device synchronization.
-fn needs_order(p: &Prog, ki: usize) -> bool {
+fn needs_order(p: &Prog, ki: usize, b: usize) -> bool {
     let mut launches: BTreeMap<String, usize> = BTreeMap::new();
     let mut ordered_ops = 0;
     let mut threads_with_ops = 0;
-    for &t in &p.kernels[ki].threads {
+    for &t in &p.kernels[ki].blocks[b].threads {
         let th = &p.threads[t];
         let mut any = false;
         for op in &th.ops {
@@ -180,7 +184,14 @@ fn needs_order(p: &Prog, ki: usize) -> bool {
     threads_with_ops > 1 && (ordered_ops > 0 || launches.values().any(|&n| n > 1))
 }
 
-/// Replays one block's stream operations in `seq`'s order.
+/// Replays one block's stream operations in `seq`'s order: its NULL
+/// stream, named streams, events and launches are its own (4.18.2.4: "the
+/// implicit NULL stream is only shared by all threads within a thread
+/// block"; 001, `cudaDeviceSynchronize()`: "all work launched by any thread
+/// in the thread-block"). Named streams and events of the DSL belong to one
+/// block each (the loader checks it), so the tail stream is the only other
+/// one a grid's blocks could share: several blocks' tail launches are not
+/// ordered with each other (the seeds say nothing of their order).
 fn simulate_block(p: &Prog, ki: usize, seq: &[usize], c: &mut Control) {
     let mut streams: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut events: BTreeMap<String, Vec<usize>> = BTreeMap::new();

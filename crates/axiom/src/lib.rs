@@ -13,11 +13,12 @@
 //!
 //! Every thread has a start event, one event per operation (store, load,
 //! barrier, launch, record, wait, trigger, gridsync, devicesync, error
-//! query) and an exit event. Each kernel (one block) has a *done* event
-//! (its threads exited and its non-tail work finished), a *finished* event
-//! (done, and its tail grids finished), an *all exited* event (the implicit
-//! PDL trigger) and one event per `__syncthreads()`. Event 0 is the initial
-//! write of every location.
+//! query) and an exit event. Each kernel has a *done* event (the threads of
+//! all its blocks exited and its non-tail work finished) and a *finished*
+//! event (done, and its tail grids finished); each block of its grid (one,
+//! or several for `bM.tN` threads) has an *all exited* event (the block's
+//! part of the implicit PDL trigger) and one event per `__syncthreads()`.
+//! Event 0 is the initial write of every location.
 //!
 //! # Relations (`relations.rs`, one per guide sentence)
 //!
@@ -25,14 +26,14 @@
 //! |---|---|---|
 //! | `po` | program order | a thread's events in order |
 //! | `launch` | 000 §4.18.3.1 "All global memory operations in the parent thread prior to the child grid's invocation are visible to the child grid." | launch → every start of the child |
-//! | `barrier` | 000 §4.18.2.4, the `__syncthreads()` example | each thread's n-th barrier → barrier event → next event |
+//! | `barrier` | 000 §4.18.2.4, the `__syncthreads()` example | each thread's n-th barrier → its block's barrier event → next event |
 //! | `completion` | 000 §4.18.2.1 "the parent grid is not considered complete until all child grids created by its threads have completed" | exits and non-tail children → done → finished; tail children → finished |
 //! | `tail` | 000 §4.18.3.1, the `cudaStreamTailLaunch` stream | parent done → tail grid's starts |
 //! | `stream` | 000 §4.18.2.3 "kernels launched into the same stream execute in-order, and events may be used to create dependencies between streams" | predecessors finished → starts |
 //! | `host-stream` | host stream order | predecessor (with its PDL chain) finished → starts |
 //! | `gridsync` | 004 §4.5.2 "Will block until all primary kernels the secondary kernel is dependent on have completed and flushed results to global memory" | primary finished → gridsync |
 //! | `devicesync` | 001 "will synchronize on all work launched by any thread in the thread-block up to the point where `cudaDeviceSynchronize()` was called" | launched grids finished → devicesync |
-//! | `pdl-start` (execution order only) | 004 §4.5.2 "The CUDA driver can launch the secondary kernel when all primary thread blocks have launched and executed `cudaTriggerProgrammaticLaunchCompletion`. If the primary kernel doesn't execute the trigger, it implicitly occurs after all thread blocks in the primary kernel exit." | trigger (or all exits) → secondary's starts |
+//! | `pdl-start` (execution order only) | 004 §4.5.2 "The CUDA driver can launch the secondary kernel when all primary thread blocks have launched and executed `cudaTriggerProgrammaticLaunchCompletion`. If the primary kernel doesn't execute the trigger, it implicitly occurs after all thread blocks in the primary kernel exit." | for every primary block, its trigger (or, without one, all its exits) → secondary's starts |
 //!
 //! `hb` is the transitive closure of every relation but `pdl-start`: the
 //! trigger lets the secondary start and makes nothing visible ("the
@@ -56,7 +57,8 @@
 //!   beyond it is an error, never a partial answer.
 //! - Not modeled, as in the loom model: events on the tail and
 //!   fire-and-forget streams; errors other than a full pool and the sync
-//!   depth; one block per kernel.
+//!   depth. Blocks are modeled as the loom model does (see `control.rs`
+//!   and `relations.rs`: stream state, barrier and trigger per block).
 
 mod control;
 mod execution;

@@ -79,6 +79,8 @@ impl AOp {
 #[derive(Debug, Clone)]
 pub(crate) struct AThread {
     pub kernel: usize,
+    /// Its block within the kernel's grid.
+    pub block: usize,
     pub ops: Vec<AOp>,
     /// Observable name of each register, in program order.
     pub regs: Vec<String>,
@@ -98,9 +100,22 @@ impl AThread {
     }
 }
 
+/// One block of a grid.
+#[derive(Debug, Clone)]
+pub(crate) struct ABlock {
+    pub threads: Vec<usize>,
+    /// Event: every thread of the block exited (the block's part of the
+    /// implicit PDL trigger).
+    pub all_exited: usize,
+    /// Event per `__syncthreads()` of the block, in order.
+    pub barriers: Vec<usize>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct AKernel {
+    /// Every thread of the grid, block by block in declaration order.
     pub threads: Vec<usize>,
+    pub blocks: Vec<ABlock>,
     pub start: Start,
     /// Device kernels this kernel's threads launch.
     pub children: Vec<usize>,
@@ -110,10 +125,6 @@ pub(crate) struct AKernel {
     pub done: usize,
     /// Event: done, and its tail grids finished.
     pub finished: usize,
-    /// Event: every thread exited (the implicit PDL trigger).
-    pub all_exited: usize,
-    /// Event per `__syncthreads()` of the block, in order.
-    pub barriers: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -180,10 +191,11 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
     let mut next_event = 1;
     let mut threads = Vec::new();
     let mut launcher: Vec<Option<(usize, usize, usize, Stream)>> = vec![None; l.kernels.len()];
-    let mut kthreads: Vec<Vec<usize>> = vec![Vec::new(); l.kernels.len()];
-    let mut barrier_counts = Vec::new();
+    let mut kthreads: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut barrier_counts: Vec<Vec<usize>> = Vec::new();
     for (ki, k) in l.kernels.iter().enumerate() {
-        let mut counts = Vec::new();
+        let mut counts = vec![Vec::new(); k.blocks()];
+        let mut by_block = vec![Vec::new(); k.blocks()];
         for t in &k.threads {
             let tid = threads.len();
             let mut ops = Vec::new();
@@ -233,7 +245,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
                     other => return Err(err(format!("`{other}` is not modeled"))),
                 });
             }
-            counts.push((t.name.clone(), barrier));
+            counts[t.block()].push((t.name.clone(), barrier));
             let regs = t
                 .ops
                 .iter()
@@ -242,26 +254,37 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
             let n_ops = ops.len();
             threads.push(AThread {
                 kernel: ki,
+                block: t.block(),
                 ops,
                 regs,
                 first_event: next_event,
             });
             next_event += n_ops + 2;
-            kthreads[ki].push(tid);
+            by_block[t.block()].push(tid);
         }
-        if counts.iter().any(|(_, c)| *c != counts[0].1) {
-            let detail: Vec<String> = counts
-                .iter()
-                .map(|(t, c)| format!("{t} executes {c}"))
-                .collect();
-            return Err(err(format!(
-                "deadlock: the threads of kernel `{}` execute different numbers of `syncthreads` \
-                 ({}); a block barrier waits for every thread of the block",
-                k.name,
-                detail.join(", ")
-            )));
+        let mut per_block = Vec::new();
+        for (b, counts) in counts.iter().enumerate() {
+            if counts.iter().any(|(_, c)| *c != counts[0].1) {
+                let detail: Vec<String> = counts
+                    .iter()
+                    .map(|(t, c)| format!("{t} executes {c}"))
+                    .collect();
+                let block = if k.blocks() > 1 {
+                    format!("block b{b} of kernel")
+                } else {
+                    "kernel".to_string()
+                };
+                return Err(err(format!(
+                    "deadlock: the threads of {block} `{}` execute different numbers of \
+                     `syncthreads` ({}); a block barrier waits for every thread of the block",
+                    k.name,
+                    detail.join(", ")
+                )));
+            }
+            per_block.push(counts.first().map(|c| c.1).unwrap_or(0));
         }
-        barrier_counts.push(counts.first().map(|c| c.1).unwrap_or(0));
+        barrier_counts.push(per_block);
+        kthreads.push(by_block);
     }
 
     let mut kernels = Vec::new();
@@ -301,19 +324,27 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
             .collect();
         let done = next_event;
         let finished = next_event + 1;
-        let all_exited = next_event + 2;
-        next_event += 3;
-        let barriers = (0..barrier_counts[ki]).map(|i| next_event + i).collect();
-        next_event += barrier_counts[ki];
+        next_event += 2;
+        let mut blocks = Vec::new();
+        for (b, threads) in kthreads[ki].iter().enumerate() {
+            let all_exited = next_event;
+            next_event += 1;
+            let barriers = (0..barrier_counts[ki][b]).map(|i| next_event + i).collect();
+            next_event += barrier_counts[ki][b];
+            blocks.push(ABlock {
+                threads: threads.clone(),
+                all_exited,
+                barriers,
+            });
+        }
         kernels.push(AKernel {
-            threads: kthreads[ki].clone(),
+            threads: kthreads[ki].concat(),
+            blocks,
             start,
             children,
             depth: 0,
             done,
             finished,
-            all_exited,
-            barriers,
         });
     }
     for ki in 0..kernels.len() {

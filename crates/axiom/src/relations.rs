@@ -65,7 +65,7 @@ pub(crate) fn barrier(p: &Prog, c: &Control) -> Edges {
         }
         for (i, op) in t.ops.iter().enumerate() {
             if let AOp::Barrier { index } = op {
-                let b = p.kernels[t.kernel].barriers[*index];
+                let b = p.kernels[t.kernel].blocks[t.block].barriers[*index];
                 e.push((t.op(i), b));
                 e.push((b, t.op(i) + 1));
             }
@@ -208,8 +208,9 @@ pub(crate) fn devicesync(p: &Prog, c: &Control) -> Edges {
 /// `cudaTriggerProgrammaticLaunchCompletion`. If the primary kernel doesn't
 /// execute the trigger, it implicitly occurs after all thread blocks in the
 /// primary kernel exit." An execution order, not happens-before: the
-/// secondary's threads start after `activation`, the primary block's
-/// trigger (a thread's first) or the exit of all its threads.
+/// secondary's threads start after every `(secondary, event)` of
+/// `activation`, one for each primary block: the block's trigger (a
+/// thread's first) or the exit of all its threads.
 pub(crate) fn pdl_start(p: &Prog, activation: &[(usize, usize)]) -> Edges {
     let mut e = Vec::new();
     for &(secondary, act) in activation {
@@ -220,40 +221,55 @@ pub(crate) fn pdl_start(p: &Prog, activation: &[(usize, usize)]) -> Edges {
     e
 }
 
-/// The `all_exited` event of each kernel after every exit of its threads
+/// Each block's `all_exited` event after every exit of its threads
 /// (execution order: what the implicit trigger waits for).
 pub(crate) fn all_exited(p: &Prog, c: &Control) -> Edges {
     let mut e = Vec::new();
     for (ki, k) in p.kernels.iter().enumerate() {
         if c.runs[ki] {
-            for &t in &k.threads {
-                e.push((p.threads[t].exit(), k.all_exited));
+            for b in &k.blocks {
+                for &t in &b.threads {
+                    e.push((p.threads[t].exit(), b.all_exited));
+                }
             }
         }
     }
     e
 }
 
-/// For each PDL secondary, the events that may let it start: the first
-/// trigger of each primary thread, or the exit of all of them.
+/// For each PDL secondary and each block of its primary, the events that
+/// may count as that block's trigger: the first trigger of each of its
+/// threads, or, when none of them triggers, the exit of all of them. The
+/// unit is the block (the spec's decision on
+/// `pdl.trigger.all-blocks-should-trigger`, after
+/// `cuda_device_runtime_api.h`: "when every CTAs in the grid has either
+/// exited or called this function at least once"): one thread's trigger
+/// counts for its block, and the secondary may start only once every block
+/// has counted. A block with a trigger needs no exit option: its trigger
+/// is before its exits, so an execution that starts the secondary after
+/// them also starts it after the trigger (the option constrains less and
+/// loses no execution), and each block with one trigger adds no choice.
 pub(crate) fn activations(p: &Prog) -> Vec<(usize, Vec<usize>)> {
     let mut out = Vec::new();
     for (ki, k) in p.kernels.iter().enumerate() {
         if let Start::HostPdl { primary, .. } = k.start {
-            let pk = &p.kernels[primary];
-            let mut options: Vec<usize> = pk
-                .threads
-                .iter()
-                .filter_map(|&t| {
-                    let th = &p.threads[t];
-                    th.ops
-                        .iter()
-                        .position(|o| *o == AOp::Trigger)
-                        .map(|i| th.op(i))
-                })
-                .collect();
-            options.push(pk.all_exited);
-            out.push((ki, options));
+            for b in &p.kernels[primary].blocks {
+                let mut options: Vec<usize> = b
+                    .threads
+                    .iter()
+                    .filter_map(|&t| {
+                        let th = &p.threads[t];
+                        th.ops
+                            .iter()
+                            .position(|o| *o == AOp::Trigger)
+                            .map(|i| th.op(i))
+                    })
+                    .collect();
+                if options.is_empty() {
+                    options.push(b.all_exited);
+                }
+                out.push((ki, options));
+            }
         }
     }
     out

@@ -17,7 +17,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use gridcheck_spec::limits::{MAX_FILE_BYTES, MAX_THREAD_INDEX};
+use gridcheck_spec::limits::{MAX_BLOCK_INDEX, MAX_FILE_BYTES, MAX_THREAD_INDEX};
+use gridcheck_spec::thread_name;
 use gridcheck_spec::{SpecError, TestBody, load_sources};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -261,10 +262,17 @@ impl Stats {
                 over.push(format!("test name `{}`", t.name));
             }
             if let TestBody::Litmus(l) = &t.body {
-                for th in l.kernels.iter().flat_map(|k| &k.threads) {
-                    let canonical = format!("t{}", th.index());
-                    if th.index() > MAX_THREAD_INDEX || th.name != canonical {
-                        over.push(format!("thread `{}`", th.name));
+                for k in &l.kernels {
+                    let several = k.blocks() > 1;
+                    for th in &k.threads {
+                        let canonical =
+                            thread_name::format(several.then_some(th.block()), th.index());
+                        if th.index() > MAX_THREAD_INDEX
+                            || th.block() > MAX_BLOCK_INDEX
+                            || th.name != canonical
+                        {
+                            over.push(format!("thread `{}`", th.name));
+                        }
                     }
                 }
             }

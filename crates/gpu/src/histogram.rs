@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use gridcheck_kernelgen::{Layout, STATUS_RAN};
+use gridcheck_kernelgen::Layout;
 use gridcheck_spec::{Expr, Litmus, Op, State};
 
 /// A status word the histogram kernel does not check.
@@ -76,7 +76,7 @@ impl Plan {
         domain.dedup();
         let mut status_expect = vec![STATUS_ANY; lay.status_stride as usize];
         for k in lay.kernels.iter().filter(|k| k.must_run) {
-            status_expect[k.status_word as usize] = STATUS_RAN;
+            status_expect[k.status_word as usize] = k.ran_value();
         }
         for e in lay.error_words() {
             status_expect[e.word as usize] = 0;
@@ -274,7 +274,11 @@ tests:
         let lay = gridcheck_kernelgen::layout(&l);
         let plan = Plan::new(&l, &lay);
         for k in &lay.kernels {
-            let want = if k.must_run { STATUS_RAN } else { STATUS_ANY };
+            let want = if k.must_run {
+                k.ran_value()
+            } else {
+                STATUS_ANY
+            };
             assert_eq!(plan.status_expect[k.status_word as usize], want);
         }
         for e in lay.error_words() {

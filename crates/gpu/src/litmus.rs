@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, sys};
-use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED, STATUS_RAN};
+use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
 use crate::{Gpu, GpuError, cuda_error_name, driver_error, drv, histogram};
@@ -156,8 +156,14 @@ fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
     lay.kernels
         .iter()
         .filter(|k| k.must_run)
-        .find(|k| status[k.status_word as usize] != STATUS_RAN)
-        .map(|k| format!("kernel `{}` did not run", k.name))
+        .find(|k| status[k.status_word as usize] != k.ran_value())
+        .map(|k| match k.blocks {
+            1 => format!("kernel `{}` did not run", k.name),
+            n => format!(
+                "kernel `{}` did not run: {} of its {n} blocks ran",
+                k.name, status[k.status_word as usize]
+            ),
+        })
 }
 
 /// The final state of one instance: its registers and memory slot.
@@ -244,7 +250,9 @@ impl Gpu {
             .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
             .map_err(drv(&format!("cannot load {}", cubin.display())))?;
         let lay = gridcheck_kernelgen::layout(litmus);
-        let mut host: Vec<(CudaFunction, u32, bool)> = Vec::new();
+        // Per host kernel: the function, its blocks per instance, threads
+        // per block, and whether it is a PDL secondary.
+        let mut host: Vec<(CudaFunction, u32, u32, bool)> = Vec::new();
         for k in lay.host_kernels() {
             let sym = gridcheck_kernelgen::kernel_symbol(test_name, &k.name);
             let f = module.load_function(&sym).map_err(drv(&format!(
@@ -252,7 +260,7 @@ impl Gpu {
                 cubin.display()
             )))?;
             let pdl = k.launch == (KernelLaunch::Host { pdl: true });
-            host.push((f, k.block_dim, pdl));
+            host.push((f, k.blocks, k.block_dim, pdl));
         }
         let pending = u64::from(n) * u64::from(lay.pending_launches_per_instance());
         if pending > 0 && litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none() {
@@ -365,8 +373,13 @@ impl Gpu {
                 stress_words,
                 stress_iters: inc.stress_iters,
             };
-            for (f, block, pdl) in &host {
-                launch(stream, f, n, *block, *pdl, params)?;
+            // An instance of a kernel of several blocks is that many
+            // consecutive blocks (see `gridcheck_kernelgen::KernelPlan`).
+            for (f, blocks, block, pdl) in &host {
+                let grid = n.checked_mul(*blocks).ok_or_else(|| {
+                    GpuError::new(format!("{n} instances of {blocks} blocks overflow a grid"))
+                })?;
+                launch(stream, f, grid, *block, *pdl, params)?;
             }
             launch(stream, &hist_fn, n.div_ceil(256), 256, false, hp)?;
             // Each launch is waited for before the next is queued: in an
@@ -534,6 +547,28 @@ mod tests {
         obs.sort();
         assert_eq!(keys, obs);
         assert_eq!((s["child.t0.r0"], s["x"]), (0, 1));
+    }
+
+    #[test]
+    fn every_block_of_an_instance_must_run() {
+        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          b0.t0: [store x 1]\n          b1.t0: [load r0 x]\n    condition: exists parent.b1.t0.r0 == 0\n    expect: allowed\n";
+        let spec = gridcheck_spec::load_sources(
+            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
+            panic!()
+        };
+        let lay = gridcheck_kernelgen::layout(l);
+        assert_eq!((lay.kernels[0].blocks, lay.kernels[0].ran_value()), (2, 2));
+        assert_eq!(instance_failure(&lay, &[2]), None);
+        assert_eq!(
+            instance_failure(&lay, &[1]).unwrap(),
+            "kernel `parent` did not run: 1 of its 2 blocks ran"
+        );
+        let plan = histogram::Plan::new(l, &lay);
+        assert_eq!(plan.status_expect, [2]);
     }
 
     #[test]

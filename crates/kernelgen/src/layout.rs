@@ -5,7 +5,7 @@
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
 use crate::plan::observes_errors;
-use crate::{LOC_STRIDE, STATUS_NOT_REACHED, STRESS_WARPS, WARP};
+use crate::{LOC_STRIDE, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP};
 
 /// A memory location of one instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,9 +31,15 @@ pub struct Register {
 pub struct KernelPlan {
     pub name: String,
     pub launch: KernelLaunch,
+    /// Blocks of one instance's grid (`bM.tN` threads: one more than the
+    /// highest `M`; 1 for `tN` threads). A host kernel is launched with
+    /// `instances * blocks` blocks, block `b` running block `b % blocks` of
+    /// instance `b / blocks`; a device kernel with `blocks` blocks.
+    pub blocks: u32,
     /// Threads per block: the modeled warps, then [`STRESS_WARPS`] stress warps.
     pub block_dim: u32,
-    /// Index of its "ran" word within an instance's status words.
+    /// Index of its "ran" word within an instance's status words: each of
+    /// its blocks adds [`STATUS_RAN`] when it ends.
     pub status_word: u32,
     /// Whether an instance counts only if this kernel ran: every kernel,
     /// except a device kernel of a test that limits the launch pool (its
@@ -72,12 +78,15 @@ impl ObjectKind {
     }
 }
 
-/// A named stream or an event of a kernel: each block of the kernel (one
-/// instance) creates its own in the kernel's prologue (thread 0, before the
+/// A named stream or an event of a kernel: the block of an instance whose
+/// threads use it creates it in the kernel's prologue (thread 0, before the
 /// first barrier) and destroys it at the end, after a barrier.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockObject {
     pub kernel: String,
+    /// The block of the kernel's grid that uses it (the spec loader allows
+    /// one only).
+    pub block: u32,
     pub kind: ObjectKind,
     pub name: String,
     /// Index of the word that receives the creation's `cudaError_t`.
@@ -147,6 +156,13 @@ pub struct Layout {
     /// Device launch operations of one instance (with or without an error
     /// word).
     pub launch_ops: u32,
+}
+
+impl KernelPlan {
+    /// What its "ran" word holds once every block of an instance ran.
+    pub fn ran_value(&self) -> u32 {
+        STATUS_RAN * self.blocks
+    }
 }
 
 impl Layout {
@@ -245,6 +261,7 @@ pub fn layout(litmus: &Litmus) -> Layout {
             KernelPlan {
                 name: k.name.clone(),
                 launch: k.launch,
+                blocks: k.blocks() as u32,
                 block_dim: (modeled + STRESS_WARPS) * WARP,
                 status_word: i as u32,
                 must_run: k.launch != KernelLaunch::Device
@@ -277,9 +294,10 @@ pub fn layout(litmus: &Litmus) -> Layout {
     let mut objects: Vec<BlockObject> = Vec::new();
     for k in &litmus.kernels {
         for kind in [ObjectKind::Stream, ObjectKind::Event] {
-            for name in kernel_objects(k, kind) {
+            for (name, block) in kernel_objects(k, kind) {
                 objects.push(BlockObject {
                     kernel: k.name.clone(),
+                    block: block as u32,
                     kind,
                     name,
                     status_word: next,
@@ -332,15 +350,16 @@ pub fn layout(litmus: &Litmus) -> Layout {
 }
 
 /// The named streams or the events a kernel's threads use, in order of
-/// first mention (thread order, then program order).
-fn kernel_objects(k: &gridcheck_spec::Kernel, kind: ObjectKind) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |n: &str| {
-        if !out.iter().any(|o| o == n) {
-            out.push(n.to_string());
-        }
-    };
+/// first mention (thread order, then program order), with the block that
+/// uses each.
+fn kernel_objects(k: &gridcheck_spec::Kernel, kind: ObjectKind) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
     for t in &k.threads {
+        let mut add = |n: &str| {
+            if !out.iter().any(|(o, _)| o == n) {
+                out.push((n.to_string(), t.block()));
+            }
+        };
         for op in &t.ops {
             match (kind, op) {
                 (ObjectKind::Stream, Op::Launch { stream, .. })

@@ -80,11 +80,19 @@ fn description(w: &mut impl Write, litmus: &Litmus, lay: &Layout) -> fmt::Result
         writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?;
     }
     for k in &lay.kernels {
-        writeln!(
-            w,
-            "//   status[slot * {} + {}] = {} ran ({} threads per block)",
-            lay.status_stride, k.status_word, k.name, k.block_dim
-        )?;
+        if k.blocks > 1 {
+            writeln!(
+                w,
+                "//   status[slot * {} + {}] = {} ran: {} blocks of {} threads, each adds 1",
+                lay.status_stride, k.status_word, k.name, k.blocks, k.block_dim
+            )?;
+        } else {
+            writeln!(
+                w,
+                "//   status[slot * {} + {}] = {} ran ({} threads per block)",
+                lay.status_stride, k.status_word, k.name, k.block_dim
+            )?;
+        }
     }
     for e in lay.error_words() {
         writeln!(
@@ -156,10 +164,26 @@ impl KernelEmitter<'_> {
         self.prologue(w, &objects)?;
         let split: Vec<Vec<Vec<(usize, &Op)>>> = k.threads.iter().map(|t| phases(&t.ops)).collect();
         let n_phases = split.iter().map(Vec::len).max().unwrap_or(1);
-        if split.iter().any(|t| t.len() != n_phases) {
+        // Phases per thread, block by block.
+        let per_block: Vec<Vec<usize>> = (0..k.blocks())
+            .map(|b| {
+                k.threads
+                    .iter()
+                    .zip(&split)
+                    .filter(|(t, _)| t.block() == b)
+                    .map(|(_, ph)| ph.len())
+                    .collect()
+            })
+            .collect();
+        if per_block.iter().any(|b| b.iter().any(|&n| n != b[0])) {
             writeln!(
                 w,
                 "  // Threads of this kernel execute different numbers of syncthreads; a thread\n  // with fewer waits at the remaining barriers after its last operation."
+            )?;
+        } else if per_block.iter().any(|b| b[0] != n_phases) {
+            writeln!(
+                w,
+                "  // The blocks execute different numbers of syncthreads: a block with fewer\n  // passes the remaining ones, all its threads together, after its last operation."
             )?;
         }
         for phase in 0..n_phases {
@@ -175,7 +199,20 @@ impl KernelEmitter<'_> {
         let sym = kernel_symbol(&self.test.name, &k.name);
         writeln!(w)?;
         writeln!(w, "// Kernel `{}`.", k.name)?;
+        let blocks = self.plan.blocks;
         match k.launch {
+            KernelLaunch::Host { .. } if blocks > 1 => {
+                writeln!(w, "extern \"C\" __global__ void {sym}(gc_params p) {{")?;
+                writeln!(
+                    w,
+                    "  // An instance is {blocks} consecutive blocks; `block` is the test's bM."
+                )?;
+                writeln!(
+                    w,
+                    "  const unsigned int slot = gc_slot(p, blockIdx.x / {blocks}u);"
+                )?;
+                writeln!(w, "  const unsigned int block = blockIdx.x % {blocks}u;")?;
+            }
             KernelLaunch::Host { .. } => {
                 writeln!(w, "extern \"C\" __global__ void {sym}(gc_params p) {{")?;
                 writeln!(w, "  const unsigned int slot = gc_slot(p, blockIdx.x);")?;
@@ -185,6 +222,12 @@ impl KernelEmitter<'_> {
                     w,
                     "extern \"C\" __global__ void {sym}(gc_params p, unsigned int slot) {{"
                 )?;
+                if blocks > 1 {
+                    writeln!(
+                        w,
+                        "  const unsigned int block = blockIdx.x;  // the test's bM, of {blocks}"
+                    )?;
+                }
             }
         }
         if self.plan.block_dim > MAX_BLOCK {
@@ -238,22 +281,48 @@ impl KernelEmitter<'_> {
                 };
                 writeln!(
                     w,
-                    "    {} = {create}(p, kStatusStride, slot, {}u);",
+                    "    {}{} = {create}(p, kStatusStride, slot, {}u);",
+                    self.in_block(o.block),
                     o.var(),
                     o.status_word
                 )?;
             }
             writeln!(w, "  }}")?;
         }
+        if blocks > 1 {
+            let counts: Vec<usize> = (0..k.blocks())
+                .map(|b| k.block_threads(b).count())
+                .collect();
+            let mut expr = format!("{}u", counts[counts.len() - 1]);
+            if counts.iter().any(|&n| n != counts[0]) {
+                for (b, n) in counts.iter().enumerate().rev().skip(1) {
+                    expr = format!("block == {b}u ? {n}u : {expr}");
+                }
+            }
+            writeln!(
+                w,
+                "  const unsigned int gc_modeled = {expr};  // this block's modeled threads"
+            )?;
+        }
         writeln!(w, "  __syncthreads();")?;
         for t in &k.threads {
             for op in &t.ops {
                 if let Some(reg) = op.register() {
-                    writeln!(w, "  unsigned int {}_{reg} = 0u;", t.name)?;
+                    writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// `if (block == Nu) ` for an object or thread of block `b` of a kernel
+    /// of several blocks; nothing for a kernel of one block.
+    fn in_block(&self, b: u32) -> String {
+        if self.plan.blocks > 1 {
+            format!("if (block == {b}u) ")
+        } else {
+            String::new()
+        }
     }
 
     /// One phase: each modeled thread's operations of the phase (and, in
@@ -272,9 +341,14 @@ impl KernelEmitter<'_> {
         let mut first = true;
         for (t, tph) in k.threads.iter().zip(split) {
             let tid = t.index() as u32 * WARP;
+            let which = if self.plan.blocks > 1 {
+                format!("block == {}u && threadIdx.x == {tid}u", t.block())
+            } else {
+                format!("threadIdx.x == {tid}u")
+            };
             writeln!(
                 w,
-                "  {}if (threadIdx.x == {tid}u) {{  // {}",
+                "  {}if ({which}) {{  // {}",
                 if first { "" } else { "} else " },
                 t.name
             )?;
@@ -294,23 +368,27 @@ impl KernelEmitter<'_> {
                             .iter()
                             .position(|r| r.kernel == k.name && r.thread == t.name && r.reg == reg)
                             .unwrap_or(0);
-                        writeln!(w, "    regs[{idx}u] = {}_{reg};", t.name)?;
+                        writeln!(w, "    regs[{idx}u] = {}_{reg};", c_name(t))?;
                     }
                 }
             }
             writeln!(w, "    gc_arrive(&gc_arrived);")?;
         }
         let first_stress = self.plan.block_dim - STRESS_WARPS * WARP;
-        let n_modeled = k.threads.len() as u32;
         writeln!(
             w,
             "  {}if (threadIdx.x >= {first_stress}u) {{  // stress warps",
             if first { "" } else { "} else " }
         )?;
+        // Each modeled thread of the block arrives once a phase.
+        let target = if self.plan.blocks > 1 {
+            format!("gc_modeled * {}u", phase + 1)
+        } else {
+            format!("{}u", k.threads.len() * (phase + 1))
+        };
         writeln!(
             w,
-            "    gc_stress(p, slot, &gc_arrived, {}u, {phase}u);",
-            n_modeled * (phase as u32 + 1)
+            "    gc_stress(p, slot, &gc_arrived, {target}, {phase}u);"
         )?;
         writeln!(w, "  }}")?;
         if phase + 1 < n_phases {
@@ -333,11 +411,12 @@ impl KernelEmitter<'_> {
             }
             Op::Load { reg, loc } => {
                 let off = location_offset(lay, loc);
-                writeln!(w, "    {}_{reg} = mem[{off}u];", t.name)
+                writeln!(w, "    {}_{reg} = mem[{off}u];", c_name(t))
             }
             Op::Launch { kernel, stream } => {
                 let child = lay.kernels.iter().find(|c| &c.name == kernel);
                 let block = child.map_or(WARP, |c| c.block_dim);
+                let grid = child.map_or(1, |c| c.blocks);
                 let word = lay
                     .launches
                     .iter()
@@ -345,7 +424,7 @@ impl KernelEmitter<'_> {
                     .map_or(0, |l| l.status_word);
                 writeln!(
                     w,
-                    "    {}<<<1, {block}{}>>>(p, slot);",
+                    "    {}<<<{grid}, {block}{}>>>(p, slot);",
                     kernel_symbol(&self.test.name, kernel),
                     stream_expr(stream)
                 )?;
@@ -363,12 +442,12 @@ impl KernelEmitter<'_> {
             Op::GetLastError { reg } => writeln!(
                 w,
                 "    {}_{reg} = (unsigned int)cudaGetLastError();",
-                t.name
+                c_name(t)
             ),
             Op::PeekAtLastError { reg } => writeln!(
                 w,
                 "    {}_{reg} = (unsigned int)cudaPeekAtLastError();",
-                t.name
+                c_name(t)
             ),
             Op::DeviceSynchronize { reg } => {
                 let word = call_word(lay, &k.name, &t.name, op_index);
@@ -392,7 +471,7 @@ impl KernelEmitter<'_> {
                     writeln!(
                         w,
                         "    {}_{reg} = (unsigned int)cudaDeviceSynchronize();",
-                        t.name
+                        c_name(t)
                     )?;
                 } else {
                     writeln!(w, "    (void)cudaDeviceSynchronize();")?;
@@ -435,17 +514,30 @@ impl KernelEmitter<'_> {
                     ObjectKind::Stream => "gc_destroy_stream",
                     ObjectKind::Event => "gc_destroy_event",
                 };
-                writeln!(w, "    {destroy}({});", o.var())?;
+                writeln!(w, "    {}{destroy}({});", self.in_block(o.block), o.var())?;
             }
             writeln!(w, "  }}")?;
         }
-        writeln!(
-            w,
-            "  if (threadIdx.x == 0u) gc_mark_ran(p, kStatusStride, slot, {}u);",
-            self.index
-        )?;
+        if self.plan.blocks > 1 {
+            writeln!(
+                w,
+                "  if (threadIdx.x == 0u) gc_add_ran(p, kStatusStride, slot, {}u);  // one per block",
+                self.index
+            )?;
+        } else {
+            writeln!(
+                w,
+                "  if (threadIdx.x == 0u) gc_mark_ran(p, kStatusStride, slot, {}u);",
+                self.index
+            )?;
+        }
         writeln!(w, "}}")
     }
+}
+
+/// A thread's name as a C identifier: `t0`, or `b1_t0` for `b1.t0`.
+fn c_name(t: &Thread) -> String {
+    t.name.replace('.', "_")
 }
 
 /// The word offset of a location within an instance's slot.

@@ -118,8 +118,13 @@ fn cover(p: &GenProgram, c: &mut BTreeMap<&'static str, u64>) {
         if k.barrier.is_some() && k.threads.len() > 1 {
             bump("syncthreads");
         }
-        if k.threads.len() > 1 {
+        // Threads per block, and kernels of several blocks.
+        let blocks = k.blocks.iter().max().map_or(1, |b| b + 1);
+        if (0..blocks).any(|b| k.blocks.iter().filter(|&&x| x == b).count() > 1) {
             bump("two-thread block");
+        }
+        if blocks > 1 {
+            bump("several blocks");
         }
         for o in k.threads.iter().flatten() {
             bump(match o {

@@ -4,8 +4,9 @@
 //!
 //! [`strategy`] draws a [`GenProgram`]: up to four kernels (host, host-pdl,
 //! or launched from device code into the NULL, a named, the tail or the
-//! fire-and-forget stream, at any point of a thread), one or two threads
-//! each, and for each thread a few operations among stores, loads,
+//! fire-and-forget stream, at any point of a thread), one to three threads
+//! each, in one block or spread over two or three (`bM.tN`), and for each
+//! thread a few operations among stores, loads,
 //! `syncthreads` (placed so that every thread of a block executes the same
 //! number), `trigger`, `gridsync`, `devicesync` (CDP1 only), error queries,
 //! event records and waits; sometimes a pending launch pool smaller than the
@@ -24,6 +25,7 @@ use std::fmt;
 use gridcheck_spec::render::{litmus_spec_yaml, litmus_test_yaml, load_litmus};
 use gridcheck_spec::{
     Kernel, KernelLaunch, Limit, Litmus, Op, Profile, StreamRef, Thread, Verdict, condition,
+    thread_name,
 };
 use proptest::prelude::*;
 
@@ -97,7 +99,10 @@ pub enum GenLaunch {
 pub struct GenKernel {
     pub launch: GenLaunch,
     pub threads: Vec<Vec<GenOp>>,
-    /// Where each thread executes the block's barrier, if the block has one.
+    /// The block of each thread (after [`normalize`]: numbered in order of
+    /// first appearance; all 0 for a kernel of one block).
+    pub blocks: Vec<usize>,
+    /// Where each thread executes its block's barrier, if the blocks have one.
     pub barrier: Option<Vec<usize>>,
 }
 
@@ -145,17 +150,23 @@ fn kernel(cfg: GenConfig, cdp1: bool, index: usize) -> impl Strategy<Value = Gen
     } else {
         prop_oneof![
             1 => any::<bool>().prop_map(|pdl| GenLaunch::Host { pdl }),
-            3 => (0..index, 0usize..2, 0usize..8, stream()).prop_map(|(parent, thread, pos, stream)| {
+            3 => (0..index, 0usize..3, 0usize..8, stream()).prop_map(|(parent, thread, pos, stream)| {
                 GenLaunch::Device { parent, thread, pos, stream }
             }),
         ]
         .boxed()
     };
-    let threads = prop::collection::vec(prop::collection::vec(op(cdp1), 0..=cfg.max_ops), 1..=2);
-    let barrier = prop::option::weighted(0.25, prop::collection::vec(0usize..8, 2));
-    (launch, threads, barrier).prop_map(|(launch, threads, barrier)| GenKernel {
+    let threads = prop::collection::vec(prop::collection::vec(op(cdp1), 0..=cfg.max_ops), 1..=3);
+    // One block most of the time; otherwise a block per thread drawn.
+    let blocks = prop_oneof![
+        3 => Just(vec![0; 3]),
+        2 => prop::collection::vec(0usize..3, 3),
+    ];
+    let barrier = prop::option::weighted(0.25, prop::collection::vec(0usize..8, 3));
+    (launch, threads, blocks, barrier).prop_map(|(launch, threads, blocks, barrier)| GenKernel {
         launch,
         threads,
+        blocks,
         barrier,
     })
 }
@@ -225,6 +236,19 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
         }
     }
     p.kernels = kept;
+    // Blocks: one per thread as drawn, renumbered in order of appearance.
+    for k in &mut p.kernels {
+        let mut seen: Vec<usize> = Vec::new();
+        let drawn = std::mem::take(&mut k.blocks);
+        for ti in 0..k.threads.len() {
+            let b = drawn.get(ti).copied().unwrap_or(0);
+            let pos = seen.iter().position(|&x| x == b).unwrap_or_else(|| {
+                seen.push(b);
+                seen.len() - 1
+            });
+            k.blocks.push(pos);
+        }
+    }
     // Operation budget: launches count, then trim the longest thread.
     let launches = p
         .kernels
@@ -253,26 +277,43 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
     }
     let n_loc = p.locations as u8;
     for k in &mut p.kernels {
-        for t in &mut k.threads {
+        for (t, &b) in k.threads.iter_mut().zip(&k.blocks) {
             for o in t.iter_mut() {
                 match o {
                     GenOp::Store(l, _) | GenOp::Load(l) => *l %= n_loc,
                     GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
+                    // Named streams and events belong to one block: block
+                    // b's are numbered from 2b + 1.
+                    GenOp::Record(e, s) | GenOp::Wait(s, e) => {
+                        *e = (*e - 1) % 2 + 1 + 2 * b as u8;
+                        if let GenStream::Named(n) = s {
+                            *n = (*n - 1) % 2 + 1 + 2 * b as u8;
+                        }
+                    }
                     _ => {}
                 }
             }
         }
-        let recorded: Vec<u8> = k
-            .threads
-            .iter()
-            .flatten()
-            .filter_map(|o| match o {
-                GenOp::Record(e, _) => Some(*e),
-                _ => None,
-            })
-            .collect();
-        for t in &mut k.threads {
-            t.retain(|o| !matches!(o, GenOp::Wait(_, e) if !recorded.contains(e)));
+        for bi in 0..k.threads.len() {
+            let recorded: Vec<u8> = k
+                .threads
+                .iter()
+                .zip(&k.blocks)
+                .filter(|(_, b)| **b == bi)
+                .flat_map(|(t, _)| t)
+                .filter_map(|o| match o {
+                    GenOp::Record(e, _) => Some(*e),
+                    _ => None,
+                })
+                .collect();
+            for (t, _) in k
+                .threads
+                .iter_mut()
+                .zip(&k.blocks)
+                .filter(|(_, b)| **b == bi)
+            {
+                t.retain(|o| !matches!(o, GenOp::Wait(_, e) if !recorded.contains(e)));
+            }
         }
     }
     let counts: Vec<usize> = p.kernels.iter().map(|k| k.threads.len()).collect();
@@ -399,7 +440,13 @@ impl GenProgram {
                     })
                     .collect();
                 launches.sort_by_key(|b| std::cmp::Reverse((b.0, b.1)));
+                let block = k.blocks.get(ti).copied().unwrap_or(0);
                 for (pos, ci, stream) in launches {
+                    // A named stream of the launching thread's block.
+                    let stream = match stream {
+                        GenStream::Named(n) => GenStream::Named((n - 1) % 2 + 1 + 2 * block as u8),
+                        s => s,
+                    };
                     out.insert(
                         pos.min(out.len()),
                         Op::Launch {
@@ -412,8 +459,11 @@ impl GenProgram {
                     let p = at[ti % at.len()] % (out.len() + 1);
                     out.insert(p, Op::SyncThreads);
                 }
+                // Its index within its block, and the block when there are several.
+                let several = k.blocks.iter().any(|&b| b > 0);
+                let index = k.blocks.iter().take(ti).filter(|&&b| b == block).count();
                 threads.push(Thread {
-                    name: format!("t{ti}"),
+                    name: thread_name::format(several.then_some(block), index),
                     ops: out,
                 });
             }

@@ -31,6 +31,7 @@ fn the_oracles_agree_on_random_programs() {
         "record",
         "waitevent",
         "syncthreads",
+        "several blocks",
         "launch null",
         "launch named",
         "launch tail",

@@ -42,6 +42,8 @@ mod program;
 mod resources;
 #[path = "../../model/src/run.rs"]
 mod run;
+#[path = "../../model/src/slots.rs"]
+mod slots;
 #[path = "../../model/src/stream.rs"]
 mod stream;
 mod sync;

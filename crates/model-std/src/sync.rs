@@ -142,11 +142,14 @@ macro_rules! int_ops {
                 chaos();
                 self.0.fetch_sub(v, o)
             }
+            pub(crate) fn fetch_add(&self, v: $t, o: Ordering) -> $t {
+                chaos();
+                self.0.fetch_add(v, o)
+            }
         }
     };
 }
 
-atomic!(AtomicBool, std::sync::atomic::AtomicBool, bool);
 atomic!(AtomicU32, std::sync::atomic::AtomicU32, u32);
 atomic!(AtomicU64, std::sync::atomic::AtomicU64, u64);
 atomic!(AtomicUsize, std::sync::atomic::AtomicUsize, usize);

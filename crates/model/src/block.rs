@@ -1,8 +1,9 @@
 //! The thread block: `__syncthreads()`.
 //!
-//! Each kernel of a litmus test is one thread block of its modeled threads.
-//! `syncthreads` is a barrier of all of them: every thread arrives, then all
-//! leave, with happens-before from every arrival to every departure. This is
+//! Each block of a litmus kernel's grid is its own set of modeled threads.
+//! `syncthreads` is a barrier of the block's threads, and of no other
+//! block's: every thread of the block arrives, then all leave, with
+//! happens-before from every arrival to every departure. This is
 //! what the CUDA Programming Guide's example in 4.18.3.1 "Global Memory" (seed
 //! `000_522be91053af7f8d.txt`) relies on: "Due to the first
 //! `__syncthreads()` call, the child will see `data[0]=0`, `data[1]=1`, …,
@@ -17,8 +18,15 @@
 use crate::program::Program;
 use crate::world::World;
 
-pub(crate) fn syncthreads(p: &Program, w: &World, kernel: usize, view: &mut crate::memory::View) {
-    if p.kernels[kernel].threads.len() > 1 {
-        w.grids[kernel].barrier.wait(view);
+/// `__syncthreads()` by a thread of block `block` of `kernel`.
+pub(crate) fn syncthreads(
+    p: &Program,
+    w: &World,
+    kernel: usize,
+    block: usize,
+    view: &mut crate::memory::View,
+) {
+    if p.kernels[kernel].blocks[block].len() > 1 {
+        w.grids[kernel].barrier[block].wait(view);
     }
 }

@@ -25,17 +25,23 @@ use crate::program::Program;
 use crate::resources::SYNC_DEPTH_EXCEEDED;
 use crate::world::World;
 
-/// `devicesync` by a thread of `kernel`: its `cudaError_t`. Beyond the
-/// synchronization depth it fails at once and waits for nothing (see
+/// `devicesync` by a thread of block `block` of `kernel`: its
+/// `cudaError_t`. It waits for the launches of its own block only. Beyond
+/// the synchronization depth it fails at once and waits for nothing (see
 /// [`crate::resources`]).
-pub(crate) fn devicesync(p: &Program, w: &World, kernel: usize, view: &mut View) -> u32 {
+pub(crate) fn devicesync(
+    p: &Program,
+    w: &World,
+    (kernel, block): (usize, usize),
+    view: &mut View,
+) -> u32 {
     if p.kernels[kernel].sync_depth_exceeded {
         return SYNC_DEPTH_EXCEEDED;
     }
     // A read-modify-write, not a load: it reads the latest launches in the
     // location's modification order, and loom's partial-order reduction
     // tracks read-modify-writes completely (see `crate::memory`).
-    let mask = w.grids[kernel].launched.fetch_or(0, Relaxed);
+    let mask = w.grids[kernel].launched[block].fetch_or(0, Relaxed);
     for c in 0..p.kernels.len() {
         if mask & (1 << c) != 0 {
             wait_finished(p, w, c, view);

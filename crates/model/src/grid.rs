@@ -35,26 +35,32 @@ use crate::resources::{self, CANCELLED};
 use crate::stream;
 use crate::world::World;
 
-/// `launch child [stream]` by a thread of `parent`: what the child's
-/// threads get when they are spawned, the set of grids they must wait for
-/// in their stream, or [`CANCELLED`] when the launch failed because the
-/// launch pool is full (the child never runs). `cache` is the thread's last
-/// view of its block's stream state.
-pub(crate) fn launch(p: &Program, w: &World, parent: usize, child: usize, cache: &mut u64) -> u64 {
+/// `launch child [stream]` by a thread of block `block` of `parent`: what
+/// the child's threads get when they are spawned, the set of grids they
+/// must wait for in their stream, or [`CANCELLED`] when the launch failed
+/// because the launch pool is full (the child never runs). `cache` is the
+/// thread's last view of its block's stream state.
+pub(crate) fn launch(
+    p: &Program,
+    w: &World,
+    (parent, block): (usize, usize),
+    child: usize,
+    cache: &mut u64,
+) -> u64 {
     if !resources::take_slot(p, w) {
         return CANCELLED;
     }
     let g = &w.grids[parent];
     let pk = &p.kernels[parent];
     if pk.has_devicesync {
-        g.launched.fetch_or(1 << child, Relaxed);
+        g.launched[block].fetch_or(1 << child, Relaxed);
     }
     let Start::Device { stream, .. } = p.kernels[child].start else {
         return 0;
     };
     match stream {
         Stream::InOrder { slot } | Stream::Tail { slot } if pk.stream_state => {
-            stream::enqueue(p, w, parent, slot, child, cache)
+            stream::enqueue(p, w, (parent, block), slot, child, cache)
         }
         _ => 0,
     }

@@ -24,15 +24,15 @@
 //! | guide | edge | module |
 //! |---|---|---|
 //! | launch: the parent thread's earlier writes reach the child (4.18.3.1) | the launching thread spawns the child grid's threads at the launch | `grid.rs`, `thread.rs` |
-//! | `__syncthreads()` | barrier of the kernel's threads (one block) | `block.rs` |
+//! | `__syncthreads()` | barrier of the threads of one block of the kernel's grid | `block.rs` |
 //! | grid completion includes all child grids (4.18.2.1) | count-down latch of threads and non-tail children, cascading to the parent | `grid.rs` |
 //! | NULL and named streams in order, events (4.18.2.3, 4.18.2.4) | dependencies handed to the grid at launch, awaited as completions | `stream.rs` |
 //! | tail launch after the grid and all its work | the tail waits for the parent's completion count | `stream.rs` |
 //! | fire-and-forget | independent start; still counted in the parent's completion | `stream.rs` |
 //! | host stream without PDL | the thread that completes a host kernel spawns the next one's threads | `grid.rs`, `thread.rs` |
-//! | PDL trigger (4.5.2) | **no edge**: a relaxed flag and a spin with `yield_now` | `pdl.rs` |
+//! | PDL trigger (4.5.2) | **no edge**: relaxed per-block words, a relaxed count of the blocks that count, and a spin with `yield_now` | `pdl.rs` |
 //! | `cudaGridDependencySynchronize()` | wait for the primary's completion | `pdl.rs` |
-//! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the block's launched grids; beyond the sync depth, an error and no wait | `cdp1.rs`, `resources.rs` |
+//! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the grids its own block launched; beyond the sync depth, an error and no wait | `cdp1.rs`, `resources.rs` |
 //! | pending launch pool (4.18.5.2.1.2) | **no edge**: a relaxed device-wide counter; a slot frees when its grid completes | `resources.rs` |
 //! | per-thread last error | thread-local, never shared | `resources.rs`, `thread.rs` |
 //!
@@ -65,6 +65,12 @@
 //! - **Last error**: per thread; a failed launch or `devicesync` sets it, a
 //!   successful call leaves it, `geterror` reads and resets it, `peekerror`
 //!   reads it.
+//! - **Blocks**: a kernel's grid has one block, or several when its
+//!   threads are named `bM.tN`. The barrier, the stream state (NULL stream,
+//!   named streams, events, the order of tail launches), CDP1's launch set
+//!   for `devicesync` and the PDL trigger are each block's own (one object
+//!   per block in `world.rs`); completion counts the threads of every block,
+//!   and a launch spawns every block's threads of the child.
 //! - Earlier decisions: the PDL trigger unit is the block (`pdl.rs`);
 //!   waiting on an event no thread recorded is a no-op (`stream.rs`); stream
 //!   operations of one block are ordered by one relaxed read-modify-write
@@ -86,6 +92,10 @@
 //!   and nothing after); a host kernel that waits for its predecessor alone
 //!   is spawned by the thread whose arrival completes the predecessor (the
 //!   spawn carries the completion's happens-before, as the wait did). A
+//!   PDL secondary's first thread alone waits for the primary's blocks to
+//!   count and then spawns the secondary's other threads (the spawn orders
+//!   only its start, before which it did nothing; several spinning threads
+//!   made loom switch between them without bound). A
 //!   grid whose launch failed spawns nothing, unless it is a tail grid,
 //!   whose threads still count as finished after their parent is done. A
 //!   thread that does not exist adds no interleavings: the spec's 4-thread
@@ -155,10 +165,12 @@
 //!   Forbidden or Required into Allowed, never the reverse; no spec test has
 //!   this shape (their state sets did not change with the fix).
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
-//!   5, main included. (Since thread 0 runs on main, 5 would fit; the spec
-//!   loader's limit is 4.) So a test uses representative threads, and
-//!   resource limits are observed with small values (a pool of 1 slot, a
-//!   sync depth of 1); the nesting depth limit cannot be reached.
+//!   5, main included. (Since thread 0 runs on main, 5 would fit.) So a test
+//!   uses representative threads, and resource limits are observed with
+//!   small values (a pool of 1 slot, a sync depth of 1); the nesting depth
+//!   limit cannot be reached. The spec allows tests of more threads (kernels
+//!   of several blocks make them quickly): [`check`] refuses them at once,
+//!   and the axiomatic model (`crates/axiom`) decides them alone.
 //!
 //! # The model on std threads
 //!
@@ -175,7 +187,7 @@
 //! # What is not modeled
 //!
 //! Events recorded into, or awaited by, the tail and fire-and-forget streams
-//! (a [`ModelError`]); anything beyond one block per kernel; errors other
+//! (a [`ModelError`]); errors other
 //! than a full launch pool and the synchronization depth (invalid
 //! arguments, memory faults); events and streams in the launch pool (seed
 //! 001's Configuration Options also mentions events; the model counts
@@ -191,6 +203,7 @@ mod pdl;
 mod program;
 mod resources;
 mod run;
+mod slots;
 mod stream;
 mod sync;
 mod thread;
@@ -311,6 +324,14 @@ pub fn check(litmus: &Litmus) -> Result<ModelOutcome, ModelError> {
 /// Explores the executions of `litmus` that `options` allows.
 pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, ModelError> {
     let start = Instant::now();
+    let n = litmus.thread_count();
+    if n > MAX_GPU_THREADS {
+        return Err(ModelError {
+            message: format!(
+                "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
+            ),
+        });
+    }
     let program = Arc::new(program::compile(litmus)?);
     let mut bounds = vec![options.preemption_bound];
     for &b in &options.fallback_bounds {

@@ -8,17 +8,16 @@
 //! than the pool holds) and, per kernel, its nesting depth and whether a
 //! `devicesync` there exceeds the synchronization depth.
 //!
-//! Compilation also rejects what cannot run: more threads than loom explores,
-//! a block whose threads execute different numbers of `__syncthreads()` (the
+//! Compilation also rejects what cannot run: a block whose threads execute
+//! different numbers of `__syncthreads()` (the
 //! guide: a barrier in divergent code hangs; the model reports it instead of
 //! letting loom find the deadlock), and events used with the tail or
 //! fire-and-forget stream, which the model does not define.
 
-use std::collections::BTreeMap;
-
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
 use crate::ModelError;
+use crate::slots::Slots;
 
 /// The most GPU threads one test may have: loom's `MAX_THREADS` (5) less the
 /// main thread.
@@ -52,21 +51,23 @@ pub(crate) enum Start {
 
 #[derive(Debug, Clone)]
 pub(crate) struct KernelInfo {
-    /// Global indices of the kernel's threads (its one block).
+    /// Global indices of the kernel's threads, every block's.
     pub threads: Vec<usize>,
+    /// Global indices of the threads of each block of its grid.
+    pub blocks: Vec<Vec<usize>>,
     pub start: Start,
     /// Arrivals that complete the grid: its threads and every grid it
     /// launched outside the tail stream.
     pub done_target: usize,
     /// Number of grids it launches into its tail stream.
     pub tails: usize,
-    /// The block's stream operations need shared state: some stream gets
-    /// more than one launch, or the block uses events. Otherwise every
-    /// launch has no stream predecessor and the state is skipped.
+    /// Some block's stream operations need shared state: one of its
+    /// streams gets more than one launch, or it uses events. Otherwise
+    /// every launch has no stream predecessor and the state is skipped.
     pub stream_state: bool,
     /// The next host kernel is a PDL secondary: record triggers.
     pub has_pdl_dependent: bool,
-    /// Some thread calls `devicesync`: record the block's launches.
+    /// Some thread calls `devicesync`: record each block's launches.
     pub has_devicesync: bool,
     /// Something waits for this grid to be *done* (its tail grids, or its
     /// own completion being awaited): its threads and non-tail children
@@ -136,8 +137,8 @@ pub(crate) enum MOp {
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadInfo {
     pub kernel: usize,
-    /// Index among the kernel's modeled threads (not the CUDA thread index).
-    pub slot: usize,
+    /// Its block within the kernel's grid.
+    pub block: usize,
     pub ops: Vec<MOp>,
     /// Observable name of each register it writes, in program order.
     pub regs: Vec<String>,
@@ -159,7 +160,38 @@ impl Program {
     /// thread of a host kernel not started by its predecessor's completion.
     pub(crate) fn is_host_thread(&self, tid: usize) -> bool {
         let k = &self.kernels[self.threads[tid].kernel];
-        !matches!(k.start, Start::Device { .. }) && !k.lazy
+        !matches!(k.start, Start::Device { .. }) && !k.lazy && !self.pdl_spawned(tid)
+    }
+
+    /// Whether thread `tid` belongs to a PDL secondary and is not its first
+    /// thread: the first waits for the primary's trigger and spawns it (see
+    /// [`crate::pdl`]).
+    pub(crate) fn pdl_follower(&self, tid: usize) -> bool {
+        let k = &self.kernels[self.threads[tid].kernel];
+        matches!(k.start, Start::HostPdl { .. }) && k.threads.first() != Some(&tid)
+    }
+
+    /// Whether another modeled thread spawns thread `tid` of a PDL
+    /// secondary: a follower (see [`Program::pdl_follower`]), or the first
+    /// thread of a secondary whose primary is itself a PDL secondary, which
+    /// that primary's first thread spawns once it may start (see
+    /// [`crate::pdl`]).
+    pub(crate) fn pdl_spawned(&self, tid: usize) -> bool {
+        let k = &self.kernels[self.threads[tid].kernel];
+        match k.start {
+            Start::HostPdl { primary, .. } => {
+                self.pdl_follower(tid)
+                    || matches!(self.kernels[primary].start, Start::HostPdl { .. })
+            }
+            _ => false,
+        }
+    }
+
+    /// The PDL secondary of kernel `k`, if the next host kernel is one.
+    pub(crate) fn pdl_secondary_of(&self, k: usize) -> Option<usize> {
+        self.kernels
+            .iter()
+            .position(|s| matches!(s.start, Start::HostPdl { primary, .. } if primary == k))
     }
 
     /// Bits of one set of grids in a block's stream state word.
@@ -187,62 +219,8 @@ fn host_chain(kernels: &[gridcheck_spec::Kernel], host: &[usize], pos: usize) ->
     out
 }
 
-/// The slots of one block's stream state: its in-order streams (NULL first,
-/// then named streams by first use), its tail stream, then its events. Each
-/// slot holds a set of grids (a bit per kernel).
-#[derive(Default)]
-struct Slots {
-    streams: BTreeMap<String, usize>,
-    events: BTreeMap<String, usize>,
-    next: usize,
-    launches: BTreeMap<usize, usize>,
-    recorded: Vec<usize>,
-    has_events: bool,
-}
-
-impl Slots {
-    fn stream(&mut self, s: &StreamRef, what: &str) -> Result<usize, ModelError> {
-        let key = match s {
-            StreamRef::Null => "null".to_string(),
-            StreamRef::Tail => "tail".to_string(),
-            StreamRef::Named(n) => format!("named {n}"),
-            StreamRef::FireAndForget => {
-                return Err(err(format!(
-                    "`{what}`: events on the fire-and-forget stream are not modeled"
-                )));
-            }
-            #[allow(unreachable_patterns)]
-            _ => return Err(err(format!("`{what}`: this stream is not modeled"))),
-        };
-        if key == "tail" && what != "launch" {
-            return Err(err(format!(
-                "`{what}`: events on the tail stream are not modeled"
-            )));
-        }
-        let next = &mut self.next;
-        Ok(*self.streams.entry(key).or_insert_with(|| {
-            *next += 1;
-            *next - 1
-        }))
-    }
-
-    fn event(&mut self, e: &str) -> usize {
-        self.has_events = true;
-        let next = &mut self.next;
-        *self.events.entry(e.to_string()).or_insert_with(|| {
-            *next += 1;
-            *next - 1
-        })
-    }
-}
-
 pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let n = l.thread_count();
-    if n > MAX_GPU_THREADS {
-        return Err(err(format!(
-            "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
-        )));
-    }
     if n == 0 {
         return Err(err("the test has no threads"));
     }
@@ -262,8 +240,9 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
         .collect();
 
-    // Who launches each device kernel, into which stream; each block's slots.
-    let mut launched_by: Vec<Option<(usize, Stream)>> = vec![None; l.kernels.len()];
+    // Who launches each device kernel (kernel and block), into which
+    // stream; each kernel's slots.
+    let mut launched_by: Vec<Option<(usize, usize, Stream)>> = vec![None; l.kernels.len()];
     let mut slots: Vec<Slots> = l.kernels.iter().map(|_| Slots::default()).collect();
     let mut mops: Vec<Vec<Vec<MOp>>> = Vec::new();
     let mut store_ids = 0u32;
@@ -273,6 +252,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         sl.stream(&StreamRef::Null, "launch")?;
         let mut per_thread = Vec::new();
         for t in &k.threads {
+            let block = t.block();
             let mut ops = Vec::new();
             for op in &t.ops {
                 let what = op.to_string();
@@ -307,14 +287,14 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                             },
                         };
                         if let Stream::InOrder { slot } | Stream::Tail { slot } = s {
-                            *sl.launches.entry(slot).or_default() += 1;
+                            *sl.launches.entry((block, slot)).or_default() += 1;
                         }
-                        launched_by[c] = Some((ki, s));
+                        launched_by[c] = Some((ki, block, s));
                         MOp::Launch { child: c }
                     }
                     Op::EventRecord { event, stream } => {
                         let stream = sl.stream(stream, &what)?;
-                        sl.recorded.push(stream);
+                        sl.recorded.push((block, stream));
                         MOp::Record {
                             stream,
                             event: sl.event(event),
@@ -375,7 +355,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                 }
             }
             KernelLaunch::Device => {
-                let Some((parent, stream)) = launched_by[ki] else {
+                let Some((parent, _, stream)) = launched_by[ki] else {
                     return Err(err(format!("device kernel `{}` is never launched", k.name)));
                 };
                 Start::Device { parent, stream }
@@ -383,11 +363,11 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         };
         let children = launched_by
             .iter()
-            .filter(|lb| matches!(lb, Some((p, _)) if *p == ki))
+            .filter(|lb| matches!(lb, Some((p, ..)) if *p == ki))
             .count();
         let tails = launched_by
             .iter()
-            .filter(|lb| matches!(lb, Some((p, Stream::Tail { .. })) if *p == ki))
+            .filter(|lb| matches!(lb, Some((p, _, Stream::Tail { .. })) if *p == ki))
             .count();
         let next_host_pdl = host
             .iter()
@@ -396,28 +376,35 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
             .is_some_and(|&h| l.kernels[h].launch == (KernelLaunch::Host { pdl: true }));
 
         // Every thread of a block must reach the same number of barriers.
-        let syncs: Vec<usize> = k
-            .threads
-            .iter()
-            .map(|t| t.ops.iter().filter(|o| **o == Op::SyncThreads).count())
-            .collect();
-        if syncs.iter().any(|&s| s != syncs[0]) {
-            let detail: Vec<String> = k
-                .threads
+        for b in 0..k.blocks() {
+            let threads: Vec<&gridcheck_spec::Thread> = k.block_threads(b).collect();
+            let syncs: Vec<usize> = threads
                 .iter()
-                .zip(&syncs)
-                .map(|(t, s)| format!("{} executes {s}", t.name))
+                .map(|t| t.ops.iter().filter(|o| **o == Op::SyncThreads).count())
                 .collect();
-            return Err(err(format!(
-                "deadlock: the threads of kernel `{}` execute different numbers of \
-                 `syncthreads` ({}); a block barrier waits for every thread of the block",
-                k.name,
-                detail.join(", ")
-            )));
+            if syncs.iter().any(|&s| s != syncs[0]) {
+                let detail: Vec<String> = threads
+                    .iter()
+                    .zip(&syncs)
+                    .map(|(t, s)| format!("{} executes {s}", t.name))
+                    .collect();
+                let block = if k.blocks() > 1 {
+                    format!("block b{b} of kernel")
+                } else {
+                    "kernel".to_string()
+                };
+                return Err(err(format!(
+                    "deadlock: the threads of {block} `{}` execute different numbers of \
+                     `syncthreads` ({}); a block barrier waits for every thread of the block",
+                    k.name,
+                    detail.join(", ")
+                )));
+            }
         }
 
         let mut ids = Vec::new();
-        for (slot, (t, ops)) in k.threads.iter().zip(mops[ki].drain(..)).enumerate() {
+        let mut blocks = vec![Vec::new(); k.blocks()];
+        for (t, ops) in k.threads.iter().zip(mops[ki].drain(..)) {
             let regs = t
                 .ops
                 .iter()
@@ -427,9 +414,10 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                 })
                 .collect();
             ids.push(threads.len());
+            blocks[t.block()].push(threads.len());
             threads.push(ThreadInfo {
                 kernel: ki,
-                slot,
+                block: t.block(),
                 ops,
                 regs,
             });
@@ -437,6 +425,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         let sl = &slots[ki];
         kernels.push(KernelInfo {
             threads: ids,
+            blocks,
             start,
             done_target: k.threads.len() + children - tails,
             tails,
@@ -484,9 +473,10 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let waited_for: Vec<bool> = launched_by
         .iter()
         .map(|lb| match lb {
-            Some((parent, Stream::InOrder { slot } | Stream::Tail { slot })) => {
+            Some((parent, block, Stream::InOrder { slot } | Stream::Tail { slot })) => {
                 let sl = &slots[*parent];
-                sl.launches.get(slot).copied().unwrap_or(0) > 1 || sl.recorded.contains(slot)
+                sl.launches.get(&(*block, *slot)).copied().unwrap_or(0) > 1
+                    || sl.recorded.contains(&(*block, *slot))
             }
             _ => false,
         })

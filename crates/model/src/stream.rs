@@ -75,10 +75,16 @@ fn set(p: &Program, state: u64, slot: usize, value: u64) -> u64 {
     (state & !mask) | (value << (slot * bits))
 }
 
-/// One relaxed read-modify-write of `kernel`'s stream state, starting from
-/// the calling thread's cached view; returns the state it replaced.
-fn update(w: &World, kernel: usize, cache: &mut u64, f: impl Fn(u64) -> u64) -> u64 {
-    let cell = &w.grids[kernel].streams;
+/// One relaxed read-modify-write of the stream state of block `block` of
+/// `kernel`, starting from the calling thread's cached view; returns the
+/// state it replaced.
+fn update(
+    w: &World,
+    (kernel, block): (usize, usize),
+    cache: &mut u64,
+    f: impl Fn(u64) -> u64,
+) -> u64 {
+    let cell = &w.grids[kernel].streams[block];
     let mut cur = *cache;
     loop {
         let next = f(cur);
@@ -92,12 +98,12 @@ fn update(w: &World, kernel: usize, cache: &mut u64, f: impl Fn(u64) -> u64) -> 
     }
 }
 
-/// A launch of `child` into stream `slot` of `kernel`'s block: returns the
-/// grids it must wait for.
+/// A launch of `child` into stream `slot` of a block (`(kernel, block)`):
+/// returns the grids it must wait for.
 pub(crate) fn enqueue(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     slot: usize,
     child: usize,
     cache: &mut u64,
@@ -110,7 +116,7 @@ pub(crate) fn enqueue(
 pub(crate) fn record(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     event: usize,
     stream: usize,
     cache: &mut u64,
@@ -122,7 +128,7 @@ pub(crate) fn record(
 pub(crate) fn wait_event(
     p: &Program,
     w: &World,
-    kernel: usize,
+    kernel: (usize, usize),
     stream: usize,
     event: usize,
     cache: &mut u64,
@@ -140,17 +146,11 @@ fn wait_all(p: &Program, w: &World, deps: u64, view: &mut View) {
     }
 }
 
-/// Blocks a thread of `kernel` until its grid may start; `false` when its
-/// launch failed (the grid never runs, see [`crate::resources`]). `deps` is
-/// what the launch handed a device grid's threads (see
-/// [`crate::grid::launch`]).
-pub(crate) fn wait_start(
-    p: &Program,
-    w: &World,
-    kernel: usize,
-    deps: u64,
-    view: &mut View,
-) -> bool {
+/// Blocks thread `tid` until its grid may start; `false` when its launch
+/// failed (the grid never runs, see [`crate::resources`]). `deps` is what
+/// the launch handed a device grid's threads (see [`crate::grid::launch`]).
+pub(crate) fn wait_start(p: &Program, w: &World, tid: usize, deps: u64, view: &mut View) -> bool {
+    let kernel = p.threads[tid].kernel;
     match &p.kernels[kernel].start {
         Start::HostFirst => {}
         // Spawned by its predecessor's completion: nothing left to wait for.
@@ -160,7 +160,9 @@ pub(crate) fn wait_start(
                 wait_finished(p, w, j, view);
             }
         }
-        Start::HostPdl { primary, .. } => pdl::wait_for_triggers(w, *primary),
+        // Spawned by the secondary's first thread once it may start.
+        Start::HostPdl { .. } if p.pdl_follower(tid) => {}
+        Start::HostPdl { primary, .. } => pdl::wait_for_triggers(p, w, *primary),
         Start::Device { parent, stream } => {
             // A tail grid, even one whose launch failed, counts as finished
             // only after its parent is done.

@@ -6,7 +6,7 @@
 //! randomized yields), so that the property "no state outside loom's
 //! reachable set shows up on real threads" checks these very modules.
 
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize};
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 pub(crate) use loom::thread::{JoinHandle, spawn, yield_now};
 pub(crate) use std::sync::atomic::Ordering;

@@ -53,9 +53,10 @@ fn spawn_grid(
 pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut view: View) -> Regs {
     let t = &p.threads[tid];
     let k = t.kernel;
+    let kb = (k, t.block);
     let mut spawned = Vec::new();
     let mut starts = Vec::new();
-    if !stream::wait_start(p, w, k, deps, &mut view) {
+    if !stream::wait_start(p, w, tid, deps, &mut view) {
         for op in &t.ops {
             if let MOp::Launch { child } = *op
                 && grid::launch_failed(p, w, k, child, &mut starts, &mut view)
@@ -69,6 +70,19 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
         }
         return join(vec![(tid, vec![0; t.regs.len()])], spawned);
     }
+    // The first thread of a PDL secondary, once the primary counts, starts
+    // the others, and the first thread of its own PDL secondary (which
+    // cannot start before this grid did): they add no interleavings, and no
+    // second thread spins, while they could not start (see `pdl.rs`).
+    if pdl::leads_secondary(p, tid) {
+        let next = p
+            .pdl_secondary_of(k)
+            .and_then(|s| p.kernels[s].threads.first());
+        for &other in p.kernels[k].threads[1..].iter().chain(next) {
+            let (p, w, view) = (p.clone(), w.clone(), view.clone());
+            spawned.push(sync::spawn(move || run(&p, &w, other, 0, view)));
+        }
+    }
     let mut regs = Vec::with_capacity(t.regs.len());
     let mut triggered = false;
     let mut synced = false;
@@ -78,9 +92,9 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
         match *op {
             MOp::Store { loc, value, id } => w.memory.store(loc, id, value, &mut view),
             MOp::Load { loc } => regs.push(w.memory.load(loc, &mut view)),
-            MOp::SyncThreads => block::syncthreads(p, w, k, &mut view),
+            MOp::SyncThreads => block::syncthreads(p, w, k, t.block, &mut view),
             MOp::Launch { child } => {
-                let deps = grid::launch(p, w, k, child, &mut streams);
+                let deps = grid::launch(p, w, kb, child, &mut streams);
                 if deps != CANCELLED {
                     spawn_grid(p, w, child, deps, &view, &mut spawned);
                 } else {
@@ -90,14 +104,14 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
                     }
                 }
             }
-            MOp::Record { event, stream } => stream::record(p, w, k, event, stream, &mut streams),
+            MOp::Record { event, stream } => stream::record(p, w, kb, event, stream, &mut streams),
             MOp::WaitEvent { stream, event } => {
-                stream::wait_event(p, w, k, stream, event, &mut streams)
+                stream::wait_event(p, w, kb, stream, event, &mut streams)
             }
-            MOp::Trigger => pdl::trigger(p, w, k, &mut triggered),
+            MOp::Trigger => pdl::trigger(p, w, k, t.block, &mut triggered),
             MOp::GridSync => pdl::gridsync(p, w, k, &mut synced, &mut view),
             MOp::DeviceSync { record } => {
-                let code = cdp1::devicesync(p, w, k, &mut view);
+                let code = cdp1::devicesync(p, w, kb, &mut view);
                 if code != 0 {
                     last_error.set(code);
                 }
@@ -111,7 +125,7 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
     }
     // Exit: the PDL exit flag, then one arrival on the grid's completion
     // count; then the joins, which nothing observes.
-    pdl::exit(p, w, k, t.slot);
+    pdl::exit(p, w, k, t.block, triggered);
     grid::thread_exit(p, w, k, false, &mut starts, &mut view);
     for s in starts {
         spawn_grid(p, w, s, 0, &view, &mut spawned);

@@ -1,34 +1,36 @@
 //! The state of one execution: memory and every synchronization object, made
 //! fresh by loom's main thread for each execution it explores.
 
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize};
+use crate::sync::{AtomicU64, AtomicUsize};
 
 use crate::latch::{Barrier, Counter};
 use crate::memory::Memory;
 use crate::program::Program;
 
-/// Per-grid synchronization state (one grid per kernel; its threads form one
-/// block).
+/// Per-grid synchronization state (one grid per kernel, of one or more
+/// blocks).
 #[derive(Debug)]
 pub(crate) struct GridRt {
-    /// Counts the grid's threads' exits and the completion of each grid it
-    /// launched outside the tail stream; at `done_target` the grid is done.
+    /// Counts the grid's threads' exits (every block's) and the completion
+    /// of each grid it launched outside the tail stream; at `done_target`
+    /// the grid is done.
     pub done: Counter,
     /// Counts its tail-launched grids that finished.
     pub tails_finished: Counter,
-    /// Its block's streams and events (see [`crate::stream`]): for each slot,
-    /// a set of grids. Updated with relaxed compare-exchange only, so that it
-    /// orders the block's stream operations without making the calling
-    /// threads' writes visible to each other.
-    pub streams: AtomicU64,
-    /// `__syncthreads()` of its one block.
-    pub barrier: Barrier,
-    /// PDL: whether a thread of the block triggered, and per modeled thread
-    /// whether it exited. Relaxed only.
-    pub triggered: AtomicBool,
-    pub exited: Vec<AtomicBool>,
-    /// CDP1: bit set of the kernels its block launched (relaxed).
-    pub launched: AtomicUsize,
+    /// Per block, the block's streams and events (see [`crate::stream`]):
+    /// for each slot, a set of grids. Updated with relaxed compare-exchange
+    /// only, so that it orders the block's stream operations without making
+    /// the calling threads' writes visible to each other.
+    pub streams: Vec<AtomicU64>,
+    /// Per block, its `__syncthreads()`.
+    pub barrier: Vec<Barrier>,
+    /// PDL (see [`crate::pdl`]): per block, whether a thread triggered and
+    /// how many exited; the number of blocks whose trigger counts. Relaxed
+    /// only.
+    pub pdl_blocks: Vec<AtomicUsize>,
+    pub pdl_counted: AtomicUsize,
+    /// CDP1: per block, the bit set of the kernels it launched (relaxed).
+    pub launched: Vec<AtomicUsize>,
 }
 
 #[derive(Debug)]
@@ -50,15 +52,11 @@ impl World {
                 .map(|k| GridRt {
                     done: Counter::new(),
                     tails_finished: Counter::new(),
-                    streams: AtomicU64::new(0),
-                    barrier: Barrier::new(k.threads.len()),
-                    triggered: AtomicBool::new(false),
-                    exited: if k.has_pdl_dependent {
-                        k.threads.iter().map(|_| AtomicBool::new(false)).collect()
-                    } else {
-                        Vec::new()
-                    },
-                    launched: AtomicUsize::new(0),
+                    streams: k.blocks.iter().map(|_| AtomicU64::new(0)).collect(),
+                    barrier: k.blocks.iter().map(|b| Barrier::new(b.len())).collect(),
+                    pdl_blocks: k.blocks.iter().map(|_| AtomicUsize::new(0)).collect(),
+                    pdl_counted: AtomicUsize::new(0),
+                    launched: k.blocks.iter().map(|_| AtomicUsize::new(0)).collect(),
                 })
                 .collect(),
             pool: AtomicUsize::new(0),

@@ -331,13 +331,30 @@ impl Litmus {
     }
 }
 
-/// A kernel of a litmus test. All its threads form one thread block; a test
-/// uses representative threads, not whole blocks.
+/// A kernel of a litmus test: a grid of one block (threads `tN`) or of
+/// several (threads `bM.tN`, every block `b0` to the highest with at least
+/// one); a test uses representative threads, not whole blocks.
 #[derive(Debug, Clone)]
 pub struct Kernel {
     pub name: String,
     pub launch: KernelLaunch,
     pub threads: Vec<Thread>,
+}
+
+impl Kernel {
+    /// Blocks of the kernel's grid: one more than its threads' highest block.
+    pub fn blocks(&self) -> usize {
+        self.threads
+            .iter()
+            .map(Thread::block)
+            .max()
+            .map_or(1, |b| b + 1)
+    }
+
+    /// The threads of block `b`, in declaration order.
+    pub fn block_threads(&self, b: usize) -> impl Iterator<Item = &Thread> {
+        self.threads.iter().filter(move |t| t.block() == b)
+    }
 }
 
 /// How a kernel is started.
@@ -353,16 +370,23 @@ pub enum KernelLaunch {
 
 #[derive(Debug, Clone)]
 pub struct Thread {
-    /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's block (the
-    /// generated kernel may place representative threads in distinct warps).
+    /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's one block;
+    /// in a kernel of several blocks `bM.tN` is thread N of block M (see
+    /// [`crate::thread_name`]; the generated kernel places representative
+    /// threads in distinct warps).
     pub name: String,
     pub ops: Vec<Op>,
 }
 
 impl Thread {
-    /// The thread's index within its block, from its `tN` name.
+    /// The thread's index within its block, from its name.
     pub fn index(&self) -> usize {
-        self.name[1..].parse().unwrap_or(0)
+        crate::thread_name::parse(&self.name).map_or(0, |n| n.index)
+    }
+
+    /// The thread's block within its kernel's grid: `M` of `bM.tN`, 0 for `tN`.
+    pub fn block(&self) -> usize {
+        crate::thread_name::parse(&self.name).map_or(0, |n| n.block.unwrap_or(0))
     }
 }
 

@@ -20,6 +20,7 @@ pub mod scan;
 pub mod seeds;
 pub mod sentences;
 pub mod state;
+pub mod thread_name;
 
 pub use ast::*;
 pub use condition::{Condition, Expr};

@@ -31,3 +31,20 @@ pub const MAX_CONDITION_TERMS: usize = 256;
 /// threads after the highest (see `gridcheck_kernelgen::layout`), and a block
 /// holds at most 1024 threads: `(29 + 1 + 2) * 32 == 1024`.
 pub const MAX_THREAD_INDEX: usize = 29;
+
+/// The highest block index `bM` of a litmus kernel of several blocks. On the
+/// GPU an instance of the test is a group of that many blocks of each kernel
+/// (see `gridcheck_kernelgen::layout`).
+pub const MAX_BLOCK_INDEX: usize = 15;
+
+/// Representative threads of one litmus test, over every kernel and block.
+/// The loom model explores at most 4 (a test with more is decided by the
+/// axiomatic model alone), whose enumeration is bounded on its own (an
+/// error, never a partial answer, beyond `Options::max_candidates`).
+pub const MAX_THREADS: usize = 32;
+
+/// The deepest device launch of a litmus test, the host grid at depth 0:
+/// the device runtime's nesting limit is 24 levels (seed 001, "Nesting &
+/// Synchronization Depth"), which neither model gives semantics to, so no
+/// test reaches it.
+pub const MAX_LAUNCH_DEPTH: usize = 23;

@@ -20,6 +20,7 @@ use crate::raw::RawFile;
 use crate::scan::{self, ItemKind, Scan};
 use crate::seeds::Seeds;
 
+mod blocks;
 mod compile;
 mod cross;
 mod host;
@@ -28,9 +29,7 @@ mod rule;
 mod runtime;
 mod test;
 
-/// loom runs at most 4 spawned threads besides the main one; every modeled
-/// GPU thread is a loom thread.
-pub const MAX_THREADS: usize = 4;
+pub use crate::limits::MAX_THREADS;
 
 /// Every `*.yaml` file under `dir`, recursively, sorted.
 pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {

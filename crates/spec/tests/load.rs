@@ -237,17 +237,108 @@ fn undeclared_locations_and_unlaunched_kernels() {
 }
 
 #[test]
-fn too_many_threads_for_loom() {
+fn too_many_threads() {
+    // Five threads are over loom's reach, not over the loader's: the
+    // axiomatic model decides them alone.
+    let five: String = (1..5)
+        .map(|i| format!("          t{i}: [store x {i}]\n"))
+        .collect();
     let yaml = GOOD_RULE.to_string()
         + &GOOD_TEST.replace(
             "          t0: [store x 1, load r0 x]\n",
-            "          t0: [store x 1, load r0 x]\n          t1: [store x 2]\n          t2: [store x 3]\n          t3: [store x 4]\n          t4: [store x 5]\n",
+            &format!("          t0: [store x 1, load r0 x]\n{five}"),
         );
+    load_sources(&[(PathBuf::from("spec/ok.yaml"), yaml)], None).unwrap_or_else(|e| panic!("{e}"));
+    let many: String = (0..33)
+        .map(|i| format!("          b{}.t{}: [store x 1]\n", i / 2, i % 2))
+        .collect();
+    let yaml = GOOD_RULE.to_string()
+        + &GOOD_TEST
+            .replace("          t0: [store x 1, load r0 x]\n", &many)
+            .replace("k.t0.r0 == 0", "x == 0");
     let all: Vec<String> = load_one(&yaml).iter().map(|e| e.to_string()).collect();
     assert!(
-        all.iter().any(|m| m.contains("5 threads in all")),
+        all.iter().any(|m| m.contains("33 threads in all")),
         "{all:?}"
     );
+    assert!(
+        all.iter().any(|m| m.contains("the highest block is b15")),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn several_blocks_name_every_thread_and_every_block() {
+    let with = |threads: &str, condition: &str| {
+        GOOD_RULE.to_string()
+            + &GOOD_TEST
+                .replace("          t0: [store x 1, load r0 x]\n", threads)
+                .replace("k.t0.r0 == 0", condition)
+    };
+    let spec = load_sources(
+        &[(
+            "a.yaml".into(),
+            with(
+                "          b0.t0: [store x 1]\n          b0.t1: [load r0 x]\n          b1.t0: [load r0 x]\n",
+                "k.b1.t0.r0 == 0",
+            ),
+        )],
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let TestBody::Litmus(l) = &spec.tests[0].body else {
+        panic!()
+    };
+    assert_eq!(l.kernels[0].blocks(), 2);
+    assert_eq!(l.kernels[0].block_threads(0).count(), 2);
+    assert_eq!(l.observables(), ["k.b0.t1.r0", "k.b1.t0.r0", "x"]);
+    for (threads, cond, msg) in [
+        (
+            "          b0.t0: [store x 1]\n          t1: [load r0 x]\n",
+            "k.t1.r0 == 0",
+            "either every thread names its block",
+        ),
+        (
+            "          b0.t0: [store x 1]\n          b0.t1: [load r0 x]\n",
+            "k.b0.t1.r0 == 0",
+            "kernel `k` has one block: name its threads `t0`",
+        ),
+        (
+            "          b0.t0: [store x 1]\n          b2.t0: [load r0 x]\n",
+            "k.b2.t0.r0 == 0",
+            "threads in block b2 but none in b1",
+        ),
+        (
+            "          b0.t01: [store x 1]\n          b1.t0: [load r0 x]\n",
+            "k.b1.t0.r0 == 0",
+            "is not named `t<index>` or `b<block>.t<index>`",
+        ),
+        (
+            "          b0.t0: [launch c s1]\n          b1.t0: [record e1 s1]\n",
+            "x == 0",
+            "stream `s1` is used by `b0.t0` and `b1.t0`, threads of different blocks",
+        ),
+        (
+            "          b0.t0: [record e1]\n          b1.t0: [waitevent null e1]\n",
+            "x == 0",
+            "event `e1` is used by `b0.t0` and `b1.t0`",
+        ),
+        (
+            "          b0.t0: [record e1]\n          b1.t0: [waitevent null e1]\n",
+            "x == 0",
+            "which no thread of block b1 of kernel `k` records",
+        ),
+    ] {
+        let mut yaml = with(threads, cond);
+        if threads.contains("launch c") {
+            yaml = yaml.replace(
+                "    condition:",
+                "      - kernel: c\n        launch: device\n        threads:\n          t0: [store x 2]\n    condition:",
+            );
+        }
+        let all: Vec<String> = load_one(&yaml).iter().map(|e| e.to_string()).collect();
+        assert!(all.iter().any(|m| m.contains(msg)), "{msg}: {all:?}");
+    }
 }
 
 #[test]

@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::{Cx, ItemErr, MAX_THREADS};
 use crate::ast::*;
 use crate::condition;
-use crate::limits::MAX_THREAD_INDEX;
+use crate::limits::MAX_LAUNCH_DEPTH;
 use crate::ops::{is_ident, parse_op};
 use crate::raw::{RawKernel, RawTest};
+use crate::thread_name;
 
 impl Cx {
     pub(super) fn litmus(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Litmus> {
@@ -86,31 +87,9 @@ impl Cx {
             let mut threads = Vec::new();
             for (tname, ops) in &rk.threads {
                 let tfield = format!("{kfield}.threads.{tname}");
-                // `t<index>`, the index written one way only (`t1`, never
-                // `t01`): two spellings would be two threads to the model
-                // and one to the GPU.
-                let index = tname.strip_prefix('t').filter(|n| {
-                    !n.is_empty()
-                        && n.len() < 5
-                        && n.chars().all(|c| c.is_ascii_digit())
-                        && (n == &"0" || !n.starts_with('0'))
-                });
-                match index.map(|n| n.parse::<usize>()) {
-                    Some(Ok(i)) if i > MAX_THREAD_INDEX => self.errors.push(ie.at(
-                        &tfield,
-                        Some(&format!("{tname}:")),
-                        format!(
-                            "thread `{tname}`: the highest thread is t{MAX_THREAD_INDEX} (thread tN runs as threadIdx.x == N*32, in a block of at most 1024 threads)"
-                        ),
-                    )),
-                    Some(Ok(_)) => {}
-                    _ => self.errors.push(ie.at(
-                        &tfield,
-                        Some(&format!("{tname}:")),
-                        format!(
-                            "thread `{tname}` is not named `t<index>` (an index without leading zeros)"
-                        ),
-                    )),
+                if let Err(m) = thread_name::check(tname) {
+                    self.errors
+                        .push(ie.at(&tfield, Some(&format!("{tname}:")), m));
                 }
                 let mut parsed = Vec::new();
                 let mut regs = BTreeSet::new();
@@ -154,6 +133,7 @@ impl Cx {
                     ops: parsed,
                 });
             }
+            self.blocks(&rk.kernel, &threads, ie);
             kernels.push(Kernel {
                 name: rk.kernel.clone(),
                 launch,
@@ -220,32 +200,21 @@ impl Cx {
                 }
                 cur = p;
             }
-        }
-        // Events are block-scoped objects: a wait names an event some
-        // thread of the same kernel records.
-        for k in &kernels {
-            let recorded: BTreeSet<&str> = k
-                .threads
-                .iter()
-                .flat_map(|t| &t.ops)
-                .filter_map(|op| match op {
-                    Op::EventRecord { event, .. } => Some(event.as_str()),
-                    _ => None,
-                })
-                .collect();
-            for th in &k.threads {
-                for op in &th.ops {
-                    if let Op::StreamWaitEvent { event, .. } = op
-                        && !recorded.contains(event.as_str())
-                    {
-                        self.errors.push(ie.at(
-                            &format!("kernels.{}.threads.{}", k.name, th.name),
-                            Some(&op.to_string()),
-                            format!("`{op}` waits on event `{event}`, which no thread of kernel `{}` records", k.name),
-                        ));
-                    }
-                }
+            if steps > MAX_LAUNCH_DEPTH && steps <= kernels.len() {
+                self.errors.push(ie.at(
+                    &format!("kernels.{}", k.name),
+                    Some(&format!("kernel: {}", k.name)),
+                    format!(
+                        "kernel `{}` is nested {steps} launches deep; the device runtime's \
+                         nesting limit (24 levels, the host grid the first) is not modeled: at \
+                         most {MAX_LAUNCH_DEPTH}",
+                        k.name
+                    ),
+                ));
             }
+        }
+        for k in &kernels {
+            self.block_objects(k, ie);
         }
         let host: Vec<&Kernel> = kernels
             .iter()
@@ -262,7 +231,7 @@ impl Cx {
         }
         let n_threads: usize = kernels.iter().map(|k| k.threads.len()).sum();
         if n_threads > MAX_THREADS {
-            self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; the model (loom) explores at most {MAX_THREADS}: use representative threads")));
+            self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; a litmus test has at most {MAX_THREADS} (the loom model explores at most 4, the axiomatic model more): use representative threads")));
         }
         let mut limits = Vec::new();
         for (name, v) in t.limits.iter().flatten() {
