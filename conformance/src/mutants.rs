@@ -372,6 +372,7 @@ fn run_budgeted(
         stress_words: t.stress_words,
         stress_iters: t.stress_iters,
         permute: t.permute,
+        stress_lines: t.stress_lines,
     };
     let budget = Duration::from_secs_f64(t.mutant_budget_s);
     let wall_limit = budget * 4 + Duration::from_secs(5);

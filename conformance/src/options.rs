@@ -42,6 +42,7 @@ pub struct Options {
     pub stress_words: u32,
     pub stress_iters: u32,
     pub permute: bool,
+    pub stress_lines: bool,
     pub mutant_budget_s: f64,
     /// Environment flags given on the command line (they win over a file).
     pub given: Vec<&'static str>,
@@ -93,6 +94,7 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --stress-words N          words the stress warps hammer (0: no stress)
   --stress-iters N          a stress warp's iterations per phase
   --permute on|off          permute instances over memory slots
+  --stress-lines on|off     stress warps contend the test's own location lines
   --mutants                 run the mutants of the spec's tests on the GPU (mutation testing)
                             instead of the tiers, and print the mutation score
   --mutant-budget SECS      GPU seconds a mutant may run before it survives
@@ -138,6 +140,7 @@ impl Options {
             stress_words: gridcheck_gpu::Incantations::default().stress_words,
             stress_iters: gridcheck_gpu::Incantations::default().stress_iters,
             permute: true,
+            stress_lines: false,
             mutant_budget_s: 1.0,
             given: Vec::new(),
             tuning: None,
@@ -207,6 +210,14 @@ impl Options {
                         v => return Err(format!("`--permute {v}`: expected on or off")),
                     };
                     o.given.push("permute");
+                }
+                "--stress-lines" => {
+                    o.stress_lines = match value(&mut args, "--stress-lines")?.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        v => return Err(format!("`--stress-lines {v}`: expected on or off")),
+                    };
+                    o.given.push("stress_lines");
                 }
                 "--mutant-budget" => {
                     let v = value(&mut args, "--mutant-budget")?;
@@ -324,6 +335,7 @@ impl Options {
             stress_words: self.stress_words,
             stress_iters: self.stress_iters,
             permute: self.permute,
+            stress_lines: self.stress_lines,
             mutant_budget_s: self.mutant_budget_s,
         }
     }
@@ -348,6 +360,9 @@ impl Options {
         }
         if !given("permute") {
             self.permute = t.permute;
+        }
+        if !given("stress_lines") {
+            self.stress_lines = t.stress_lines;
         }
         if !given("mutant_budget_s") {
             self.mutant_budget_s = t.mutant_budget_s;
@@ -381,6 +396,7 @@ impl Options {
             stress_words: self.stress_words,
             stress_iters: self.stress_iters,
             permute: self.permute,
+            stress_lines: self.stress_lines,
         }
     }
 
@@ -399,6 +415,8 @@ impl Options {
             self.stress_iters.to_string(),
             "--permute".into(),
             if self.permute { "on" } else { "off" }.into(),
+            "--stress-lines".into(),
+            if self.stress_lines { "on" } else { "off" }.into(),
             "--mutant-budget".into(),
             self.mutant_budget_s.to_string(),
         ]

@@ -66,7 +66,7 @@
 #define GC_NOT_REACHED 0xffffffffu
 
 // Kernel parameters, passed by value to every host kernel; device kernels get
-// them again plus the slot. 64 bytes; the Rust mirror is gridcheck_gpu's
+// them again plus the slot. 80 bytes; the Rust mirror is gridcheck_gpu's
 // `Params` (same field order, same offsets).
 struct gc_params {
   unsigned int *mem;          // offset 0
@@ -80,8 +80,12 @@ struct gc_params {
   unsigned int max_delay;     // 52: cycles; 0 disables random delays
   unsigned int stress_words;  // 56: a power of two; 0 disables stress
   unsigned int stress_iters;  // 60: cap on a stress warp's iterations per phase
+  unsigned int stress_lines;  // 64: 1: stress warps contend the test's own lines instead
+  unsigned int slot_stride;   // 68: words of an instance's memory slot
+  unsigned int lines;         // 72: the test's memory locations (one line each)
+  unsigned int reserved;      // 76
 };
-static_assert(sizeof(gc_params) == 64, "gc_params must match the Rust Params");
+static_assert(sizeof(gc_params) == 80, "gc_params must match the Rust Params");
 
 // splitmix64's finaliser.
 __device__ __forceinline__ unsigned long long gc_mix64(unsigned long long z) {
@@ -120,9 +124,24 @@ __device__ __forceinline__ void gc_arrive(unsigned int *arrived) { atomicAdd(arr
 
 // A stress warp's work in one phase: store to and load from random lines of
 // p.stress until `target` modeled-thread phases have arrived (or the cap).
+// With p.stress_lines, atomic adds to the padding words of this instance's
+// own location lines instead (each location has a 128-byte line to itself;
+// its first word is the location): the test's stores then join a contended
+// line, which makes them late to become visible (measured on an H100 by
+// conformance/experiments/pdl-late-write, the contended-line variant).
 __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
                                           volatile unsigned int *arrived, unsigned int target,
                                           unsigned int phase) {
+  if (p.stress_lines != 0u) {
+    if (p.lines == 0u) return;
+    unsigned int *const base = p.mem + (size_t)slot * p.slot_stride;
+    const unsigned int pad = 1u + threadIdx.x % (GC_LOC_STRIDE - 1u);
+    for (unsigned int i = 0u; i < p.stress_iters && *arrived < target; ++i) {
+      const unsigned int line = (i + threadIdx.x / GC_WARP) % p.lines;
+      atomicAdd(base + line * GC_LOC_STRIDE + pad, 1u);
+    }
+    return;
+  }
   if (p.stress_words == 0u) return;
   volatile unsigned int *const s = p.stress;
   const unsigned int mask = p.stress_words - 1u;

@@ -42,6 +42,7 @@ fn main() {
         stress_words: 0,
         stress_iters: 0,
         permute: false,
+        stress_lines: false,
     };
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
     let mut tuned = Incantations::default();

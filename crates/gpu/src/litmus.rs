@@ -42,6 +42,9 @@ pub struct Incantations {
     /// Permute instances to memory slots (a random co-prime multiplier and
     /// offset per launch); off: slot = block index.
     pub permute: bool,
+    /// The stress warps contend the padding words of the instance's own
+    /// location lines (atomic adds) instead of a separate buffer.
+    pub stress_lines: bool,
 }
 
 /// Measured on an H100 (2026-11-22, `examples/litmus_smoke`): the allowed
@@ -58,6 +61,7 @@ impl Default for Incantations {
             stress_words: 1 << 16,
             stress_iters: 1 << 16,
             permute: true,
+            stress_lines: false,
         }
     }
 }
@@ -96,6 +100,10 @@ struct Params {
     max_delay: u32,
     stress_words: u32,
     stress_iters: u32,
+    stress_lines: u32,
+    slot_stride: u32,
+    lines: u32,
+    reserved: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Params>() == gridcheck_kernelgen::PARAMS_BYTES);
@@ -372,6 +380,10 @@ impl Gpu {
                 max_delay: inc.max_delay_cycles,
                 stress_words,
                 stress_iters: inc.stress_iters,
+                stress_lines: u32::from(inc.stress_lines),
+                slot_stride: lay.slot_stride,
+                lines: lay.locations.len() as u32,
+                reserved: 0,
             };
             // An instance of a kernel of several blocks is that many
             // consecutive blocks (see `gridcheck_kernelgen::KernelPlan`).

@@ -62,7 +62,7 @@ pub const STATUS_RAN: u32 = 1;
 /// Initial value of a launch status word (`GC_NOT_REACHED`).
 pub const STATUS_NOT_REACHED: u32 = 0xffff_ffff;
 /// Size in bytes of `gc_params`, the one parameter of every host kernel.
-pub const PARAMS_BYTES: usize = 64;
+pub const PARAMS_BYTES: usize = 80;
 /// Largest block the generator emits.
 pub const MAX_BLOCK: u32 = 1024;
 

@@ -27,6 +27,10 @@ pub struct Tuning {
     pub stress_iters: u32,
     /// Instances permuted over memory slots.
     pub permute: bool,
+    /// The stress warps contend the test's own location lines (padding
+    /// words) instead of `stress_words` of a separate buffer.
+    #[serde(default)]
+    pub stress_lines: bool,
     /// GPU seconds a mutant may run before it survives.
     pub mutant_budget_s: f64,
 }
