@@ -3,7 +3,7 @@
 # `cargo xtask build` does (nvcc -arch=sm_90 -rdc=true -c, then -dlink -cubin
 # -lcudadevrt), in parallel, each nvcc under a time limit:
 #   compile-kernels.sh DIR    builds DIR/generated/*.cu into DIR/kernels/sm_90/*.cubin
-# A cubin newer than its source is kept; a file calling device-side
+# A cubin newer than its source and the header is kept; a file calling device-side
 # cudaDeviceSynchronize (CDP1, which sm_90 does not have) is skipped.
 # Used by fuzz-gpu.sh and mutants-gpu.sh. NVCC names the compiler (default nvcc).
 set -uo pipefail
@@ -17,7 +17,8 @@ echo "== compiling $(ls "$dir"/generated/*.cu | wc -l) kernels with $nvcc"
 start=$(date +%s)
 ls "$dir"/generated/*.cu | xargs -P "$(nproc)" -I{} bash -c '
   n=$(basename {} .cu)
-  [ -s "$dir/kernels/sm_90/$n.cubin" ] && [ "$dir/kernels/sm_90/$n.cubin" -nt {} ] && exit 0
+  c="$dir/kernels/sm_90/$n.cubin"
+  [ -s "$c" ] && [ "$c" -nt {} ] && [ "$c" -nt kernels/include/gridcheck.cuh ] && exit 0
   grep -q "cudaDeviceSynchronize()" {} && exit 0
   timeout 120 "$nvcc" -arch=sm_90 -rdc=true -Ikernels/include -c {} -o "$dir/obj/$n.o" &&
   timeout 120 "$nvcc" -arch=sm_90 -dlink -cubin "$dir/obj/$n.o" -L"$devrt" -lcudadevrt \
