@@ -66,13 +66,22 @@ fn thread_table(l: &Litmus) -> String {
 
 fn model_section(l: &Litmus, m: &ModelSummary, from: &str) -> String {
     let order = l.observables();
+    let single = m.oracles.as_ref().filter(|o| o.agreement == "single");
+    let explored = match single {
+        // loom did not run: the axiomatic model's enumeration decided.
+        Some(o) if o.loom_verdict.is_none() => format!(
+            "{} candidate executions of the axiomatic model ({})",
+            o.candidates,
+            html(&o.note)
+        ),
+        _ => format!("{} executions explored", m.executions),
+    };
     let mut s = format!(
-        "**Model**: verdict **{}** (the spec expects {}): {} reachable final state{}, {} executions explored",
+        "**Model**: verdict **{}** (the spec expects {}): {} reachable final state{}, {explored}",
         m.verdict,
         m.expected,
         m.states.len(),
         if m.states.len() == 1 { "" } else { "s" },
-        m.executions
     );
     match m.preemption_bound {
         Some(b) => {

@@ -139,9 +139,11 @@
 //!   Synchronization objects are mutexes (all accesses dependent) or
 //!   read-modify-writes, which loom tracks completely.
 //! - **Cost grows steeply with threads and preemptions.** With threads
-//!   spawned only when they may start, every litmus test of the spec is
-//!   explored exhaustively: 1 to about 18 300 executions, at most 0.8 s each
-//!   in release mode, about 3.5 s for all 80 (`cargo xtask bench model`).
+//!   spawned only when they may start, every litmus test of the spec within
+//!   loom's thread limit is explored exhaustively: 1 to about 18 300
+//!   executions, at most about 1 s each in release mode; `cargo xtask bench
+//!   model` takes about 5.4 s for all 100 litmus tests with both oracles (94
+//!   of them through loom).
 //!   [`check`] still explores exhaustively only within a budget of 100 000
 //!   executions and otherwise falls back to a **preemption bound** of 3 (2
 //!   if that too exceeds the budget), and says so in
