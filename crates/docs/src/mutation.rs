@@ -36,8 +36,22 @@ pub(crate) fn page(ctx: &Ctx) -> String {
         out += "No mutation run is recorded yet.\n";
         return out;
     }
-    for run in newest.values() {
+    for (slug, run) in &newest {
         gpu_section(&mut out, ctx, run);
+        // Every search of this GPU, oldest first (a later one may try only
+        // new points).
+        let mut searches: Vec<&Run> = ctx
+            .inputs
+            .runs
+            .iter()
+            .filter(|r| r.slug == *slug && !r.tuning_search.is_empty())
+            .collect();
+        searches.sort_by(|a, b| {
+            crate::results::run_order(&a.date).cmp(&crate::results::run_order(&b.date))
+        });
+        for s in searches {
+            search_section(&mut out, ctx, s);
+        }
     }
     out
 }
@@ -132,9 +146,6 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
             );
         }
     }
-    if !run.tuning_search.is_empty() {
-        search_section(out, ctx, run);
-    }
 }
 
 /// The environments the search tried, with their kills per GPU second.
@@ -150,12 +161,14 @@ fn search_section(out: &mut String, ctx: &Ctx, run: &Run) {
     }
     let _ = writeln!(
         out,
-        "\n### The search for the testing environment\n\nEvery mutant ran under each \
+        "\n### The search for the testing environment ({})\n\nEvery mutant ran under each \
          environment of `conformance/tuning/search.toml` (`i<instances per launch>-d<log2 of \
-         the delay bound>-s<log2 of the stress words>-p|np`, permuted slots or not), recorded in \
-         `{}`; the GPU's tuned file is `conformance/tuning/{}.toml`.\n\n\
+         the delay bound>-s<log2 of the stress words, or sl: on the test's own lines>-p|np`, \
+         permuted slots or not), recorded in `{}`; the GPU's tuned file is \
+         `conformance/tuning/{}.toml`.\n\n\
          | environment | killed | mutants | GPU s | kills per GPU s |\n|---|---|---|---|---|",
-        rel(ctx, &run.dir.join("mutants-tune.jsonl")),
+        run.date,
+        rel(ctx, &run.dir.join("mutants-tune*.jsonl")),
         run.slug
     );
     for (env, (k, n, g)) in per_env {

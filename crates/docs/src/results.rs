@@ -77,7 +77,7 @@ pub struct Run {
     pub machine: Machine,
     pub records: Vec<TrialRecord>,
     /// `mutants.jsonl` beside the results (`conformance --mutants`), and
-    /// `mutants-tune.jsonl` (`--tune`), when recorded.
+    /// every `mutants-tune*.jsonl` (`--tune`), when recorded.
     pub mutants: Vec<MutantRecord>,
     pub tuning_search: Vec<MutantRecord>,
 }
@@ -167,7 +167,7 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
                 slug: slug.clone(),
                 date,
                 mutants: load_mutants(&date_dir.join("mutants.jsonl"))?,
-                tuning_search: load_mutants(&date_dir.join("mutants-tune.jsonl"))?,
+                tuning_search: load_searches(&date_dir)?,
                 dir: date_dir,
                 machine,
                 records,
@@ -175,6 +175,25 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
         }
     }
     Ok(runs)
+}
+
+/// The records of every environment search of a run (`mutants-tune*.jsonl`,
+/// in name order).
+fn load_searches(dir: &Path) -> Result<Vec<MutantRecord>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = name_of(p);
+            n.starts_with("mutants-tune") && n.ends_with(".jsonl")
+        })
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(load_mutants(&f)?);
+    }
+    Ok(out)
 }
 
 /// A mutants' records file, or nothing when there is none; lines that are
