@@ -7,6 +7,8 @@
 # shard of a job array; README "Several GPUs, and fleets of machines").
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The records name the commit the bundle was built from.
+[ -s .gpu-bundle/commit ] && export GRIDCHECK_COMMIT=$(cat .gpu-bundle/commit)
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
 if [ ! -x .gpu-bundle/conformance ]; then

@@ -15,6 +15,8 @@
 # $RESULTS (default mutants.jsonl) and $LOG (default mutants.log).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The records name the commit the bundle was built from.
+[ -s .gpu-bundle/commit ] && export GRIDCHECK_COMMIT=$(cat .gpu-bundle/commit)
 dir=.gpu-bundle/mutants
 out=${OUT:-target/gridcheck}
 results=${RESULTS:-mutants.jsonl}

@@ -135,7 +135,7 @@ impl Ctx {
         } else {
             mutants::Sink::default()
         };
-        let commit = commit(&opts.root);
+        let commit = gridcheck_toolchain::run_commit(&opts.root);
         Ok(Ctx {
             opts,
             spec,
@@ -399,25 +399,6 @@ fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRe
         );
     }
     Ok(done)
-}
-
-/// The commit checked out at `root`, `+dirty` with uncommitted changes;
-/// `None` where git cannot say (a bundle copied without `.git`).
-fn commit(root: &Path) -> Option<String> {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-    };
-    let head = git(&["rev-parse", "HEAD"])?;
-    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|o| !o.stdout.is_empty());
-    (!head.is_empty()).then(|| if dirty { format!("{head}+dirty") } else { head })
 }
 
 /// Opens the results file for appending, first cutting an incomplete last

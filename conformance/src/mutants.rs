@@ -373,6 +373,7 @@ fn run_budgeted(
         stress_iters: t.stress_iters,
         permute: t.permute,
         stress_lines: t.stress_lines,
+        line_burst: t.line_burst,
     };
     let budget = Duration::from_secs_f64(t.mutant_budget_s);
     let wall_limit = budget * 4 + Duration::from_secs(5);

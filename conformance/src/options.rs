@@ -43,6 +43,7 @@ pub struct Options {
     pub stress_iters: u32,
     pub permute: bool,
     pub stress_lines: bool,
+    pub line_burst: u32,
     pub mutant_budget_s: f64,
     /// Environment flags given on the command line (they win over a file).
     pub given: Vec<&'static str>,
@@ -95,6 +96,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --stress-iters N          a stress warp's iterations per phase
   --permute on|off          permute instances over memory slots
   --stress-lines on|off     stress warps contend the test's own location lines
+  --line-burst N            reductions on a location's line before each store of the test
+                            (0: none; at most 65536)
   --mutants                 run the mutants of the spec's tests on the GPU (mutation testing)
                             instead of the tiers, and print the mutation score
   --mutant-budget SECS      GPU seconds a mutant may run before it survives
@@ -141,6 +144,7 @@ impl Options {
             stress_iters: gridcheck_gpu::Incantations::default().stress_iters,
             permute: true,
             stress_lines: false,
+            line_burst: 0,
             mutant_budget_s: 1.0,
             given: Vec::new(),
             tuning: None,
@@ -218,6 +222,16 @@ impl Options {
                         v => return Err(format!("`--stress-lines {v}`: expected on or off")),
                     };
                     o.given.push("stress_lines");
+                }
+                "--line-burst" => {
+                    o.line_burst = number(value(&mut args, "--line-burst")?, "--line-burst")?;
+                    if o.line_burst > 1 << 16 {
+                        return Err(format!(
+                            "`--line-burst {}`: expected at most 65536",
+                            o.line_burst
+                        ));
+                    }
+                    o.given.push("line_burst");
                 }
                 "--mutant-budget" => {
                     let v = value(&mut args, "--mutant-budget")?;
@@ -336,6 +350,7 @@ impl Options {
             stress_iters: self.stress_iters,
             permute: self.permute,
             stress_lines: self.stress_lines,
+            line_burst: self.line_burst,
             mutant_budget_s: self.mutant_budget_s,
         }
     }
@@ -363,6 +378,9 @@ impl Options {
         }
         if !given("stress_lines") {
             self.stress_lines = t.stress_lines;
+        }
+        if !given("line_burst") {
+            self.line_burst = t.line_burst;
         }
         if !given("mutant_budget_s") {
             self.mutant_budget_s = t.mutant_budget_s;
@@ -397,6 +415,7 @@ impl Options {
             stress_iters: self.stress_iters,
             permute: self.permute,
             stress_lines: self.stress_lines,
+            line_burst: self.line_burst,
         }
     }
 
@@ -417,6 +436,8 @@ impl Options {
             if self.permute { "on" } else { "off" }.into(),
             "--stress-lines".into(),
             if self.stress_lines { "on" } else { "off" }.into(),
+            "--line-burst".into(),
+            self.line_burst.to_string(),
             "--mutant-budget".into(),
             self.mutant_budget_s.to_string(),
         ]
@@ -470,10 +491,35 @@ mod tests {
                 .contains("needs a value")
         );
         assert!(parse(&["bin", "--launches", "0"]).is_err());
+        assert!(
+            parse(&["bin", "--line-burst", "65537"])
+                .unwrap_err()
+                .contains("at most 65536")
+        );
         assert!(parse(&["bin", "--shard", "3/2"]).is_err());
         assert_eq!(
             parse(&["bin", "--shard", "2/3"]).unwrap().shard,
             Some((2, 3))
+        );
+    }
+
+    #[test]
+    fn a_flag_wins_over_the_tuned_file_and_reaches_workers() {
+        let mut t = parse(&["bin"]).unwrap().environment();
+        t.line_burst = 256;
+        t.stress_lines = true;
+        let mut o = parse(&["bin", "--line-burst", "64"]).unwrap();
+        o.apply_tuning(&t, "t.toml".into());
+        assert_eq!(o.line_burst, 64, "the flag wins");
+        assert!(o.stress_lines, "the file gives what no flag gave");
+        assert_eq!(o.incantations().line_burst, 64);
+        let mut argv = vec!["bin".to_string()];
+        argv.extend(o.environment_args());
+        let w = Options::parse(argv, "/r".into()).unwrap();
+        assert_eq!(
+            w.environment(),
+            o.environment(),
+            "a worker gets the same environment"
         );
     }
 

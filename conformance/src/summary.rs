@@ -95,12 +95,13 @@ pub fn print(ctx: &Ctx) {
         let e = ctx.opts.environment();
         println!(
             "GPU environment: {} instances x {} launches, delay < {} cycles, {} stress words, \
-             stress on the test's lines {}, permute {}; from {}",
+             stress on the test's lines {}, line burst {}, permute {}; from {}",
             e.instances,
             e.launches,
             e.max_delay_cycles,
             e.stress_words,
             e.stress_lines,
+            e.line_burst,
             e.permute,
             ctx.opts.tuned_from
         );

@@ -96,6 +96,7 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__a(gc_params
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -114,6 +115,7 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__b(gc_params
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

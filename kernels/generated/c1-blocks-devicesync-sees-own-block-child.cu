@@ -88,6 +88,7 @@ extern "C" __global__ void c1_blocks_devicesync_sees_own_block_child__a(gc_param
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -106,6 +107,7 @@ extern "C" __global__ void c1_blocks_devicesync_sees_own_block_child__b(gc_param
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

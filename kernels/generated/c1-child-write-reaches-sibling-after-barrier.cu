@@ -84,6 +84,7 @@ extern "C" __global__ void c1_child_write_reaches_sibling_after_barrier__child(g
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

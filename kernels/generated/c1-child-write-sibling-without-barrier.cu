@@ -57,6 +57,7 @@ extern "C" __global__ void c1_child_write_sibling_without_barrier__parent(gc_par
 #endif
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x == 32u) {  // t1
@@ -85,6 +86,7 @@ extern "C" __global__ void c1_child_write_sibling_without_barrier__child(gc_para
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

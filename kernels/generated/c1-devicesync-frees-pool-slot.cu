@@ -77,6 +77,7 @@ extern "C" __global__ void c1_devicesync_frees_pool_slot__a(gc_params p, unsigne
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -95,6 +96,7 @@ extern "C" __global__ void c1_devicesync_frees_pool_slot__b(gc_params p, unsigne
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

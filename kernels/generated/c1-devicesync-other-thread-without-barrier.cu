@@ -75,6 +75,7 @@ extern "C" __global__ void c1_devicesync_other_thread_without_barrier__child(gc_
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -81,6 +81,7 @@ extern "C" __global__ void c1_devicesync_waits_for_stream_work__child(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

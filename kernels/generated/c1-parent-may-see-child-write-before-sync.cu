@@ -63,6 +63,7 @@ extern "C" __global__ void c1_parent_may_see_child_write_before_sync__child(gc_p
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -86,6 +86,7 @@ extern "C" __global__ void c1_stream_shared_in_block__a(gc_params p, unsigned in
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -115,6 +115,7 @@ extern "C" __global__ void c1_sync_depth_exceeded_sets_last_error__k3(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -72,6 +72,7 @@ extern "C" __global__ void c1_sync_within_depth_waits__child(gc_params p, unsign
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -60,31 +60,37 @@ extern "C" __global__ void c2_blocks_barrier_misses_other_block_eight_threads__p
   if (block == 0u && threadIdx.x == 0u) {  // b0.t0
     // store a 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
     // store b 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 0u && threadIdx.x == 64u) {  // b0.t2
     // store c 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 64u);
     mem[64u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 0u && threadIdx.x == 96u) {  // b0.t3
     // store d 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 96u);
     mem[96u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
     // store e 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 128u);
     mem[128u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 32u) {  // b1.t1
     // store e 2
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 128u);
     mem[128u] = 2u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 64u) {  // b1.t2

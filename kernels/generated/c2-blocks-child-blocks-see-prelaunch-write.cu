@@ -42,6 +42,7 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__parent(gc
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch c
     gc_delay(p, slot, 1u);

@@ -48,6 +48,7 @@ extern "C" __global__ void c2_blocks_host_successor_waits_for_every_block__first
   if (block == 0u && threadIdx.x == 0u) {  // b0.t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
@@ -72,6 +73,7 @@ extern "C" __global__ void c2_blocks_host_successor_waits_for_every_block__c(gc_
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

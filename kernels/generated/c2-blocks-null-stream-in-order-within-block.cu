@@ -96,6 +96,7 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__a(gc_par
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -135,6 +136,7 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__c(gc_par
   if (threadIdx.x == 0u) {  // t0
     // store x 2
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 2u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -75,6 +75,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__a(gc_params p, unsi
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // load r0 y
     gc_delay(p, slot, 3u);
@@ -99,6 +100,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__b(gc_params p, unsi
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     // load r1 x
     gc_delay(p, slot, 5u);

@@ -47,11 +47,13 @@ extern "C" __global__ void c2_blocks_syncthreads_not_other_block__parent(gc_para
   } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
     // store y 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps

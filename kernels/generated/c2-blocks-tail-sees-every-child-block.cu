@@ -73,16 +73,19 @@ extern "C" __global__ void c2_blocks_tail_sees_every_child_block__c(gc_params p,
   if (block == 0u && threadIdx.x == 0u) {  // b0.t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
     // store y 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 2u && threadIdx.x == 0u) {  // b2.t0
     // store z 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 64u);
     mem[64u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

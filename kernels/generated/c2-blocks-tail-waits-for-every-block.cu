@@ -55,6 +55,7 @@ extern "C" __global__ void c2_blocks_tail_waits_for_every_block__parent(gc_param
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch c
     gc_delay(p, slot, 2u);
@@ -77,6 +78,7 @@ extern "C" __global__ void c2_blocks_tail_waits_for_every_block__c(gc_params p, 
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -102,6 +102,7 @@ extern "C" __global__ void c2_event_orders_other_thread_child__a(gc_params p, un
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

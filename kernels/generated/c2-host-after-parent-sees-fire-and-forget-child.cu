@@ -60,6 +60,7 @@ extern "C" __global__ void c2_host_after_parent_sees_fire_and_forget_child__chil
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -38,6 +38,7 @@ extern "C" __global__ void c2_mp_parent_child_fire_and_forget__parent(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch child fire-and-forget
     gc_delay(p, slot, 1u);

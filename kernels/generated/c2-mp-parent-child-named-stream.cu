@@ -43,6 +43,7 @@ extern "C" __global__ void c2_mp_parent_child_named_stream__parent(gc_params p) 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch child s1
     gc_delay(p, slot, 1u);

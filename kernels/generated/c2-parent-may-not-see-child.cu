@@ -63,6 +63,7 @@ extern "C" __global__ void c2_parent_may_not_see_child__child(gc_params p, unsig
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -70,6 +70,7 @@ extern "C" __global__ void c2_pool_failed_launch_never_runs__a(gc_params p, unsi
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -88,6 +89,7 @@ extern "C" __global__ void c2_pool_failed_launch_never_runs__b(gc_params p, unsi
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

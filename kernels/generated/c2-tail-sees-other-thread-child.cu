@@ -68,6 +68,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_child__a(gc_params p, unsig
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -45,11 +45,13 @@ extern "C" __global__ void c2_tail_sees_other_thread_write__parent(gc_params p) 
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x == 32u) {  // t1
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps

@@ -42,6 +42,7 @@ extern "C" __global__ void c2_tail_sees_parent_write_after_launch__parent(gc_par
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

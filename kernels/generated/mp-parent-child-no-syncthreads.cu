@@ -41,6 +41,7 @@ extern "C" __global__ void mp_parent_child_no_syncthreads__parent(gc_params p) {
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch child
     gc_delay(p, slot, 1u);
@@ -50,6 +51,7 @@ extern "C" __global__ void mp_parent_child_no_syncthreads__parent(gc_params p) {
   } else if (threadIdx.x == 32u) {  // t1
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps

@@ -71,6 +71,7 @@ extern "C" __global__ void pdl_blocks_all_triggered_early_start__secondary(gc_pa
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -149,6 +149,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__secondary
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 16u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

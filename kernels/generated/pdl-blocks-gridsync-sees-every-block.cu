@@ -46,6 +46,7 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__primary(gc_para
     cudaTriggerProgrammaticLaunchCompletion();
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
@@ -54,6 +55,7 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__primary(gc_para
     cudaTriggerProgrammaticLaunchCompletion();
     // store y 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

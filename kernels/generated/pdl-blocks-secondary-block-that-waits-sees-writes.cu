@@ -42,6 +42,7 @@ extern "C" __global__ void pdl_blocks_secondary_block_that_waits_sees_writes__pr
     cudaTriggerProgrammaticLaunchCompletion();
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -47,6 +47,7 @@ extern "C" __global__ void pdl_chain_all_wait__primary(gc_params p) {
     cudaTriggerProgrammaticLaunchCompletion();
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -77,6 +78,7 @@ extern "C" __global__ void pdl_chain_all_wait__secondary(gc_params p) {
     cudaTriggerProgrammaticLaunchCompletion();
     // store y 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     regs[0u] = t0_r0;
     gc_arrive(&gc_arrived);

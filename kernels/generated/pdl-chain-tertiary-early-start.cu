@@ -43,6 +43,7 @@ extern "C" __global__ void pdl_chain_tertiary_early_start__primary(gc_params p) 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -95,6 +96,7 @@ extern "C" __global__ void pdl_chain_tertiary_early_start__tertiary(gc_params p)
   if (threadIdx.x == 0u) {  // t0
     // store z 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

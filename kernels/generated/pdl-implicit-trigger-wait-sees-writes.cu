@@ -40,11 +40,13 @@ extern "C" __global__ void pdl_implicit_trigger_wait_sees_writes__primary(gc_par
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x == 32u) {  // t1
     // store y 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps

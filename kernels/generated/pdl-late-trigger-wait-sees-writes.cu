@@ -39,9 +39,11 @@ extern "C" __global__ void pdl_late_trigger_wait_sees_writes__primary(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // store y 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     // trigger
     gc_delay(p, slot, 2u);

@@ -46,6 +46,7 @@ extern "C" __global__ void pdl_no_wait_later_kernel_sees_all__primary(gc_params 
     cudaTriggerProgrammaticLaunchCompletion();
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -65,6 +66,7 @@ extern "C" __global__ void pdl_no_wait_later_kernel_sees_all__secondary(gc_param
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -37,6 +37,7 @@ extern "C" __global__ void pdl_no_wait_may_be_stale__primary(gc_params p) {
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

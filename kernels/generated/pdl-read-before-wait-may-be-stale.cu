@@ -41,6 +41,7 @@ extern "C" __global__ void pdl_read_before_wait_may_be_stale__primary(gc_params 
     cudaTriggerProgrammaticLaunchCompletion();
     // store x 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

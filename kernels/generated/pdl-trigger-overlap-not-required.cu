@@ -62,6 +62,7 @@ extern "C" __global__ void pdl_trigger_overlap_not_required__secondary(gc_params
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -39,12 +39,14 @@ extern "C" __global__ void pdl_wait_sees_post_trigger_writes__primary(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // trigger
     gc_delay(p, slot, 1u);
     cudaTriggerProgrammaticLaunchCompletion();
     // store y 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -40,9 +40,11 @@ extern "C" __global__ void pmpp_bezier_child_sees_pointer__parent(gc_params p) {
   if (threadIdx.x == 0u) {  // t0
     // store vertex_pos 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     // store n_vertices 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch child
     gc_delay(p, slot, 2u);

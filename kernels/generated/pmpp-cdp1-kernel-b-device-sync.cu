@@ -88,6 +88,7 @@ extern "C" __global__ void pmpp_cdp1_kernel_b_device_sync__x_grid(gc_params p, u
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -106,6 +107,7 @@ extern "C" __global__ void pmpp_cdp1_kernel_b_device_sync__y_grid(gc_params p, u
   if (threadIdx.x == 0u) {  // t0
     // store y 1
     gc_delay(p, slot, 6u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

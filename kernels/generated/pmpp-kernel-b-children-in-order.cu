@@ -65,6 +65,7 @@ extern "C" __global__ void pmpp_kernel_b_children_in_order__x_grid(gc_params p, 
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -45,6 +45,7 @@ extern "C" __global__ void pmpp_kernel_b_more_stuff_in_tail_launch__b(gc_params 
   if (threadIdx.x == 0u) {  // t0
     // store data 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     // launch x_grid
     gc_delay(p, slot, 1u);
@@ -71,6 +72,7 @@ extern "C" __global__ void pmpp_kernel_b_more_stuff_in_tail_launch__x_grid(gc_pa
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

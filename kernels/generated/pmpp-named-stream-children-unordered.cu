@@ -78,6 +78,7 @@ extern "C" __global__ void pmpp_named_stream_children_unordered__a_grid(gc_param
   if (threadIdx.x == 0u) {  // t0
     // store x 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps

@@ -43,11 +43,13 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   if (threadIdx.x == 0u) {  // t0
     // store p0 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x == 32u) {  // t1
     // store p1 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
@@ -60,6 +62,7 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   } else if (threadIdx.x == 32u) {  // t1
     // store range 1
     gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 64u);
     mem[64u] = 1u;
     // launch child
     gc_delay(p, slot, 3u);

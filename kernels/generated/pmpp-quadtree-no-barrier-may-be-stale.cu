@@ -41,11 +41,13 @@ extern "C" __global__ void pmpp_quadtree_no_barrier_may_be_stale__parent(gc_para
   if (threadIdx.x == 0u) {  // t0
     // store p0 1
     gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);
     mem[0u] = 1u;
     gc_arrive(&gc_arrived);
   } else if (threadIdx.x == 32u) {  // t1
     // store p1 1
     gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);
     mem[32u] = 1u;
     // launch child
     gc_delay(p, slot, 2u);

@@ -83,7 +83,7 @@ struct gc_params {
   unsigned int stress_lines;  // 64: 1: stress warps contend the test's own lines instead
   unsigned int slot_stride;   // 68: words of an instance's memory slot
   unsigned int lines;         // 72: the test's memory locations (one line each)
-  unsigned int reserved;      // 76
+  unsigned int line_burst;    // 76: reductions on a location's line before each store; 0: none
 };
 static_assert(sizeof(gc_params) == 80, "gc_params must match the Rust Params");
 
@@ -155,6 +155,25 @@ __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
     acc += s[b];
   }
   if (acc == 0xdeadbeefu) s[0] = acc;  // keeps acc live; practically never taken
+}
+
+// The line burst: before a test store, the storing thread issues
+// p.line_burst fire-and-forget reductions (red.add) to the padding words of
+// the stored location's own 128-byte line, so that the store joins the back
+// of a queue of updates to its line and becomes visible late. Measured on an
+// H100 by conformance/experiments/pdl-late-write (its contended-line
+// variant): with such a burst ahead of the last store of a PDL primary, a
+// secondary read before cudaGridDependencySynchronize() was stale in 2 % of
+// instances, against 0 with plain stores. The location is word 0 of its
+// line; nothing reads the padding words.
+__device__ __forceinline__ void gc_burst(const gc_params &p, volatile unsigned int *loc) {
+  if (p.line_burst == 0u) return;
+  unsigned int *const line = (unsigned int *)loc;
+  for (unsigned int i = 0u; i < p.line_burst; ++i) {
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
+                     __cvta_generic_to_global(line + 1u + i % (GC_LOC_STRIDE - 1u)))
+                 : "memory");
+  }
 }
 
 // Kernel k of this instance ran (written once, by thread 0, at the end).

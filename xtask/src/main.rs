@@ -259,6 +259,11 @@ fn gpu_bundle() -> Result<()> {
     for c in &cubins {
         copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
     }
+    // The commit the bundle is built from, for the records of its runs
+    // (the bundle scripts export it as GRIDCHECK_COMMIT).
+    let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
+    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
     let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
     mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
     println!(

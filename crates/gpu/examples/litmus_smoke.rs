@@ -43,6 +43,7 @@ fn main() {
         stress_iters: 0,
         permute: false,
         stress_lines: false,
+        line_burst: 0,
     };
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
     let mut tuned = Incantations::default();

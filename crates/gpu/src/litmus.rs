@@ -45,6 +45,10 @@ pub struct Incantations {
     /// The stress warps contend the padding words of the instance's own
     /// location lines (atomic adds) instead of a separate buffer.
     pub stress_lines: bool,
+    /// Reductions the storing thread issues to the padding words of a
+    /// location's line before each store of the test (`gc_burst`), so that
+    /// the store becomes visible late; 0 disables the burst.
+    pub line_burst: u32,
 }
 
 /// Measured on an H100 (2026-11-22, `examples/litmus_smoke`): the allowed
@@ -62,6 +66,7 @@ impl Default for Incantations {
             stress_iters: 1 << 16,
             permute: true,
             stress_lines: false,
+            line_burst: 0,
         }
     }
 }
@@ -103,7 +108,7 @@ struct Params {
     stress_lines: u32,
     slot_stride: u32,
     lines: u32,
-    reserved: u32,
+    line_burst: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Params>() == gridcheck_kernelgen::PARAMS_BYTES);
@@ -383,7 +388,7 @@ impl Gpu {
                 stress_lines: u32::from(inc.stress_lines),
                 slot_stride: lay.slot_stride,
                 lines: lay.locations.len() as u32,
-                reserved: 0,
+                line_burst: inc.line_burst,
             };
             // An instance of a kernel of several blocks is that many
             // consecutive blocks (see `gridcheck_kernelgen::KernelPlan`).

@@ -407,6 +407,7 @@ impl KernelEmitter<'_> {
         match op {
             Op::Store { loc, value } => {
                 let off = location_offset(lay, loc);
+                writeln!(w, "    gc_burst(p, mem + {off}u);")?;
                 writeln!(w, "    mem[{off}u] = {value}u;")
             }
             Op::Load { reg, loc } => {

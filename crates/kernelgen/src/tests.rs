@@ -135,6 +135,36 @@ fn tail_launch_uses_tail_stream_and_records_errors() {
     assert!(src.contains("regs[1u] = t1_r1;"));
 }
 
+/// Every store of every litmus test of the spec is the line burst's
+/// (`gc_burst` on the same location, right before it): an incantation that
+/// skipped some stores would leave their mutants out of its reach.
+#[test]
+fn every_store_follows_a_burst_on_its_own_line() {
+    let spec = real_spec();
+    let mut stores = 0;
+    for (name, src) in generate_all(&spec) {
+        let lines: Vec<&str> = src.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim();
+            let Some(rest) = t.strip_prefix("mem[") else {
+                continue;
+            };
+            let Some((off, _)) = rest.split_once("u] = ") else {
+                continue;
+            };
+            stores += 1;
+            let before = lines[i - 1].trim();
+            assert_eq!(
+                before,
+                format!("gc_burst(p, mem + {off}u);"),
+                "{name}:{}: a store without its burst",
+                i + 1
+            );
+        }
+    }
+    assert!(stores > 100, "only {stores} stores in the spec's kernels");
+}
+
 #[test]
 fn layout_matches_the_test() {
     let (spec, _) = one(TAIL, "tail-sees-child");

@@ -31,6 +31,10 @@ pub struct Tuning {
     /// words) instead of `stress_words` of a separate buffer.
     #[serde(default)]
     pub stress_lines: bool,
+    /// Reductions on a location's line before each store of the test (the
+    /// line burst; 0: none).
+    #[serde(default)]
+    pub line_burst: u32,
     /// GPU seconds a mutant may run before it survives.
     pub mutant_budget_s: f64,
 }
@@ -68,6 +72,9 @@ impl Tuning {
         }
         if self.stress_iters > 1 << 24 {
             return bad("stress_iters", "must be at most 16777216");
+        }
+        if self.line_burst > 1 << 16 {
+            return bad("line_burst", "must be at most 65536");
         }
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
@@ -166,6 +173,11 @@ mod tests {
         assert!(e.contains("`mutant_budget_s`"), "{e}");
         let e = Tuning::parse(&format!("{GOOD}colour = 1\n"), p).unwrap_err();
         assert!(e.starts_with("t.toml:8:") && e.contains("colour"), "{e}");
+        assert_eq!(t.line_burst, 0, "no burst unless the file asks for one");
+        let t = Tuning::parse(&format!("{GOOD}line_burst = 1024\n"), p).expect("parses");
+        assert_eq!(t.line_burst, 1024);
+        let e = Tuning::parse(&format!("{GOOD}line_burst = 65537\n"), p).unwrap_err();
+        assert!(e.contains("`line_burst`"), "{e}");
         let e = Tuning::parse("instances = \"many\"\n", p).unwrap_err();
         assert!(e.starts_with("t.toml:1:"), "{e}");
     }

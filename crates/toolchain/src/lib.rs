@@ -18,7 +18,7 @@ use std::process::Command;
 
 mod root;
 
-pub use root::{checkout_of, checkout_root, resolve_root};
+pub use root::{COMMIT_VAR, checkout_commit, checkout_of, checkout_root, resolve_root, run_commit};
 
 /// A usable nvcc.
 #[derive(Debug, Clone)]

@@ -11,6 +11,40 @@
 
 use std::path::{Path, PathBuf};
 
+/// The variable that names the commit a run's code comes from, where the
+/// checkout cannot say (see [`run_commit`]).
+pub const COMMIT_VAR: &str = "GRIDCHECK_COMMIT";
+
+/// The commit checked out at `root`, `+dirty` with uncommitted changes to
+/// tracked files; `None` where git cannot say (no `.git`, no git).
+pub fn checkout_commit(root: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let head = git(&["rev-parse", "HEAD"])?;
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    (!head.is_empty()).then(|| if dirty { format!("{head}+dirty") } else { head })
+}
+
+/// The commit the running code comes from: [`COMMIT_VAR`] when set (the
+/// bundle scripts set it from `.gpu-bundle/commit`, the commit `cargo xtask
+/// gpu-bundle` built from, since the checkout a bundle travels with may be
+/// another commit's), else [`checkout_commit`] of `root`.
+pub fn run_commit(root: &Path) -> Option<String> {
+    match std::env::var(COMMIT_VAR) {
+        Ok(c) if !c.trim().is_empty() => Some(c.trim().to_string()),
+        _ => checkout_commit(root),
+    }
+}
+
 /// Whether `dir` is a gridcheck checkout: a `Cargo.toml` with a
 /// `[workspace]` table, beside `spec/`.
 fn is_checkout(dir: &Path) -> bool {

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# One GPU session on a host with two or more GPUs, from a bundle (carry
+# .gpu-bundle from `cargo xtask gpu-bundle`), on a machine without Rust.
+# Every step runs under `timeout`, the whole session under SESSION_LIMIT
+# seconds (default 420); everything is written into $OUT/session (default
+# target/gridcheck/session) and packed into $OUT/session.tar.xz once the
+# session ends or is cut short, so that a step cut short loses only itself.
+#   1. machine.txt: every GPU of the host, and nvcc.
+#   2. the whole suite (every tier) with the GPU tier on every GPU at once
+#      (--devices all, the tuned environment): devices-all/ (results.jsonl,
+#      conformance.log with the wall time). The tests that need two GPUs
+#      run here.
+#   3. the same on device 0 alone (--devices 0): devices-0/, to compare
+#      statuses and wall times with step 2.
+#   4. the line burst on the PDL mutants that no environment killed before
+#      (the mutants of the `*-wait-sees-writes` tests), one run a burst size
+#      (LINE_BURSTS, default "64 256 1024 4096"): burst-<n>.jsonl/.log.
+#   5. every mutant under the tuned environment with the burst size that
+#      killed the most in step 4 (the smallest of equals): mutants.jsonl/.log;
+#      skipped when no burst size killed any.
+#   6. the whole suite, every tier, on device 0 with that burst size:
+#      burst-suite/ (statuses and wall time of the environment it would make).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+base=${OUT:-target/gridcheck}
+out=$base/session
+mkdir -p "$out"
+if [ -z "${GC_SESSION_INNER:-}" ]; then
+  GC_SESSION_INNER=1 timeout "${SESSION_LIMIT:-420}" bash "$0" "$@"
+  echo "session exit code $? (124: cut at SESSION_LIMIT)"
+  tar cJf "$base/session.tar.xz" -C "$base" session
+  exit 0
+fi
+bursts=${LINE_BURSTS:-64 256 1024 4096}
+harness=./.gpu-bundle/conformance
+if [ ! -x "$harness" ]; then
+  echo "no $harness: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
+  exit 2
+fi
+if [ -f .gpu-hosts/hosts.tar.xz ]; then
+  tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
+fi
+step() { echo "== $(date -u +%H:%M:%S) $*"; }
+
+step "1. machine"
+{
+  nvidia-smi --query-gpu=index,name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader
+  nvidia-smi topo -m 2>/dev/null | head -n 6
+  nvcc --version | tail -n 2
+} >"$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+step "2. the suite, GPU tier on every GPU"
+mkdir -p "$out/devices-all"
+OUT=$out/devices-all timeout 150 bash conformance/gpu-run.sh -q --devices all \
+  --model-timeout 120 --timeout 30 >/dev/null 2>&1
+echo "exit code $?"
+grep -E "tier:|wall|GPU environment" "$out/devices-all/conformance.log"
+
+step "3. the suite, GPU tier on device 0"
+mkdir -p "$out/devices-0"
+OUT=$out/devices-0 timeout 150 bash conformance/gpu-run.sh -q --devices 0 \
+  --model-timeout 120 --timeout 30 >/dev/null 2>&1
+echo "exit code $?"
+grep -E "tier:|wall" "$out/devices-0/conformance.log"
+
+step "4. line burst on the surviving PDL mutants"
+timeout 90 bash conformance/compile-kernels.sh .gpu-bundle/mutants
+best=0
+best_kills=-1
+for b in $bursts; do
+  RESULTS=burst-$b.jsonl LOG=burst-$b.log OUT=$out timeout 60 bash conformance/mutants-gpu.sh \
+    --line-burst "$b" --timeout 30 --model-timeout 60 -- -wait-sees-writes~ >"$out/burst-$b.out" 2>&1
+  grep -E "^mutation score|exit code" "$out/burst-$b.out"
+  kills=$(sed -n 's/^mutation score: \([0-9]*\)\/.*/\1/p' "$out/burst-$b.log")
+  if [ -n "$kills" ] && [ "$kills" -gt "$best_kills" ]; then
+    best=$b
+    best_kills=$kills
+  fi
+done
+echo "burst with the most kills: $best ($best_kills)"
+if [ "$best_kills" -le 0 ]; then
+  step "no burst size killed a mutant: steps 5 and 6 skipped"
+  exit 0
+fi
+
+step "5. every mutant, tuned environment, line burst $best"
+OUT=$out timeout 150 bash conformance/mutants-gpu.sh --line-burst "$best" --devices all \
+  --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
+grep -A 16 -E "^mutation score" "$out/mutants.out"
+
+step "6. the whole suite on device 0, line burst $best"
+mkdir -p "$out/burst-suite"
+OUT=$out/burst-suite timeout 120 bash conformance/gpu-run.sh -q --devices 0 --line-burst "$best" \
+  --model-timeout 120 --timeout 30 >/dev/null 2>&1
+echo "exit code $?"
+grep -E "tier:|wall|GPU environment" "$out/burst-suite/conformance.log"
+
+step "done"
