@@ -14,12 +14,13 @@
 #      statuses and wall times with step 2.
 #   4. the line burst on the PDL mutants that no environment killed before
 #      (the mutants of the `*-wait-sees-writes` tests), one run a burst size
-#      (LINE_BURSTS, default "64 256 1024 4096"): burst-<n>.jsonl/.log.
+#      (LINE_BURSTS, default "2048 8192 32768"): burst-<n>.jsonl/.log.
 #   5. every mutant under the tuned environment with the burst size that
 #      killed the most in step 4 (the smallest of equals): mutants.jsonl/.log;
 #      skipped when no burst size killed any.
 #   6. the whole suite, every tier, on device 0 with that burst size:
 #      burst-suite/ (statuses and wall time of the environment it would make).
+# STEPS (default "1 2 3 4 5 6") picks the steps; 5 and 6 need 4.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 base=${OUT:-target/gridcheck}
@@ -31,7 +32,7 @@ if [ -z "${GC_SESSION_INNER:-}" ]; then
   tar cJf "$base/session.tar.xz" -C "$base" session
   exit 0
 fi
-bursts=${LINE_BURSTS:-64 256 1024 4096}
+bursts=${LINE_BURSTS:-2048 8192 32768}
 harness=./.gpu-bundle/conformance
 if [ ! -x "$harness" ]; then
   echo "no $harness: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
@@ -41,28 +42,33 @@ if [ -f .gpu-hosts/hosts.tar.xz ]; then
   tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
 fi
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
+steps=" ${STEPS:-1 2 3 4 5 6} "
+on() { [[ "$steps" == *" $1 "* ]]; }
 
-step "1. machine"
-{
+on 1 && step "1. machine" && {
   nvidia-smi --query-gpu=index,name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader
   nvidia-smi topo -m 2>/dev/null | head -n 6
   nvcc --version | tail -n 2
-} >"$out/machine.txt" 2>&1
-cat "$out/machine.txt"
+} >"$out/machine.txt" 2>&1 && cat "$out/machine.txt"
 
-step "2. the suite, GPU tier on every GPU"
-mkdir -p "$out/devices-all"
-OUT=$out/devices-all timeout 150 bash conformance/gpu-run.sh -q --devices all \
-  --model-timeout 120 --timeout 30 >/dev/null 2>&1
-echo "exit code $?"
-grep -E "tier:|wall|GPU environment" "$out/devices-all/conformance.log"
+if on 2; then
+  step "2. the suite, GPU tier on every GPU"
+  mkdir -p "$out/devices-all"
+  OUT=$out/devices-all timeout 150 bash conformance/gpu-run.sh -q --devices all \
+    --model-timeout 120 --timeout 30 >/dev/null 2>&1
+  echo "exit code $?"
+  grep -E "tier:|wall|GPU environment" "$out/devices-all/conformance.log"
+fi
 
-step "3. the suite, GPU tier on device 0"
-mkdir -p "$out/devices-0"
-OUT=$out/devices-0 timeout 150 bash conformance/gpu-run.sh -q --devices 0 \
-  --model-timeout 120 --timeout 30 >/dev/null 2>&1
-echo "exit code $?"
-grep -E "tier:|wall" "$out/devices-0/conformance.log"
+if on 3; then
+  step "3. the suite, GPU tier on device 0"
+  mkdir -p "$out/devices-0"
+  OUT=$out/devices-0 timeout 150 bash conformance/gpu-run.sh -q --devices 0 \
+    --model-timeout 120 --timeout 30 >/dev/null 2>&1
+  echo "exit code $?"
+  grep -E "tier:|wall" "$out/devices-0/conformance.log"
+fi
+on 4 || exit 0
 
 step "4. line burst on the surviving PDL mutants"
 timeout 90 bash conformance/compile-kernels.sh .gpu-bundle/mutants
@@ -84,10 +90,13 @@ if [ "$best_kills" -le 0 ]; then
   exit 0
 fi
 
-step "5. every mutant, tuned environment, line burst $best"
-OUT=$out timeout 150 bash conformance/mutants-gpu.sh --line-burst "$best" --devices all \
-  --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
-grep -A 16 -E "^mutation score" "$out/mutants.out"
+on 5 && step "5. every mutant, tuned environment, line burst $best"
+on 5 && {
+  OUT=$out timeout 150 bash conformance/mutants-gpu.sh --line-burst "$best" --devices all \
+    --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
+  grep -A 16 -E "^mutation score" "$out/mutants.out"
+}
+on 6 || exit 0
 
 step "6. the whole suite on device 0, line burst $best"
 mkdir -p "$out/burst-suite"

@@ -483,10 +483,17 @@ fn check_outputs(
     if wrong.is_empty() {
         (Status::Pass, seen.join(", "))
     } else {
+        // A failure keeps the outputs that agreed too: they are the
+        // evidence of what else held in the same run.
+        let others = if seen.is_empty() {
+            String::new()
+        } else {
+            format!("; the other outputs: {}", seen.join(", "))
+        };
         (
             Status::Fail,
             format!(
-                "DISAGREES with the guide: {} (test at {}). {reproduce}",
+                "DISAGREES with the guide: {}{others} (test at {}). {reproduce}",
                 wrong.join("; "),
                 test.origin
             ),

@@ -58,22 +58,31 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__parent(gc_p
   }
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a s1
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c1_block_exit_syncs_event_dependent_work__a<<<1, 96, 0, gc_stream_s1>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
+    }
     // record e1 s1
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     gc_record_error(p, kStatusStride, slot, 9u, gc_event_record(gc_event_e1, gc_stream_s1));
+    }
     // waitevent s2 e1
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     gc_record_error(p, kStatusStride, slot, 10u, gc_stream_wait_event(gc_stream_s2, gc_event_e1));
+    }
     // launch b s2
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     c1_block_exit_syncs_event_dependent_work__b<<<1, 96, 0, gc_stream_s2>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 5u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -93,12 +102,13 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__a(gc_params
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -112,12 +122,13 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__b(gc_params
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
-    gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -135,16 +146,21 @@ extern "C" __global__ void c1_block_exit_syncs_event_dependent_work__after(gc_pa
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 6u);
+    if (gc_lead) gc_delay(p, slot, 6u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
+    }
     // load r1 y
-    gc_delay(p, slot, 7u);
+    if (gc_lead) gc_delay(p, slot, 7u);
+    if (gc_lead) {
     t0_r1 = mem[32u];
-    regs[0u] = t0_r0;
-    regs[1u] = t0_r1;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

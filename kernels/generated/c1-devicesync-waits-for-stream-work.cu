@@ -43,24 +43,31 @@ extern "C" __global__ void c1_devicesync_waits_for_stream_work__parent(gc_params
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch child s1
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c1_devicesync_waits_for_stream_work__child<<<1, 96, 0, gc_stream_s1>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
+    }
     // devicesync
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #error "gridcheck: `devicesync` (device-side cudaDeviceSynchronize) is CDP1 only and does not compile under CDP2 (sm_90 and newer); this test needs an older GPU"
 #else
     gc_record_error(p, kStatusStride, slot, 4u, cudaDeviceSynchronize());
     (void)cudaGetLastError();
 #endif
+    }
     // load r0 x
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -78,12 +85,13 @@ extern "C" __global__ void c1_devicesync_waits_for_stream_work__child(gc_params 
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

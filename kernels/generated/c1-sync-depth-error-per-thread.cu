@@ -42,12 +42,15 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k0(gc_params p) {
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k1
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c1_sync_depth_error_per_thread__k1<<<1, 96>>>(p, slot);
     // its error, if any, stays the thread's last error
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -60,12 +63,15 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k1(gc_params p, unsig
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k2
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     c1_sync_depth_error_per_thread__k2<<<1, 128>>>(p, slot);
     // its error, if any, stays the thread's last error
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -84,43 +90,57 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k2(gc_params p, unsig
   unsigned int t0_e3 = 0u;
   unsigned int t1_e4 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // devicesync e0
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #error "gridcheck: `devicesync` (device-side cudaDeviceSynchronize) is CDP1 only and does not compile under CDP2 (sm_90 and newer); this test needs an older GPU"
 #else
     t0_e0 = (unsigned int)cudaDeviceSynchronize();
 #endif
+    }
     // peekerror e1
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     t0_e1 = (unsigned int)cudaPeekAtLastError();
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // geterror e2
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_e2 = (unsigned int)cudaGetLastError();
+    }
     // geterror e3
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_e3 = (unsigned int)cudaGetLastError();
-    regs[0u] = t0_e0;
-    regs[1u] = t0_e1;
-    regs[2u] = t0_e2;
-    regs[3u] = t0_e3;
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+    }
+    if (gc_lead) regs[0u] = t0_e0;
+    if (gc_lead) regs[1u] = t0_e1;
+    if (gc_lead) regs[2u] = t0_e2;
+    if (gc_lead) regs[3u] = t0_e3;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // geterror e4
-    gc_delay(p, slot, 6u);
+    if (gc_lead) gc_delay(p, slot, 6u);
+    if (gc_lead) {
     t1_e4 = (unsigned int)cudaGetLastError();
-    regs[4u] = t1_e4;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[4u] = t1_e4;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 4u, 1u);
   }

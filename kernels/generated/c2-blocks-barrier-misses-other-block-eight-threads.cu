@@ -57,79 +57,101 @@ extern "C" __global__ void c2_blocks_barrier_misses_other_block_eight_threads__p
   unsigned int b1_t2_r0 = 0u;
   unsigned int b1_t3_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store a 1
-    gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
+    if (gc_lead) gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store b 1
-    gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 64u) {  // b0.t2
+    if (gc_lead) gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store c 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 64u);
-    mem[64u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 96u) {  // b0.t3
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 64u);  // the whole warp
+    if (gc_lead) mem[64u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store d 1
-    gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 96u);
-    mem[96u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    if (gc_lead) gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 96u);  // the whole warp
+    if (gc_lead) mem[96u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store e 1
-    gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 128u);
-    mem[128u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 32u) {  // b1.t1
+    if (gc_lead) gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 128u);  // the whole warp
+    if (gc_lead) mem[128u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store e 2
-    gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 128u);
-    mem[128u] = 2u;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 64u) {  // b1.t2
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 96u) {  // b1.t3
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 128u);  // the whole warp
+    if (gc_lead) mem[128u] = 2u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 128u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch child
-    gc_delay(p, slot, 6u);
+    if (gc_lead) gc_delay(p, slot, 6u);
+    if (gc_lead) {
     c2_blocks_barrier_misses_other_block_eight_threads__child<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 64u) {  // b0.t2
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 96u) {  // b0.t3
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 32u) {  // b1.t1
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 64u) {  // b1.t2
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 e
-    gc_delay(p, slot, 7u);
+    if (gc_lead) gc_delay(p, slot, 7u);
+    if (gc_lead) {
     b1_t2_r0 = mem[128u];
-    regs[0u] = b1_t2_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 96u) {  // b1.t3
+    }
+    if (gc_lead) regs[0u] = b1_t2_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 a
-    gc_delay(p, slot, 8u);
+    if (gc_lead) gc_delay(p, slot, 8u);
+    if (gc_lead) {
     b1_t3_r0 = mem[0u];
-    regs[1u] = b1_t3_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[1u] = b1_t3_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 128u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 2u, 1u);
   }
@@ -148,24 +170,33 @@ extern "C" __global__ void c2_blocks_barrier_misses_other_block_eight_threads__c
   unsigned int t0_r2 = 0u;
   unsigned int t0_r3 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 a
-    gc_delay(p, slot, 9u);
+    if (gc_lead) gc_delay(p, slot, 9u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
+    }
     // load r1 b
-    gc_delay(p, slot, 10u);
+    if (gc_lead) gc_delay(p, slot, 10u);
+    if (gc_lead) {
     t0_r1 = mem[32u];
+    }
     // load r2 c
-    gc_delay(p, slot, 11u);
+    if (gc_lead) gc_delay(p, slot, 11u);
+    if (gc_lead) {
     t0_r2 = mem[64u];
+    }
     // load r3 e
-    gc_delay(p, slot, 12u);
+    if (gc_lead) gc_delay(p, slot, 12u);
+    if (gc_lead) {
     t0_r3 = mem[128u];
-    regs[2u] = t0_r0;
-    regs[3u] = t0_r1;
-    regs[4u] = t0_r2;
-    regs[5u] = t0_r3;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[2u] = t0_r0;
+    if (gc_lead) regs[3u] = t0_r1;
+    if (gc_lead) regs[4u] = t0_r2;
+    if (gc_lead) regs[5u] = t0_r3;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -39,16 +39,19 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__parent(gc
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
     // launch c
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     c2_blocks_child_blocks_see_prelaunch_write__c<<<3, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -68,24 +71,33 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__c(gc_para
   unsigned int b1_t0_r0 = 0u;
   unsigned int b2_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     b0_t0_r0 = mem[0u];
-    regs[0u] = b0_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    }
+    if (gc_lead) regs[0u] = b0_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     b1_t0_r0 = mem[0u];
-    regs[1u] = b1_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 2u && threadIdx.x == 0u) {  // b2.t0
+    }
+    if (gc_lead) regs[1u] = b1_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     b2_t0_r0 = mem[0u];
-    regs[2u] = b2_t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[2u] = b2_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }

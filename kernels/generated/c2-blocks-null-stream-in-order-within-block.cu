@@ -51,35 +51,47 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__parent(g
   // The blocks execute different numbers of syncthreads: a block with fewer
   // passes the remaining ones, all its threads together, after its last operation.
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c2_blocks_null_stream_in_order_within_block__a<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch c
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     c2_blocks_null_stream_in_order_within_block__c<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 6u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
-    gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x == 32u) {  // b0.t1
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     c2_blocks_null_stream_in_order_within_block__b<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 5u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 2u, 1u);
   }
@@ -93,12 +105,13 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__a(gc_par
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -114,12 +127,15 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__b(gc_par
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -133,12 +149,13 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__c(gc_par
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 2
-    gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 2u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 2u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

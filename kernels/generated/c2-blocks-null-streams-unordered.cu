@@ -45,18 +45,24 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__parent(gc_params p)
   const unsigned int gc_modeled = 1u;  // this block's modeled threads
   __syncthreads();
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c2_blocks_null_streams_unordered__a<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     c2_blocks_null_streams_unordered__b<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }
@@ -72,16 +78,19 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__a(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
     // load r0 y
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     t0_r0 = mem[32u];
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -97,16 +106,19 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__b(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
-    gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
     // load r1 x
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_r1 = mem[0u];
-    regs[1u] = t0_r1;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -53,33 +53,45 @@ extern "C" __global__ void c2_event_orders_other_thread_child__parent(gc_params 
   }
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a s1
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c2_event_orders_other_thread_child__a<<<1, 96, 0, gc_stream_s1>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
+    }
     // record e1 s1
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     gc_record_error(p, kStatusStride, slot, 8u, gc_event_record(gc_event_e1, gc_stream_s1));
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x == 0u) {  // t0
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // waitevent s2 e1
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     gc_record_error(p, kStatusStride, slot, 9u, gc_stream_wait_event(gc_stream_s2, gc_event_e1));
+    }
     // launch b s2
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     c2_event_orders_other_thread_child__b<<<1, 96, 0, gc_stream_s2>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 4u, 1u);
   }
@@ -99,12 +111,13 @@ extern "C" __global__ void c2_event_orders_other_thread_child__a(gc_params p, un
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -120,12 +133,15 @@ extern "C" __global__ void c2_event_orders_other_thread_child__b(gc_params p, un
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -40,18 +40,24 @@ extern "C" __global__ void c2_null_stream_two_threads_unordered__parent(gc_param
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c2_null_stream_two_threads_unordered__a<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     c2_null_stream_two_threads_unordered__b<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
@@ -65,12 +71,13 @@ extern "C" __global__ void c2_null_stream_two_threads_unordered__a(gc_params p, 
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -86,12 +93,15 @@ extern "C" __global__ void c2_null_stream_two_threads_unordered__b(gc_params p, 
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

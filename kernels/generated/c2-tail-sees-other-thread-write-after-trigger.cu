@@ -38,25 +38,31 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__parent
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch tl tail
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     c2_tail_sees_other_thread_write_after_trigger__tl<<<1, 96, 0, cudaStreamTailLaunch>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
+    }
     // store x 1
-    gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+    if (gc_lead) gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
+    }
     // store y 1
-    gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
@@ -73,16 +79,21 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__tl(gc_
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 y
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_r0 = mem[32u];
+    }
     // load r1 x
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_r1 = mem[0u];
-    regs[0u] = t0_r0;
-    regs[1u] = t0_r1;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -60,78 +60,118 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
   unsigned int b6_t0_r0 = 0u;
   unsigned int b7_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     b0_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[0u] = b0_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    }
+    if (gc_lead) regs[0u] = b0_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     b1_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[1u] = b1_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 2u && threadIdx.x == 0u) {  // b2.t0
+    }
+    if (gc_lead) regs[1u] = b1_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     b2_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[2u] = b2_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 3u && threadIdx.x == 0u) {  // b3.t0
+    }
+    if (gc_lead) regs[2u] = b2_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 3u && threadIdx.x / 32u == 0u) {  // b3.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 6u);
+    if (gc_lead) gc_delay(p, slot, 6u);
+    if (gc_lead) {
     b3_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 7u);
+    if (gc_lead) gc_delay(p, slot, 7u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[3u] = b3_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 4u && threadIdx.x == 0u) {  // b4.t0
+    }
+    if (gc_lead) regs[3u] = b3_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 4u && threadIdx.x / 32u == 0u) {  // b4.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 8u);
+    if (gc_lead) gc_delay(p, slot, 8u);
+    if (gc_lead) {
     b4_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 9u);
+    if (gc_lead) gc_delay(p, slot, 9u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[4u] = b4_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 5u && threadIdx.x == 0u) {  // b5.t0
+    }
+    if (gc_lead) regs[4u] = b4_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 5u && threadIdx.x / 32u == 0u) {  // b5.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 10u);
+    if (gc_lead) gc_delay(p, slot, 10u);
+    if (gc_lead) {
     b5_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 11u);
+    if (gc_lead) gc_delay(p, slot, 11u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[5u] = b5_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 6u && threadIdx.x == 0u) {  // b6.t0
+    }
+    if (gc_lead) regs[5u] = b5_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 6u && threadIdx.x / 32u == 0u) {  // b6.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 12u);
+    if (gc_lead) gc_delay(p, slot, 12u);
+    if (gc_lead) {
     b6_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 13u);
+    if (gc_lead) gc_delay(p, slot, 13u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[6u] = b6_t0_r0;
-    gc_arrive(&gc_arrived);
-  } else if (block == 7u && threadIdx.x == 0u) {  // b7.t0
+    }
+    if (gc_lead) regs[6u] = b6_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 7u && threadIdx.x / 32u == 0u) {  // b7.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 14u);
+    if (gc_lead) gc_delay(p, slot, 14u);
+    if (gc_lead) {
     b7_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 15u);
+    if (gc_lead) gc_delay(p, slot, 15u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[7u] = b7_t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[7u] = b7_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }
@@ -146,12 +186,13 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__secondary
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 16u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 16u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -40,20 +40,28 @@ extern "C" __global__ void pdl_blocks_no_start_until_every_block_triggers__prima
   __syncthreads();
   unsigned int b1_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x == 0u) {  // b0.t0
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x == 0u) {  // b1.t0
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     b1_t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[0u] = b1_t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = b1_t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
   }
@@ -68,12 +76,13 @@ extern "C" __global__ void pdl_blocks_no_start_until_every_block_triggers__secon
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
-    gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

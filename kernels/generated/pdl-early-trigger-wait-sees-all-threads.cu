@@ -37,21 +37,25 @@ extern "C" __global__ void pdl_early_trigger_wait_sees_all_threads__primary(gc_p
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
+    }
     // store x 1
-    gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+    if (gc_lead) gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
@@ -69,19 +73,26 @@ extern "C" __global__ void pdl_early_trigger_wait_sees_all_threads__secondary(gc
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // gridsync
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     cudaGridDependencySynchronize();
+    }
     // load r0 x
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
+    }
     // load r1 y
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_r1 = mem[32u];
-    regs[0u] = t0_r0;
-    regs[1u] = t0_r1;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

@@ -36,15 +36,20 @@ extern "C" __global__ void pdl_no_early_start_before_trigger__primary(gc_params 
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 y
-    gc_delay(p, slot, 0u);
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
+    }
     // trigger
-    gc_delay(p, slot, 1u);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
     cudaTriggerProgrammaticLaunchCompletion();
-    regs[0u] = t0_r0;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -59,12 +64,13 @@ extern "C" __global__ void pdl_no_early_start_before_trigger__secondary(gc_param
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

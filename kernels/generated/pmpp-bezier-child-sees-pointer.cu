@@ -37,20 +37,23 @@ extern "C" __global__ void pmpp_bezier_child_sees_pointer__parent(gc_params p) {
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store vertex_pos 1
-    gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
     // store n_vertices 1
-    gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
     // launch child
-    gc_delay(p, slot, 2u);
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
     pmpp_bezier_child_sees_pointer__child<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }
@@ -67,16 +70,21 @@ extern "C" __global__ void pmpp_bezier_child_sees_pointer__child(gc_params p, un
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 vertex_pos
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     t0_r0 = mem[32u];
+    }
     // load r1 n_vertices
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_r1 = mem[0u];
-    regs[0u] = t0_r0;
-    regs[1u] = t0_r1;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

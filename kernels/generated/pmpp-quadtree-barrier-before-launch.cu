@@ -40,35 +40,41 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p0 1
-    gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);
-    mem[0u] = 1u;
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+    if (gc_lead) gc_delay(p, slot, 0u);
+    gc_burst(p, mem + 0u);  // the whole warp
+    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p1 1
-    gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 32u);
-    mem[32u] = 1u;
-    gc_arrive(&gc_arrived);
+    if (gc_lead) gc_delay(p, slot, 1u);
+    gc_burst(p, mem + 32u);  // the whole warp
+    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x == 0u) {  // t0
-    gc_arrive(&gc_arrived);
-  } else if (threadIdx.x == 32u) {  // t1
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    if (gc_lead) gc_arrive(&gc_arrived);
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // store range 1
-    gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 64u);
-    mem[64u] = 1u;
+    if (gc_lead) gc_delay(p, slot, 2u);
+    gc_burst(p, mem + 64u);  // the whole warp
+    if (gc_lead) mem[64u] = 1u;
     // launch child
-    gc_delay(p, slot, 3u);
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
     pmpp_quadtree_barrier_before_launch__child<<<1, 96>>>(p, slot);
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 4u, 1u);
   }
@@ -86,20 +92,27 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__child(gc_params 
   unsigned int t0_r1 = 0u;
   unsigned int t0_r2 = 0u;
   // Phase 0.
-  if (threadIdx.x == 0u) {  // t0
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+    const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 p0
-    gc_delay(p, slot, 4u);
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
     t0_r0 = mem[0u];
+    }
     // load r1 p1
-    gc_delay(p, slot, 5u);
+    if (gc_lead) gc_delay(p, slot, 5u);
+    if (gc_lead) {
     t0_r1 = mem[32u];
+    }
     // load r2 range
-    gc_delay(p, slot, 6u);
+    if (gc_lead) gc_delay(p, slot, 6u);
+    if (gc_lead) {
     t0_r2 = mem[64u];
-    regs[0u] = t0_r0;
-    regs[1u] = t0_r1;
-    regs[2u] = t0_r2;
-    gc_arrive(&gc_arrived);
+    }
+    if (gc_lead) regs[0u] = t0_r0;
+    if (gc_lead) regs[1u] = t0_r1;
+    if (gc_lead) regs[2u] = t0_r2;
+    if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
   }

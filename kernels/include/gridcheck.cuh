@@ -40,7 +40,8 @@
 // kernel.
 //
 // Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
-// its warp; the other lanes of those warps idle. GC_STRESS_WARPS extra warps
+// its warp: the other lanes of that warp only join its line bursts
+// (gc_burst) and otherwise idle. GC_STRESS_WARPS extra warps
 // per block stress memory (stores and loads to p.stress) while the modeled
 // threads run their operations. Before each test operation the modeled
 // thread spins for a random number of clock cycles (seeded: p.seed, slot and
@@ -157,23 +158,28 @@ __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
   if (acc == 0xdeadbeefu) s[0] = acc;  // keeps acc live; practically never taken
 }
 
-// The line burst: before a test store, the storing thread issues
-// p.line_burst fire-and-forget reductions (red.add) to the padding words of
-// the stored location's own 128-byte line, so that the store joins the back
-// of a queue of updates to its line and becomes visible late. Measured on an
-// H100 by conformance/experiments/pdl-late-write (its contended-line
-// variant): with such a burst ahead of the last store of a PDL primary, a
-// secondary read before cudaGridDependencySynchronize() was stale in 2 % of
-// instances, against 0 with plain stores. The location is word 0 of its
-// line; nothing reads the padding words.
+// The line burst: before a test store, the storing thread's whole warp
+// issues p.line_burst fire-and-forget reductions (red.add, a warp
+// instruction touching 31 words of the line at once) to the padding words of
+// the stored location's own 128-byte line, then the modeled thread (lane 0)
+// stores: the store joins the back of a queue of updates to its line and
+// becomes visible late. After the contended-line variant of
+// conformance/experiments/pdl-late-write, where 127 threads' 8 128
+// reductions on the flag's line, then a barrier, then the flag's store made
+// a PDL secondary read before cudaGridDependencySynchronize() stale in 2 %
+// of instances on an H100 (plain stores: 0). Every lane of the warp calls
+// it (the kernel's branch for a modeled thread holds its whole warp). The
+// location is word 0 of its line; nothing reads the padding words.
 __device__ __forceinline__ void gc_burst(const gc_params &p, volatile unsigned int *loc) {
   if (p.line_burst == 0u) return;
+  __syncwarp();
   unsigned int *const line = (unsigned int *)loc;
-  for (unsigned int i = 0u; i < p.line_burst; ++i) {
+  for (unsigned int i = threadIdx.x % GC_WARP; i < p.line_burst; i += GC_WARP) {
     asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
                      __cvta_generic_to_global(line + 1u + i % (GC_LOC_STRIDE - 1u)))
                  : "memory");
   }
+  __syncwarp();
 }
 
 // Kernel k of this instance ran (written once, by thread 0, at the end).

@@ -340,24 +340,38 @@ impl KernelEmitter<'_> {
         writeln!(w, "  // Phase {phase}.")?;
         let mut first = true;
         for (t, tph) in k.threads.iter().zip(split) {
-            let tid = t.index() as u32 * WARP;
+            // The modeled thread is lane 0 of warp N (`gc_lead`); the
+            // warp's other lanes only join the line bursts before its stores.
             let which = if self.plan.blocks > 1 {
-                format!("block == {}u && threadIdx.x == {tid}u", t.block())
+                format!(
+                    "block == {}u && threadIdx.x / {WARP}u == {}u",
+                    t.block(),
+                    t.index()
+                )
             } else {
-                format!("threadIdx.x == {tid}u")
+                format!("threadIdx.x / {WARP}u == {}u", t.index())
             };
             writeln!(
                 w,
-                "  {}if ({which}) {{  // {}",
+                "  {}if ({which}) {{  // {}: lane 0; the other lanes join its line bursts",
                 if first { "" } else { "} else " },
                 t.name
             )?;
+            writeln!(w, "    const bool gc_lead = threadIdx.x % {WARP}u == 0u;")?;
             first = false;
             for &(op_index, op) in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
                 writeln!(w, "    // {op}")?;
-                writeln!(w, "    gc_delay(p, slot, {site}u);")?;
+                writeln!(w, "    if (gc_lead) gc_delay(p, slot, {site}u);")?;
                 *site += 1;
-                self.op(w, t, op_index, op)?;
+                if let Op::Store { loc, value } = op {
+                    let off = location_offset(self.lay, loc);
+                    writeln!(w, "    gc_burst(p, mem + {off}u);  // the whole warp")?;
+                    writeln!(w, "    if (gc_lead) mem[{off}u] = {value}u;")?;
+                } else {
+                    writeln!(w, "    if (gc_lead) {{")?;
+                    self.op(w, t, op_index, op)?;
+                    writeln!(w, "    }}")?;
+                }
             }
             if phase + 1 == n_phases {
                 for op in &t.ops {
@@ -368,11 +382,11 @@ impl KernelEmitter<'_> {
                             .iter()
                             .position(|r| r.kernel == k.name && r.thread == t.name && r.reg == reg)
                             .unwrap_or(0);
-                        writeln!(w, "    regs[{idx}u] = {}_{reg};", c_name(t))?;
+                        writeln!(w, "    if (gc_lead) regs[{idx}u] = {}_{reg};", c_name(t))?;
                     }
                 }
             }
-            writeln!(w, "    gc_arrive(&gc_arrived);")?;
+            writeln!(w, "    if (gc_lead) gc_arrive(&gc_arrived);")?;
         }
         let first_stress = self.plan.block_dim - STRESS_WARPS * WARP;
         writeln!(
@@ -400,16 +414,13 @@ impl KernelEmitter<'_> {
         Ok(())
     }
 
-    /// One operation of thread `t` (at `op_index` of its program).
+    /// One operation of thread `t` (at `op_index` of its program), other
+    /// than a store (which the whole warp takes part in, [`Self::phase`]).
     fn op(&self, w: &mut impl Write, t: &Thread, op_index: usize, op: &Op) -> fmt::Result {
         let lay = self.lay;
         let k = self.kernel;
         match op {
-            Op::Store { loc, value } => {
-                let off = location_offset(lay, loc);
-                writeln!(w, "    gc_burst(p, mem + {off}u);")?;
-                writeln!(w, "    mem[{off}u] = {value}u;")
-            }
+            Op::Store { .. } => unreachable!("emitted by the phase: the warp's line burst"),
             Op::Load { reg, loc } => {
                 let off = location_offset(lay, loc);
                 writeln!(w, "    {}_{reg} = mem[{off}u];", c_name(t))

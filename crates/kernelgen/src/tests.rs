@@ -129,15 +129,17 @@ fn tail_launch_uses_tail_stream_and_records_errors() {
     assert!(src.contains(
         "extern \"C\" __global__ void tail_sees_child__tail(gc_params p, unsigned int slot) {"
     ));
-    // t1 of the tail kernel is thread 32.
-    assert!(src.contains("if (threadIdx.x == 32u) {  // t1"));
+    // t1 of the tail kernel is thread 32, lane 0 of warp 1.
+    assert!(src.contains("if (threadIdx.x / 32u == 1u) {  // t1"));
+    assert!(src.contains("const bool gc_lead = threadIdx.x % 32u == 0u;"));
     assert!(src.contains("t1_r1 = mem[32u];"));
     assert!(src.contains("regs[1u] = t1_r1;"));
 }
 
 /// Every store of every litmus test of the spec is the line burst's
-/// (`gc_burst` on the same location, right before it): an incantation that
-/// skipped some stores would leave their mutants out of its reach.
+/// (`gc_burst` on the same location, right before it, by the whole warp,
+/// then the store by lane 0): an incantation that skipped some stores would
+/// leave their mutants out of its reach.
 #[test]
 fn every_store_follows_a_burst_on_its_own_line() {
     let spec = real_spec();
@@ -146,7 +148,7 @@ fn every_store_follows_a_burst_on_its_own_line() {
         let lines: Vec<&str> = src.lines().collect();
         for (i, l) in lines.iter().enumerate() {
             let t = l.trim();
-            let Some(rest) = t.strip_prefix("mem[") else {
+            let Some(rest) = t.strip_prefix("if (gc_lead) mem[") else {
                 continue;
             };
             let Some((off, _)) = rest.split_once("u] = ") else {
@@ -156,7 +158,7 @@ fn every_store_follows_a_burst_on_its_own_line() {
             let before = lines[i - 1].trim();
             assert_eq!(
                 before,
-                format!("gc_burst(p, mem + {off}u);"),
+                format!("gc_burst(p, mem + {off}u);  // the whole warp"),
                 "{name}:{}: a store without its burst",
                 i + 1
             );

@@ -59,7 +59,7 @@ fn kernels_of_several_blocks_dispatch_by_block() {
         "{src}"
     );
     assert!(src.contains("const unsigned int block = blockIdx.x % 2u;"));
-    assert!(src.contains("if (block == 1u && threadIdx.x == 64u) {  // b1.t2"));
+    assert!(src.contains("if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2"));
     assert!(src.contains("const unsigned int gc_modeled = block == 0u ? 2u : 1u;"));
     assert!(src.contains("gc_stress(p, slot, &gc_arrived, gc_modeled * 2u, 1u);"));
     // The child grid has two blocks; its registers are C identifiers.
