@@ -15,6 +15,10 @@ if [ ! -x .gpu-bundle/conformance ]; then
   echo "no .gpu-bundle/conformance: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
   exit 2
 fi
+# Host programs may travel packed beside the bundle (they are most of its size).
+if [ -f .gpu-hosts/hosts.tar.xz ]; then
+  tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
+fi
 {
   nvidia-smi --query-gpu=name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader || echo "nvidia-smi failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One GPU session on a host with two or more GPUs, from a bundle (carry
-# .gpu-bundle from `cargo xtask gpu-bundle`), on a machine without Rust.
+# .gpu-bundle from `cargo xtask gpu-bundle`; its host programs may travel
+# packed as .gpu-hosts/hosts.tar.xz, which gpu-run.sh unpacks), on a
+# machine without Rust.
 # Every step runs under `timeout`, the whole session under SESSION_LIMIT
 # seconds (default 420); everything is written into $OUT/session (default
 # target/gridcheck/session) and packed into $OUT/session.tar.xz once the
@@ -13,12 +15,13 @@
 #   3. the same on device 0 alone (--devices 0): devices-0/, to compare
 #      statuses and wall times with step 2.
 #   4. the line burst on the PDL mutants that no environment killed before
-#      (the mutants of the `*-wait-sees-writes` tests), one run a burst size
-#      (LINE_BURSTS, default "2048 8192 32768"): burst-<n>.jsonl/.log.
-#   5. every mutant under the tuned environment with the burst size that
-#      killed the most in step 4 (the smallest of equals): mutants.jsonl/.log;
-#      skipped when no burst size killed any.
-#   6. the whole suite, every tier, on device 0 with that burst size:
+#      (the mutants of the `*-wait-sees-writes` tests), one run a point of
+#      LINE_BURSTS (default "2048 8192 32768"), each BURST[:INSTANCES[:DELAY]]
+#      (the tuned file gives what a point leaves out): burst-<point>.jsonl/.log.
+#   5. every mutant under the tuned environment with the point that killed
+#      the most in step 4 (the first of equals): mutants.jsonl/.log; skipped
+#      when no point killed any.
+#   6. the whole suite, every tier, on device 0 with that point:
 #      burst-suite/ (statuses and wall time of the environment it would make).
 # STEPS (default "1 2 3 4 5 6") picks the steps; 5 and 6 need 4.
 set -uo pipefail
@@ -37,9 +40,6 @@ harness=./.gpu-bundle/conformance
 if [ ! -x "$harness" ]; then
   echo "no $harness: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
   exit 2
-fi
-if [ -f .gpu-hosts/hosts.tar.xz ]; then
-  tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
 fi
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 steps=" ${STEPS:-1 2 3 4 5 6} "
@@ -72,13 +72,20 @@ on 4 || exit 0
 
 step "4. line burst on the surviving PDL mutants"
 timeout 90 bash conformance/compile-kernels.sh .gpu-bundle/mutants
+# The harness flags of a point BURST[:INSTANCES[:DELAY]].
+point_args() {
+  local b i d
+  IFS=: read -r b i d <<<"$1"
+  echo "--line-burst $b${i:+ --instances $i}${d:+ --max-delay $d}"
+}
 best=0
 best_kills=-1
 for b in $bursts; do
-  RESULTS=burst-$b.jsonl LOG=burst-$b.log OUT=$out timeout 60 bash conformance/mutants-gpu.sh \
-    --line-burst "$b" --timeout 30 --model-timeout 60 -- -wait-sees-writes~ >"$out/burst-$b.out" 2>&1
-  grep -E "^mutation score|exit code" "$out/burst-$b.out"
-  kills=$(sed -n 's/^mutation score: \([0-9]*\)\/.*/\1/p' "$out/burst-$b.log")
+  n=${b//:/-}
+  RESULTS=burst-$n.jsonl LOG=burst-$n.log OUT=$out timeout 60 bash conformance/mutants-gpu.sh \
+    $(point_args "$b") --timeout 30 --model-timeout 60 -- -wait-sees-writes~ >"$out/burst-$n.out" 2>&1
+  echo "$b: $(grep -E "^mutation score" "$out/burst-$n.log")"
+  kills=$(sed -n 's/^mutation score: \([0-9]*\)\/.*/\1/p' "$out/burst-$n.log")
   if [ -n "$kills" ] && [ "$kills" -gt "$best_kills" ]; then
     best=$b
     best_kills=$kills
@@ -92,7 +99,7 @@ fi
 
 on 5 && step "5. every mutant, tuned environment, line burst $best"
 on 5 && {
-  OUT=$out timeout 150 bash conformance/mutants-gpu.sh --line-burst "$best" --devices all \
+  OUT=$out timeout 150 bash conformance/mutants-gpu.sh $(point_args "$best") --devices all \
     --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
   grep -A 16 -E "^mutation score" "$out/mutants.out"
 }
@@ -100,7 +107,7 @@ on 6 || exit 0
 
 step "6. the whole suite on device 0, line burst $best"
 mkdir -p "$out/burst-suite"
-OUT=$out/burst-suite timeout 120 bash conformance/gpu-run.sh -q --devices 0 --line-burst "$best" \
+OUT=$out/burst-suite timeout 120 bash conformance/gpu-run.sh -q --devices 0 $(point_args "$best") \
   --model-timeout 120 --timeout 30 >/dev/null 2>&1
 echo "exit code $?"
 grep -E "tier:|wall|GPU environment" "$out/burst-suite/conformance.log"

@@ -55,6 +55,13 @@ enum Variant : int {
   DEEP_QUEUE_IMPLICIT,      // (6) 64 KiB of st.v4 by the same thread, then st flag
   BULK_QUEUE_FLAG_IMPLICIT, // 64 KiB bulk group, then a 16 B flag bulk group
   CONTENDED_LINE_IMPLICIT,  // 127 threads x 64 red.add on the flag's line, then st flag
+  // The two ways the suite's line burst (gc_burst) differs from the variant
+  // above, one at a time and together: the flag stored with st.volatile (as
+  // the suite's litmus stores are), and the burst by one warp (the storing
+  // thread's own, 8 128 reductions in all), not four.
+  CONTENDED_LINE_VOLATILE_IMPLICIT,  // as CONTENDED_LINE_IMPLICIT, st.volatile flag
+  CONTENDED_WARP_IMPLICIT,           // warp 0 alone: 8 128 red.add, __syncwarp, st flag
+  CONTENDED_WARP_VOLATILE_IMPLICIT,  // as the suite: one warp, st.volatile flag
   NUM_VARIANTS
 };
 
@@ -86,6 +93,12 @@ static const VariantInfo kVariants[NUM_VARIANTS] = {
     {"deep_queue_implicit", DEEP_QUEUE_IMPLICIT, true, false, kLineWords, 0, 0},
     {"contended_line_implicit", CONTENDED_LINE_IMPLICIT, true, false,
      kLineWords, 0, 0},
+    {"contended_line_volatile_implicit", CONTENDED_LINE_VOLATILE_IMPLICIT, true,
+     false, kLineWords, 0, 0},
+    {"contended_warp_implicit", CONTENDED_WARP_IMPLICIT, true, false,
+     kLineWords, 0, 0},
+    {"contended_warp_volatile_implicit", CONTENDED_WARP_VOLATILE_IMPLICIT, true,
+     false, kLineWords, 0, 0},
     {"bulk16_read_implicit", BULK16_IMPLICIT, true, true, kLineWords, 0, 0},
     {"bulk16_read_trigger", BULK16_TRIGGER, true, true, kLineWords, 0, 0},
     {"bulk64k_read_implicit", BULK64K_IMPLICIT, true, true, kBigWords,
@@ -122,6 +135,14 @@ __device__ __forceinline__ unsigned load_relaxed_gpu(const unsigned* p) {
 
 __device__ __forceinline__ void store_weak(unsigned* p, unsigned v) {
   asm volatile("st.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
+               "r"(v)
+               : "memory");
+}
+
+// What the suite's litmus stores compile to (a store through a volatile
+// pointer).
+__device__ __forceinline__ void store_volatile(unsigned* p, unsigned v) {
+  asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
                "r"(v)
                : "memory");
 }
@@ -227,6 +248,36 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       for (int k = 0; k < kBigWords; k += 4) store_weak_v4(junk + k, 0xA5A5A5A5u);
       *tp = global_timer();
       store_weak(flag, 1u);
+      return;
+    }
+    case CONTENDED_LINE_VOLATILE_IMPLICIT: {
+      unsigned* line = x + (size_t)b * stride;
+      if (tid != 0) {
+        unsigned* hot = line + 1 + (tid - 1) % (kLineWords - 1);
+        for (int r = 0; r < kRedsPerThread; ++r) red_add(hot, 1u);
+      }
+      __syncthreads();
+      if (tid != 0) return;
+      *tp = global_timer();
+      store_volatile(flag, 1u);
+      return;
+    }
+    case CONTENDED_WARP_IMPLICIT:
+    case CONTENDED_WARP_VOLATILE_IMPLICIT: {
+      // 127 * 64 = 8 128 reductions by the 32 lanes of warp 0, each warp
+      // instruction on 31 or 32 words of the line, as gc_burst does.
+      if (tid >= 32) return;
+      unsigned* line = x + (size_t)b * stride;
+      const int total = (kPrimaryThreads - 1) * kRedsPerThread;
+      for (int i = tid; i < total; i += 32) red_add(line + 1 + i % (kLineWords - 1), 1u);
+      __syncwarp();
+      if (tid != 0) return;
+      *tp = global_timer();
+      if (variant == CONTENDED_WARP_IMPLICIT) {
+        store_weak(flag, 1u);
+      } else {
+        store_volatile(flag, 1u);
+      }
       return;
     }
     case CONTENDED_LINE_IMPLICIT: {
