@@ -18,8 +18,9 @@
 //! `entry<<<grid, block>>>(out)` once with `out` zeroed, and returns the
 //! output words.
 //!
-//! Modules: `device` (probe and device information), `litmus` (litmus
-//! runs), `histogram` (the GPU histogram's plan and decoding), `runtime`
+//! Modules: `device` (probe and device information), `environment` (the
+//! budget, the incantations, the kernel parameters, launch seeds and slot
+//! permutations), `litmus` (litmus runs), `histogram` (the GPU histogram's plan and decoding), `runtime`
 //! (runtime tests).
 
 use std::fmt;
@@ -28,13 +29,15 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
 mod device;
+mod environment;
 pub mod histogram;
 mod litmus;
 mod runtime;
 
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
 use device::{device_info, init_driver};
-pub use litmus::{Budget, Incantations, LitmusRun, MAX_LIMITED_LAUNCHES, launch_seed, permutation};
+pub use environment::{Budget, Incantations, launch_seed, permutation};
+pub use litmus::{LitmusRun, MAX_LIMITED_LAUNCHES};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};
 
 /// Anything that went wrong talking to the GPU.

@@ -14,14 +14,16 @@
 //! of Alglave et al., "GPU Concurrency: Weak Behaviours and Programming
 //! Assumptions" (ASPLOS 2015, section 4): many instances per launch, each in
 //! its own memory slot through a co-prime permutation, random delays before
-//! test operations, and memory stress by non-testing warps. The ABI (kernel
+//! test operations, memory stress by non-testing warps, and a burst of
+//! reductions on a location's line before each store. The ABI (kernel
 //! parameters, array layout, status words) is documented in
 //! `kernels/include/gridcheck.cuh`; [`Layout`] is its Rust description.
 //!
 //! Modules: `layout` (the memory and launch plan of a litmus test), `plan`
 //! (which tests build for which architecture with which flags), `emit` (the
-//! do-not-edit header, runtime and host test files) and `litmus` (the CUDA
-//! of a litmus test).
+//! do-not-edit header, runtime and host test files), `litmus` (the CUDA
+//! of a litmus test) and `describe` (its header comment: the test, its
+//! kernels and its layout).
 
 mod escape;
 
@@ -29,6 +31,7 @@ use std::path::{Component, Path};
 
 use gridcheck_spec::{Spec, Test, TestBody};
 
+mod describe;
 mod emit;
 mod layout;
 mod litmus;

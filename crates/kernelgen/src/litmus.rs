@@ -9,6 +9,7 @@ use std::fmt::{self, Write};
 
 use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
 
+use crate::describe::description;
 use crate::emit::{header, to_string};
 use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
 use crate::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
@@ -35,73 +36,6 @@ pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]
         }
         Ok(())
     })
-}
-
-/// The header comment after the first lines: the condition, the kernels
-/// and their programs, and the layout.
-fn description(w: &mut impl Write, litmus: &Litmus, lay: &Layout) -> fmt::Result {
-    writeln!(
-        w,
-        "// Condition: {} (expected {})",
-        litmus.condition, litmus.expect
-    )?;
-    writeln!(w, "//")?;
-    writeln!(w, "// Kernels:")?;
-    for k in &litmus.kernels {
-        let launch = match k.launch {
-            KernelLaunch::Host { pdl: false } => "host".to_string(),
-            KernelLaunch::Host { pdl: true } => "host-pdl".to_string(),
-            KernelLaunch::Device => match litmus.launcher_of(&k.name) {
-                Some((pk, pt, s)) => {
-                    format!("device, from {}.{} into stream {s}", pk.name, pt.name)
-                }
-                None => "device".to_string(),
-            },
-        };
-        writeln!(w, "//   {} ({launch})", k.name)?;
-        for t in &k.threads {
-            let ops: Vec<String> = t.ops.iter().map(|o| o.to_string()).collect();
-            writeln!(w, "//     {}: [{}]", t.name, ops.join(", "))?;
-        }
-    }
-    writeln!(w, "//")?;
-    writeln!(
-        w,
-        "// Layout (words; ABI in kernels/include/gridcheck.cuh):"
-    )?;
-    for l in &lay.locations {
-        writeln!(
-            w,
-            "//   mem[slot * {} + {}] = {} (initially {})",
-            lay.slot_stride, l.offset, l.name, l.init
-        )?;
-    }
-    for (i, r) in lay.registers.iter().enumerate() {
-        writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?;
-    }
-    for k in &lay.kernels {
-        if k.blocks > 1 {
-            writeln!(
-                w,
-                "//   status[slot * {} + {}] = {} ran: {} blocks of {} threads, each adds 1",
-                lay.status_stride, k.status_word, k.name, k.blocks, k.block_dim
-            )?;
-        } else {
-            writeln!(
-                w,
-                "//   status[slot * {} + {}] = {} ran ({} threads per block)",
-                lay.status_stride, k.status_word, k.name, k.block_dim
-            )?;
-        }
-    }
-    for e in lay.error_words() {
-        writeln!(
-            w,
-            "//   status[slot * {} + {}] = error of {}",
-            lay.status_stride, e.word, e.what
-        )?;
-    }
-    writeln!(w)
 }
 
 /// The include, the strides and every kernel's declaration.
