@@ -250,18 +250,6 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       store_weak(flag, 1u);
       return;
     }
-    case CONTENDED_LINE_VOLATILE_IMPLICIT: {
-      unsigned* line = x + (size_t)b * stride;
-      if (tid != 0) {
-        unsigned* hot = line + 1 + (tid - 1) % (kLineWords - 1);
-        for (int r = 0; r < kRedsPerThread; ++r) red_add(hot, 1u);
-      }
-      __syncthreads();
-      if (tid != 0) return;
-      *tp = global_timer();
-      store_volatile(flag, 1u);
-      return;
-    }
     case CONTENDED_WARP_IMPLICIT:
     case CONTENDED_WARP_VOLATILE_IMPLICIT: {
       // 127 * 64 = 8 128 reductions by the 32 lanes of warp 0, each warp
@@ -280,7 +268,8 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       }
       return;
     }
-    case CONTENDED_LINE_IMPLICIT: {
+    case CONTENDED_LINE_IMPLICIT:
+    case CONTENDED_LINE_VOLATILE_IMPLICIT: {
       // Words 1..31 of the flag's 128-byte line take a burst of reductions
       // from the other threads; the flag (word 0) is stored after a barrier,
       // i.e. after every reduction was issued.
@@ -292,7 +281,11 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       __syncthreads();
       if (tid != 0) return;
       *tp = global_timer();
-      store_weak(flag, 1u);
+      if (variant == CONTENDED_LINE_IMPLICIT) {
+        store_weak(flag, 1u);
+      } else {
+        store_volatile(flag, 1u);
+      }
       return;
     }
 #if defined(PDL_HAVE_BULK)
