@@ -141,9 +141,11 @@
 //! - **Cost grows steeply with threads and preemptions.** With threads
 //!   spawned only when they may start, every litmus test of the spec within
 //!   loom's thread limit is explored exhaustively: 1 to about 18 300
-//!   executions, at most about 1 s each in release mode; `cargo xtask bench
-//!   model` takes about 5.4 s for all 100 litmus tests with both oracles (94
-//!   of them through loom).
+//!   executions, at most about 2 s each in release mode; `cargo xtask bench
+//!   model` took 9.05 s for all 91 litmus tests with both oracles (85 of
+//!   them through loom) on a 2-core machine on 2026-11-25, where the
+//!   slowest, 16 585 executions, took 1.7 s (it took 0.98 s on the machine of
+//!   an earlier session: the figure depends on the machine).
 //!   [`check`] still explores exhaustively only within a budget of 100 000
 //!   executions and otherwise falls back to a **preemption bound** of 3 (2
 //!   if that too exceeds the budget), and says so in
