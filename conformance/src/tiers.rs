@@ -529,3 +529,42 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId) -> (Status, String) {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed output check names what disagreed and keeps every other
+    /// output as evidence; a pass lists them all.
+    #[test]
+    fn a_failure_keeps_the_outputs_that_agreed() {
+        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [h]\ntests:\n  - name: h\n    kind: host\n    source: \"int main() { return 0; }\"\n    outputs: [a, b, c]\n    expect:\n      a: 1\n      b: cudaSuccess\n";
+        let spec = gridcheck_spec::load_sources(
+            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let test = &spec.tests[0];
+        let gridcheck_spec::TestBody::Host(h) = &test.body else {
+            panic!("a host test")
+        };
+        let (status, msg) = check_outputs(test, &h.outputs, &h.expect, &[1, 0, 7], "R");
+        assert_eq!(status, Status::Pass, "{msg}");
+        assert_eq!(msg, "a=1, b=0 (cudaSuccess), c=7 (not checked)");
+        let (status, msg) = check_outputs(test, &h.outputs, &h.expect, &[2, 0, 7], "R");
+        assert_eq!(status, Status::Fail);
+        assert!(
+            msg.starts_with("DISAGREES with the guide: `a` is 2, expected 1; "),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("the other outputs: b=0 (cudaSuccess), c=7 (not checked)"),
+            "{msg}"
+        );
+        let (_, msg) = check_outputs(test, &h.outputs, &h.expect, &[2], "R");
+        assert!(
+            msg.contains("the run produced 1 values for 3 outputs"),
+            "{msg}"
+        );
+    }
+}
