@@ -141,11 +141,15 @@
 //! - **Cost grows steeply with threads and preemptions.** With threads
 //!   spawned only when they may start, every litmus test of the spec within
 //!   loom's thread limit is explored exhaustively: 1 to about 18 300
-//!   executions, at most about 2 s each in release mode; `cargo xtask bench
-//!   model` took 9.05 s for all 91 litmus tests with both oracles (85 of
-//!   them through loom) on a 2-core machine on 2026-11-25, where the
-//!   slowest, 16 585 executions, took 1.7 s (it took 0.98 s on the machine of
-//!   an earlier session: the figure depends on the machine).
+//!   executions, at most about 2 s each in release mode. `cargo xtask bench
+//!   model` (91 litmus tests, 85 of them through loom, 105 707 executions)
+//!   took 10.0 to 12.3 s on a 2-core machine on 2026-11-25, about two
+//!   thirds of it system time (one run: 12.4 s wall, 4.1 s user, 7.8 s
+//!   system): loom maps, protects and unmaps a stack for every thread of
+//!   every execution (`strace -c`: 66 345 each of `mmap`, `mprotect` and
+//!   `munmap` for the 16 585 executions of one test), and that machine makes
+//!   those calls slow. The same commit's slowest test took 0.98 s on the
+//!   machine of an earlier session and 2.1 s there.
 //!   [`check`] still explores exhaustively only within a budget of 100 000
 //!   executions and otherwise falls back to a **preemption bound** of 3 (2
 //!   if that too exceeds the budget), and says so in
