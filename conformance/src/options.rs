@@ -225,10 +225,11 @@ impl Options {
                 }
                 "--line-burst" => {
                     o.line_burst = number(value(&mut args, "--line-burst")?, "--line-burst")?;
-                    if o.line_burst > 1 << 16 {
+                    if o.line_burst > gridcheck_report::MAX_LINE_BURST {
                         return Err(format!(
-                            "`--line-burst {}`: expected at most 65536",
-                            o.line_burst
+                            "`--line-burst {}`: expected at most {}",
+                            o.line_burst,
+                            gridcheck_report::MAX_LINE_BURST
                         ));
                     }
                     o.given.push("line_burst");

@@ -36,7 +36,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use trial::{Subject, TestKey, Tier, TrialId};
-pub use tuning::{SearchPoint, TUNING_DIR, Tuning, parse_search};
+pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Where the tuned environments and the search points live.
 pub const TUNING_DIR: &str = "conformance/tuning";
 
+/// The most reductions a line burst may issue before a store.
+pub const MAX_LINE_BURST: u32 = 1 << 16;
+
 /// One testing environment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,8 +76,8 @@ impl Tuning {
         if self.stress_iters > 1 << 24 {
             return bad("stress_iters", "must be at most 16777216");
         }
-        if self.line_burst > 1 << 16 {
-            return bad("line_burst", "must be at most 65536");
+        if self.line_burst > MAX_LINE_BURST {
+            return bad("line_burst", &format!("must be at most {MAX_LINE_BURST}"));
         }
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
