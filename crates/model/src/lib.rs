@@ -143,9 +143,9 @@
 //!   loom's thread limit is explored exhaustively: 1 to about 18 300
 //!   executions, at most about 2 s each in release mode. `cargo xtask bench
 //!   model` (91 litmus tests, 85 of them through loom, 105 707 executions)
-//!   took 10.0 to 12.3 s on a 2-core machine on 2026-11-25, about two
-//!   thirds of it system time (one run: 12.4 s wall, 4.1 s user, 7.8 s
-//!   system): loom maps, protects and unmaps a stack for every thread of
+//!   took 10.75 to 12.6 s in three runs on a 2-core machine on 2026-11-25,
+//!   about two thirds of it system time (one run: 12.4 s wall, 4.1 s user,
+//!   7.8 s system): loom maps, protects and unmaps a stack for every thread of
 //!   every execution (`strace -c`: 66 345 each of `mmap`, `mprotect` and
 //!   `munmap` for the 16 585 executions of one test), and that machine makes
 //!   those calls slow. The same commit's slowest test took 0.98 s on the
