@@ -45,11 +45,15 @@ step() { echo "== $(date -u +%H:%M:%S) $*"; }
 steps=" ${STEPS:-1 2 3 4 5 6} "
 on() { [[ "$steps" == *" $1 "* ]]; }
 
-on 1 && step "1. machine" && {
-  nvidia-smi --query-gpu=index,name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader
-  nvidia-smi topo -m 2>/dev/null | head -n 6
-  nvcc --version | tail -n 2
-} >"$out/machine.txt" 2>&1 && cat "$out/machine.txt"
+if on 1; then
+  step "1. machine"
+  {
+    nvidia-smi --query-gpu=index,name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader
+    nvidia-smi topo -m 2>/dev/null | head -n 6
+    nvcc --version | tail -n 2
+  } >"$out/machine.txt" 2>&1
+  cat "$out/machine.txt"
+fi
 
 if on 2; then
   step "2. the suite, GPU tier on every GPU"
@@ -97,12 +101,12 @@ if [ "$best_kills" -le 0 ]; then
   exit 0
 fi
 
-on 5 && step "5. every mutant, tuned environment, line burst $best"
-on 5 && {
+if on 5; then
+  step "5. every mutant, tuned environment, line burst $best"
   OUT=$out timeout 150 bash conformance/mutants-gpu.sh $(point_args "$best") --devices all \
     --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
   grep -A 16 -E "^mutation score" "$out/mutants.out"
-}
+fi
 on 6 || exit 0
 
 step "6. the whole suite on device 0, line burst $best"

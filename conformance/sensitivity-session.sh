@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU sessions of the suite's sensitivity work, on a GPU machine without
 # Rust (carry .gpu-bundle from `cargo xtask gpu-bundle`; host programs may
-# travel packed as .gpu-hosts/hosts.tar.xz). Every step runs under `timeout`.
+# travel packed as .gpu-hosts/hosts.tar.xz, which gpu-run.sh unpacks for the
+# whole-suite runs; the other steps run litmus tests and mutants only).
+# Every step runs under `timeout`.
 # Results go to $OUT (default target/gridcheck).
 #   search: every mutant under each point of conformance/tuning/search.toml
 #           (mutants-tune.jsonl, mutants-tune.log).
@@ -18,9 +20,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
-if [ -f .gpu-hosts/hosts.tar.xz ]; then
-  tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
-fi
 case "${1:-run}" in
 search)
   RESULTS=mutants-tune.jsonl LOG=mutants-tune.log OUT=$out timeout 540 \
