@@ -141,15 +141,16 @@
 //! - **Cost grows steeply with threads and preemptions.** With threads
 //!   spawned only when they may start, every litmus test of the spec within
 //!   loom's thread limit is explored exhaustively: 1 to about 18 300
-//!   executions, at most about 2 s each in release mode. `cargo xtask bench
-//!   model` (91 litmus tests, 85 of them through loom, 105 707 executions)
-//!   took 10.75 to 12.6 s in three runs on a 2-core machine on 2026-11-25,
-//!   about two thirds of it system time (one run: 12.4 s wall, 4.1 s user,
-//!   7.8 s system): loom maps, protects and unmaps a stack for every thread of
-//!   every execution (`strace -c`: 66 345 each of `mmap`, `mprotect` and
-//!   `munmap` for the 16 585 executions of one test), and that machine makes
-//!   those calls slow. The same commit's slowest test took 0.98 s on the
-//!   machine of an earlier session and 2.1 s there.
+//!   executions, at most about 0.5 s each in release mode. `cargo xtask
+//!   bench model` (91 litmus tests, 85 of them through loom, 105 707
+//!   executions) took 2.85 to 3.57 s in three runs on a 2-core machine on
+//!   2026-11-25, almost all of it user time (3.29 s wall, 3.26 s user, 0.02 s
+//!   system). It took 10.7 to 12.6 s before the workspace patched loom's
+//!   coroutine library with a per-thread stack pool (`crates/vendor`): loom
+//!   runs every thread of every execution on a new coroutine, and upstream
+//!   maps, protects and unmaps a stack for each (`strace -c`: 66 345 each of
+//!   `mmap`, `mprotect` and `munmap` for the 16 585 executions of one test,
+//!   two thirds of the wall time in the kernel).
 //!   [`check`] still explores exhaustively only within a budget of 100 000
 //!   executions and otherwise falls back to a **preemption bound** of 3 (2
 //!   if that too exceeds the budget), and says so in
