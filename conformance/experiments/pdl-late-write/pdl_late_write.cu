@@ -7,14 +7,33 @@
 // Build: nvcc -arch=sm_90 -O2 -o pdl_late_write pdl_late_write.cu
 //        (add -DPDL_NO_BULK if the cp.async.bulk PTX does not assemble; the
 //         bulk variants are then reported as not_built)
-// Run:   ./pdl_late_write [launches-per-config] [seconds-per-config] [name]
+// Run:   ./pdl_late_write [launches-per-config] [seconds-per-config] [names]
 //        (defaults 10000 and 0.6; a config stops early once it has run that
-//         long; [name] keeps only the variants whose name contains it)
+//         long; [names], comma-separated, keeps only the variants whose name
+//         contains one of them)
 //
 // One line per (variant, blocks):
 //   variant=<name> blocks=<B> instances=<n> stale_before_wait=<k>
 //   stale_after_wait=<k2> launch_err=<code> missing=<m>
 //   gap_ns_min=<g> gap_ns_p50=<g> gap_neg=<c>
+// Modes (environment variables, each 0 or 1; all off by default), the ways the
+// suite's launches differ from this program's, one at a time:
+//   PDL_SYNC_EACH=1      wait for every pair before queuing the next (the suite
+//                        waits after each launch; this program otherwise queues
+//                        250 pairs between waits)
+//   PDL_GATE=1           the primary's blocks wait on entry until the host has
+//                        queued the whole pair (a word in mapped host memory the
+//                        host sets after the secondary's launch call; bounded by
+//                        20 ms of %globaltimer, timeouts counted)
+//   PDL_READ_VOLATILE=1  the secondary reads with ld.volatile (the suite's
+//                        loads through a volatile pointer), not ld.relaxed.gpu
+//   PDL_STATUS_AFTER=1   the primary's thread 0 stores a status word (a line of
+//                        its own) right after the flag, as the suite's thread 0
+//                        marks its instance as run
+//   PDL_DELAY=N          the secondary's thread 0 waits a random number of
+//                        cycles before its first read, drawn as the suite's
+//                        gc_delay draws them with max_delay N (none a quarter
+//                        of the time, else up to N shifted right by 0..7)
 // An instance is one (launch, block). The gap of an instance is the
 // %globaltimer of the secondary block's first read minus the latest
 // %globaltimer any primary block of the same launch took just before issuing
@@ -23,11 +42,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #define CHECK(call)                                                         \
@@ -133,6 +154,48 @@ __device__ __forceinline__ unsigned load_relaxed_gpu(const unsigned* p) {
   return v;
 }
 
+__device__ __forceinline__ unsigned load_volatile(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.volatile.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(__cvta_generic_to_global(p))
+               : "memory");
+  return v;
+}
+
+// PDL_GATE: thread 0 waits until the host has set *gate to at least `want`
+// (at most 20 ms of %globaltimer, then counts a timeout), then the block
+// goes on together.
+__device__ __forceinline__ void wait_gate(const volatile unsigned* gate, unsigned want,
+                                          unsigned* timeouts) {
+  if (gate == nullptr) return;
+  if (threadIdx.x == 0) {
+    const unsigned long long t0 = global_timer();
+    while (*gate < want) {
+      if (global_timer() - t0 > 20000000ull) {
+        atomicAdd(timeouts, 1u);
+        break;
+      }
+    }
+  }
+  __syncthreads();
+}
+
+// The suite's gc_delay distribution, from a hash of the instance.
+__device__ __forceinline__ void suite_delay(unsigned max_delay, unsigned long long inst) {
+  if (max_delay == 0u) return;
+  unsigned long long r = (inst + 1ull) * 0x9E3779B97F4A7C15ull;
+  r ^= r >> 31;
+  r *= 0xBF58476D1CE4E5B9ull;
+  r ^= r >> 29;
+  if ((r & 3ull) == 0ull) return;
+  const unsigned shift = (unsigned)(r >> 2) & 7u;
+  const long long cycles = (long long)(((unsigned)(r >> 32) % (max_delay + 1u)) >> shift);
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
 __device__ __forceinline__ void store_weak(unsigned* p, unsigned v) {
   asm volatile("st.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
                "r"(v)
@@ -205,7 +268,9 @@ __device__ __forceinline__ void bulk_wait_read_all() {
 __global__ void primary(int variant, unsigned* x, int stride, int off,
                         unsigned* scratch, unsigned long long* t_pre,
                         long long inst_base, long long spin_cycles,
-                        unsigned* unsupported) {
+                        unsigned* unsupported, const volatile unsigned* gate,
+                        unsigned gate_want, unsigned* gate_timeouts,
+                        unsigned* status) {
   extern __shared__ __align__(128) unsigned char dsm[];
 #if defined(PDL_HAVE_BULK)
   __shared__ __align__(16) unsigned sflag[4];
@@ -216,6 +281,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
   unsigned long long* tp = t_pre + inst_base + b;
   (void)dsm;
   (void)unsupported;
+  wait_gate(gate, gate_want, gate_timeouts);
 
   switch (variant) {
     case CTRL_EARLY_TRIGGER: {
@@ -226,6 +292,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       }
       *tp = global_timer();
       store_weak(flag, 1u);
+      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
       return;
     }
     case CTRL_NO_PDL:
@@ -233,6 +300,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       if (tid != 0) return;
       *tp = global_timer();
       store_weak(flag, 1u);
+      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
       return;
     }
     case PLAIN_LATE_TRIGGER: {
@@ -266,6 +334,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       } else {
         store_volatile(flag, 1u);
       }
+      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
       return;
     }
     case CONTENDED_LINE_IMPLICIT:
@@ -286,6 +355,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       } else {
         store_volatile(flag, 1u);
       }
+      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
       return;
     }
 #if defined(PDL_HAVE_BULK)
@@ -359,13 +429,15 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
 // wait), then again after cudaGridDependencySynchronize().
 __global__ void secondary(const unsigned* x, int stride, int off,
                           unsigned* before, unsigned* after,
-                          unsigned long long* t_first, long long inst_base) {
+                          unsigned long long* t_first, long long inst_base,
+                          int read_volatile, unsigned max_delay) {
   if (threadIdx.x != 0) return;
   const unsigned* flag = x + (size_t)blockIdx.x * stride + off;
+  suite_delay(max_delay, (unsigned long long)(inst_base + blockIdx.x));
   const unsigned long long t0 = global_timer();
-  const unsigned v0 = load_relaxed_gpu(flag);
+  const unsigned v0 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
   cudaGridDependencySynchronize();
-  const unsigned v1 = load_relaxed_gpu(flag);
+  const unsigned v1 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
   const long long i = inst_base + blockIdx.x;
   before[i] = v0;
   after[i] = v1;
@@ -384,7 +456,21 @@ struct Buffers {
   unsigned long long* t_first;
   unsigned long long* t_pre;
   unsigned* unsupported;
+  unsigned* gate_timeouts;
+  unsigned* status;              // PDL_STATUS_AFTER: a line per block
+  volatile unsigned* gate_host;  // mapped host memory (PDL_GATE)
+  unsigned* gate_dev;            // its device address
 };
+
+struct Modes {
+  bool sync_each = false;
+  bool gate = false;
+  bool read_volatile = false;
+  bool status_after = false;
+  unsigned delay = 0;
+};
+static Modes g_modes;
+static unsigned g_gate_count = 0;  // the gate's value, one more per pair
 
 struct Result {
   long long instances = 0;
@@ -394,6 +480,7 @@ struct Result {
   long long gap_min = 0;
   long long gap_p50 = 0;
   long long gap_neg = 0;
+  unsigned gate_timeouts = 0;
   int launch_err = 0;
   unsigned unsupported = 0;
 };
@@ -404,9 +491,12 @@ static cudaError_t launch_pair(const VariantInfo& v, int blocks, cudaStream_t s,
   cudaError_t e = cudaMemsetAsync(buf.x, 0, x_bytes, s);
   if (e != cudaSuccess) return e;
 
+  const unsigned want = ++g_gate_count;
   primary<<<blocks, kPrimaryThreads, v.dyn_smem, s>>>(
       (int)v.id, buf.x, v.stride_words, v.flag_off_words, buf.scratch,
-      buf.t_pre, inst_base, kEarlySpinCycles, buf.unsupported);
+      buf.t_pre, inst_base, kEarlySpinCycles, buf.unsupported,
+      g_modes.gate ? buf.gate_dev : nullptr, want, buf.gate_timeouts,
+      g_modes.status_after ? buf.status : nullptr);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
 
@@ -420,9 +510,14 @@ static cudaError_t launch_pair(const VariantInfo& v, int blocks, cudaStream_t s,
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = v.pdl ? attr : nullptr;
   cfg.numAttrs = v.pdl ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, secondary, (const unsigned*)buf.x,
-                            v.stride_words, v.flag_off_words, buf.before,
-                            buf.after, buf.t_first, inst_base);
+  e = cudaLaunchKernelEx(&cfg, secondary, (const unsigned*)buf.x,
+                         v.stride_words, v.flag_off_words, buf.before,
+                         buf.after, buf.t_first, inst_base,
+                         g_modes.read_volatile ? 1 : 0, g_modes.delay);
+  // Open the gate only now that the whole pair is queued.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *buf.gate_host = want;
+  return e;
 }
 
 static Result run_config(const VariantInfo& v, int blocks, int launches,
@@ -435,11 +530,12 @@ static Result run_config(const VariantInfo& v, int blocks, int launches,
   CHECK(cudaMemsetAsync(buf.t_first, 0, n * sizeof(unsigned long long), s));
   CHECK(cudaMemsetAsync(buf.t_pre, 0, n * sizeof(unsigned long long), s));
   CHECK(cudaMemsetAsync(buf.unsupported, 0, sizeof(unsigned), s));
+  CHECK(cudaMemsetAsync(buf.gate_timeouts, 0, sizeof(unsigned), s));
   CHECK(cudaStreamSynchronize(s));
 
   const auto start = std::chrono::steady_clock::now();
   int done = 0;
-  const int chunk = 250;
+  const int chunk = g_modes.sync_each ? 1 : 250;
   while (done < launches) {
     const int end = std::min(launches, done + chunk);
     for (int l = done; l < end; ++l) {
@@ -480,6 +576,8 @@ static Result run_config(const VariantInfo& v, int blocks, int launches,
                    cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(&r.unsupported, buf.unsupported, sizeof(unsigned),
                    cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(&r.gate_timeouts, buf.gate_timeouts, sizeof(unsigned),
+                   cudaMemcpyDeviceToHost));
 
   r.instances = (long long)m;
   std::vector<long long> gaps;
@@ -509,6 +607,19 @@ static Result run_config(const VariantInfo& v, int blocks, int launches,
   return r;
 }
 
+// Whether `name` contains one of the comma-separated substrings of `list`.
+static bool name_matches(const char* name, const char* list) {
+  std::string l(list);
+  size_t at = 0;
+  while (at <= l.size()) {
+    const size_t end = std::min(l.find(',', at), l.size());
+    const std::string part = l.substr(at, end - at);
+    if (!part.empty() && std::strstr(name, part.c_str()) != nullptr) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 int main(int argc, char** argv) {
   const int launches = argc > 1 ? std::atoi(argv[1]) : 10000;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 0.6;
@@ -521,6 +632,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int kBlocks[] = {1, 16, 132};
+  const auto mode = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  };
+  g_modes.sync_each = mode("PDL_SYNC_EACH");
+  g_modes.gate = mode("PDL_GATE");
+  g_modes.read_volatile = mode("PDL_READ_VOLATILE");
+  g_modes.status_after = mode("PDL_STATUS_AFTER");
+  if (const char* d = std::getenv("PDL_DELAY")) g_modes.delay = (unsigned)std::strtoul(d, nullptr, 10);
   const int max_blocks = 132;
 
   int dev = 0;
@@ -531,9 +651,13 @@ int main(int argc, char** argv) {
   CHECK(cudaDriverGetVersion(&driver));
   CHECK(cudaRuntimeGetVersion(&runtime));
   std::printf("# device=\"%s\" cc=%d.%d sms=%d driver_api=%d runtime=%d "
-              "launches_per_config=%d seconds_per_config=%.2f bulk_built=%d\n",
+              "launches_per_config=%d seconds_per_config=%.2f bulk_built=%d "
+              "sync_each=%d gate=%d read_volatile=%d status_after=%d delay=%u\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              driver, runtime, launches, seconds, kBulkBuilt ? 1 : 0);
+              driver, runtime, launches, seconds, kBulkBuilt ? 1 : 0,
+              g_modes.sync_each ? 1 : 0, g_modes.gate ? 1 : 0,
+              g_modes.read_volatile ? 1 : 0, g_modes.status_after ? 1 : 0,
+              g_modes.delay);
   if (prop.major < 9) {
     std::printf("# not run: PDL needs compute capability 9.0 or newer\n");
     return 2;
@@ -550,6 +674,17 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&buf.t_first, n * sizeof(unsigned long long)));
   CHECK(cudaMalloc(&buf.t_pre, n * sizeof(unsigned long long)));
   CHECK(cudaMalloc(&buf.unsupported, sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.gate_timeouts, sizeof(unsigned)));
+  CHECK(cudaMalloc(&buf.status, (size_t)max_blocks * kLineWords * sizeof(unsigned)));
+  {
+    void* h = nullptr;
+    CHECK(cudaHostAlloc(&h, sizeof(unsigned), cudaHostAllocMapped));
+    buf.gate_host = static_cast<volatile unsigned*>(h);
+    *buf.gate_host = 0;
+    void* d = nullptr;
+    CHECK(cudaHostGetDevicePointer(&d, h, 0));
+    buf.gate_dev = static_cast<unsigned*>(d);
+  }
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 
@@ -558,7 +693,7 @@ int main(int argc, char** argv) {
   long long violations = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (const VariantInfo& v : kVariants) {
-    if (only != nullptr && std::strstr(v.name, only) == nullptr) continue;
+    if (only != nullptr && !name_matches(v.name, only)) continue;
     for (int blocks : kBlocks) {
       if (v.bulk && !kBulkBuilt) {
         std::printf("variant=%s blocks=%d not_built (compiled with PDL_NO_BULK)\n",
@@ -568,9 +703,10 @@ int main(int argc, char** argv) {
       Result r = run_config(v, blocks, launches, seconds, s, buf);
       std::printf("variant=%s blocks=%d instances=%lld stale_before_wait=%lld "
                   "stale_after_wait=%lld launch_err=%d missing=%lld "
-                  "gap_ns_min=%lld gap_ns_p50=%lld gap_neg=%lld%s\n",
+                  "gap_ns_min=%lld gap_ns_p50=%lld gap_neg=%lld gate_timeouts=%u%s\n",
                   v.name, blocks, r.instances, r.stale_before, r.stale_after,
                   r.launch_err, r.missing, r.gap_min, r.gap_p50, r.gap_neg,
+                  r.gate_timeouts,
                   r.unsupported ? " unsupported_in_build=1" : "");
       std::fflush(stdout);
       if (r.launch_err != 0 || r.missing != 0 || r.unsupported != 0) clean = false;
@@ -602,5 +738,8 @@ int main(int argc, char** argv) {
   CHECK(cudaFree(buf.t_first));
   CHECK(cudaFree(buf.t_pre));
   CHECK(cudaFree(buf.unsupported));
+  CHECK(cudaFree(buf.gate_timeouts));
+  CHECK(cudaFree(buf.status));
+  CHECK(cudaFreeHost(const_cast<unsigned*>(buf.gate_host)));
   return clean ? 0 : 1;
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Build pdl_late_write.cu with the nvcc on PATH and run it on GPU 0 under
 # `timeout 120`. Arguments go to the program: [launches-per-config]
-# [seconds-per-config] [variant-name-substring] (defaults 10000, 0.6, all).
+# [seconds-per-config] [variant-name-substrings, comma-separated] (defaults
+# 10000, 0.6, all). MODES, when set, runs the program once per word, each
+# word a comma-separated list of the program's mode variables
+# (`PDL_SYNC_EACH=1,PDL_GATE=1`; `-` for none), each run under its own
+# `timeout 120`.
 # When OUT is set, everything (machine, compiler, build and program output)
 # also goes to $OUT/pdl-late-write.log (or a timestamped name beside it when
 # that file exists already). If the cp.async.bulk PTX does not assemble, the
@@ -38,10 +42,19 @@ fi
       exit 2
     fi
   fi
-  start=$(date +%s%N)
-  timeout 120 "$build/pdl_late_write" "$@" 2>&1
-  rc=$?
-  echo "# exit code $rc, wall $(( ($(date +%s%N) - start) / 1000000 )) ms"
+  rc=0
+  for m in ${MODES:--}; do
+    env_args=()
+    if [ "$m" != "-" ]; then
+      IFS=, read -r -a env_args <<<"$m"
+    fi
+    echo "# modes: $m"
+    start=$(date +%s%N)
+    timeout 120 env "${env_args[@]}" "$build/pdl_late_write" "$@" 2>&1
+    r=$?
+    echo "# exit code $r, wall $(( ($(date +%s%N) - start) / 1000000 )) ms"
+    [ "$r" -ne 0 ] && rc=$r
+  done
   exit "$rc"
 } 2>&1 | tee "$log"
 exit "${PIPESTATUS[0]}"
