@@ -38,6 +38,7 @@ extern "C" __global__ void c1_child_write_sibling_without_barrier__parent(gc_par
   volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   unsigned int t1_r0 = 0u;
   unsigned int t1_r1 = 0u;
@@ -91,6 +92,7 @@ extern "C" __global__ void c1_child_write_sibling_without_barrier__child(gc_para
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

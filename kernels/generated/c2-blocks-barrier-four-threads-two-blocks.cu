@@ -53,6 +53,11 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__parent(gc_
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
   const unsigned int gc_modeled = 4u;  // this block's modeled threads
+  gc_block_burst(p, mem + 0u);  // the block's line burst: a, stored in phase 0
+  gc_block_burst(p, mem + 32u);  // the block's line burst: b, stored in phase 0
+  gc_block_burst(p, mem + 64u);  // the block's line burst: c, stored in phase 0
+  gc_block_burst(p, mem + 96u);  // the block's line burst: d, stored in phase 0
+  gc_block_burst(p, mem + 128u);  // the block's line burst: e, stored in phase 0
   __syncthreads();
   unsigned int b1_t2_r0 = 0u;
   unsigned int b1_t3_r0 = 0u;

@@ -43,6 +43,7 @@ extern "C" __global__ void c2_blocks_host_successor_waits_for_every_block__first
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
   const unsigned int gc_modeled = 1u;  // this block's modeled threads
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
@@ -72,6 +73,7 @@ extern "C" __global__ void c2_blocks_host_successor_waits_for_every_block__c(gc_
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

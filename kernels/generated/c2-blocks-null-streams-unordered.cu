@@ -75,6 +75,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__a(gc_params p, unsi
   volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
@@ -103,6 +104,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__b(gc_params p, unsi
   volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   unsigned int t0_r1 = 0u;
   // Phase 0.

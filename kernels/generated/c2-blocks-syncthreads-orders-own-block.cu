@@ -40,6 +40,8 @@ extern "C" __global__ void c2_blocks_syncthreads_orders_own_block__parent(gc_par
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
   const unsigned int gc_modeled = block == 0u ? 2u : 1u;  // this block's modeled threads
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
+  gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts

@@ -38,6 +38,7 @@ extern "C" __global__ void c2_mp_parent_child_named_stream__parent(gc_params p) 
     gc_arrived = 0u;
     gc_stream_s1 = gc_create_stream(p, kStatusStride, slot, 3u);
   }
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

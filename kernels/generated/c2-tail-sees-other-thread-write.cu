@@ -36,6 +36,8 @@ extern "C" __global__ void c2_tail_sees_other_thread_write__parent(gc_params p) 
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
+  gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

@@ -62,6 +62,7 @@ extern "C" __global__ void pdl_no_attribute_no_early_start__secondary(gc_params 
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

@@ -66,6 +66,7 @@ extern "C" __global__ void pdl_trigger_one_thread_triggers_block__secondary(gc_p
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

@@ -38,6 +38,8 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;
   __shared__ unsigned int gc_arrived;
   if (threadIdx.x == 0u) gc_arrived = 0u;
+  gc_block_burst(p, mem + 0u);  // the block's line burst: p0, stored in phase 0
+  gc_block_burst(p, mem + 32u);  // the block's line burst: p1, stored in phase 0
   __syncthreads();
   // Phase 0.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
@@ -57,6 +59,7 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
   }
+  gc_block_burst(p, mem + 64u);  // the block's line burst: range, stored in phase 1
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
   if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts

@@ -182,6 +182,30 @@ __device__ __forceinline__ void gc_burst(const gc_params &p, volatile unsigned i
   __syncwarp();
 }
 
+// The block's line burst: before the barrier that opens a phase, every
+// thread of the block (stress warps included) issues its share of
+// p.line_burst fire-and-forget reductions to the padding words of the line
+// of a location the phase stores to; the barrier then releases the stores
+// (each after its own warp's gc_burst) onto a line with a queue that many
+// warps built at once. One warp alone cannot build that queue under the
+// suite's conditions: in conformance/experiments/pdl-late-write (H100,
+// 2026-11-25, modes), a PDL secondary's read before
+// cudaGridDependencySynchronize() was stale in 20 545 of 1.32 million
+// instances after one warp's burst, in 2 with fresh memory a launch (as the
+// suite's) and in 0 with a second warp bursting on a second line; after four
+// warps' burst (127 threads x 64 reductions, a barrier, the store) it was
+// stale in 13 586 of 114 848 instances at 16 blocks with every one of the
+// suite's conditions at once.
+__device__ __forceinline__ void gc_block_burst(const gc_params &p, volatile unsigned int *loc) {
+  if (p.line_burst == 0u) return;
+  unsigned int *const line = (unsigned int *)loc;
+  for (unsigned int i = threadIdx.x; i < p.line_burst; i += blockDim.x) {
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
+                     __cvta_generic_to_global(line + 1u + i % (GC_LOC_STRIDE - 1u)))
+                 : "memory");
+  }
+}
+
 // Kernel k of this instance ran (written once, by thread 0, at the end).
 __device__ __forceinline__ void gc_mark_ran(const gc_params &p, unsigned int status_stride,
                                             unsigned int slot, unsigned int k) {

@@ -34,6 +34,17 @@
 //                        cycles before its first read, drawn as the suite's
 //                        gc_delay draws them with max_delay N (none a quarter
 //                        of the time, else up to N shifted right by 0..7)
+//   PDL_FRESH=1          each pair gets its flags in fresh memory
+//                        (cudaMallocAsync, a host-to-device copy of zeros,
+//                        cudaFreeAsync after), as each suite launch does
+//   PDL_TAIL_KERNEL=1    a small kernel after each secondary (the suite's
+//                        histogram kernel)
+//   PDL_SEC_WIDE=1       the secondary has 96 threads and a __syncthreads()
+//                        first, as the suite's kernels do
+//   PDL_TWO_LINES=1      (contended_warp variants) warp 1 bursts on and stores
+//                        a second flag on the next line, as the suite's
+//                        primary stores x and y from two warps; the secondary
+//                        reads both, and a read of either that saw 0 is stale
 // An instance is one (launch, block). The gap of an instance is the
 // %globaltimer of the secondary block's first read minus the latest
 // %globaltimer any primary block of the same launch took just before issuing
@@ -270,7 +281,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
                         long long inst_base, long long spin_cycles,
                         unsigned* unsupported, const volatile unsigned* gate,
                         unsigned gate_want, unsigned* gate_timeouts,
-                        unsigned* status) {
+                        unsigned* status, int two) {
   extern __shared__ __align__(128) unsigned char dsm[];
 #if defined(PDL_HAVE_BULK)
   __shared__ __align__(16) unsigned sflag[4];
@@ -321,19 +332,23 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
     case CONTENDED_WARP_IMPLICIT:
     case CONTENDED_WARP_VOLATILE_IMPLICIT: {
       // 127 * 64 = 8 128 reductions by the 32 lanes of warp 0, each warp
-      // instruction on 31 or 32 words of the line, as gc_burst does.
-      if (tid >= 32) return;
-      unsigned* line = x + (size_t)b * stride;
+      // instruction on 31 or 32 words of the line, as gc_burst does. With
+      // `two`, warp 1 does the same on the next line and its flag.
+      const int warp = tid / 32;
+      if (warp >= (two ? 2 : 1)) return;
+      unsigned* line = x + (size_t)b * stride + warp * kLineWords;
+      const int lane = tid % 32;
       const int total = (kPrimaryThreads - 1) * kRedsPerThread;
-      for (int i = tid; i < total; i += 32) red_add(line + 1 + i % (kLineWords - 1), 1u);
+      for (int i = lane; i < total; i += 32) red_add(line + 1 + i % (kLineWords - 1), 1u);
       __syncwarp();
-      if (tid != 0) return;
-      *tp = global_timer();
+      if (lane != 0) return;
+      if (warp == 0) *tp = global_timer();
       if (variant == CONTENDED_WARP_IMPLICIT) {
-        store_weak(flag, 1u);
+        store_weak(line + off, 1u);
       } else {
-        store_volatile(flag, 1u);
+        store_volatile(line + off, 1u);
       }
+      if (warp != 0) return;
       if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
       return;
     }
@@ -430,14 +445,31 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
 __global__ void secondary(const unsigned* x, int stride, int off,
                           unsigned* before, unsigned* after,
                           unsigned long long* t_first, long long inst_base,
-                          int read_volatile, unsigned max_delay) {
+                          int read_volatile, unsigned max_delay, int wide,
+                          int two) {
+  if (wide) {
+    __shared__ unsigned arrived;
+    if (threadIdx.x == 0) arrived = 0u;
+    __syncthreads();
+    if (arrived != 0u) return;  // never: keeps the barrier's word live
+  }
   if (threadIdx.x != 0) return;
   const unsigned* flag = x + (size_t)blockIdx.x * stride + off;
   suite_delay(max_delay, (unsigned long long)(inst_base + blockIdx.x));
   const unsigned long long t0 = global_timer();
-  const unsigned v0 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
+  unsigned v0 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
+  if (two) {
+    const unsigned w = read_volatile ? load_volatile(flag + kLineWords)
+                                     : load_relaxed_gpu(flag + kLineWords);
+    v0 = v0 < w ? v0 : w;
+  }
   cudaGridDependencySynchronize();
-  const unsigned v1 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
+  unsigned v1 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
+  if (two) {
+    const unsigned w = read_volatile ? load_volatile(flag + kLineWords)
+                                     : load_relaxed_gpu(flag + kLineWords);
+    v1 = v1 < w ? v1 : w;
+  }
   const long long i = inst_base + blockIdx.x;
   before[i] = v0;
   after[i] = v1;
@@ -468,7 +500,19 @@ struct Modes {
   bool read_volatile = false;
   bool status_after = false;
   unsigned delay = 0;
+  bool fresh = false;
+  bool tail_kernel = false;
+  bool sec_wide = false;
+  bool two_lines = false;
 };
+
+// PDL_TAIL_KERNEL: stands for the suite's histogram kernel after a launch.
+__global__ void tail_kernel(const unsigned* before, long long inst_base, int n,
+                            unsigned* sink) {
+  unsigned acc = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) acc += before[inst_base + i];
+  if (acc == 0xdeadbeefu) *sink = acc;
+}
 static Modes g_modes;
 static unsigned g_gate_count = 0;  // the gate's value, one more per pair
 
@@ -487,22 +531,35 @@ struct Result {
 
 static cudaError_t launch_pair(const VariantInfo& v, int blocks, cudaStream_t s,
                                const Buffers& buf, long long inst_base) {
-  const size_t x_bytes = (size_t)blocks * v.stride_words * sizeof(unsigned);
-  cudaError_t e = cudaMemsetAsync(buf.x, 0, x_bytes, s);
+  const bool two = g_modes.two_lines && (v.id == CONTENDED_WARP_IMPLICIT ||
+                                         v.id == CONTENDED_WARP_VOLATILE_IMPLICIT);
+  const int stride = two ? 2 * kLineWords : v.stride_words;
+  const size_t x_bytes = (size_t)blocks * stride * sizeof(unsigned);
+  unsigned* x = buf.x;
+  cudaError_t e;
+  if (g_modes.fresh) {
+    static std::vector<unsigned> zeros;
+    zeros.assign(x_bytes / sizeof(unsigned), 0u);
+    e = cudaMallocAsync(reinterpret_cast<void**>(&x), x_bytes, s);
+    if (e != cudaSuccess) return e;
+    e = cudaMemcpyAsync(x, zeros.data(), x_bytes, cudaMemcpyHostToDevice, s);
+  } else {
+    e = cudaMemsetAsync(x, 0, x_bytes, s);
+  }
   if (e != cudaSuccess) return e;
 
   const unsigned want = ++g_gate_count;
   primary<<<blocks, kPrimaryThreads, v.dyn_smem, s>>>(
-      (int)v.id, buf.x, v.stride_words, v.flag_off_words, buf.scratch,
+      (int)v.id, x, stride, v.flag_off_words, buf.scratch,
       buf.t_pre, inst_base, kEarlySpinCycles, buf.unsupported,
       g_modes.gate ? buf.gate_dev : nullptr, want, buf.gate_timeouts,
-      g_modes.status_after ? buf.status : nullptr);
+      g_modes.status_after ? buf.status : nullptr, two ? 1 : 0);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
 
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(kSecondaryThreads);
+  cfg.blockDim = dim3(g_modes.sec_wide ? 96 : kSecondaryThreads);
   cfg.dynamicSmemBytes = 0;
   cfg.stream = s;
   cudaLaunchAttribute attr[1];
@@ -510,10 +567,20 @@ static cudaError_t launch_pair(const VariantInfo& v, int blocks, cudaStream_t s,
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = v.pdl ? attr : nullptr;
   cfg.numAttrs = v.pdl ? 1 : 0;
-  e = cudaLaunchKernelEx(&cfg, secondary, (const unsigned*)buf.x,
-                         v.stride_words, v.flag_off_words, buf.before,
-                         buf.after, buf.t_first, inst_base,
-                         g_modes.read_volatile ? 1 : 0, g_modes.delay);
+  e = cudaLaunchKernelEx(&cfg, secondary, (const unsigned*)x, stride,
+                         v.flag_off_words, buf.before, buf.after, buf.t_first,
+                         inst_base, g_modes.read_volatile ? 1 : 0, g_modes.delay,
+                         g_modes.sec_wide ? 1 : 0, two ? 1 : 0);
+  if (e != cudaSuccess) return e;
+  if (g_modes.tail_kernel) {
+    tail_kernel<<<1, 256, 0, s>>>(buf.before, inst_base, blocks, buf.status);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+  }
+  if (g_modes.fresh) {
+    e = cudaFreeAsync(x, s);
+    if (e != cudaSuccess) return e;
+  }
   // Open the gate only now that the whole pair is queued.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *buf.gate_host = want;
@@ -641,6 +708,10 @@ int main(int argc, char** argv) {
   g_modes.read_volatile = mode("PDL_READ_VOLATILE");
   g_modes.status_after = mode("PDL_STATUS_AFTER");
   if (const char* d = std::getenv("PDL_DELAY")) g_modes.delay = (unsigned)std::strtoul(d, nullptr, 10);
+  g_modes.fresh = mode("PDL_FRESH");
+  g_modes.tail_kernel = mode("PDL_TAIL_KERNEL");
+  g_modes.sec_wide = mode("PDL_SEC_WIDE");
+  g_modes.two_lines = mode("PDL_TWO_LINES");
   const int max_blocks = 132;
 
   int dev = 0;
@@ -652,12 +723,14 @@ int main(int argc, char** argv) {
   CHECK(cudaRuntimeGetVersion(&runtime));
   std::printf("# device=\"%s\" cc=%d.%d sms=%d driver_api=%d runtime=%d "
               "launches_per_config=%d seconds_per_config=%.2f bulk_built=%d "
-              "sync_each=%d gate=%d read_volatile=%d status_after=%d delay=%u\n",
+              "sync_each=%d gate=%d read_volatile=%d status_after=%d delay=%u "
+              "fresh=%d tail_kernel=%d sec_wide=%d two_lines=%d\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount,
               driver, runtime, launches, seconds, kBulkBuilt ? 1 : 0,
               g_modes.sync_each ? 1 : 0, g_modes.gate ? 1 : 0,
               g_modes.read_volatile ? 1 : 0, g_modes.status_after ? 1 : 0,
-              g_modes.delay);
+              g_modes.delay, g_modes.fresh ? 1 : 0, g_modes.tail_kernel ? 1 : 0,
+              g_modes.sec_wide ? 1 : 0, g_modes.two_lines ? 1 : 0);
   if (prop.major < 9) {
     std::printf("# not run: PDL needs compute capability 9.0 or newer\n");
     return 2;

@@ -95,8 +95,8 @@ impl KernelEmitter<'_> {
             .iter()
             .filter(|o| o.kernel == k.name)
             .collect();
-        self.prologue(w, &objects)?;
         let split: Vec<Vec<Vec<(usize, &Op)>>> = k.threads.iter().map(|t| phases(&t.ops)).collect();
+        self.prologue(w, &objects, &split)?;
         let n_phases = split.iter().map(Vec::len).max().unwrap_or(1);
         // Phases per thread, block by block.
         let per_block: Vec<Vec<usize>> = (0..k.blocks())
@@ -127,8 +127,14 @@ impl KernelEmitter<'_> {
     }
 
     /// The signature, the memory and register pointers, the block's
-    /// streams and events (created by thread 0), the register variables.
-    fn prologue(&self, w: &mut impl Write, objects: &[&BlockObject]) -> fmt::Result {
+    /// streams and events (created by thread 0), the block's line burst
+    /// for the first phase, the register variables.
+    fn prologue(
+        &self,
+        w: &mut impl Write,
+        objects: &[&BlockObject],
+        split: &[Vec<Vec<(usize, &Op)>>],
+    ) -> fmt::Result {
         let k = self.kernel;
         let sym = kernel_symbol(&self.test.name, &k.name);
         writeln!(w)?;
@@ -238,6 +244,7 @@ impl KernelEmitter<'_> {
                 "  const unsigned int gc_modeled = {expr};  // this block's modeled threads"
             )?;
         }
+        self.block_burst(w, split, 0)?;
         writeln!(w, "  __syncthreads();")?;
         for t in &k.threads {
             for op in &t.ops {
@@ -245,6 +252,37 @@ impl KernelEmitter<'_> {
                     writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The block's line burst before the barrier that opens `phase`: every
+    /// thread of the block, stress warps included, takes its share of the
+    /// reductions on the line of each location a thread of this kernel
+    /// stores to in that phase (`gc_block_burst`), so that the barrier
+    /// releases the stores onto lines that already hold a queue.
+    fn block_burst(
+        &self,
+        w: &mut impl Write,
+        split: &[Vec<Vec<(usize, &Op)>>],
+        phase: usize,
+    ) -> fmt::Result {
+        let mut locs: Vec<&str> = Vec::new();
+        for ops in split.iter().filter_map(|t| t.get(phase)) {
+            for (_, op) in ops {
+                if let Op::Store { loc, .. } = op {
+                    if !locs.contains(&loc.as_str()) {
+                        locs.push(loc);
+                    }
+                }
+            }
+        }
+        for loc in locs {
+            let off = location_offset(self.lay, loc);
+            writeln!(
+                w,
+                "  gc_block_burst(p, mem + {off}u);  // the block's line burst: {loc}, stored in phase {phase}"
+            )?;
         }
         Ok(())
     }
@@ -340,6 +378,7 @@ impl KernelEmitter<'_> {
         )?;
         writeln!(w, "  }}")?;
         if phase + 1 < n_phases {
+            self.block_burst(w, split, phase + 1)?;
             writeln!(
                 w,
                 "  __syncthreads();  // syncthreads, executed by every thread of the block"
