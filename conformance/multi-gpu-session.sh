@@ -103,7 +103,7 @@ fi
 
 if on 5; then
   step "5. every mutant, tuned environment, line burst $best"
-  OUT=$out timeout 150 bash conformance/mutants-gpu.sh $(point_args "$best") --devices all \
+  OUT=$out timeout 240 bash conformance/mutants-gpu.sh $(point_args "$best") --devices all \
     --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
   grep -A 16 -E "^mutation score" "$out/mutants.out"
 fi

@@ -36,12 +36,13 @@ extern "C" __global__ void c1_mp_parent_child_own_write__parent(gc_params p) {
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     // launch child
     if (gc_lead) gc_delay(p, slot, 1u);
     if (gc_lead) {
@@ -64,7 +65,7 @@ extern "C" __global__ void c1_mp_parent_child_own_write__child(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 2u);

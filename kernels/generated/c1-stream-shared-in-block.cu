@@ -45,7 +45,7 @@ extern "C" __global__ void c1_stream_shared_in_block__parent(gc_params p) {
   }
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a s1
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -54,7 +54,7 @@ extern "C" __global__ void c1_stream_shared_in_block__parent(gc_params p) {
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
@@ -62,10 +62,10 @@ extern "C" __global__ void c1_stream_shared_in_block__parent(gc_params p) {
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b s1
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -92,12 +92,13 @@ extern "C" __global__ void c1_stream_shared_in_block__a(gc_params p, unsigned in
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -114,7 +115,7 @@ extern "C" __global__ void c1_stream_shared_in_block__b(gc_params p, unsigned in
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 3u);

@@ -42,7 +42,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k0(gc_params p) {
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k1
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -63,7 +63,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k1(gc_params p, unsig
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k2
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -90,7 +90,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k2(gc_params p, unsig
   unsigned int t0_e3 = 0u;
   unsigned int t1_e4 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // devicesync e0
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -107,7 +107,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k2(gc_params p, unsig
     t0_e1 = (unsigned int)cudaPeekAtLastError();
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
@@ -115,7 +115,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k2(gc_params p, unsig
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // geterror e2
     if (gc_lead) gc_delay(p, slot, 4u);
@@ -132,7 +132,7 @@ extern "C" __global__ void c1_sync_depth_error_per_thread__k2(gc_params p, unsig
     if (gc_lead) regs[2u] = t0_e2;
     if (gc_lead) regs[3u] = t0_e3;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // geterror e4
     if (gc_lead) gc_delay(p, slot, 6u);

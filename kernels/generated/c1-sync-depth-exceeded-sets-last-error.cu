@@ -42,7 +42,7 @@ extern "C" __global__ void c1_sync_depth_exceeded_sets_last_error__k0(gc_params 
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k1
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -63,7 +63,7 @@ extern "C" __global__ void c1_sync_depth_exceeded_sets_last_error__k1(gc_params 
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k2
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -87,7 +87,7 @@ extern "C" __global__ void c1_sync_depth_exceeded_sets_last_error__k2(gc_params 
   unsigned int t0_e0 = 0u;
   unsigned int t0_e1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch k3
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -126,12 +126,13 @@ extern "C" __global__ void c1_sync_depth_exceeded_sets_last_error__k3(gc_params 
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);

@@ -62,52 +62,58 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__parent(gc_
   unsigned int b1_t2_r0 = 0u;
   unsigned int b1_t3_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store a 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store b 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store c 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 64u);  // the whole warp
-    if (gc_lead) mem[64u] = 1u;
+    if (gc_lead) {
+    mem[64u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store d 1
     if (gc_lead) gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 96u);  // the whole warp
-    if (gc_lead) mem[96u] = 1u;
+    if (gc_lead) {
+    mem[96u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store e 1
     if (gc_lead) gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 128u);  // the whole warp
-    if (gc_lead) mem[128u] = 1u;
+    if (gc_lead) {
+    mem[128u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store e 2
     if (gc_lead) gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 128u);  // the whole warp
-    if (gc_lead) mem[128u] = 2u;
+    if (gc_lead) {
+    mem[128u] = 2u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 128u) {  // stress warps
@@ -115,7 +121,7 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__parent(gc_
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch child
     if (gc_lead) gc_delay(p, slot, 6u);
@@ -124,22 +130,22 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__parent(gc_
     gc_record_launch(p, kStatusStride, slot, 2u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 2u) {  // b0.t2: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 3u) {  // b0.t3: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 1u) {  // b1.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 2u) {  // b1.t2: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 e
     if (gc_lead) gc_delay(p, slot, 7u);
@@ -148,7 +154,7 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__parent(gc_
     }
     if (gc_lead) regs[0u] = b1_t2_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 3u) {  // b1.t3: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 a
     if (gc_lead) gc_delay(p, slot, 8u);
@@ -175,7 +181,7 @@ extern "C" __global__ void c2_blocks_barrier_four_threads_two_blocks__child(gc_p
   unsigned int t0_r2 = 0u;
   unsigned int t0_r3 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 a
     if (gc_lead) gc_delay(p, slot, 9u);

@@ -40,12 +40,13 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__parent(gc
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     // launch c
     if (gc_lead) gc_delay(p, slot, 1u);
     if (gc_lead) {
@@ -72,7 +73,7 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__c(gc_para
   unsigned int b1_t0_r0 = 0u;
   unsigned int b2_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -81,7 +82,7 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__c(gc_para
     }
     if (gc_lead) regs[0u] = b0_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 3u);
@@ -90,7 +91,7 @@ extern "C" __global__ void c2_blocks_child_blocks_see_prelaunch_write__c(gc_para
     }
     if (gc_lead) regs[1u] = b1_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 4u);

@@ -51,7 +51,7 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__parent(g
   // The blocks execute different numbers of syncthreads: a block with fewer
   // passes the remaining ones, all its threads together, after its last operation.
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -60,10 +60,10 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__parent(g
     gc_record_launch(p, kStatusStride, slot, 4u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch c
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -77,10 +77,10 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__parent(g
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0; the other lanes join its line bursts
+  } else if (block == 0u && threadIdx.x / 32u == 1u) {  // b0.t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -89,7 +89,7 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__parent(g
     gc_record_launch(p, kStatusStride, slot, 5u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
@@ -106,12 +106,13 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__a(gc_par
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -128,7 +129,7 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__b(gc_par
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 4u);
@@ -151,12 +152,13 @@ extern "C" __global__ void c2_blocks_null_stream_in_order_within_block__c(gc_par
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 2
     if (gc_lead) gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 2u;
+    if (gc_lead) {
+    mem[0u] = 2u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);

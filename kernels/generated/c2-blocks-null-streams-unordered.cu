@@ -45,7 +45,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__parent(gc_params p)
   const unsigned int gc_modeled = 1u;  // this block's modeled threads
   __syncthreads();
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -54,7 +54,7 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__parent(gc_params p)
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch b
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -79,12 +79,13 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__a(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     // load r0 y
     if (gc_lead) gc_delay(p, slot, 3u);
     if (gc_lead) {
@@ -108,12 +109,13 @@ extern "C" __global__ void c2_blocks_null_streams_unordered__b(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
     if (gc_lead) gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     // load r1 x
     if (gc_lead) gc_delay(p, slot, 5u);
     if (gc_lead) {

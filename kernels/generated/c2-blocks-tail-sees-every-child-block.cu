@@ -45,7 +45,7 @@ extern "C" __global__ void c2_blocks_tail_sees_every_child_block__parent(gc_para
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch c
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -78,26 +78,29 @@ extern "C" __global__ void c2_blocks_tail_sees_every_child_block__c(gc_params p,
   gc_block_burst(p, mem + 64u);  // the block's line burst: z, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store y 1
     if (gc_lead) gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store z 1
     if (gc_lead) gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 64u);  // the whole warp
-    if (gc_lead) mem[64u] = 1u;
+    if (gc_lead) {
+    mem[64u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
@@ -116,7 +119,7 @@ extern "C" __global__ void c2_blocks_tail_sees_every_child_block__tl(gc_params p
   unsigned int t0_r1 = 0u;
   unsigned int t0_r2 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 5u);

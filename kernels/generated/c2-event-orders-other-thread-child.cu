@@ -53,7 +53,7 @@ extern "C" __global__ void c2_event_orders_other_thread_child__parent(gc_params 
   }
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a s1
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -67,7 +67,7 @@ extern "C" __global__ void c2_event_orders_other_thread_child__parent(gc_params 
     gc_record_error(p, kStatusStride, slot, 8u, gc_event_record(gc_event_e1, gc_stream_s1));
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
@@ -75,10 +75,10 @@ extern "C" __global__ void c2_event_orders_other_thread_child__parent(gc_params 
   }
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // waitevent s2 e1
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -112,12 +112,13 @@ extern "C" __global__ void c2_event_orders_other_thread_child__a(gc_params p, un
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 4u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -134,7 +135,7 @@ extern "C" __global__ void c2_event_orders_other_thread_child__b(gc_params p, un
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 5u);

@@ -36,7 +36,7 @@ extern "C" __global__ void c2_parent_write_after_launch_may_be_stale__parent(gc_
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch child
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -46,8 +46,9 @@ extern "C" __global__ void c2_parent_write_after_launch_may_be_stale__parent(gc_
     }
     // store x 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -64,7 +65,7 @@ extern "C" __global__ void c2_parent_write_after_launch_may_be_stale__child(gc_p
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 2u);

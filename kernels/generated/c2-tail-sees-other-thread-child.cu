@@ -40,7 +40,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_child__parent(gc_params p) 
   if (threadIdx.x == 0u) gc_arrived = 0u;
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch tl tail
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -49,7 +49,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_child__parent(gc_params p) 
     gc_record_launch(p, kStatusStride, slot, 3u, cudaGetLastError());
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch a
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -72,12 +72,13 @@ extern "C" __global__ void c2_tail_sees_other_thread_child__a(gc_params p, unsig
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -94,7 +95,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_child__tl(gc_params p, unsi
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 3u);

@@ -40,7 +40,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__parent
   gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // launch tl tail
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -50,10 +50,11 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__parent
     }
     // store x 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -62,8 +63,9 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__parent
     }
     // store y 1
     if (gc_lead) gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
@@ -81,7 +83,7 @@ extern "C" __global__ void c2_tail_sees_other_thread_write_after_trigger__tl(gc_
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 y
     if (gc_lead) gc_delay(p, slot, 4u);

@@ -60,7 +60,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
   unsigned int b6_t0_r0 = 0u;
   unsigned int b7_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -74,7 +74,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[0u] = b0_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -88,7 +88,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[1u] = b1_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 2u && threadIdx.x / 32u == 0u) {  // b2.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 4u);
@@ -102,7 +102,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[2u] = b2_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 3u && threadIdx.x / 32u == 0u) {  // b3.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 3u && threadIdx.x / 32u == 0u) {  // b3.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 6u);
@@ -116,7 +116,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[3u] = b3_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 4u && threadIdx.x / 32u == 0u) {  // b4.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 4u && threadIdx.x / 32u == 0u) {  // b4.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 8u);
@@ -130,7 +130,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[4u] = b4_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 5u && threadIdx.x / 32u == 0u) {  // b5.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 5u && threadIdx.x / 32u == 0u) {  // b5.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 10u);
@@ -144,7 +144,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[5u] = b5_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 6u && threadIdx.x / 32u == 0u) {  // b6.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 6u && threadIdx.x / 32u == 0u) {  // b6.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 12u);
@@ -158,7 +158,7 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__primary(g
     }
     if (gc_lead) regs[6u] = b6_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 7u && threadIdx.x / 32u == 0u) {  // b7.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 7u && threadIdx.x / 32u == 0u) {  // b7.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 14u);
@@ -187,12 +187,13 @@ extern "C" __global__ void pdl_blocks_eight_blocks_trigger_after_load__secondary
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 16u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);

@@ -42,7 +42,7 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__primary(gc_para
   gc_block_burst(p, mem + 32u);  // the block's line burst: y, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -51,10 +51,11 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__primary(gc_para
     }
     // store x 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -63,8 +64,9 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__primary(gc_para
     }
     // store y 1
     if (gc_lead) gc_delay(p, slot, 3u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, gc_modeled * 1u, 0u);
@@ -83,7 +85,7 @@ extern "C" __global__ void pdl_blocks_gridsync_sees_every_block__secondary(gc_pa
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // gridsync
     if (gc_lead) gc_delay(p, slot, 4u);

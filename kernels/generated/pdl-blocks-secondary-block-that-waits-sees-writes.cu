@@ -37,7 +37,7 @@ extern "C" __global__ void pdl_blocks_secondary_block_that_waits_sees_writes__pr
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -46,8 +46,9 @@ extern "C" __global__ void pdl_blocks_secondary_block_that_waits_sees_writes__pr
     }
     // store x 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -69,7 +70,7 @@ extern "C" __global__ void pdl_blocks_secondary_block_that_waits_sees_writes__se
   unsigned int b0_t0_r0 = 0u;
   unsigned int b1_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // gridsync
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -83,7 +84,7 @@ extern "C" __global__ void pdl_blocks_secondary_block_that_waits_sees_writes__se
     }
     if (gc_lead) regs[0u] = b0_t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 4u);

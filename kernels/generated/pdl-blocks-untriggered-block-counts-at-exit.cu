@@ -40,7 +40,7 @@ extern "C" __global__ void pdl_blocks_untriggered_block_counts_at_exit__primary(
   __syncthreads();
   unsigned int b1_t0_r0 = 0u;
   // Phase 0.
-  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0; the other lanes join its line bursts
+  if (block == 0u && threadIdx.x / 32u == 0u) {  // b0.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -48,7 +48,7 @@ extern "C" __global__ void pdl_blocks_untriggered_block_counts_at_exit__primary(
     cudaTriggerProgrammaticLaunchCompletion();
     }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0; the other lanes join its line bursts
+  } else if (block == 1u && threadIdx.x / 32u == 0u) {  // b1.t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 x
     if (gc_lead) gc_delay(p, slot, 1u);
@@ -72,12 +72,13 @@ extern "C" __global__ void pdl_blocks_untriggered_block_counts_at_exit__secondar
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store x 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);

@@ -42,7 +42,7 @@ extern "C" __global__ void pdl_chain_all_wait__primary(gc_params p) {
   gc_block_burst(p, mem + 0u);  // the block's line burst: x, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // trigger
     if (gc_lead) gc_delay(p, slot, 0u);
@@ -51,8 +51,9 @@ extern "C" __global__ void pdl_chain_all_wait__primary(gc_params p) {
     }
     // store x 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 1u, 0u);
@@ -71,7 +72,7 @@ extern "C" __global__ void pdl_chain_all_wait__secondary(gc_params p) {
   __syncthreads();
   unsigned int t0_r0 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // gridsync
     if (gc_lead) gc_delay(p, slot, 2u);
@@ -90,8 +91,9 @@ extern "C" __global__ void pdl_chain_all_wait__secondary(gc_params p) {
     }
     // store y 1
     if (gc_lead) gc_delay(p, slot, 5u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) regs[0u] = t0_r0;
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 32u) {  // stress warps
@@ -111,7 +113,7 @@ extern "C" __global__ void pdl_chain_all_wait__tertiary(gc_params p) {
   unsigned int t0_r1 = 0u;
   unsigned int t0_r2 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // gridsync
     if (gc_lead) gc_delay(p, slot, 6u);

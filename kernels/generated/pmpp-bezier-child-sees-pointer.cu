@@ -39,16 +39,18 @@ extern "C" __global__ void pmpp_bezier_child_sees_pointer__parent(gc_params p) {
   gc_block_burst(p, mem + 0u);  // the block's line burst: n_vertices, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store vertex_pos 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     // store n_vertices 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     // launch child
     if (gc_lead) gc_delay(p, slot, 2u);
     if (gc_lead) {
@@ -72,7 +74,7 @@ extern "C" __global__ void pmpp_bezier_child_sees_pointer__child(gc_params p, un
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 vertex_pos
     if (gc_lead) gc_delay(p, slot, 3u);

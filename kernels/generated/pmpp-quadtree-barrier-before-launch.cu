@@ -42,19 +42,21 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   gc_block_burst(p, mem + 32u);  // the block's line burst: p1, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p0 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p1 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
   } else if (threadIdx.x >= 64u) {  // stress warps
     gc_stress(p, slot, &gc_arrived, 2u, 0u);
@@ -62,15 +64,16 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__parent(gc_params
   gc_block_burst(p, mem + 64u);  // the block's line burst: range, stored in phase 1
   __syncthreads();  // syncthreads, executed by every thread of the block
   // Phase 1.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store range 1
     if (gc_lead) gc_delay(p, slot, 2u);
-    gc_burst(p, mem + 64u);  // the whole warp
-    if (gc_lead) mem[64u] = 1u;
+    if (gc_lead) {
+    mem[64u] = 1u;
+    }
     // launch child
     if (gc_lead) gc_delay(p, slot, 3u);
     if (gc_lead) {
@@ -95,7 +98,7 @@ extern "C" __global__ void pmpp_quadtree_barrier_before_launch__child(gc_params 
   unsigned int t0_r1 = 0u;
   unsigned int t0_r2 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 p0
     if (gc_lead) gc_delay(p, slot, 4u);

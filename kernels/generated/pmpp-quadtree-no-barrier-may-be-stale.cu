@@ -40,19 +40,21 @@ extern "C" __global__ void pmpp_quadtree_no_barrier_may_be_stale__parent(gc_para
   gc_block_burst(p, mem + 32u);  // the block's line burst: p1, stored in phase 0
   __syncthreads();
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p0 1
     if (gc_lead) gc_delay(p, slot, 0u);
-    gc_burst(p, mem + 0u);  // the whole warp
-    if (gc_lead) mem[0u] = 1u;
+    if (gc_lead) {
+    mem[0u] = 1u;
+    }
     if (gc_lead) gc_arrive(&gc_arrived);
-  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0; the other lanes join its line bursts
+  } else if (threadIdx.x / 32u == 1u) {  // t1: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // store p1 1
     if (gc_lead) gc_delay(p, slot, 1u);
-    gc_burst(p, mem + 32u);  // the whole warp
-    if (gc_lead) mem[32u] = 1u;
+    if (gc_lead) {
+    mem[32u] = 1u;
+    }
     // launch child
     if (gc_lead) gc_delay(p, slot, 2u);
     if (gc_lead) {
@@ -76,7 +78,7 @@ extern "C" __global__ void pmpp_quadtree_no_barrier_may_be_stale__child(gc_param
   unsigned int t0_r0 = 0u;
   unsigned int t0_r1 = 0u;
   // Phase 0.
-  if (threadIdx.x / 32u == 0u) {  // t0: lane 0; the other lanes join its line bursts
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
     const bool gc_lead = threadIdx.x % 32u == 0u;
     // load r0 p0
     if (gc_lead) gc_delay(p, slot, 3u);

@@ -40,8 +40,8 @@
 // kernel.
 //
 // Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
-// its warp: the other lanes of that warp only join its line bursts
-// (gc_burst) and otherwise idle. GC_STRESS_WARPS extra warps
+// its warp: the other lanes of that warp take part only in the block's line
+// bursts (gc_block_burst, before a phase's barrier) and otherwise idle. GC_STRESS_WARPS extra warps
 // per block stress memory (stores and loads to p.stress) while the modeled
 // threads run their operations. Before each test operation the modeled
 // thread spins for a random number of clock cycles (seeded: p.seed, slot and
@@ -158,44 +158,22 @@ __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
   if (acc == 0xdeadbeefu) s[0] = acc;  // keeps acc live; practically never taken
 }
 
-// The line burst: before a test store, the storing thread's whole warp
-// issues p.line_burst fire-and-forget reductions (red.add, a warp
-// instruction touching 31 words of the line at once) to the padding words of
-// the stored location's own 128-byte line, then the modeled thread (lane 0)
-// stores: the store joins the back of a queue of updates to its line and
-// becomes visible late. After the contended-line variant of
-// conformance/experiments/pdl-late-write, where 127 threads' 8 128
-// reductions on the flag's line, then a barrier, then the flag's store made
-// a PDL secondary read before cudaGridDependencySynchronize() stale in 2 %
-// of instances on an H100 (plain stores: 0). Every lane of the warp calls
-// it (the kernel's branch for a modeled thread holds its whole warp). The
-// location is word 0 of its line; nothing reads the padding words.
-__device__ __forceinline__ void gc_burst(const gc_params &p, volatile unsigned int *loc) {
-  if (p.line_burst == 0u) return;
-  __syncwarp();
-  unsigned int *const line = (unsigned int *)loc;
-  for (unsigned int i = threadIdx.x % GC_WARP; i < p.line_burst; i += GC_WARP) {
-    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
-                     __cvta_generic_to_global(line + 1u + i % (GC_LOC_STRIDE - 1u)))
-                 : "memory");
-  }
-  __syncwarp();
-}
-
-// The block's line burst: before the barrier that opens a phase, every
-// thread of the block (stress warps included) issues its share of
-// p.line_burst fire-and-forget reductions to the padding words of the line
-// of a location the phase stores to; the barrier then releases the stores
-// (each after its own warp's gc_burst) onto a line with a queue that many
-// warps built at once. One warp alone cannot build that queue under the
-// suite's conditions: in conformance/experiments/pdl-late-write (H100,
-// 2026-11-25, modes), a PDL secondary's read before
-// cudaGridDependencySynchronize() was stale in 20 545 of 1.32 million
-// instances after one warp's burst, in 2 with fresh memory a launch (as the
-// suite's) and in 0 with a second warp bursting on a second line; after four
-// warps' burst (127 threads x 64 reductions, a barrier, the store) it was
-// stale in 13 586 of 114 848 instances at 16 blocks with every one of the
-// suite's conditions at once.
+// The line burst: before the barrier that opens a phase, every thread of
+// the block (stress warps included) issues its share of p.line_burst
+// fire-and-forget reductions (red.add) to the padding words of the 128-byte
+// line of each location the phase stores to; the barrier then releases the
+// stores (after their delays) onto lines that hold a queue many warps built
+// at once, and a store at the back of that queue becomes visible late. The
+// location is word 0 of its line; nothing reads the padding words. One
+// warp's burst right before the store (the first version) cannot build that
+// queue under the suite's conditions: in
+// conformance/experiments/pdl-late-write (H100, 2026-11-25, modes), a PDL
+// secondary's read before cudaGridDependencySynchronize() was stale in
+// 20 545 of 1.32 million instances after one warp's burst, in 2 with fresh
+// memory a launch (as the suite's) and in 0 with a second warp bursting on a
+// second line; after four warps' burst (127 threads x 64 reductions, a
+// barrier, the store) it was stale in 13 586 of 114 848 instances at 16
+// blocks with all of the suite's conditions at once.
 __device__ __forceinline__ void gc_block_burst(const gc_params &p, volatile unsigned int *loc) {
   if (p.line_burst == 0u) return;
   unsigned int *const line = (unsigned int *)loc;

@@ -33,9 +33,10 @@ pub struct Incantations {
     /// The stress warps contend the padding words of the instance's own
     /// location lines (atomic adds) instead of a separate buffer.
     pub stress_lines: bool,
-    /// Reductions the storing thread issues to the padding words of a
-    /// location's line before each store of the test (`gc_burst`), so that
-    /// the store becomes visible late; 0 disables the burst.
+    /// Reductions the whole block issues to the padding words of the line
+    /// of each location a phase stores to, before the barrier that opens
+    /// the phase (`gc_block_burst`), so that the stores become visible
+    /// late; 0 disables the burst.
     pub line_burst: u32,
 }
 

@@ -313,7 +313,8 @@ impl KernelEmitter<'_> {
         let mut first = true;
         for (t, tph) in k.threads.iter().zip(split) {
             // The modeled thread is lane 0 of warp N (`gc_lead`); the
-            // warp's other lanes only join the line bursts before its stores.
+            // warp's other lanes idle in the phase (they took part in the
+            // block's line burst before its barrier).
             let which = if self.plan.blocks > 1 {
                 format!(
                     "block == {}u && threadIdx.x / {WARP}u == {}u",
@@ -325,7 +326,7 @@ impl KernelEmitter<'_> {
             };
             writeln!(
                 w,
-                "  {}if ({which}) {{  // {}: lane 0; the other lanes join its line bursts",
+                "  {}if ({which}) {{  // {}: lane 0 of its warp",
                 if first { "" } else { "} else " },
                 t.name
             )?;
@@ -335,15 +336,9 @@ impl KernelEmitter<'_> {
                 writeln!(w, "    // {op}")?;
                 writeln!(w, "    if (gc_lead) gc_delay(p, slot, {site}u);")?;
                 *site += 1;
-                if let Op::Store { loc, value } = op {
-                    let off = location_offset(self.lay, loc);
-                    writeln!(w, "    gc_burst(p, mem + {off}u);  // the whole warp")?;
-                    writeln!(w, "    if (gc_lead) mem[{off}u] = {value}u;")?;
-                } else {
-                    writeln!(w, "    if (gc_lead) {{")?;
-                    self.op(w, t, op_index, op)?;
-                    writeln!(w, "    }}")?;
-                }
+                writeln!(w, "    if (gc_lead) {{")?;
+                self.op(w, t, op_index, op)?;
+                writeln!(w, "    }}")?;
             }
             if phase + 1 == n_phases {
                 for op in &t.ops {
@@ -387,13 +382,15 @@ impl KernelEmitter<'_> {
         Ok(())
     }
 
-    /// One operation of thread `t` (at `op_index` of its program), other
-    /// than a store (which the whole warp takes part in, [`Self::phase`]).
+    /// One operation of thread `t` (at `op_index` of its program).
     fn op(&self, w: &mut impl Write, t: &Thread, op_index: usize, op: &Op) -> fmt::Result {
         let lay = self.lay;
         let k = self.kernel;
         match op {
-            Op::Store { .. } => unreachable!("emitted by the phase: the warp's line burst"),
+            Op::Store { loc, value } => {
+                let off = location_offset(lay, loc);
+                writeln!(w, "    mem[{off}u] = {value}u;")
+            }
             Op::Load { reg, loc } => {
                 let off = location_offset(lay, loc);
                 writeln!(w, "    {}_{reg} = mem[{off}u];", c_name(t))

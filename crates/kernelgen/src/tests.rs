@@ -136,10 +136,11 @@ fn tail_launch_uses_tail_stream_and_records_errors() {
     assert!(src.contains("regs[1u] = t1_r1;"));
 }
 
-/// Every store of every litmus test of the spec is the line burst's
-/// (`gc_burst` on the same location, right before it, by the whole warp,
-/// then the store by lane 0): an incantation that skipped some stores would
-/// leave their mutants out of its reach.
+/// Every store of every litmus test of the spec is the line burst's: the
+/// block bursts on the store's line (`gc_block_burst` on the same location)
+/// before the barrier that opens the store's phase, with no barrier in
+/// between. An incantation that skipped some stores would leave their
+/// mutants out of its reach.
 #[test]
 fn every_store_follows_a_burst_on_its_own_line() {
     let spec = real_spec();
@@ -147,19 +148,28 @@ fn every_store_follows_a_burst_on_its_own_line() {
     for (name, src) in generate_all(&spec) {
         let lines: Vec<&str> = src.lines().collect();
         for (i, l) in lines.iter().enumerate() {
-            let t = l.trim();
-            let Some(rest) = t.strip_prefix("if (gc_lead) mem[") else {
+            let Some(rest) = l.trim().strip_prefix("mem[") else {
                 continue;
             };
             let Some((off, _)) = rest.split_once("u] = ") else {
                 continue;
             };
             stores += 1;
-            let before = lines[i - 1].trim();
-            assert_eq!(
-                before,
-                format!("gc_burst(p, mem + {off}u);  // the whole warp"),
-                "{name}:{}: a store without its burst",
+            // Back to the barrier that opened this phase (skipping the
+            // kernel's own earlier code), then the bursts right before it.
+            let opened = (0..i)
+                .rev()
+                .find(|&j| lines[j].trim().starts_with("__syncthreads();"))
+                .unwrap_or_else(|| panic!("{name}:{}: a store before any barrier", i + 1));
+            let burst = format!("gc_block_burst(p, mem + {off}u);");
+            let bursts = (0..opened)
+                .rev()
+                .map(|j| lines[j].trim())
+                .take_while(|t| t.starts_with("gc_block_burst("))
+                .any(|t| t.starts_with(&burst));
+            assert!(
+                bursts,
+                "{name}:{}: a store whose line the block does not burst on before its phase",
                 i + 1
             );
         }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Where the tuned environments and the search points live.
 pub const TUNING_DIR: &str = "conformance/tuning";
 
-/// The most reductions a line burst may issue before a store.
+/// The most reductions a line burst may issue on one line.
 pub const MAX_LINE_BURST: u32 = 1 << 16;
 
 /// One testing environment.
@@ -34,8 +34,8 @@ pub struct Tuning {
     /// words) instead of `stress_words` of a separate buffer.
     #[serde(default)]
     pub stress_lines: bool,
-    /// Reductions on a location's line before each store of the test (the
-    /// line burst; 0: none).
+    /// Reductions the block issues on the line of each location a phase
+    /// stores to, before the phase's barrier (the line burst; 0: none).
     #[serde(default)]
     pub line_burst: u32,
     /// GPU seconds a mutant may run before it survives.
