@@ -317,7 +317,10 @@ fn load_candidate(opts: &crate::Options, name: &str) -> Result<Candidate, String
 }
 
 /// The worker side of a GPU run: the mutant under the environment of the
-/// options, or under each environment of `--tune`.
+/// options and then, while it survives, under each of its extra
+/// environments (each with its own budget; a kill's time counts from the
+/// first launch of the first environment); or under each environment of
+/// `--tune`, every one to the end.
 pub(crate) fn gpu_here(opts: &crate::Options, name: &str) -> WorkerResult {
     let error = |message: String| WorkerResult::Error { message };
     let candidate = match load_candidate(opts, name) {
@@ -332,11 +335,14 @@ pub(crate) fn gpu_here(opts: &crate::Options, name: &str) -> WorkerResult {
             Ok(p) => p,
             Err(e) => return error(e),
         },
-        None => vec![SearchPoint {
+        None => std::iter::once(SearchPoint {
             name: "tuned".into(),
             tuning: opts.environment(),
-        }],
+        })
+        .chain(opts.extra.iter().cloned())
+        .collect(),
     };
+    let sequence = opts.tune.is_none();
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => return error(e.to_string()),
@@ -346,10 +352,21 @@ pub(crate) fn gpu_here(opts: &crate::Options, name: &str) -> WorkerResult {
         &gpu.info().sm,
         &gridcheck_mutate::file_stem(name),
     );
-    let mut runs = Vec::new();
+    let mut runs: Vec<MutantRun> = Vec::new();
+    let mut spent = 0.0;
     for env in &environments {
         match run_budgeted(&gpu, &cubin, &candidate, env, opts.seed) {
-            Ok(r) => runs.push(r),
+            Ok(mut r) => {
+                let killed = r.kills > 0;
+                if sequence {
+                    r.time_to_kill_s = r.time_to_kill_s.map(|t| t + spent);
+                    spent += r.gpu_s;
+                }
+                runs.push(r);
+                if sequence && killed {
+                    break;
+                }
+            }
             Err(e) => return error(format!("environment `{}`: {e}", env.name)),
         }
     }

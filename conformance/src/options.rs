@@ -45,6 +45,9 @@ pub struct Options {
     pub stress_lines: bool,
     pub line_burst: u32,
     pub mutant_budget_s: f64,
+    /// The tuned file's further environments (`[[extra]]`), run after the
+    /// one above; flags do not change them, `--tuning none` has none.
+    pub extra: Vec<gridcheck_report::SearchPoint>,
     /// Environment flags given on the command line (they win over a file).
     pub given: Vec<&'static str>,
     /// `--tuning FILE`; `None` with `no_tuning` false: the GPU's own file
@@ -98,6 +101,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --stress-lines on|off     stress warps contend the test's own location lines
   --line-burst N            reductions on a location's line before each store of the test
                             (0: none; at most 65536)
+  --extra-environment JSON  one more environment after the first (how the harness hands a tuned
+                            file's [[extra]] environments to its workers)
   --mutants                 run the mutants of the spec's tests on the GPU (mutation testing)
                             instead of the tiers, and print the mutation score
   --mutant-budget SECS      GPU seconds a mutant may run before it survives
@@ -146,6 +151,7 @@ impl Options {
             stress_lines: false,
             line_burst: 0,
             mutant_budget_s: 1.0,
+            extra: Vec::new(),
             given: Vec::new(),
             tuning: None,
             no_tuning: false,
@@ -260,6 +266,12 @@ impl Options {
                     }
                     o.min_score = Some(pct);
                 }
+                "--extra-environment" => {
+                    let v = value(&mut args, "--extra-environment")?;
+                    let e: gridcheck_report::SearchPoint = serde_json::from_str(&v)
+                        .map_err(|e| format!("--extra-environment: {e}"))?;
+                    o.extra.push(e);
+                }
                 "--tune" => {
                     o.tune = Some(value(&mut args, "--tune")?.into());
                     o.mutants = true;
@@ -353,6 +365,7 @@ impl Options {
             stress_lines: self.stress_lines,
             line_burst: self.line_burst,
             mutant_budget_s: self.mutant_budget_s,
+            extra: self.extra.clone(),
         }
     }
 
@@ -386,6 +399,7 @@ impl Options {
         if !given("mutant_budget_s") {
             self.mutant_budget_s = t.mutant_budget_s;
         }
+        self.extra = t.extra.clone();
         self.tuned_from = from;
     }
 
@@ -422,7 +436,7 @@ impl Options {
 
     /// The flags that give a worker this environment.
     pub fn environment_args(&self) -> Vec<String> {
-        vec![
+        let mut args: Vec<String> = vec![
             "--instances".into(),
             self.instances.to_string(),
             "--launches".into(),
@@ -441,7 +455,34 @@ impl Options {
             self.line_burst.to_string(),
             "--mutant-budget".into(),
             self.mutant_budget_s.to_string(),
-        ]
+        ];
+        for e in &self.extra {
+            args.push("--extra-environment".into());
+            args.push(serde_json::to_string(e).unwrap_or_default());
+        }
+        args
+    }
+
+    /// The incantations and budget of one of the extra environments.
+    pub fn extra_run(
+        e: &gridcheck_report::Tuning,
+        seed: u64,
+    ) -> (gridcheck_gpu::Incantations, gridcheck_gpu::Budget) {
+        (
+            gridcheck_gpu::Incantations {
+                max_delay_cycles: e.max_delay_cycles,
+                stress_words: e.stress_words,
+                stress_iters: e.stress_iters,
+                permute: e.permute,
+                stress_lines: e.stress_lines,
+                line_burst: e.line_burst,
+            },
+            gridcheck_gpu::Budget {
+                instances_per_launch: e.instances,
+                launches: e.launches,
+                seed,
+            },
+        )
     }
 }
 

@@ -94,17 +94,13 @@ pub fn print(ctx: &Ctx) {
     if ctx.opts.runs(crate::Tier::Gpu) && ctx.device.is_ok() {
         let e = ctx.opts.environment();
         println!(
-            "GPU environment: {} instances x {} launches, delay < {} cycles, {} stress words, \
-             stress on the test's lines {}, line burst {}, permute {}; from {}",
-            e.instances,
-            e.launches,
-            e.max_delay_cycles,
-            e.stress_words,
-            e.stress_lines,
-            e.line_burst,
-            e.permute,
+            "GPU environment: {}; from {}",
+            describe_environment(&e),
             ctx.opts.tuned_from
         );
+        for x in &e.extra {
+            println!("  then `{}`: {}", x.name, describe_environment(&x.tuning));
+        }
     }
     println!("Results: {}", ctx.opts.results.display());
 }
@@ -126,4 +122,19 @@ fn not_run(records: &[TrialRecord]) -> Vec<(String, String)> {
             (t.to_string(), reason)
         })
         .collect()
+}
+
+/// One environment in a line: its size and incantations.
+pub(crate) fn describe_environment(e: &gridcheck_report::Tuning) -> String {
+    format!(
+        "{} instances x {} launches, delay < {} cycles, {} stress words, \
+         stress on the test's lines {}, line burst {}, permute {}",
+        e.instances,
+        e.launches,
+        e.max_delay_cycles,
+        e.stress_words,
+        e.stress_lines,
+        e.line_burst,
+        e.permute
+    )
 }

@@ -422,16 +422,37 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
                 launches: opts.launches,
                 seed: opts.seed,
             };
-            match gpu.run_litmus_with(&cubin, test_name, l, &budget, &opts.incantations()) {
-                Ok(run) => WorkerResult::Litmus {
-                    histogram: run.histogram.into_iter().collect(),
-                    instances: run.instances,
-                    launch_failures: run.launch_failures,
-                    first_launch_error: run.first_launch_error,
-                    elapsed_s: run.elapsed.as_secs_f64(),
-                    seed: run.seed,
-                },
-                Err(e) => error(e.to_string()),
+            let mut run =
+                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &opts.incantations()) {
+                    Ok(run) => run,
+                    Err(e) => return error(e.to_string()),
+                };
+            // The extra environments' launches join the same histogram.
+            for (i, e) in opts.extra.iter().enumerate() {
+                let seed = gridcheck_gpu::launch_seed(opts.seed, EXTRA_SEEDS + i as u32);
+                let (inc, budget) = crate::Options::extra_run(&e.tuning, seed);
+                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &inc) {
+                    Ok(more) => {
+                        for (state, n) in more.histogram {
+                            *run.histogram.entry(state).or_default() += n;
+                        }
+                        run.instances += more.instances;
+                        run.launch_failures += more.launch_failures;
+                        if run.first_launch_error.is_none() {
+                            run.first_launch_error = more.first_launch_error;
+                        }
+                        run.elapsed += more.elapsed;
+                    }
+                    Err(err) => return error(format!("extra environment `{}`: {err}", e.name)),
+                }
+            }
+            WorkerResult::Litmus {
+                histogram: run.histogram.into_iter().collect(),
+                instances: run.instances,
+                launch_failures: run.launch_failures,
+                first_launch_error: run.first_launch_error,
+                elapsed_s: run.elapsed.as_secs_f64(),
+                seed: run.seed,
             }
         }
         TestBody::Runtime(r) => match gpu.run_runtime(&cubin, r) {
@@ -449,6 +470,10 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
         }
     }
 }
+
+/// Where the extra environments' seeds start (`launch_seed(seed, EXTRA_SEEDS
+/// + i)`), far from the main run's launch numbers.
+const EXTRA_SEEDS: u32 = 1 << 30;
 
 /// `<cubins>/<sm>/<test>.cubin`.
 pub fn cubin_path(cubins: &Path, sm: &str, test: &str) -> std::path::PathBuf {

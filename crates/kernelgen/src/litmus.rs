@@ -270,10 +270,10 @@ impl KernelEmitter<'_> {
         let mut locs: Vec<&str> = Vec::new();
         for ops in split.iter().filter_map(|t| t.get(phase)) {
             for (_, op) in ops {
-                if let Op::Store { loc, .. } = op {
-                    if !locs.contains(&loc.as_str()) {
-                        locs.push(loc);
-                    }
+                if let Op::Store { loc, .. } = op
+                    && !locs.contains(&loc.as_str())
+                {
+                    locs.push(loc);
                 }
             }
         }

@@ -2,7 +2,13 @@
 //! how many instances a launch, how many launches, the incantations (random
 //! delays, stress warps, slot permutation) and the GPU time a mutant may
 //! take, chosen by the search of `--tune` over the points of
-//! `conformance/tuning/search.toml`. The conformance run uses it.
+//! `conformance/tuning/search.toml`. The conformance run uses it, with the
+//! further environments it names (`[[extra]]`): a litmus trial runs the
+//! launches of each as well, and a mutant that survives the first
+//! environment's budget goes on under each extra one with its own budget.
+//! One environment cannot provoke everything: the random delays most
+//! mutants need keep the blocks of a PDL primary from exiting together,
+//! which the late-write mutants need.
 
 use std::path::Path;
 
@@ -40,6 +46,10 @@ pub struct Tuning {
     pub line_burst: u32,
     /// GPU seconds a mutant may run before it survives.
     pub mutant_budget_s: f64,
+    /// Further environments, run after this one (`[[extra]]`; none in an
+    /// extra environment itself or in a search point).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<SearchPoint>,
 }
 
 /// A point of the search: a named environment.
@@ -82,6 +92,13 @@ impl Tuning {
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
         }
+        check_points(&self.extra).map_err(|e| format!("field `extra`: {e}"))?;
+        if self.extra.iter().any(|p| !p.tuning.extra.is_empty()) {
+            return bad(
+                "extra",
+                "an extra environment has no extra environments of its own",
+            );
+        }
         Ok(())
     }
 
@@ -117,11 +134,24 @@ pub fn parse_search(text: &str, file: &Path) -> Result<Vec<SearchPoint>, String>
     if s.environment.is_empty() {
         return Err(format!("{}: no [[environment]]", file.display()));
     }
+    check_points(&s.environment).map_err(|e| format!("{}: {e}", file.display()))?;
+    if let Some(p) = s.environment.iter().find(|p| !p.tuning.extra.is_empty()) {
+        return Err(format!(
+            "{}: environment `{}`: field `extra`: a search point has no extra environments",
+            file.display(),
+            p.name
+        ));
+    }
+    Ok(s.environment)
+}
+
+/// Each point within bounds, named with letters, digits, `-` and `_`, once.
+fn check_points(points: &[SearchPoint]) -> Result<(), String> {
     let mut names = std::collections::BTreeSet::new();
-    for p in &s.environment {
+    for p in points {
         p.tuning
             .check()
-            .map_err(|e| format!("{}: environment `{}`: {e}", file.display(), p.name))?;
+            .map_err(|e| format!("environment `{}`: {e}", p.name))?;
         if p.name.is_empty()
             || !p
                 .name
@@ -129,20 +159,15 @@ pub fn parse_search(text: &str, file: &Path) -> Result<Vec<SearchPoint>, String>
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
             return Err(format!(
-                "{}: environment `{}`: field `name`: letters, digits, `-` and `_` only",
-                file.display(),
+                "environment `{}`: field `name`: letters, digits, `-` and `_` only",
                 p.name
             ));
         }
         if !names.insert(p.name.clone()) {
-            return Err(format!(
-                "{}: environment `{}` is named twice",
-                file.display(),
-                p.name
-            ));
+            return Err(format!("environment `{}` is named twice", p.name));
         }
     }
-    Ok(s.environment)
+    Ok(())
 }
 
 fn located(file: &Path, text: &str, e: &toml::de::Error) -> String {
@@ -183,6 +208,46 @@ mod tests {
         assert!(e.contains("`line_burst`"), "{e}");
         let e = Tuning::parse("instances = \"many\"\n", p).unwrap_err();
         assert!(e.starts_with("t.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn extra_environments_parse_and_their_errors_name_them() {
+        let p = Path::new("t.toml");
+        let extra = format!(
+            "{GOOD}\n[[extra]]\nname = \"late\"\n{}",
+            GOOD.replace("256", "64")
+        );
+        let t = Tuning::parse(&extra, p).expect("parses");
+        assert_eq!(t.extra.len(), 1);
+        assert_eq!(
+            (t.extra[0].name.as_str(), t.extra[0].tuning.instances),
+            ("late", 64)
+        );
+        // Round trip through the records' JSON keeps them; none: no field.
+        let back: Tuning = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+        assert_eq!(back, t);
+        let plain = Tuning::parse(GOOD, p).unwrap();
+        assert!(!serde_json::to_string(&plain).unwrap().contains("extra"));
+        let e = Tuning::parse(&extra.replace("= 64", "= 0"), p).unwrap_err();
+        assert!(
+            e.contains("t.toml")
+                && e.contains("field `extra`: environment `late`: field `instances`"),
+            "{e}"
+        );
+        let nested = format!("{extra}\n[[extra.extra]]\nname = \"n\"\n{GOOD}");
+        let e = Tuning::parse(&nested, p).unwrap_err();
+        assert!(e.contains("no extra environments of its own"), "{e}");
+        let twice = format!("{extra}\n[[extra]]\nname = \"late\"\n{GOOD}");
+        assert!(
+            Tuning::parse(&twice, p)
+                .unwrap_err()
+                .contains("named twice")
+        );
+        let point = format!(
+            "[[environment]]\nname = \"a\"\n{GOOD}\n[[environment.extra]]\nname = \"b\"\n{GOOD}"
+        );
+        let e = parse_search(&point, Path::new("s.toml")).unwrap_err();
+        assert!(e.contains("environment `a`: field `extra`"), "{e}");
     }
 
     #[test]
