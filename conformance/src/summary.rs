@@ -99,7 +99,12 @@ pub fn print(ctx: &Ctx) {
             ctx.opts.tuned_from
         );
         for x in &e.extra {
-            println!("  then `{}`: {}", x.name, describe_environment(&x.tuning));
+            let what = if x.tuning.launches == 0 {
+                "for the mutants only"
+            } else {
+                "then"
+            };
+            println!("  {what} `{}`: {}", x.name, describe_environment(&x.tuning));
         }
     }
     println!("Results: {}", ctx.opts.results.display());

@@ -427,8 +427,12 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
                     Ok(run) => run,
                     Err(e) => return error(e.to_string()),
                 };
-            // The extra environments' launches join the same histogram.
+            // The extra environments' launches join the same histogram (one
+            // with 0 launches is for the mutants only).
             for (i, e) in opts.extra.iter().enumerate() {
+                if e.tuning.launches == 0 {
+                    continue;
+                }
                 let seed = gridcheck_gpu::launch_seed(opts.seed, EXTRA_SEEDS + i as u32);
                 let (inc, budget) = crate::Options::extra_run(&e.tuning, seed);
                 match gpu.run_litmus_with(&cubin, test_name, l, &budget, &inc) {

@@ -68,14 +68,17 @@ struct SearchFile {
 }
 
 impl Tuning {
-    /// The bounds a file must keep, with the field that breaks one.
-    fn check(&self) -> Result<(), String> {
+    /// The bounds a file must keep, with the field that breaks one. An
+    /// extra environment may have 0 launches: it then runs for the mutants
+    /// only, not in the litmus trials.
+    fn check(&self, extra: bool) -> Result<(), String> {
         let bad = |field: &str, why: &str| Err(format!("field `{field}`: {why}"));
         if !(1..=1 << 16).contains(&self.instances) {
             return bad("instances", "must be 1 to 65536");
         }
-        if !(1..=4096).contains(&self.launches) {
-            return bad("launches", "must be 1 to 4096");
+        let least = u32::from(!extra);
+        if !(least..=4096).contains(&self.launches) {
+            return bad("launches", &format!("must be {least} to 4096"));
         }
         if self.max_delay_cycles > 1 << 24 {
             return bad("max_delay_cycles", "must be at most 16777216");
@@ -92,7 +95,7 @@ impl Tuning {
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
         }
-        check_points(&self.extra).map_err(|e| format!("field `extra`: {e}"))?;
+        check_points(&self.extra, true).map_err(|e| format!("field `extra`: {e}"))?;
         if self.extra.iter().any(|p| !p.tuning.extra.is_empty()) {
             return bad(
                 "extra",
@@ -105,7 +108,8 @@ impl Tuning {
     /// Parses a tuned environment; errors name the file and the line.
     pub fn parse(text: &str, file: &Path) -> Result<Tuning, String> {
         let t: Tuning = toml::from_str(text).map_err(|e| located(file, text, &e))?;
-        t.check().map_err(|e| format!("{}: {e}", file.display()))?;
+        t.check(false)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         Ok(t)
     }
 
@@ -134,7 +138,7 @@ pub fn parse_search(text: &str, file: &Path) -> Result<Vec<SearchPoint>, String>
     if s.environment.is_empty() {
         return Err(format!("{}: no [[environment]]", file.display()));
     }
-    check_points(&s.environment).map_err(|e| format!("{}: {e}", file.display()))?;
+    check_points(&s.environment, false).map_err(|e| format!("{}: {e}", file.display()))?;
     if let Some(p) = s.environment.iter().find(|p| !p.tuning.extra.is_empty()) {
         return Err(format!(
             "{}: environment `{}`: field `extra`: a search point has no extra environments",
@@ -146,11 +150,11 @@ pub fn parse_search(text: &str, file: &Path) -> Result<Vec<SearchPoint>, String>
 }
 
 /// Each point within bounds, named with letters, digits, `-` and `_`, once.
-fn check_points(points: &[SearchPoint]) -> Result<(), String> {
+fn check_points(points: &[SearchPoint], extra: bool) -> Result<(), String> {
     let mut names = std::collections::BTreeSet::new();
     for p in points {
         p.tuning
-            .check()
+            .check(extra)
             .map_err(|e| format!("environment `{}`: {e}", p.name))?;
         if p.name.is_empty()
             || !p
@@ -234,6 +238,17 @@ mod tests {
                 && e.contains("field `extra`: environment `late`: field `instances`"),
             "{e}"
         );
+        // 0 launches: mutants only, allowed for an extra environment alone.
+        let (head, tail) = extra.split_at(extra.find("[[extra]]").unwrap());
+        let zero = format!("{head}{}", tail.replace("launches = 32", "launches = 0"));
+        assert_eq!(
+            Tuning::parse(&zero, p).expect("parses").extra[0]
+                .tuning
+                .launches,
+            0
+        );
+        let e = Tuning::parse(&GOOD.replace("launches = 32", "launches = 0"), p).unwrap_err();
+        assert!(e.contains("field `launches`: must be 1 to 4096"), "{e}");
         let nested = format!("{extra}\n[[extra.extra]]\nname = \"n\"\n{GOOD}");
         let e = Tuning::parse(&nested, p).unwrap_err();
         assert!(e.contains("no extra environments of its own"), "{e}");
