@@ -99,7 +99,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --stress-iters N          a stress warp's iterations per phase
   --permute on|off          permute instances over memory slots
   --stress-lines on|off     stress warps contend the test's own location lines
-  --line-burst N            reductions on a location's line before each store of the test
+  --line-burst N            reductions the block issues on the line of each location a phase
+                            stores to, before the phase's barrier
                             (0: none; at most 65536)
   --extra-environment JSON  one more environment after the first (how the harness hands a tuned
                             file's [[extra]] environments to its workers)
