@@ -13,7 +13,7 @@ use std::fs::File;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gridcheck_gpu::{Budget, Gpu, Incantations};
+use gridcheck_gpu::{Budget, Gpu};
 use gridcheck_mutate::{Candidate, Judgement};
 use gridcheck_report::{
     Environment, MutantRecord, MutantRun, MutantStatus, Score, SearchPoint, Tuning,
@@ -384,14 +384,7 @@ fn run_budgeted(
     seed: u64,
 ) -> Result<MutantRun, String> {
     let t: &Tuning = &env.tuning;
-    let inc = Incantations {
-        max_delay_cycles: t.max_delay_cycles,
-        stress_words: t.stress_words,
-        stress_iters: t.stress_iters,
-        permute: t.permute,
-        stress_lines: t.stress_lines,
-        line_burst: t.line_burst,
-    };
+    let inc = crate::Options::incantations_of(t);
     let budget = Duration::from_secs_f64(t.mutant_budget_s);
     let wall_limit = budget * 4 + Duration::from_secs(5);
     let start = Instant::now();

@@ -425,13 +425,18 @@ impl Options {
 
     /// The incantations of the environment.
     pub fn incantations(&self) -> gridcheck_gpu::Incantations {
+        Self::incantations_of(&self.environment())
+    }
+
+    /// The incantations of a testing environment.
+    pub fn incantations_of(t: &gridcheck_report::Tuning) -> gridcheck_gpu::Incantations {
         gridcheck_gpu::Incantations {
-            max_delay_cycles: self.max_delay,
-            stress_words: self.stress_words,
-            stress_iters: self.stress_iters,
-            permute: self.permute,
-            stress_lines: self.stress_lines,
-            line_burst: self.line_burst,
+            max_delay_cycles: t.max_delay_cycles,
+            stress_words: t.stress_words,
+            stress_iters: t.stress_iters,
+            permute: t.permute,
+            stress_lines: t.stress_lines,
+            line_burst: t.line_burst,
         }
     }
 
@@ -470,14 +475,7 @@ impl Options {
         seed: u64,
     ) -> (gridcheck_gpu::Incantations, gridcheck_gpu::Budget) {
         (
-            gridcheck_gpu::Incantations {
-                max_delay_cycles: e.max_delay_cycles,
-                stress_words: e.stress_words,
-                stress_iters: e.stress_iters,
-                permute: e.permute,
-                stress_lines: e.stress_lines,
-                line_burst: e.line_burst,
-            },
+            Self::incantations_of(e),
             gridcheck_gpu::Budget {
                 instances_per_launch: e.instances,
                 launches: e.launches,
