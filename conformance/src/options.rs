@@ -46,7 +46,8 @@ pub struct Options {
     pub line_burst: u32,
     pub mutant_budget_s: f64,
     /// The tuned file's further environments (`[[extra]]`), run after the
-    /// one above; flags do not change them, `--tuning none` has none.
+    /// one above; `--extra-environment` flags replace them, `--tuning none`
+    /// has none.
     pub extra: Vec<gridcheck_report::SearchPoint>,
     /// Environment flags given on the command line (they win over a file).
     pub given: Vec<&'static str>,
@@ -272,6 +273,9 @@ impl Options {
                     let e: gridcheck_report::SearchPoint = serde_json::from_str(&v)
                         .map_err(|e| format!("--extra-environment: {e}"))?;
                     o.extra.push(e);
+                    if !o.given.contains(&"extra") {
+                        o.given.push("extra");
+                    }
                 }
                 "--tune" => {
                     o.tune = Some(value(&mut args, "--tune")?.into());
@@ -400,7 +404,9 @@ impl Options {
         if !given("mutant_budget_s") {
             self.mutant_budget_s = t.mutant_budget_s;
         }
-        self.extra = t.extra.clone();
+        if !given("extra") {
+            self.extra = t.extra.clone();
+        }
         self.tuned_from = from;
     }
 
@@ -549,18 +555,37 @@ mod tests {
         let mut t = parse(&["bin"]).unwrap().environment();
         t.line_burst = 256;
         t.stress_lines = true;
+        let mut late = t.clone();
+        late.max_delay_cycles = 0;
+        late.launches = 0;
+        t.extra = vec![gridcheck_report::SearchPoint {
+            name: "late".into(),
+            tuning: late,
+        }];
         let mut o = parse(&["bin", "--line-burst", "64"]).unwrap();
         o.apply_tuning(&t, "t.toml".into());
         assert_eq!(o.line_burst, 64, "the flag wins");
         assert!(o.stress_lines, "the file gives what no flag gave");
         assert_eq!(o.incantations().line_burst, 64);
+        assert_eq!(o.extra, t.extra, "the file's extra environments");
         let mut argv = vec!["bin".to_string()];
         argv.extend(o.environment_args());
-        let w = Options::parse(argv, "/r".into()).unwrap();
+        let w = Options::parse(argv.clone(), "/r".into()).unwrap();
         assert_eq!(
             w.environment(),
             o.environment(),
-            "a worker gets the same environment"
+            "a worker gets the same environment, extra ones included"
+        );
+        // Extra environments given as flags win over the file's.
+        let mut mine = w.clone();
+        let mut other = t.clone();
+        other.extra[0].name = "other".into();
+        mine.apply_tuning(&other, "u.toml".into());
+        assert_eq!(mine.extra[0].name, "late");
+        assert!(
+            parse(&["bin", "--extra-environment", "{"])
+                .unwrap_err()
+                .contains("--extra-environment")
         );
     }
 
