@@ -41,9 +41,9 @@
 //
 // Representative thread tN of a kernel is threadIdx.x == N * 32, alone in
 // its warp: the other lanes of that warp take part only in the block's line
-// bursts (gc_block_burst, before a phase's barrier) and otherwise idle. GC_STRESS_WARPS extra warps
-// per block stress memory (stores and loads to p.stress) while the modeled
-// threads run their operations. Before each test operation the modeled
+// bursts (gc_block_burst, before a phase's barrier) and otherwise idle.
+// GC_STRESS_WARPS extra warps per block stress memory (stores and loads to
+// p.stress) while the modeled threads run their operations. Before each test operation the modeled
 // thread spins for a random number of clock cycles (seeded: p.seed, slot and
 // the operation's site number), which provokes the rarer interleavings.
 //

@@ -4,7 +4,7 @@
 //! take, chosen by the search of `--tune` over the points of
 //! `conformance/tuning/search.toml`. The conformance run uses it, with the
 //! further environments it names (`[[extra]]`): a litmus trial runs the
-//! launches of each as well, and a mutant that survives the first
+//! launches of each as well (none for one with 0 launches), and a mutant that survives the first
 //! environment's budget goes on under each extra one with its own budget.
 //! One environment cannot provoke everything: the random delays most
 //! mutants need keep the blocks of a PDL primary from exiting together,
