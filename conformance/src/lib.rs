@@ -14,6 +14,7 @@
 //! reads the file back, naming every line it skips and why.
 
 pub mod devices;
+mod environment;
 mod expectations;
 mod mutants;
 pub mod options;
