@@ -67,13 +67,35 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
         rel(ctx, &run.dir.join("mutants.jsonl"))
     );
     let budget = run.mutants.iter().map(|r| r.budget_s).fold(0.0, f64::max);
+    // The tuned file's extra environments, which a surviving mutant goes on
+    // under, each with its own budget.
+    let extra: Vec<String> = run
+        .mutants
+        .iter()
+        .find_map(|r| r.environment.as_ref()?.tuning.as_ref())
+        .map(|t| {
+            t.extra
+                .iter()
+                .map(|e| {
+                    format!(
+                        ", then, while it survives, {} GPU s under `{}`",
+                        e.tuning.mutant_budget_s, e.name
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "**{} mutants killed**, each within a budget of {budget} GPU s; the slowest \
-         kill took {:.3} GPU s; {:.1} GPU s in all. {} candidates are not mutants (the oracles \
-         say the test does not rest on what the operator removed there, or the loader rejects \
-         the result).",
-        s.overall, s.slowest_kill_s, s.gpu_s, s.not_mutants
+        "**{} mutants killed**, each within a budget of {budget} GPU s{}; \
+         the slowest kill took {:.3} GPU s; {:.1} GPU s in all. {} candidates are not mutants \
+         (the oracles say the test does not rest on what the operator removed there, or the \
+         loader rejects the result).",
+        s.overall,
+        extra.concat(),
+        s.slowest_kill_s,
+        s.gpu_s,
+        s.not_mutants
     );
     for (what, n) in &s.left_out {
         let _ = writeln!(
