@@ -221,6 +221,12 @@ __device__ __forceinline__ void store_volatile(unsigned* p, unsigned v) {
                : "memory");
 }
 
+// PDL_STATUS_AFTER: block b's status word (a line of its own), stored right
+// after its flag as the suite's thread 0 marks its instance as run.
+__device__ __forceinline__ void mark_status(unsigned* status, int b) {
+  if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
+}
+
 __device__ __forceinline__ void store_weak_v4(unsigned* p, unsigned v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %1, %1, %1};" ::"l"(
                    __cvta_generic_to_global(p)),
@@ -303,7 +309,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       }
       *tp = global_timer();
       store_weak(flag, 1u);
-      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
+      mark_status(status, b);
       return;
     }
     case CTRL_NO_PDL:
@@ -311,7 +317,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       if (tid != 0) return;
       *tp = global_timer();
       store_weak(flag, 1u);
-      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
+      mark_status(status, b);
       return;
     }
     case PLAIN_LATE_TRIGGER: {
@@ -349,7 +355,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
         store_volatile(line + off, 1u);
       }
       if (warp != 0) return;
-      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
+      mark_status(status, b);
       return;
     }
     case CONTENDED_LINE_IMPLICIT:
@@ -370,7 +376,7 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
       } else {
         store_volatile(flag, 1u);
       }
-      if (status != nullptr) store_volatile(status + (size_t)b * kLineWords, 1u);
+      mark_status(status, b);
       return;
     }
 #if defined(PDL_HAVE_BULK)
@@ -440,6 +446,19 @@ __global__ void primary(int variant, unsigned* x, int stride, int off,
   }
 }
 
+// The flag (and with `two` the one on the next line, the smaller of the
+// two: 0 if either is unwritten), read the way the mode asks.
+__device__ __forceinline__ unsigned read_flags(const unsigned* flag, int read_volatile,
+                                               int two) {
+  unsigned v = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
+  if (two) {
+    const unsigned w = read_volatile ? load_volatile(flag + kLineWords)
+                                     : load_relaxed_gpu(flag + kLineWords);
+    v = v < w ? v : w;
+  }
+  return v;
+}
+
 // Thread 0 of block b reads the flag first thing (before the dependency
 // wait), then again after cudaGridDependencySynchronize().
 __global__ void secondary(const unsigned* x, int stride, int off,
@@ -457,19 +476,9 @@ __global__ void secondary(const unsigned* x, int stride, int off,
   const unsigned* flag = x + (size_t)blockIdx.x * stride + off;
   suite_delay(max_delay, (unsigned long long)(inst_base + blockIdx.x));
   const unsigned long long t0 = global_timer();
-  unsigned v0 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
-  if (two) {
-    const unsigned w = read_volatile ? load_volatile(flag + kLineWords)
-                                     : load_relaxed_gpu(flag + kLineWords);
-    v0 = v0 < w ? v0 : w;
-  }
+  const unsigned v0 = read_flags(flag, read_volatile, two);
   cudaGridDependencySynchronize();
-  unsigned v1 = read_volatile ? load_volatile(flag) : load_relaxed_gpu(flag);
-  if (two) {
-    const unsigned w = read_volatile ? load_volatile(flag + kLineWords)
-                                     : load_relaxed_gpu(flag + kLineWords);
-    v1 = v1 < w ? v1 : w;
-  }
+  const unsigned v1 = read_flags(flag, read_volatile, two);
   const long long i = inst_base + blockIdx.x;
   before[i] = v0;
   after[i] = v1;

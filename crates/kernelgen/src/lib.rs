@@ -15,7 +15,8 @@
 //! Assumptions" (ASPLOS 2015, section 4): many instances per launch, each in
 //! its own memory slot through a co-prime permutation, random delays before
 //! test operations, memory stress by non-testing warps, and a burst of
-//! reductions on a location's line before each store. The ABI (kernel
+//! reductions by the whole block on the line of each location a phase
+//! stores to, before the phase's barrier. The ABI (kernel
 //! parameters, array layout, status words) is documented in
 //! `kernels/include/gridcheck.cuh`; [`Layout`] is its Rust description.
 //!
