@@ -129,7 +129,7 @@ __device__ __forceinline__ void gc_arrive(unsigned int *arrived) { atomicAdd(arr
 // own location lines instead (each location has a 128-byte line to itself;
 // its first word is the location): the test's stores then join a contended
 // line, which makes them late to become visible (measured on an H100 by
-// conformance/experiments/pdl-late-write, the contended-line variant).
+// lab/experiments/pdl-late-write, the contended-line variant).
 __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
                                           volatile unsigned int *arrived, unsigned int target,
                                           unsigned int phase) {
@@ -167,7 +167,7 @@ __device__ __forceinline__ void gc_stress(const gc_params &p, unsigned int slot,
 // location is word 0 of its line; nothing reads the padding words. One
 // warp's burst right before the store (the first version) cannot build that
 // queue under the suite's conditions: in
-// conformance/experiments/pdl-late-write (H100, 2026-11-25, modes), a PDL
+// lab/experiments/pdl-late-write (H100, 2026-11-25, modes), a PDL
 // secondary's read before cudaGridDependencySynchronize() was stale in
 // 20 545 of 1.32 million instances after one warp's burst, in 2 with fresh
 // memory a launch (as the suite's) and in 0 with a second warp bursting on a

@@ -31,12 +31,12 @@ pub struct Inputs {
 
 impl Inputs {
     /// Reads the recorded runs, the expectations and the baselines of the
-    /// checkout at `root` (`conformance/results`, `conformance/expectations`,
+    /// checkout at `root` (`records`, `conformance/expectations`,
     /// `conformance/bench/baselines`). A record written under a test's
     /// former name is shown as the test's (see
     /// [`TrialRecord::under_current_name`](gridcheck_report::TrialRecord::under_current_name)).
     pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
-        let mut runs = results::load_runs(&root.join("conformance/results"))?;
+        let mut runs = results::load_runs(&root.join("records"))?;
         for run in &mut runs {
             gridcheck_report::under_current_names(&mut run.records, &spec);
         }

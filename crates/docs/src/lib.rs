@@ -1,7 +1,7 @@
 //! gridcheck's spec documentation and reports.
 //!
 //! Inputs: the spec (`crates/spec`), the recorded results
-//! (`conformance/results/<gpu-slug>/<date>/results.jsonl`), the known
+//! (`records/<gpu-slug>/<date>/results.jsonl`), the known
 //! discrepancies (`conformance/expectations/*.toml`) and the benchmark
 //! baselines (`conformance/bench/baselines/*.json`). Outputs:
 //!

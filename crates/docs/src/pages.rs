@@ -84,7 +84,7 @@ pub(crate) fn index(ctx: &Ctx) -> String {
         spec.tests.len()
     );
     if ctx.latest.is_empty() {
-        s += "No run is recorded under `conformance/results/`: the pages show the spec and no results.\n\n";
+        s += "No run is recorded under `records/`: the pages show the spec and no results.\n\n";
     } else {
         s += "Results shown (the newest run of each GPU):\n\n";
         for run in &ctx.latest {
@@ -235,7 +235,7 @@ pub(crate) fn coverage(ctx: &Ctx) -> String {
 
 pub(crate) fn runs(ctx: &Ctx) -> String {
     let mut s = String::from("# Recorded runs\n\n");
-    s += "Every run under `conformance/results/<gpu>/<date>/`, newest first. The rule pages \
+    s += "Every run under `records/<gpu>/<date>/`, newest first. The rule pages \
           show the newest run of each GPU.\n\n";
     if ctx.inputs.runs.is_empty() {
         s += "No run is recorded.\n";

@@ -1,4 +1,4 @@
-//! Recorded results: `conformance/results/<gpu-slug>/<date>/results.jsonl`,
+//! Recorded results: `records/<gpu-slug>/<date>/results.jsonl`,
 //! one directory per GPU and date, beside the run's `machine.txt`.
 
 use std::collections::BTreeMap;

@@ -43,7 +43,7 @@ impl Corpus {
                 (p, text)
             })
             .collect();
-        let results = std::fs::read_dir(root.join("conformance/results"))
+        let results = std::fs::read_dir(root.join("records"))
             .into_iter()
             .flatten()
             .flatten()

@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn the_checked_in_files_cover_the_recorded_xfails() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let results = root.join("conformance/results");
+        let results = root.join("records");
         let mut checked = 0;
         for gpu in std::fs::read_dir(&results).unwrap().flatten() {
             let newest = std::fs::read_dir(gpu.path())
