@@ -11,6 +11,7 @@
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
+//! cargo xtask record RUN_DIR                 publish a GPU run's output as records/<gpu>/<date>/
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! ```
@@ -23,6 +24,7 @@ mod coverage;
 mod doc;
 mod fuzz;
 mod mutants;
+mod record;
 mod report;
 
 use std::path::{Path, PathBuf};
@@ -49,6 +51,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   a report of any results file
   report merge <results.jsonl>... [--out FILE] [--format md|json]
                                   a conformance matrix: trial x GPU, driver, nvcc
+  record RUN_DIR [--date D] [--gpu SLUG]
+                                  publish a GPU run's output folder as records/<gpu>/<date>[.N]/
+                                  (golden.txt one line a trial, raw logs packed)
   bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
                                   run the benchmarks on this machine's GPU (see `cargo xtask bench --help`)
   bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         Some("mutants") => mutants::run(&args[1..]),
         Some("doc") => doc::run(&args[1..]),
         Some("report") => report::run(&args[1..]),
+        Some("record") => record::run(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("model") => {
             bench_model::run(&args[2..])
         }

@@ -17,6 +17,7 @@
 pub mod baseline;
 mod block;
 pub mod expectations;
+mod golden;
 mod junit;
 mod mutant;
 mod record;
@@ -26,6 +27,7 @@ mod tuning;
 
 pub use block::litmus_block;
 pub use expectations::{Expectations, Xfail, slug};
+pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
 pub use record::{

@@ -1,0 +1,277 @@
+//! `cargo xtask record RUN [--date YYYY-MM-DD] [--gpu SLUG] [--dry-run]`:
+//! publishes a GPU run's output folder (what `conformance/gpu-run.sh` left
+//! in `$OUT`) as a recorded run, `records/<gpu-slug>/<date>[.N]/`.
+//!
+//! - The folder is named for the GPU of its records and the date (today
+//!   in UTC unless `--date`); a date already recorded gets the next free
+//!   `.2`, `.3`, ... so that runs are never mixed or overwritten.
+//! - What the site and the reports read is copied as it is: every
+//!   `*.jsonl` (`results.jsonl`, `mutants.jsonl`, ...), `machine.txt` and
+//!   `fault-check.txt`.
+//! - `golden.txt` is written from `results.jsonl`
+//!   (`gridcheck_report::golden`): one line a trial, the environment once,
+//!   for a reviewer's diff.
+//! - `--golden DIR...` (re)writes the golden of runs already recorded.
+//! - Everything else (raw logs, experiment folders) is packed into
+//!   `logs.tar.xz`, so that raw logs do not sit in the tree as text.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gridcheck_report::{golden, read_results_file, slug};
+
+use crate::{Result, root};
+
+const USAGE: &str = "usage: cargo xtask record RUN_DIR [--date YYYY-MM-DD] [--gpu SLUG] [--dry-run]
+  publishes RUN_DIR (results.jsonl and the run's logs) as records/<gpu-slug>/<date>[.N]/
+       cargo xtask record --golden RECORDED_DIR...
+  (re)writes golden.txt of runs already recorded, from their results.jsonl";
+
+/// Files copied as they are: what the site and the reports read.
+fn kept_as_is(name: &str) -> bool {
+    name.ends_with(".jsonl") || name == "machine.txt" || name == "fault-check.txt"
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut run_dir = None;
+    let (mut date, mut gpu, mut dry_run) = (None, None, false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--date" => date = Some(value(it.next(), "--date")?),
+            "--gpu" => gpu = Some(value(it.next(), "--gpu")?),
+            "--dry-run" => dry_run = true,
+            "--golden" => return it.try_for_each(|d| write_golden(Path::new(d))),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s if run_dir.is_none() => run_dir = Some(PathBuf::from(s)),
+            s => return Err(format!("one run folder, not also `{s}`\n{USAGE}")),
+        }
+    }
+    let run_dir = run_dir.ok_or_else(|| USAGE.to_string())?;
+    let results = run_dir.join("results.jsonl");
+    let read = read_results_file(&results)
+        .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
+    for s in &read.skipped {
+        eprintln!(
+            "warning: {}:{}: skipped: {}",
+            results.display(),
+            s.line,
+            s.reason
+        );
+    }
+    let gpu = match gpu {
+        Some(g) => g,
+        None => gpu_slug(&read.records).ok_or_else(|| {
+            format!(
+                "{}: no GPU record names its GPU; give --gpu SLUG",
+                results.display()
+            )
+        })?,
+    };
+    let date = match date {
+        Some(d) if valid_date(&d) => d,
+        Some(d) => return Err(format!("--date takes YYYY-MM-DD, not `{d}`")),
+        None => today_utc(),
+    };
+    let dest = free_folder(&root().join("records").join(&gpu), &date);
+    println!(
+        "recording {} ({} records) as {}",
+        run_dir.display(),
+        read.records.len(),
+        dest.display()
+    );
+    if dry_run {
+        return Ok(());
+    }
+    publish(&run_dir, &dest, &golden(&read.records))
+}
+
+/// Writes `golden.txt` beside a recorded run's `results.jsonl`.
+fn write_golden(dir: &Path) -> Result<()> {
+    let results = dir.join("results.jsonl");
+    let read = read_results_file(&results)
+        .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
+    let path = dir.join("golden.txt");
+    std::fs::write(&path, golden(&read.records))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {} ({} records)", path.display(), read.records.len());
+    Ok(())
+}
+
+fn value(v: Option<&String>, flag: &str) -> Result<String> {
+    v.cloned()
+        .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+}
+
+/// The slug of the GPU most of the records ran on.
+fn gpu_slug(records: &[gridcheck_report::TrialRecord]) -> Option<String> {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for r in records {
+        if let Some(env) = &r.environment {
+            *counts.entry(slug(&env.gpu)).or_default() += 1;
+        }
+    }
+    let most = counts.values().copied().max()?;
+    counts.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s)
+}
+
+fn valid_date(d: &str) -> bool {
+    let b = d.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// Today's date in UTC, from the system clock.
+fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_date(secs / 86_400)
+}
+
+/// The proleptic Gregorian date of a day number since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_date(days: u64) -> String {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `<gpu_dir>/<date>`, or the first of `<date>.2`, `<date>.3`, ... that
+/// does not exist.
+fn free_folder(gpu_dir: &Path, date: &str) -> PathBuf {
+    let first = gpu_dir.join(date);
+    if !first.exists() {
+        return first;
+    }
+    (2..)
+        .map(|n| gpu_dir.join(format!("{date}.{n}")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
+    let err = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
+    std::fs::create_dir_all(dest).map_err(|e| err("cannot create", dest, e))?;
+    let mut packed = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(run_dir)
+        .map_err(|e| err("cannot list", run_dir, e))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = e.path();
+        if path.is_file() && kept_as_is(&name) {
+            std::fs::copy(&path, dest.join(&name)).map_err(|e| err("cannot copy", &path, e))?;
+        } else {
+            packed.push(name);
+        }
+    }
+    std::fs::write(dest.join("golden.txt"), golden)
+        .map_err(|e| err("cannot write", &dest.join("golden.txt"), e))?;
+    if !packed.is_empty() {
+        let tarball = dest.join("logs.tar.xz");
+        let status = Command::new("tar")
+            .arg("-cJf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(run_dir)
+            .args(&packed)
+            .status()
+            .map_err(|e| format!("cannot run tar: {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "tar failed ({status}) packing {}",
+                tarball.display()
+            ));
+        }
+        println!("packed into logs.tar.xz: {}", packed.join(", "));
+    }
+    println!("wrote {}", dest.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(20_418), "2025-11-26");
+        assert_eq!(civil_date(19_782), "2024-02-29");
+    }
+
+    #[test]
+    fn dates_are_checked() {
+        assert!(valid_date("2026-11-26"));
+        assert!(!valid_date("2026-11-2"));
+        assert!(!valid_date("2026/11/26"));
+    }
+
+    #[test]
+    fn a_recorded_date_gets_the_next_free_suffix() {
+        let dir = std::env::temp_dir().join(format!("gc-record-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("2026-11-26")).unwrap();
+        std::fs::create_dir_all(dir.join("2026-11-26.2")).unwrap();
+        assert_eq!(free_folder(&dir, "2026-11-26"), dir.join("2026-11-26.3"));
+        assert_eq!(free_folder(&dir, "2026-11-27"), dir.join("2026-11-27"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn logs_are_packed_and_what_readers_need_is_kept() {
+        let base = std::env::temp_dir().join(format!("gc-publish-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (run, dest) = (base.join("run"), base.join("dest"));
+        std::fs::create_dir_all(run.join("experiment")).unwrap();
+        for f in [
+            "results.jsonl",
+            "mutants.jsonl",
+            "machine.txt",
+            "conformance.log",
+        ] {
+            std::fs::write(run.join(f), f).unwrap();
+        }
+        std::fs::write(run.join("experiment/x.log"), "x").unwrap();
+        publish(&run, &dest, "g\n").unwrap();
+        for f in [
+            "results.jsonl",
+            "mutants.jsonl",
+            "machine.txt",
+            "golden.txt",
+            "logs.tar.xz",
+        ] {
+            assert!(dest.join(f).is_file(), "{f} missing");
+        }
+        assert!(!dest.join("conformance.log").exists());
+        let list = Command::new("tar")
+            .arg("-tJf")
+            .arg(dest.join("logs.tar.xz"))
+            .output()
+            .unwrap();
+        let list = String::from_utf8_lossy(&list.stdout);
+        assert!(
+            list.contains("conformance.log") && list.contains("experiment/x.log"),
+            "{list}"
+        );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
