@@ -21,6 +21,7 @@ pub mod options;
 mod progress;
 pub mod summary;
 mod tiers;
+pub mod timeouts;
 pub mod worker;
 
 use std::collections::HashMap;
@@ -194,11 +195,18 @@ impl Ctx {
                 _ => devices::Place::default(),
             };
             let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
-            Ok(match self.spec.test(test).map(|t| &t.body) {
+            let spec_test = self.spec.test(test);
+            let timeout =
+                timeouts::trial_timeout(self.opts.timeout, spec_test.and_then(|t| t.gpu_timeout));
+            let opts = Options {
+                timeout,
+                ..self.opts.clone()
+            };
+            Ok(match spec_test.map(|t| &t.body) {
                 Some(gridcheck_spec::TestBody::Host(h)) => {
-                    worker::run_host_program(&self.opts, &self.artifact(test), h, &place)
+                    worker::run_host_program(&opts, &self.artifact(test), h, &place)
                 }
-                _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test, &place),
+                _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
             })
         });
         match cell.get() {
