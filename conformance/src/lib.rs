@@ -169,7 +169,7 @@ impl Ctx {
                 &devices::Place::default(),
             ) {
                 worker::WorkerResult::Model(m) => Ok(m),
-                worker::WorkerResult::Timeout { seconds } => Err(format!(
+                worker::WorkerResult::Timeout { seconds, .. } => Err(format!(
                     "the model did not finish in {seconds} s (--model-timeout)"
                 )),
                 worker::WorkerResult::Error { message } => Err(message),
@@ -205,6 +205,9 @@ impl Ctx {
             Ok(match spec_test.map(|t| &t.body) {
                 Some(gridcheck_spec::TestBody::Host(h)) => {
                     worker::run_host_program(&opts, &self.artifact(test), h, &place)
+                }
+                Some(gridcheck_spec::TestBody::Litmus(_)) if opts.classify_timeouts => {
+                    timeouts::classified(&opts, test, &place)
                 }
                 _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
             })

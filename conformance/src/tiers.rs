@@ -506,9 +506,17 @@ fn check_outputs(
 fn worker_failure(r: &WorkerResult, trial: &TrialId, gpu_timeout: Option<u64>) -> (Status, String) {
     let reproduce = format!("Reproduce: cargo xtask conformance --tier gpu -- --exact {trial}");
     match r {
-        WorkerResult::Timeout { seconds } => (
+        WorkerResult::Timeout {
+            seconds,
+            classified,
+        } => (
             Status::Timeout,
-            crate::timeouts::timeout_message(*seconds, gpu_timeout, &reproduce),
+            crate::timeouts::timeout_message(
+                *seconds,
+                gpu_timeout,
+                classified.as_deref(),
+                &reproduce,
+            ),
         ),
         WorkerResult::Crash { exit, stderr_tail } => (
             Status::Crash,
