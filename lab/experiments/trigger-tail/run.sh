@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trigger-tail (README.md): builds trigger_tail.cu (executable and cubin) and
-# three generated litmus kernels under lab/hangs/litmus_driver.cu with the
+# five generated litmus kernels under lab/hangs/litmus_driver.cu with the
 # nvcc on PATH (sm_90), then runs every case in its own process under
 # `timeout`: a case whose launch has not completed after HANG_MS (default
 # 2000) prints HANG with where the grid stopped and exits 2.
@@ -15,7 +15,7 @@
 #   build.log       the compiler's output
 #   trigger-tail.log every line of every case, time-stamped
 #   summary.tsv     one row a case: name, rc, verdict, counts, where it stopped
-# About 3 to 4 minutes on an H100 when every hang case hangs (each costs
+# About 3 to 3.5 minutes on an H100 when every hang case hangs (each costs
 # HANG_MS plus the process's start and exit).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,9 +57,12 @@ gen_driver() {  # NAME TEST ENTRY BLOCK
   gen_driver gen-lf c2-tail-trigger-after-tail-launch c2_tail_trigger_after_tail_launch__parent 128 &
   gen_driver gen-other c2-tail-sees-other-thread-write-after-trigger \
     c2_tail_sees_other_thread_write_after_trigger__parent 128 &
+  gen_driver gen-ev2 c2-event-two-records-null-stream c2_event_two_records_null_stream__parent 96 &
+  gen_driver gen-evn c2-event-records-null-and-named-stream \
+    c2_event_records_null_and_named_stream__parent 96 &
   wait
 } >"$out/build.log" 2>&1
-for b in trigger_tail trigger_tail.cubin gen-tf gen-lf gen-other; do
+for b in trigger_tail trigger_tail.cubin gen-tf gen-lf gen-other gen-ev2 gen-evn; do
   if [ ! -e "$bin/$b" ]; then
     echo "build of $b failed (see $out/build.log)" | tee -a "$out/machine.txt"
     exit 2
@@ -222,6 +225,12 @@ gen g-tf-plain-b1 gen-tf instances=1 launches=20 delay=0 stress=0
 gen g-lf-tuned gen-lf instances=64 launches=32 delay=131072 stress=0
 gen g-lf-plain-b1 gen-lf instances=1 launches=50 delay=0 stress=0
 gen g-other-tuned gen-other instances=64 launches=32 delay=131072 stress=0
+
+echo "== the event-record tests (spec/cdp2/events.yaml) as the harness runs them: do they stall?"
+gen g-ev2-tuned gen-ev2 instances=64 launches=512 delay=131072 stress=0
+gen g-ev2-1024 gen-ev2 instances=1024 launches=32 delay=1048576 stress=65536
+gen g-evn-tuned gen-evn instances=64 launches=512 delay=131072 stress=0
+gen g-evn-1024 gen-evn instances=1024 launches=32 delay=1048576 stress=65536
 
 echo "== summary ($sum)"
 cut -f1-4,7-9,13 "$sum" | column -t -s $'\t' 2>/dev/null || cat "$sum"
