@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, from a bundle made by `cargo xtask gpu-bundle`:
 #  1. the fault fixtures (conformance/fixtures/spec) each get their own status
-#     (a hang: timeout; an illegal address: fail or crash; a module that does
-#     not load: fail) while the healthy fixtures beside them pass;
+#     (a hang: timeout, at the test's own gpu_timeout when it has one; an
+#     illegal address: fail or crash; a module that does not load: fail)
+#     while the healthy fixtures beside them pass;
 #  2. a run of the real suite killed midway (SIGKILL) and then resumed with
 #     --resume ends with a result for every trial.
 # Exits non-zero when either check fails.
@@ -35,6 +36,13 @@ $h --root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tie
   --timeout 10 --results "$fix" >"$out/fixtures.log" 2>&1
 echo "fixture run: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms"
 expect "$fix" fault-hang timeout
+expect "$fix" fault-hang-own-timeout timeout
+if grep -F '"test":"fault-hang-own-timeout"' "$fix" | tail -n 1 | grep -qF "killed after 3 s, the test's gpu_timeout"; then
+  echo "ok: fault-hang-own-timeout was killed at its own gpu_timeout (3 s, --timeout 10)"
+else
+  echo "FAILED: fault-hang-own-timeout's record does not say it was killed at its gpu_timeout of 3 s"
+  status=1
+fi
 expect "$fix" fault-illegal-address fail crash
 expect "$fix" fault-load fail
 expect "$fix" fixture-ok pass

@@ -21,6 +21,7 @@ pub mod options;
 mod progress;
 pub mod summary;
 mod tiers;
+pub mod timeouts;
 pub mod worker;
 
 use std::collections::HashMap;
@@ -168,7 +169,7 @@ impl Ctx {
                 &devices::Place::default(),
             ) {
                 worker::WorkerResult::Model(m) => Ok(m),
-                worker::WorkerResult::Timeout { seconds } => Err(format!(
+                worker::WorkerResult::Timeout { seconds, .. } => Err(format!(
                     "the model did not finish in {seconds} s (--model-timeout)"
                 )),
                 worker::WorkerResult::Error { message } => Err(message),
@@ -194,11 +195,21 @@ impl Ctx {
                 _ => devices::Place::default(),
             };
             let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
-            Ok(match self.spec.test(test).map(|t| &t.body) {
+            let spec_test = self.spec.test(test);
+            let timeout =
+                timeouts::trial_timeout(self.opts.timeout, spec_test.and_then(|t| t.gpu_timeout));
+            let opts = Options {
+                timeout,
+                ..self.opts.clone()
+            };
+            Ok(match spec_test.map(|t| &t.body) {
                 Some(gridcheck_spec::TestBody::Host(h)) => {
-                    worker::run_host_program(&self.opts, &self.artifact(test), h, &place)
+                    worker::run_host_program(&opts, &self.artifact(test), h, &place)
                 }
-                _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test, &place),
+                Some(gridcheck_spec::TestBody::Litmus(_)) if opts.classify_timeouts => {
+                    timeouts::classified(&opts, test, &place)
+                }
+                _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
             })
         });
         match cell.get() {

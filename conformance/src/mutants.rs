@@ -166,7 +166,7 @@ fn run(ctx: &Ctx, c: &Candidate) -> Result<Completion, Failed> {
 
 fn describe(r: &WorkerResult) -> String {
     match r {
-        WorkerResult::Timeout { seconds } => format!("timed out after {seconds} s"),
+        WorkerResult::Timeout { seconds, .. } => format!("timed out after {seconds} s"),
         WorkerResult::Error { message } => message.clone(),
         WorkerResult::Crash { exit, stderr_tail } => format!("crashed ({exit}): {stderr_tail}"),
         WorkerResult::LoadFailure { code, message } => {

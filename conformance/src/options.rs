@@ -26,6 +26,9 @@ pub struct Options {
     pub timeout: u64,
     /// Seconds the model may explore one litmus test before its process is killed.
     pub model_timeout: u64,
+    /// A litmus GPU trial that times out is rerun alone under watch and
+    /// classified: a stall (where) or a long run (its rate).
+    pub classify_timeouts: bool,
     /// Skip trials the results file already has a result for.
     pub resume: bool,
     /// Print progress lines with an estimate on standard error (`None`: when
@@ -89,6 +92,8 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --timeout SECS            kill a GPU test's process after this long (default: 60)
   --model-timeout SECS      kill the model's process for one test after this long (default: 300)
   --resume                  skip trials the results file already holds (a killed run goes on)
+  --classify-timeouts       rerun a litmus GPU trial that timed out alone under watch: a stall
+                            (where the instances stopped) or a long run (its rate)
   --progress, --no-progress progress lines with the time left on stderr (default: when stderr
                             is a terminal and stdout is not)
   --junit FILE              also write JUnit XML
@@ -143,6 +148,7 @@ impl Options {
             timeout: 60,
             model_timeout: 300,
             resume: false,
+            classify_timeouts: false,
             progress: None,
             junit: None,
             shard: None,
@@ -300,6 +306,7 @@ impl Options {
                         number(value(&mut args, "--model-timeout")?, "--model-timeout")?
                 }
                 "--resume" => o.resume = true,
+                "--classify-timeouts" => o.classify_timeouts = true,
                 "--progress" => o.progress = Some(true),
                 "--no-progress" => o.progress = Some(false),
                 "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),
@@ -386,6 +393,12 @@ mod tests {
         let o = parse(&["bin", "--spec", "/s", "--root", "/x"]).unwrap();
         assert_eq!(o.spec, PathBuf::from("/s"));
         assert_eq!(o.cubins, PathBuf::from("/x/target/kernels"));
+        assert!(!o.classify_timeouts);
+        assert!(
+            parse(&["bin", "--classify-timeouts"])
+                .unwrap()
+                .classify_timeouts
+        );
     }
 
     #[test]

@@ -342,7 +342,7 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, rec: &mut TrialRecord) {
                 seed,
             ),
             other => {
-                (rec.status, rec.message) = worker_failure(&other, &rec.trial);
+                (rec.status, rec.message) = worker_failure(&other, &rec.trial, test.gpu_timeout);
                 rec.model = model_summary(ctx, test).ok();
                 return;
             }
@@ -427,7 +427,7 @@ fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, rec: &mut TrialRecord) {
         (WorkerResult::Runtime { outputs, .. }, RuntimeExpect::Values(checks)) => {
             check_outputs(test, &r.outputs, checks, &outputs, &reproduce)
         }
-        (other, _) => worker_failure(&other, &rec.trial),
+        (other, _) => worker_failure(&other, &rec.trial, test.gpu_timeout),
     };
     rec.status = status;
     rec.message = message;
@@ -442,7 +442,7 @@ fn host(ctx: &Ctx, test: &Test, h: &HostTest, rec: &mut TrialRecord) {
         WorkerResult::Runtime { outputs, .. } => {
             check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce)
         }
-        other => worker_failure(&other, &rec.trial),
+        other => worker_failure(&other, &rec.trial, test.gpu_timeout),
     };
 }
 
@@ -502,12 +502,21 @@ fn check_outputs(
 }
 
 /// The status and message of a GPU run that produced no result to compare.
-fn worker_failure(r: &WorkerResult, trial: &TrialId) -> (Status, String) {
+/// `gpu_timeout` is the test's own (`gpu_timeout:`), which a timeout names.
+fn worker_failure(r: &WorkerResult, trial: &TrialId, gpu_timeout: Option<u64>) -> (Status, String) {
     let reproduce = format!("Reproduce: cargo xtask conformance --tier gpu -- --exact {trial}");
     match r {
-        WorkerResult::Timeout { seconds } => (
+        WorkerResult::Timeout {
+            seconds,
+            classified,
+        } => (
             Status::Timeout,
-            format!("killed after {seconds} s (--timeout). {reproduce}"),
+            crate::timeouts::timeout_message(
+                *seconds,
+                gpu_timeout,
+                classified.as_deref(),
+                &reproduce,
+            ),
         ),
         WorkerResult::Crash { exit, stderr_tail } => (
             Status::Crash,

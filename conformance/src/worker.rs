@@ -73,9 +73,11 @@ pub enum WorkerResult {
     NotRun {
         reason: String,
     },
-    /// Killed after the timeout.
+    /// Killed after the timeout; `classified`: what a watched rerun found.
     Timeout {
         seconds: u64,
+        #[serde(default)]
+        classified: Option<String>,
     },
     /// The child died or printed no result.
     Crash {
@@ -127,7 +129,10 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> Work
         cmd.args(["--worker-device", uuid]);
     }
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout) else {
-        return WorkerResult::Timeout { seconds: timeout };
+        return WorkerResult::Timeout {
+            seconds: timeout,
+            classified: None,
+        };
     };
     let parsed = stdout
         .lines()
@@ -235,6 +240,7 @@ pub fn run_host_program(
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, opts.timeout) else {
         return WorkerResult::Timeout {
             seconds: opts.timeout,
+            classified: None,
         };
     };
     let elapsed_s = start.elapsed().as_secs_f64();

@@ -14,10 +14,17 @@ fn fault_fixtures_load() {
     let names: Vec<&str> = spec.tests.iter().map(|t| t.name.as_str()).collect();
     for n in [
         "fault-hang",
+        "fault-hang-own-timeout",
         "fault-illegal-address",
         "fault-load",
         "fixture-ok",
     ] {
         assert!(names.contains(&n), "{names:?}");
     }
+    let own = spec.test("fault-hang-own-timeout").map(|t| t.gpu_timeout);
+    assert_eq!(
+        own,
+        Some(Some(3)),
+        "fault-check.sh expects a 3 s gpu_timeout"
+    );
 }

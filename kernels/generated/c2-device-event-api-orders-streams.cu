@@ -11,7 +11,7 @@
 //
 // The test's source, verbatim:
 
-#line 486 "spec/cdp2/streams.yaml"
+#line 490 "spec/cdp2/streams.yaml"
 __device__ volatile unsigned int x;
 __global__ void a() {
   long long t0 = clock64();

@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 444 "spec/cdp2/streams.yaml"
+#line 448 "spec/cdp2/streams.yaml"
 // Blocks pair up by ticket so that reruns in one module need no reset.
 __device__ unsigned int tickets;
 __device__ cudaStream_t slot_stream[2];

@@ -38,6 +38,8 @@ pub fn generate(spec: &Spec) -> Vec<(String, Test, String)> {
                 origin: original.origin.clone(),
                 source_line: None,
                 formerly: Vec::new(),
+                // A mutant of a test that can hang can hang too.
+                gpu_timeout: original.gpu_timeout,
             };
             let src = gridcheck_kernelgen::spec_relative(&original.origin.file);
             let cuda = gridcheck_kernelgen::generate(&test, &c.litmus, &src, &rules);

@@ -21,7 +21,8 @@
 //! Modules: `device` (probe and device information), `environment` (the
 //! budget, the incantations, the kernel parameters, launch seeds and slot
 //! permutations), `litmus` (litmus runs), `histogram` (the GPU histogram's plan and decoding), `runtime`
-//! (runtime tests).
+//! (runtime tests), `watch` (a run that may not end, watched: a stall and
+//! where, or a long run and its rate).
 
 use std::fmt;
 use std::sync::Arc;
@@ -33,6 +34,7 @@ mod environment;
 pub mod histogram;
 mod litmus;
 mod runtime;
+pub mod watch;
 
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
 use device::{device_info, init_driver};

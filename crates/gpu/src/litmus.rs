@@ -13,6 +13,7 @@ use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
 use crate::environment::{Budget, Incantations, Params, launch_seed, permutation};
+use crate::watch::{self, WatchCtx, Watcher, watch_launch};
 use crate::{Gpu, GpuError, cuda_error_name, driver_error, drv, histogram};
 
 /// The most launches (of one instance each) a litmus test that sets device
@@ -250,6 +251,28 @@ impl Gpu {
             .synchronize()
             .map_err(drv("cannot prepare the run"))?;
         let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
+        // GRIDCHECK_WATCH: each launch watched instead of waited for
+        // (`watch.rs`); a stall or a run out of time ends the run with its
+        // classification as the error.
+        let mut watch = match std::env::var("GRIDCHECK_WATCH") {
+            Ok(v) => {
+                let (stall, budget_s) = watch::parse_watch(&v).map_err(GpuError::new)?;
+                let side = self
+                    .ctx
+                    .new_stream()
+                    .map_err(drv("cannot create the watch stream"))?;
+                // SAFETY: written by the copies before it is read (page-locked,
+                // so that a copy beside a hung kernel cannot block the host).
+                let mut host = unsafe {
+                    self.ctx
+                        .alloc_pinned_with_flags::<u32>((nz * lay.status_stride as usize).max(1), 0)
+                }
+                .map_err(alloc("the watch buffer"))?;
+                let ptr = host.as_mut_ptr().map_err(drv("the watch buffer"))?;
+                Some((Watcher::new(stall), budget_s, side, host, ptr))
+            }
+            Err(_) => None,
+        };
         let launches_start = Instant::now();
         for li in 0..budget.launches {
             let seed = launch_seed(budget.seed, li);
@@ -293,7 +316,26 @@ impl Gpu {
             // c2-tail-sees-named-stream-child back to back hung the H100 in 8
             // of 45 runs, waiting after each launch in none of 32.
             // GRIDCHECK_QUEUE_LAUNCHES queues them.
-            if sync_each {
+            if let Some((w, budget_s, side, _, host)) = watch.as_mut() {
+                let total = u64::from(n) * u64::from(budget.launches);
+                let ctx = WatchCtx {
+                    stream,
+                    side,
+                    lay: &lay,
+                    status: plain(&status),
+                    host: *host,
+                    words: nz * lay.status_stride as usize,
+                    start: launches_start,
+                    budget_s: *budget_s,
+                    total,
+                };
+                watch_launch(&ctx, w, li).map_err(GpuError::new)?;
+                w.launch_done(u64::from(n));
+                let t = launches_start.elapsed().as_secs_f64();
+                if t >= *budget_s && li + 1 < budget.launches {
+                    return Err(GpuError::new(w.long_run(t, total)));
+                }
+            } else if sync_each {
                 stream
                     .synchronize()
                     .map_err(drv(&format!("launch {li} of {test_name} failed")))?;

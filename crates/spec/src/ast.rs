@@ -207,6 +207,10 @@ pub struct Test {
     /// source or the line cannot be found. Generated files point nvcc's
     /// errors there (`#line`).
     pub source_line: Option<usize>,
+    /// `gpu_timeout:` seconds after which the harness kills the test's GPU
+    /// trial, when shorter than its `--timeout`: a test that is known to be
+    /// able to hang records the hang quickly, as its finding.
+    pub gpu_timeout: Option<u64>,
 }
 
 #[derive(Debug, Clone)]

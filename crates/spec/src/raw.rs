@@ -67,6 +67,9 @@ pub struct RawTest {
     pub limits: Option<BTreeMap<String, u64>>,
     pub outputs: Option<Vec<String>>,
     pub load_error: Option<String>,
+    /// litmus, runtime, host: the GPU trial's timeout in seconds, when
+    /// shorter than the harness's `--timeout` (a test that can hang).
+    pub gpu_timeout: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -16,7 +16,7 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
-        let fields: [(&str, bool, &[&str]); 13] = [
+        let fields: [(&str, bool, &[&str]); 14] = [
             ("memory", t.memory.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
             ("condition", t.condition.is_some(), &["litmus"]),
@@ -34,6 +34,11 @@ impl Cx {
             ("limits", t.limits.is_some(), &["runtime", "litmus"]),
             ("outputs", t.outputs.is_some(), &["runtime", "host"]),
             ("load_error", t.load_error.is_some(), &["runtime"]),
+            (
+                "gpu_timeout",
+                t.gpu_timeout.is_some(),
+                &["litmus", "runtime", "host"],
+            ),
         ];
         if !["litmus", "compile", "runtime", "host"].contains(&t.kind.as_str()) {
             self.errors.push(ie.at(
@@ -61,6 +66,15 @@ impl Cx {
             "host" => self.host(&t, ie).map(TestBody::Host),
             _ => self.runtime(&t, ie).map(TestBody::Runtime),
         };
+        if let Some(s) = t.gpu_timeout
+            && !(1..=MAX_GPU_TIMEOUT).contains(&s)
+        {
+            self.errors.push(ie.at(
+                "gpu_timeout",
+                None,
+                format!("`gpu_timeout` is seconds, 1 to {MAX_GPU_TIMEOUT}; {s} is not"),
+            ));
+        }
         if self.errors.len() > before {
             return None;
         }
@@ -90,6 +104,7 @@ impl Cx {
                 line: ie.from,
             },
             source_line: ie.text.source_start(ie.from, ie.until),
+            gpu_timeout: t.gpu_timeout,
         })
     }
 
@@ -131,6 +146,9 @@ impl Cx {
         arch
     }
 }
+
+/// The longest `gpu_timeout` (an hour): it only ever shortens `--timeout`.
+const MAX_GPU_TIMEOUT: u64 = 3600;
 
 /// Lowercase words, digits and `-`, a letter first.
 fn is_test_name(name: &str) -> bool {

@@ -1,0 +1,168 @@
+//! A GPU trial's timeout: `--timeout`, or the test's own `gpu_timeout`
+//! where shorter (a test the spec knows can hang records the hang quickly,
+//! as its finding), and what a trial killed at it says.
+//!
+//! With `--classify-timeouts`, a litmus trial that timed out is run again
+//! alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
+//! words of the launch in flight are copied back every second beside the
+//! kernel; no change for [`STALL_AFTER_S`] seconds is a *stall* (which
+//! kernel did not run, which call did not return, in how many instances),
+//! and instances still completing when the trial's time is spent is a *long
+//! run* (its rate, and how long the whole budget would take). The status
+//! stays `timeout`; the message says which.
+
+use gridcheck_gpu::watch::{LONG_RUN, STALL};
+
+use crate::Options;
+use crate::devices::Place;
+use crate::worker::{self, Job, WorkerResult};
+
+/// Seconds without a status word changing that make a stall (a launch of
+/// the suite takes milliseconds).
+pub const STALL_AFTER_S: u64 = 5;
+
+/// The timeout of a test's GPU trial: the test's `gpu_timeout` where it is
+/// shorter than `--timeout`, else `--timeout`.
+pub fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
+    gpu_timeout.map_or(timeout, |t| t.min(timeout))
+}
+
+/// The message of a trial killed after `seconds`: it names the test's
+/// `gpu_timeout` when that was the limit, since such a test is known to be
+/// able to hang and the hang is what it found; and the classification of
+/// the rerun, if there was one.
+pub fn timeout_message(
+    seconds: u64,
+    gpu_timeout: Option<u64>,
+    classified: Option<&str>,
+    reproduce: &str,
+) -> String {
+    let limit = if gpu_timeout == Some(seconds) {
+        format!(
+            "killed after {seconds} s, the test's gpu_timeout: the spec knows it can hang \
+             (see its description), and a hang is its finding."
+        )
+    } else {
+        format!("killed after {seconds} s (--timeout).")
+    };
+    match classified {
+        Some(c) => format!("{limit} Rerun alone under watch: {c}. {reproduce}"),
+        None => format!("{limit} {reproduce}"),
+    }
+}
+
+/// Runs a litmus test's GPU worker; if it times out, runs it again alone
+/// under watch and classifies the timeout (the module docs).
+pub fn classified(opts: &Options, test: &str, place: &Place) -> WorkerResult {
+    let first = worker::run_isolated(opts, Job::Gpu, test, place);
+    let WorkerResult::Timeout { seconds, .. } = first else {
+        return first;
+    };
+    let mut watched = place.clone();
+    watched.env.push((
+        "GRIDCHECK_WATCH".into(),
+        format!("{STALL_AFTER_S},{seconds}"),
+    ));
+    // The watched run ends itself at `seconds` of launches; the margin is
+    // for loading, allocating and the last look at the status words.
+    let rerun = Options {
+        timeout: seconds + STALL_AFTER_S + 20,
+        ..opts.clone()
+    };
+    let again = worker::run_isolated(&rerun, Job::Gpu, test, &watched);
+    WorkerResult::Timeout {
+        seconds,
+        classified: Some(classification(&again)),
+    }
+}
+
+/// What a watched rerun found, in words.
+fn classification(r: &WorkerResult) -> String {
+    match r {
+        WorkerResult::Error { message } => {
+            match [STALL, LONG_RUN].iter().find_map(|k| message.find(k)) {
+                Some(i) => message[i..].to_string(),
+                None => format!("it failed otherwise: {message}"),
+            }
+        }
+        WorkerResult::Litmus {
+            elapsed_s,
+            instances,
+            ..
+        } => format!("not reproduced: it completed, {instances} instances in {elapsed_s:.1} s"),
+        WorkerResult::Timeout { seconds, .. } => {
+            format!("killed too, after {seconds} s, before the watch could say")
+        }
+        WorkerResult::Crash { exit, .. } => format!("its process died ({exit})"),
+        other => format!("unexpected result {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_timeout_only_ever_shortens() {
+        assert_eq!(trial_timeout(60, None), 60);
+        assert_eq!(trial_timeout(60, Some(20)), 20);
+        assert_eq!(
+            trial_timeout(10, Some(20)),
+            10,
+            "never longer than --timeout"
+        );
+    }
+
+    #[test]
+    fn the_message_names_the_limit_that_applied() {
+        let own = timeout_message(20, Some(20), None, "R");
+        assert!(
+            own.starts_with("killed after 20 s, the test's gpu_timeout"),
+            "{own}"
+        );
+        assert!(own.ends_with("finding. R"), "{own}");
+        let global = timeout_message(10, Some(20), None, "R");
+        assert_eq!(global, "killed after 10 s (--timeout). R");
+        assert_eq!(
+            timeout_message(60, None, None, "R"),
+            "killed after 60 s (--timeout). R"
+        );
+        let c = timeout_message(60, None, Some("stall: launch 3"), "R");
+        assert_eq!(
+            c,
+            "killed after 60 s (--timeout). Rerun alone under watch: stall: launch 3. R"
+        );
+    }
+
+    #[test]
+    fn a_rerun_is_classified_by_what_its_worker_said() {
+        let error = |m: &str| WorkerResult::Error {
+            message: m.to_string(),
+        };
+        let stall = "launch 0 of t failed: stall: launch 0 (after 0 instances completed in \
+                     earlier launches): no status word changed for 5.0 s; kernel `tl` ran in 0 of 64";
+        assert_eq!(
+            classification(&error(stall)),
+            "stall: launch 0 (after 0 instances completed in earlier launches): no status word \
+             changed for 5.0 s; kernel `tl` ran in 0 of 64"
+        );
+        let long = classification(&error("long run: 10 of 100 instances completed in 60.0 s"));
+        assert!(long.starts_with("long run: 10 of 100"), "{long}");
+        let other = classification(&error("cuLaunchKernelEx failed"));
+        assert_eq!(other, "it failed otherwise: cuLaunchKernelEx failed");
+        let done = classification(&WorkerResult::Litmus {
+            histogram: Vec::new(),
+            instances: 64,
+            launch_failures: 0,
+            first_launch_error: None,
+            elapsed_s: 0.25,
+            seed: 1,
+        });
+        assert_eq!(done, "not reproduced: it completed, 64 instances in 0.2 s");
+        let killed = classification(&WorkerResult::Timeout {
+            seconds: 85,
+            classified: None,
+        });
+        assert!(killed.starts_with("killed too, after 85 s"), "{killed}");
+    }
+}
