@@ -433,11 +433,18 @@ fn open_sink(path: &Path) -> Result<File, String> {
 /// run are ignored with their reason, the rest pass.
 pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Failed> {
     match status {
-        Status::Pass | Status::QualityWarning | Status::Xfail => Ok(Completion::Completed),
+        Status::Pass
+        | Status::QualityWarning
+        | Status::Xfail
+        | Status::Known
+        | Status::KnownHang
+        | Status::Changed => Ok(Completion::Completed),
         Status::NotSupported | Status::NotRun => Ok(Completion::ignored_with(message)),
-        Status::Fail | Status::OracleConflict | Status::Timeout | Status::Crash => {
-            Err(message.into())
-        }
+        Status::Fail
+        | Status::OracleConflict
+        | Status::Timeout
+        | Status::Crash
+        | Status::Unmodeled => Err(message.into()),
     }
 }
 

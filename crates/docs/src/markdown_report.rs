@@ -11,12 +11,16 @@ use crate::results::Machine;
 use crate::summary::counts;
 use crate::text::{cell, code, fenced};
 
-const ORDER: [Status; 9] = [
+const ORDER: [Status; 13] = [
     Status::Pass,
     Status::Fail,
     Status::OracleConflict,
+    Status::Unmodeled,
     Status::QualityWarning,
+    Status::Changed,
     Status::Xfail,
+    Status::Known,
+    Status::KnownHang,
     Status::Timeout,
     Status::Crash,
     Status::NotSupported,

@@ -93,6 +93,19 @@ pub enum Status {
     /// different states that no pinned limit explains: one of them is wrong,
     /// and no verdict can be trusted.
     OracleConflict,
+    /// A known fact that applies here (its `depends_on` matches this
+    /// machine) but was measured elsewhere, and reproduced: not a failure
+    /// of the run; the message names where it was first measured.
+    Known,
+    /// A known fact applies to this machine, but the trial no longer fails
+    /// as the fact says: not a failure of the run, shown loudly (the fact
+    /// file is out of date here, or the driver changed).
+    Changed,
+    /// A timeout that a known fact of kind `hang` covers.
+    KnownHang,
+    /// The hardware reached a state neither oracle reaches: a finding
+    /// against the guide or the model, a failure of the run.
+    Unmodeled,
 }
 
 impl Status {
@@ -107,6 +120,10 @@ impl Status {
             Status::Crash => "crash",
             Status::Xfail => "xfail",
             Status::OracleConflict => "oracle-conflict",
+            Status::Known => "known",
+            Status::Changed => "changed",
+            Status::KnownHang => "known-hang",
+            Status::Unmodeled => "unmodeled",
         }
     }
 }
@@ -363,6 +380,25 @@ tests:
         assert!(b.contains("3 *! k.t0.r0=1; x=0"), "{b}");
         assert!(b.contains("7 :> k.t0.r0=0; x=0"), "{b}");
         assert!(b.contains("Positive: 3, Negative: 7"), "{b}");
+    }
+
+    #[test]
+    fn statuses_are_kebab_case_in_json() {
+        for (s, text) in [
+            (Status::Known, "known"),
+            (Status::Changed, "changed"),
+            (Status::KnownHang, "known-hang"),
+            (Status::Unmodeled, "unmodeled"),
+            (Status::QualityWarning, "quality-warning"),
+        ] {
+            assert_eq!(s.as_str(), text);
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{text}\""));
+            assert_eq!(
+                serde_json::from_str::<Status>(&format!("\"{text}\"")).unwrap(),
+                s
+            );
+        }
+        assert!(serde_json::from_str::<Status>("\"knownhang\"").is_err());
     }
 
     #[test]
