@@ -15,7 +15,7 @@
 
 pub mod devices;
 mod environment;
-mod expectations;
+mod facts;
 mod mutants;
 pub mod options;
 mod progress;
@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{Expectations, ModelSummary, Status, TrialId, TrialRecord};
+use gridcheck_report::{Facts, ModelSummary, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -56,8 +56,9 @@ pub struct Ctx {
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
     skipped: Mutex<Vec<TrialRecord>>,
-    /// Known failures of this GPU and this nvcc.
-    pub expectations: Expectations,
+    /// The known facts (`conformance/facts/`), every one: where each
+    /// applies is decided trial by trial.
+    pub facts: Facts,
     /// Trials a previous run finished (`--resume`).
     done: HashMap<TrialId, TrialRecord>,
     records: Mutex<Vec<TrialRecord>>,
@@ -108,22 +109,14 @@ impl Ctx {
             (Err("the gpu tier is off".into()), None)
         };
         opts.tune(device.as_ref().ok())?;
-        // Every expectations file, whatever this machine can run; its
-        // entries name trials of the checkout's own spec.
+        // Every fact, whatever this machine can run; they name trials of
+        // the checkout's own spec.
         let own_spec = std::fs::canonicalize(&opts.spec).ok()
             == std::fs::canonicalize(opts.root.join("spec")).ok();
-        expectations::check_all(
-            &opts.root.join("conformance/expectations"),
+        let facts = facts::load_checked(
+            &opts.root.join(gridcheck_report::FACTS_DIR),
             &opts.root,
             own_spec.then_some(&spec),
-        )?;
-        let expectations = Expectations::load(
-            &opts.root.join("conformance/expectations"),
-            &Expectations::names(
-                device.as_ref().ok().map(|d| d.name.as_str()),
-                nvcc.as_ref().ok().map(|n| n.version.as_str()),
-            ),
-            &opts.root,
         )?;
         let done = if opts.resume {
             previous_results(&opts.results, &spec)?
@@ -147,7 +140,7 @@ impl Ctx {
             models: Mutex::default(),
             hardware: Mutex::default(),
             done,
-            expectations,
+            facts,
             skipped: Mutex::default(),
             records: Mutex::default(),
             sink: Mutex::new(Some(sink)),

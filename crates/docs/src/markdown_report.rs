@@ -141,17 +141,26 @@ pub fn markdown(
     }
     s += "\n";
 
-    let sections: [(&str, &[Status]); 3] = [
+    let sections: [(&str, &[Status]); 5] = [
         (
             "Failures",
             &[
                 Status::Fail,
                 Status::OracleConflict,
+                Status::Unmodeled,
                 Status::Crash,
                 Status::Timeout,
             ],
         ),
+        (
+            "Changed facts (a known fact that did not reproduce)",
+            &[Status::Changed],
+        ),
         ("Known failures (xfail)", &[Status::Xfail]),
+        (
+            "Known facts measured elsewhere (known, known-hang)",
+            &[Status::Known, Status::KnownHang],
+        ),
         ("Quality warnings", &[Status::QualityWarning]),
     ];
     for (heading, statuses) in sections {

@@ -84,7 +84,7 @@ pub fn rule_path(id: &str) -> String {
 }
 
 /// A slug for anchors and file names: lowercase alphanumerics and `-` (the
-/// same function names a GPU's results and expectations files).
+/// same function names a GPU's results and tuned files).
 pub use gridcheck_report::slug;
 
 #[cfg(test)]
