@@ -45,6 +45,11 @@ pub struct Ctx {
     pub opts: Options,
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
+    /// nvcc's version for the GPU records, found even when the static
+    /// tier is off: the device runtime the facts judge by (the kernels link
+    /// the `libcudadevrt` of the toolkit that built them, the same release
+    /// as the harness's nvcc on a bundle's GPU machine).
+    pub toolkit: Option<String>,
     /// The first device of the GPU tier (the one without `--devices`), or
     /// why the tier cannot run here.
     pub device: Result<DeviceInfo, String>,
@@ -109,6 +114,13 @@ impl Ctx {
             (Err("the gpu tier is off".into()), None)
         };
         opts.tune(device.as_ref().ok())?;
+        let toolkit = match (&nvcc, &device) {
+            (Ok(n), _) => Some(n.version.clone()),
+            (Err(_), Ok(_)) => gridcheck_toolchain::find_nvcc(&opts.root)
+                .ok()
+                .map(|n| n.version),
+            (Err(_), Err(_)) => None,
+        };
         // Every fact, whatever this machine can run; they name trials of
         // the checkout's own spec.
         let own_spec = std::fs::canonicalize(&opts.spec).ok()
@@ -134,6 +146,7 @@ impl Ctx {
             opts,
             spec,
             nvcc,
+            toolkit,
             device,
             devices,
             commit,

@@ -275,7 +275,7 @@ fn gpu_ready<'a>(
         gpu: device.name.clone(),
         sm: device.sm.clone(),
         driver: device.driver_version.clone(),
-        nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
+        nvcc: ctx.toolkit.clone(),
         driver_version: device.driver_release.clone(),
         tuning: Some(ctx.opts.environment()),
         tuning_file: ctx.opts.tuning_file.clone(),
