@@ -291,6 +291,20 @@ fn field_line(text: &str, from: usize, field: &str) -> usize {
     line_of(text, start)
 }
 
+/// `field `x`: ` when line `line` (1-based) sets a field `x = ...`.
+fn field_named_on(text: &str, line: usize) -> String {
+    let l = text.lines().nth(line - 1).unwrap_or("").trim_start();
+    let name: String = l
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if !name.is_empty() && l[name.len()..].trim_start().starts_with('=') {
+        format!("field `{name}`: ")
+    } else {
+        String::new()
+    }
+}
+
 fn valid_date(d: &str) -> bool {
     let b = d.as_bytes();
     b.len() == 10
@@ -422,7 +436,14 @@ impl Facts {
         let shown = file.display();
         let raw: BTreeMap<Spanned<String>, Spanned<RawFact>> =
             toml::from_str(text).map_err(|e| match e.span() {
-                Some(s) => format!("{shown}:{}: {}", line_of(text, s.start), e.message().trim()),
+                Some(s) => {
+                    let line = line_of(text, s.start);
+                    format!(
+                        "{shown}:{line}: {}{}",
+                        field_named_on(text, line),
+                        e.message().trim()
+                    )
+                }
                 None => format!("{shown}: {}", e.message().trim()),
             })?;
         let mut out = Vec::new();

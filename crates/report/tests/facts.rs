@@ -90,12 +90,12 @@ fn errors_name_the_file_line_and_field() {
         (
             "kind = \"discrepancy\"",
             "kind = \"flake\"",
-            "gpu.toml:3: unknown variant `flake`",
+            "gpu.toml:3: field `kind`: unknown variant `flake`",
         ),
         (
             "summary = ",
             "colour = 1\nsummary = ",
-            "gpu.toml:4: unknown field `colour`",
+            "gpu.toml:4: field `colour`: unknown field `colour`",
         ),
         (
             "\"gpu/sm_90/t\"",
@@ -105,7 +105,7 @@ fn errors_name_the_file_line_and_field() {
         (
             "\"driver\", ",
             "\"drivers\", ",
-            "gpu.toml:5: `drivers` is none of",
+            "gpu.toml:5: field `depends_on`: `drivers` is none of",
         ),
         (
             "It wrote zeros.",
