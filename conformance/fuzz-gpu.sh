@@ -40,5 +40,5 @@ grep -E '"tier":"gpu"' "$out/fuzz.jsonl" |
   grep -E '"status":"(fail|crash|timeout|oracle-conflict)"|unmodeled' >"$out/fuzz-findings.txt" || true
 n=$(wc -l <"$out/fuzz-findings.txt")
 echo "$n finding(s) in $out/fuzz-findings.txt"
-awk '/^(fail|quality-warning|crash|timeout|oracle-conflict) /' "$out/fuzz.log" | head -n 40
+awk '/^(fail|unmodeled|quality-warning|crash|timeout|oracle-conflict) /' "$out/fuzz.log" | head -n 40
 [ "$n" -eq 0 ] && exit 0 || exit 1

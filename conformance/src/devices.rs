@@ -11,7 +11,7 @@
 //! (the device's UUID first, then the host's other GPUs, so that a host
 //! test that needs a second device finds one), and checks that it got it.
 //! Every selected device must be of one model: trial names (`gpu/<sm>/..`)
-//! and the expectations files are per model.
+//! and the tuned environments are per model.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -128,7 +128,7 @@ impl Pool {
         {
             return Err(format!(
                 "--devices: device {} is {} ({}) and device {} is {} ({}): one run is for one GPU \
-                 model (its trial names and expectations); run each model with its own --devices \
+                 model (its trial names and tuned environment); run each model with its own --devices \
                  and --results, then `cargo xtask report merge` the files",
                 first.ordinal, first.name, first.sm, d.ordinal, d.name, d.sm
             ));

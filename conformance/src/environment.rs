@@ -1,6 +1,7 @@
 //! The testing environment the options make: the values given as flags
 //! or taken from the GPU's tuned file (`conformance/tuning/<gpu>.toml`,
-//! flags winning), its extra environments, the incantations and budgets the
+//! else its architecture's, `conformance/tuning/sm_90.toml`; flags winning,
+//! the file used recorded), its extra environments, the incantations and budgets the
 //! GPU runs take, and the flags that hand it all to a worker.
 
 use crate::Options;
@@ -67,11 +68,13 @@ impl Options {
         }
         let found = match (&self.tuning, device) {
             (Some(path), _) => Some((path.clone(), gridcheck_report::Tuning::load(path)?)),
-            (None, Some(d)) => gridcheck_report::Tuning::for_gpu(&self.root, &d.name)?,
+            (None, Some(d)) => gridcheck_report::Tuning::for_device(&self.root, &d.name, &d.sm)?,
             (None, None) => None,
         };
         if let Some((path, t)) = found {
-            let from = format!("{} (flags given: {:?})", path.display(), self.given);
+            let shown = path.strip_prefix(&self.root).unwrap_or(&path);
+            self.tuning_file = Some(shown.display().to_string());
+            let from = format!("{} (flags given: {:?})", shown.display(), self.given);
             self.apply_tuning(&t, from);
         }
         Ok(())

@@ -15,7 +15,7 @@
 
 pub mod devices;
 mod environment;
-mod expectations;
+mod facts;
 mod mutants;
 pub mod options;
 mod progress;
@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{Expectations, ModelSummary, Status, TrialId, TrialRecord};
+use gridcheck_report::{Facts, ModelSummary, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -46,6 +46,11 @@ pub struct Ctx {
     pub opts: Options,
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
+    /// nvcc's version for the GPU records, found even when the static
+    /// tier is off: the device runtime the facts judge by (the kernels link
+    /// the `libcudadevrt` of the toolkit that built them, the same release
+    /// as the harness's nvcc on a bundle's GPU machine).
+    pub toolkit: Option<String>,
     /// The first device of the GPU tier (the one without `--devices`), or
     /// why the tier cannot run here.
     pub device: Result<DeviceInfo, String>,
@@ -57,8 +62,9 @@ pub struct Ctx {
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
     skipped: Mutex<Vec<TrialRecord>>,
-    /// Known failures of this GPU and this nvcc.
-    pub expectations: Expectations,
+    /// The known facts (`conformance/facts/`), every one: where each
+    /// applies is decided trial by trial.
+    pub facts: Facts,
     /// Trials a previous run finished (`--resume`).
     done: HashMap<TrialId, TrialRecord>,
     records: Mutex<Vec<TrialRecord>>,
@@ -109,22 +115,21 @@ impl Ctx {
             (Err("the gpu tier is off".into()), None)
         };
         opts.tune(device.as_ref().ok())?;
-        // Every expectations file, whatever this machine can run; its
-        // entries name trials of the checkout's own spec.
+        let toolkit = match (&nvcc, &device) {
+            (Ok(n), _) => Some(n.version.clone()),
+            (Err(_), Ok(_)) => gridcheck_toolchain::find_nvcc(&opts.root)
+                .ok()
+                .map(|n| n.version),
+            (Err(_), Err(_)) => None,
+        };
+        // Every fact, whatever this machine can run; they name trials of
+        // the checkout's own spec.
         let own_spec = std::fs::canonicalize(&opts.spec).ok()
             == std::fs::canonicalize(opts.root.join("spec")).ok();
-        expectations::check_all(
-            &opts.root.join("conformance/expectations"),
+        let facts = facts::load_checked(
+            &opts.root.join(gridcheck_report::FACTS_DIR),
             &opts.root,
             own_spec.then_some(&spec),
-        )?;
-        let expectations = Expectations::load(
-            &opts.root.join("conformance/expectations"),
-            &Expectations::names(
-                device.as_ref().ok().map(|d| d.name.as_str()),
-                nvcc.as_ref().ok().map(|n| n.version.as_str()),
-            ),
-            &opts.root,
         )?;
         let done = if opts.resume {
             previous_results(&opts.results, &spec)?
@@ -142,13 +147,14 @@ impl Ctx {
             opts,
             spec,
             nvcc,
+            toolkit,
             device,
             devices,
             commit,
             models: Mutex::default(),
             hardware: Mutex::default(),
             done,
-            expectations,
+            facts,
             skipped: Mutex::default(),
             records: Mutex::default(),
             sink: Mutex::new(Some(sink)),
@@ -444,11 +450,18 @@ fn open_sink(path: &Path) -> Result<File, String> {
 /// run are ignored with their reason, the rest pass.
 pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Failed> {
     match status {
-        Status::Pass | Status::QualityWarning | Status::Xfail => Ok(Completion::Completed),
+        Status::Pass
+        | Status::QualityWarning
+        | Status::Xfail
+        | Status::Known
+        | Status::KnownHang
+        | Status::Changed => Ok(Completion::Completed),
         Status::NotSupported | Status::NotRun => Ok(Completion::ignored_with(message)),
-        Status::Fail | Status::OracleConflict | Status::Timeout | Status::Crash => {
-            Err(message.into())
-        }
+        Status::Fail
+        | Status::OracleConflict
+        | Status::Timeout
+        | Status::Crash
+        | Status::Unmodeled => Err(message.into()),
     }
 }
 

@@ -112,6 +112,7 @@ fn record_for(
             nvcc: None,
             driver_version: d.driver_release.clone(),
             tuning: Some(ctx.opts.environment()),
+            tuning_file: ctx.opts.tuning_file.clone(),
             device: None,
         }),
         commit: ctx.commit.clone(),

@@ -60,6 +60,9 @@ pub struct Options {
     pub no_tuning: bool,
     /// Where the environment came from, for the records and the summary.
     pub tuned_from: String,
+    /// The tuned file used (the GPU's, its architecture's or `--tuning`),
+    /// relative to the root when under it; `None`: the built-in values.
+    pub tuning_file: Option<String>,
     /// `--mutants`: run the mutants of the spec's tests instead of the tiers.
     pub mutants: bool,
     /// The mutants' JSON-lines records.
@@ -164,6 +167,7 @@ impl Options {
             tuning: None,
             no_tuning: false,
             tuned_from: "the built-in environment".into(),
+            tuning_file: None,
             mutants: false,
             mutant_results: PathBuf::new(),
             tune: None,

@@ -1,5 +1,8 @@
-//! The terminal summary printed after a run: one line a trial, then the
-//! litmus7 block of every hardware result, then what did not run and why.
+//! The terminal summary printed after a run: one line a trial (a known
+//! fact's status with its message: xfail, known, known-hang, changed), then
+//! the litmus7 block of every hardware result, then what did not run and
+//! why, and last, loudly, every known fact that did not reproduce
+//! (`changed`).
 
 use std::collections::BTreeMap;
 
@@ -23,7 +26,7 @@ pub fn line(r: &TrialRecord) -> String {
     let detail = match r.trial.tier {
         // The model's and the compiler's findings fit on the line; GPU
         // findings get their own lines and a histogram below.
-        Tier::Model | Tier::Static if !r.message.contains('\n') && r.status != Status::Xfail => {
+        Tier::Model | Tier::Static if !r.message.contains('\n') && !from_a_fact(r.status) => {
             format!("  ({})", r.message)
         }
         _ => String::new(),
@@ -46,16 +49,16 @@ pub fn print(ctx: &Ctx) {
     println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     for r in &records {
         println!("{}", line(r));
-        if r.trial.tier == Tier::Gpu && matches!(r.status, Status::Fail | Status::QualityWarning)
+        if r.trial.tier == Tier::Gpu
+            && matches!(
+                r.status,
+                Status::Fail | Status::QualityWarning | Status::Unmodeled
+            )
             || matches!(
                 r.status,
-                Status::Fail
-                    | Status::OracleConflict
-                    | Status::Xfail
-                    | Status::Timeout
-                    | Status::Crash
+                Status::Fail | Status::OracleConflict | Status::Timeout | Status::Crash
             ) && r.message.contains('\n')
-            || r.status == Status::Xfail
+            || from_a_fact(r.status)
         {
             for l in r.message.lines() {
                 println!("{:15} {l}", "");
@@ -108,6 +111,38 @@ pub fn print(ctx: &Ctx) {
         }
     }
     println!("Results: {}", ctx.opts.results.display());
+    let changed = changed(&records);
+    if !changed.is_empty() {
+        println!("\n{changed}");
+    }
+}
+
+/// A status a known fact gave: its message says which fact.
+fn from_a_fact(s: Status) -> bool {
+    matches!(
+        s,
+        Status::Xfail | Status::Known | Status::KnownHang | Status::Changed
+    )
+}
+
+/// The known facts that did not reproduce, one a test, loudly; empty when
+/// none. They do not fail the run, and must not pass unseen.
+pub fn changed(records: &[TrialRecord]) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    let lines: Vec<String> = records
+        .iter()
+        .filter(|r| r.status == Status::Changed && seen.insert(r.trial.test_key()))
+        .map(|r| format!("  {}: {}", r.trial, r.message.lines().next().unwrap_or("")))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "CHANGED: {} known fact(s) did not reproduce on this machine (not a failure of the run; \
+         update conformance/facts/):\n{}\n",
+        lines.len(),
+        lines.join("\n")
+    )
 }
 
 /// Tiers none of whose trials ran, with the first reason given.
@@ -142,4 +177,38 @@ pub(crate) fn describe_environment(e: &gridcheck_report::Tuning) -> String {
         e.line_burst,
         e.permute
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(trial: &str, status: Status, message: &str) -> TrialRecord {
+        TrialRecord::new(trial.parse().unwrap(), status, message)
+    }
+
+    #[test]
+    fn changed_facts_are_listed_once_a_test() {
+        let rs = [
+            rec(
+                "gpu/sm_90/a.b/t",
+                Status::Changed,
+                "changed: the known x\nmore",
+            ),
+            rec("gpu/sm_90/c.d/t", Status::Changed, "changed: the known x"),
+            rec("gpu/sm_90/a.b/u", Status::Known, "known (y)"),
+        ];
+        let c = changed(&rs);
+        assert!(
+            c.starts_with("CHANGED: 1 known fact(s) did not reproduce"),
+            "{c}"
+        );
+        assert!(
+            c.contains("  gpu/sm_90/a.b/t: changed: the known x\n"),
+            "{c}"
+        );
+        assert!(!c.contains("more") && !c.contains("c.d"), "{c}");
+        assert_eq!(changed(&rs[2..]), "");
+        assert!(line(&rs[2]).starts_with("known "), "{}", line(&rs[2]));
+    }
 }

@@ -71,8 +71,7 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
                 }
                 TestBody::Compile(c) => compile(&ctx, test, c, &mut rec),
             }
-            (rec.status, rec.message) =
-                ctx.expectations.apply(&rec.trial, rec.status, &rec.message);
+            (rec.status, rec.message) = ctx.facts.apply(&rec);
             let result = conclude(rec.status, &rec.message);
             ctx.record(rec);
             result
@@ -276,9 +275,10 @@ fn gpu_ready<'a>(
         gpu: device.name.clone(),
         sm: device.sm.clone(),
         driver: device.driver_version.clone(),
-        nvcc: ctx.nvcc.as_ref().ok().map(|n| n.version.clone()),
+        nvcc: ctx.toolkit.clone(),
         driver_version: device.driver_release.clone(),
         tuning: Some(ctx.opts.environment()),
+        tuning_file: ctx.opts.tuning_file.clone(),
         device: Some(crate::devices::record_device(device)),
     });
     if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {

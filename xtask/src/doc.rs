@@ -18,13 +18,13 @@ pub fn run(args: &[String]) -> Result<()> {
     let inputs = gridcheck_docs::site::Inputs::load(&root, spec, seeds_dir(&root))?;
     let built = gridcheck_docs::site::build(&inputs, &out)?;
     println!(
-        "site built in {:.1} s: {} pages ({} rules), {} recorded runs, {} known discrepancies\n\
+        "site built in {:.1} s: {} pages ({} rules), {} recorded runs, {} known facts\n\
          open {}",
         start.elapsed().as_secs_f64(),
         built.pages,
         built.rule_pages,
         inputs.runs.len(),
-        inputs.xfails.len(),
+        inputs.facts.len(),
         built.html.join("index.html").display()
     );
     Ok(())

@@ -1,12 +1,12 @@
 //! What every page is rendered from: the [`Inputs`] read from a checkout
-//! (spec, recorded runs, expectations, baselines) and the [`Ctx`] derived
+//! (spec, recorded runs, known facts, baselines) and the [`Ctx`] derived
 //! from them (the newest run of each GPU, the rules grouped by seed and
 //! section), and the paths pages link to.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{Expectations, Xfail};
+use gridcheck_report::{FACTS_DIR, Fact, Facts};
 use gridcheck_spec::Spec;
 
 use crate::Result;
@@ -25,13 +25,14 @@ pub struct Inputs {
     pub seeds_dir: Option<PathBuf>,
     /// Every recorded run.
     pub runs: Vec<Run>,
-    pub xfails: Vec<Xfail>,
+    /// The known facts (`conformance/facts/`).
+    pub facts: Vec<Fact>,
     pub baselines: Vec<Baseline>,
 }
 
 impl Inputs {
-    /// Reads the recorded runs, the expectations and the baselines of the
-    /// checkout at `root` (`records`, `conformance/expectations`,
+    /// Reads the recorded runs, the known facts and the baselines of the
+    /// checkout at `root` (`records`, `conformance/facts`,
     /// `conformance/bench/baselines`). A record written under a test's
     /// former name is shown as the test's (see
     /// [`TrialRecord::under_current_name`](gridcheck_report::TrialRecord::under_current_name)).
@@ -42,7 +43,7 @@ impl Inputs {
         }
         Ok(Inputs {
             runs,
-            xfails: Expectations::load_all(&root.join("conformance/expectations"), root)?.entries,
+            facts: Facts::load_all(&root.join(FACTS_DIR), root)?.entries,
             baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
             root: root.to_path_buf(),
             spec,

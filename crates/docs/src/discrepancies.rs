@@ -1,23 +1,26 @@
 //! The discrepancies page: where a GPU, its driver or nvcc does not do what
-//! the guide says. Each fact is listed once: a known discrepancy (an entry
-//! of `conformance/expectations/`, about a test or one trial), or a problem
-//! of the newest run of a GPU that no entry covers, about a test whatever
-//! number of rules list it (a hardware run of a test listed by four rules
-//! is one fact, shown with the four rules).
+//! the guide says. Each fact is listed once: a known fact (an entry of
+//! `conformance/facts/`, a discrepancy or a hang, about a test or one
+//! trial: a row of the table with its summary, where it was measured, what
+//! it depends on and its status in each latest run, then a section under
+//! the rule whose promise it breaks), or a problem of the newest run of a
+//! GPU that no fact covers, about a test whatever number of rules list it
+//! (a hardware run of a test listed by four rules is one fact, shown with
+//! the four rules).
 
-use gridcheck_report::{Status, Subject, TestKey, TrialRecord, Xfail};
+use gridcheck_report::{Fact as KnownFact, FactKind, Status, Subject, TestKey, TrialRecord};
 use gridcheck_spec::TestBody;
 
 use crate::context::Ctx;
 use crate::fragments::{quote_block, reproduce, source_line, status_of};
 use crate::results::Run;
 use crate::svg;
-use crate::text::{badge, code, fenced, html, rule_path, severity};
+use crate::text::{badge, code, fenced, html, rule_path, severity, slug};
 
 /// One fact of the page.
 pub(crate) struct Fact<'a> {
-    /// The known discrepancy, when an expectations file lists it.
-    pub known: Option<&'a Xfail>,
+    /// The known fact, when a facts file lists it.
+    pub known: Option<&'a KnownFact>,
     /// What the fact is about.
     pub subject: Subject,
     /// The rules whose trials it covers (that ran).
@@ -41,11 +44,11 @@ pub(crate) fn ran(r: &TrialRecord) -> bool {
     !matches!(r.status, Status::NotSupported | Status::NotRun)
 }
 
-/// A fail, crash, timeout or quality warning.
+/// A fail, crash, timeout, unmodeled state or quality warning.
 fn is_problem(r: &TrialRecord) -> bool {
     matches!(
         r.status,
-        Status::Fail | Status::Crash | Status::Timeout | Status::QualityWarning
+        Status::Fail | Status::Crash | Status::Timeout | Status::Unmodeled | Status::QualityWarning
     )
 }
 
@@ -60,11 +63,10 @@ fn rules_listing(ctx: &Ctx, test: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every fact, known ones first (in the expectations' order), then the
-/// unlisted failures, then the unlisted quality warnings (in run and trial
-/// order).
+/// Every fact, known ones first (in the files' order), then the unlisted
+/// failures, then the unlisted quality warnings (in run and trial order).
 pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
-    let xfails = &ctx.inputs.xfails;
+    let xfails = &ctx.inputs.facts;
     let records = || {
         ctx.latest
             .iter()
@@ -73,7 +75,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
     let mut out: Vec<Fact<'a>> = Vec::new();
     for x in xfails {
         let seen: Vec<(&Run, &TrialRecord)> = records()
-            .filter(|(_, r)| x.subject.covers(&r.trial) && ran(r))
+            .filter(|(_, r)| x.covers(&r.trial) && ran(r))
             .collect();
         let mut rules: Vec<String> = Vec::new();
         for (_, r) in &seen {
@@ -94,7 +96,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
             seen,
         });
     }
-    let covered = |r: &TrialRecord| xfails.iter().any(|x| x.subject.covers(&r.trial));
+    let covered = |r: &TrialRecord| xfails.iter().any(|x| x.covers(&r.trial));
     let mut unlisted: Vec<(&Run, TestKey, Vec<&TrialRecord>)> = Vec::new();
     for (run, r) in records().filter(|(_, r)| is_problem(r) && !covered(r)) {
         let key = r.trial.test_key();
@@ -153,32 +155,117 @@ fn rule_links(rules: &[String]) -> String {
         .join(", ")
 }
 
-/// One fact's section: what it is about, each rule's words, the evidence,
-/// what the latest runs showed, and how to reproduce it.
-fn section(ctx: &Ctx, n: usize, f: &Fact) -> String {
-    let mut s = format!("<h3 id=\"d{n}\">{n}. {}</h3>\n\n", html(f.subject.test()));
+/// The rule a fact sits under: its trial's rule, else the first rule (in
+/// spec order) that lists the test and ran it.
+fn home_rule(f: &Fact) -> String {
+    match &f.subject {
+        Subject::Trial(t) => t.rule.clone(),
+        Subject::Test(_) => f.rules.first().cloned().unwrap_or_default(),
+    }
+}
+
+/// Each latest run's status for the fact: a badge and the GPU.
+fn statuses(f: &Fact) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for (run, r) in &f.seen {
+        let cell = format!(
+            "{} <small>{}</small>",
+            badge(r.status),
+            html(&run.machine.gpu)
+        );
+        if !out.contains(&cell) {
+            out.push(cell);
+        }
+    }
+    if out.is_empty() {
+        "not in the latest results".into()
+    } else {
+        out.join("<br>")
+    }
+}
+
+/// Where a known fact was measured, one place a line.
+fn places(x: &KnownFact) -> String {
+    x.measured
+        .iter()
+        .map(|p| html(&p.to_string()))
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
+/// The table of every fact: one row each.
+fn table(facts: &[Fact]) -> String {
+    let mut s = String::from(
+        "<table class=\"gc-facts\">\n<thead><tr><th>#</th><th>fact</th><th>kind</th>\
+         <th>measured on</th><th>depends on</th><th>status in the latest runs</th></tr></thead>\n<tbody>\n",
+    );
+    for (i, f) in facts.iter().enumerate() {
+        let n = i + 1;
+        let (what, kind, measured, depends) = match f.known {
+            Some(x) => (
+                html(&x.summary),
+                x.kind.as_str().to_string(),
+                places(x),
+                html(&x.depends_on_text()),
+            ),
+            None => (
+                format!("not a known fact: {}", html(&f.rules.join(", "))),
+                match f.status() {
+                    Some(Status::QualityWarning) => "quality warning".into(),
+                    _ => "failure".into(),
+                },
+                String::new(),
+                String::new(),
+            ),
+        };
+        s += &format!(
+            "<tr><td><a href=\"#d{n}\">{n}</a></td><td><code>{}</code><br>{what}</td>\
+             <td>{kind}</td><td>{measured}</td><td>{depends}</td><td class=\"gc-st\">{}</td></tr>\n",
+            html(&f.subject.to_string()),
+            statuses(f)
+        );
+    }
+    s + "</tbody>\n</table>\n\n"
+}
+
+/// One fact's section: what it is about, each rule's words (those not
+/// already above it), where it was measured, the evidence, what the latest
+/// runs showed, and how to reproduce it.
+fn section(ctx: &Ctx, n: usize, f: &Fact, heading: &str, skip_rule: Option<&str>) -> String {
+    let title = match f.known {
+        Some(x) => format!("{}: {}", html(f.subject.test()), html(&x.summary)),
+        None => html(f.subject.test()),
+    };
+    let mut s = format!("<{heading} id=\"d{n}\">{n}. {title}</{heading}>\n\n");
     let about = match &f.subject {
         Subject::Trial(_) => "Trial",
         Subject::Test(_) => "Test",
     };
     s += &format!("{about} {}", code(&f.subject.to_string()));
     if let Some(x) = f.known {
-        s += &format!(
-            " · listed for **{}** in `{}`",
-            x.applies_to,
-            x.file.display()
-        );
+        s += &format!(" · a known {} in `{}`", x.kind.as_str(), x.at());
     }
     s += &format!(" · rules: {}\n\n", rule_links(&f.rules));
-    for rule in &f.rules {
+    for rule in f.rules.iter().filter(|r| Some(r.as_str()) != skip_rule) {
         s += &rule_head(ctx, rule);
         s += "\n";
     }
     if let Some(x) = f.known {
         s += &format!(
-            "**Evidence** (from `{}`): {}\n\n",
-            x.file.display(),
-            html(&x.reason)
+            "**Depends on** (believed): {}. **Measured on**:\n\n",
+            html(&x.depends_on_text())
+        );
+        for p in &x.measured {
+            let record = p
+                .record
+                .as_deref()
+                .map(|r| format!(" ({})", code(r)))
+                .unwrap_or_default();
+            s += &format!("- {}{record}\n", html(&p.to_string()));
+        }
+        s += &format!(
+            "\n**Evidence**: {}\n\n",
+            html(&x.evidence).replace("\n\n", "<br><br>")
         );
     }
     match f.seen.first() {
@@ -198,6 +285,16 @@ fn section(ctx: &Ctx, n: usize, f: &Fact) -> String {
                 trials.join(", "),
                 fenced("text", &r.message)
             );
+            for (other, o) in f.seen.iter().skip(1) {
+                if !std::ptr::eq(*other, *run) && o.trial.test_key() == r.trial.test_key() {
+                    s += &format!(
+                        "\nAnd in the run of {} on {}: {}\n",
+                        other.date,
+                        html(&other.machine.label()),
+                        status_of(ctx, o)
+                    );
+                }
+            }
             s += "\n";
             s += &histogram_for(ctx, r, &run.machine.gpu);
             s += &reproduce(&r.trial);
@@ -215,54 +312,68 @@ fn section(ctx: &Ctx, n: usize, f: &Fact) -> String {
 
 pub(crate) fn page(ctx: &Ctx) -> String {
     let mut s = String::from("# Discrepancies between the guide and the hardware\n\n");
-    s += "Where a GPU, its driver or nvcc does not do what the guide says. **Known** \
-          discrepancies are listed in `conformance/expectations/` with the evidence and reported \
-          `xfail`; **failures** and **quality warnings** are those of the newest run of each GPU \
-          that no expectations file lists. A fact about a test is listed once, with every rule \
-          that lists the test. Each entry gives the rules' words, what was observed and the \
-          command that reproduces it.\n\n";
+    s += "Where a GPU, its driver, its device runtime or nvcc does not do what the guide says. \
+          **Known facts** are listed in `conformance/facts/` with where they were measured, what \
+          they are believed to depend on and the evidence: where one applies, a trial it covers is \
+          `xfail` (measured on that GPU model and driver), `known` (it applies there but was \
+          measured elsewhere), `known-hang` (a hang that timed out again) or `changed` (it no \
+          longer reproduces). **Failures** and **quality warnings** are those of the newest run of \
+          each GPU that no fact covers. A fact about a test is listed once, under the rule whose \
+          promise it breaks, with every rule that lists the test.\n\n";
     let facts = facts(ctx);
-    s += "| # | rules | test | kind | applies to | status |\n|---|---|---|---|---|---|\n";
-    for (i, f) in facts.iter().enumerate() {
-        let n = i + 1;
-        let kind = match (f.known, f.status()) {
-            (Some(_), _) => "known",
-            (None, Some(Status::QualityWarning)) => "quality warning",
-            (None, _) => "failure",
-        };
-        let applies = match (f.known, f.seen.first()) {
-            (Some(x), _) => x.applies_to.clone(),
-            (None, Some((run, _))) => html(&run.machine.gpu),
-            (None, None) => String::new(),
-        };
-        let status = f
-            .status()
-            .map_or("not in the latest results".to_string(), badge);
-        s += &format!(
-            "| [{n}](#d{n}) | {} | {} | {kind} | {applies} | {status} |\n",
-            rule_links(&f.rules),
-            code(f.subject.test())
-        );
+    s += &table(&facts);
+    let known: Vec<(usize, &Fact)> = facts
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.known.is_some())
+        .collect();
+    for (heading, kind, none) in [
+        (
+            "Known discrepancies, by rule",
+            FactKind::Discrepancy,
+            "None listed.",
+        ),
+        (
+            "Known hangs, by rule",
+            FactKind::Hang,
+            "None listed (`lab/hangs/README.md` has the reproducers of the hangs still open).",
+        ),
+    ] {
+        s += &format!("## {heading}\n\n");
+        let of_kind: Vec<&(usize, &Fact)> = known
+            .iter()
+            .filter(|(_, f)| f.known.is_some_and(|x| x.kind == kind))
+            .collect();
+        if of_kind.is_empty() {
+            s += &format!("{none}\n\n");
+        }
+        let mut rules: Vec<String> = Vec::new();
+        for (_, f) in &of_kind {
+            let r = home_rule(f);
+            if !rules.contains(&r) {
+                rules.push(r);
+            }
+        }
+        for rule in rules {
+            s += &format!("<h3 id=\"r-{}\">{}</h3>\n\n", slug(&rule), html(&rule));
+            s += &rule_head(ctx, &rule);
+            s += "\n";
+            for (i, f) in of_kind.iter().filter(|(_, f)| home_rule(f) == rule) {
+                s += &section(ctx, i + 1, f, "h4", Some(&rule));
+            }
+        }
     }
-    s += "\n";
-    let known = facts.iter().filter(|f| f.known.is_some()).count();
     let (failures, warnings): (Vec<_>, Vec<_>) = facts
         .iter()
         .enumerate()
-        .skip(known)
+        .filter(|(_, f)| f.known.is_none())
         .partition(|(_, f)| f.status() != Some(Status::QualityWarning));
-    s += "## Known discrepancies\n\n";
-    if known == 0 {
-        s += "None listed.\n\n";
-    }
-    for (i, f) in facts.iter().enumerate().take(known) {
-        s += &section(ctx, i + 1, f);
-    }
     for (heading, list, none) in [
         (
             "Failures in the latest results",
             &failures,
-            "None: no unlisted fail, crash or timeout in the newest run of any GPU.",
+            "None: no fail, crash, timeout or unmodeled state that no fact covers in the newest \
+             run of any GPU.",
         ),
         ("Quality warnings in the latest results", &warnings, "None."),
     ] {
@@ -270,11 +381,11 @@ pub(crate) fn page(ctx: &Ctx) -> String {
         if list.is_empty() {
             s += &format!("{none}\n\n");
         } else if heading.starts_with("Quality") {
-            s += "Not violations: the guide allows something the GPU was not seen to do, or the \
-                  GPU reached a state the model cannot (see [How to read a verdict](reading-a-verdict.md)).\n\n";
+            s += "Not violations: the guide allows something the GPU was not seen to do (see \
+                  [How to read a verdict](reading-a-verdict.md)).\n\n";
         }
         for (i, f) in list.iter() {
-            s += &section(ctx, i + 1, f);
+            s += &section(ctx, i + 1, f, "h3", None);
         }
     }
     s

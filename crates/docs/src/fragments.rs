@@ -121,7 +121,7 @@ pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
 /// How to run one trial again, here and through a GPU bundle.
 pub(crate) fn reproduce(trial: &TrialId) -> String {
     let tier = trial.tier;
-    let mut s = String::from("Reproduce:\n\n");
+    let mut s = String::from("Reproduce:\n\n<div class=\"gc-repro\">\n\n");
     s += &fenced(
         "sh",
         &format!("cargo xtask conformance --tier {tier} -- --exact {trial}"),
@@ -138,7 +138,7 @@ pub(crate) fn reproduce(trial: &TrialId) -> String {
     } else if tier == Tier::Static {
         s += "\n(the compile tier needs nvcc, not a GPU).\n";
     }
-    s
+    s + "\n</div>\n"
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //!
 //! Inputs: the spec (`crates/spec`), the recorded results
 //! (`records/<gpu-slug>/<date>/results.jsonl`), the known
-//! discrepancies (`conformance/expectations/*.toml`) and the benchmark
+//! known facts (`conformance/facts/*.toml`) and the benchmark
 //! baselines (`conformance/bench/baselines/*.json`). Outputs:
 //!
 //! - [`site::build`]: an mdBook source tree (SUMMARY.md and one page a rule,

@@ -11,12 +11,16 @@ use crate::results::Machine;
 use crate::summary::counts;
 use crate::text::{cell, code, fenced};
 
-const ORDER: [Status; 9] = [
+const ORDER: [Status; 13] = [
     Status::Pass,
     Status::Fail,
     Status::OracleConflict,
+    Status::Unmodeled,
     Status::QualityWarning,
+    Status::Changed,
     Status::Xfail,
+    Status::Known,
+    Status::KnownHang,
     Status::Timeout,
     Status::Crash,
     Status::NotSupported,
@@ -137,17 +141,26 @@ pub fn markdown(
     }
     s += "\n";
 
-    let sections: [(&str, &[Status]); 3] = [
+    let sections: [(&str, &[Status]); 5] = [
         (
             "Failures",
             &[
                 Status::Fail,
                 Status::OracleConflict,
+                Status::Unmodeled,
                 Status::Crash,
                 Status::Timeout,
             ],
         ),
+        (
+            "Changed facts (a known fact that did not reproduce)",
+            &[Status::Changed],
+        ),
         ("Known failures (xfail)", &[Status::Xfail]),
+        (
+            "Known facts measured elsewhere (known, known-hang)",
+            &[Status::Known, Status::KnownHang],
+        ),
         ("Quality warnings", &[Status::QualityWarning]),
     ];
     for (heading, statuses) in sections {

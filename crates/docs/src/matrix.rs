@@ -278,6 +278,7 @@ mod tests {
                 nvcc: Some("13.0.88".into()),
                 driver_version: Some("580.1".into()),
                 tuning: None,
+                tuning_file: None,
                 device: None,
             }),
             test_hash: None,

@@ -192,7 +192,7 @@ condition or not.
 | required | not Always | **fail** |
 | allowed | Sometimes / Always | **pass** |
 | allowed | Never | **quality-warning** (*unobserved*: the harness did not provoke it; not a violation) |
-| any | a state the model cannot reach | **quality-warning** (*unmodeled*), unless already a fail |
+| any | a state neither oracle reaches | **unmodeled**: a finding against the guide or the model, unless already a fail |
 
 A GPU run in which no instance completed is a fail, with the launch error.
 Runtime tests compare named outputs with expected values (an error code, a
@@ -202,8 +202,13 @@ count); compile tests check that nvcc accepts, rejects or warns.
 |---|---|
 | <span class="gc-status gc-pass">pass</span> | the hardware or the compiler did what the guide says |
 | <span class="gc-status gc-fail">fail</span> | it did not: a discrepancy nobody has explained yet |
-| <span class="gc-status gc-xfail">xfail</span> | a known discrepancy, listed with its evidence in `conformance/expectations/` (if it starts passing, the run fails, so the list cannot go stale) |
-| <span class="gc-status gc-quality-warning">quality-warning</span> | allowed but never observed, or an unmodeled state |
+| <span class="gc-status gc-unmodeled">unmodeled</span> | the hardware reached a state neither oracle reaches: the guide or the model is missing something (fails the run) |
+| <span class="gc-status gc-xfail">xfail</span> | a known fact (`conformance/facts/`, with its evidence) measured on this GPU model with this driver, reproduced |
+| <span class="gc-status gc-known">known</span> | a known fact that applies here (its `depends_on`: the driver, the device runtime, ...) but was measured elsewhere, reproduced; the message names where it was first measured |
+| <span class="gc-status gc-known-hang">known-hang</span> | a timeout that a known hang covers |
+| <span class="gc-status gc-changed">changed</span> | a known fact applies here but did not reproduce: not a failure of the run, never a silent pass; the fact needs updating |
+| <span class="gc-status gc-quality-warning">quality-warning</span> | allowed but never observed (records made before `unmodeled` existed also used it for an unmodeled state) |
+| <span class="gc-status gc-oracle-conflict">oracle-conflict</span> | the two oracles reach different states: no verdict can be trusted |
 | <span class="gc-status gc-not-supported">not-supported</span> | this machine cannot run it (CDP1 needs compute capability below 9.0; PDL needs 9.0) |
 | <span class="gc-status gc-not-run">not-run</span> | not run for another reason (no nvcc, not built); the message says which |
 | <span class="gc-status gc-stale">stale</span> | beside a status: the test has changed since the run that recorded it (the record carries the test's hash); run it again |

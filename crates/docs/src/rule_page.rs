@@ -319,19 +319,19 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
     }
     let listed = ctx
         .inputs
-        .xfails
+        .facts
         .iter()
         .filter(|x| {
             matches!(&x.subject, Subject::Trial(t) if t.rule == rule.id)
-                || ctx.latest.iter().any(|run| {
-                    run.of_rule(&rule.id)
-                        .any(|r| x.subject.covers(&r.trial) && ran(r))
-                })
+                || ctx
+                    .latest
+                    .iter()
+                    .any(|run| run.of_rule(&rule.id).any(|r| x.covers(&r.trial) && ran(r)))
         })
         .count();
     if listed > 0 {
         s += &format!(
-            "**Known discrepancy**: see [Discrepancies](../discrepancies.md) ({listed} listed).\n\n"
+            "**Known fact**: see [Discrepancies](../discrepancies.md) ({listed} listed).\n\n"
         );
     }
     s += "## Status\n\n";

@@ -1,6 +1,7 @@
 //! The terminal summary of any results file: status counts per tier, how
 //! many tests those trials ran, then every trial that failed, crashed, timed
-//! out, is a known failure or a quality warning, with the first line of its
+//! out, is unmodeled, a known fact (xfail, known, known-hang, changed) or a
+//! quality warning, with the first line of its
 //! message. A test listed by several rules is one result: its line names
 //! the other rules instead of repeating it.
 
@@ -24,9 +25,13 @@ pub fn notable(s: Status) -> bool {
         s,
         Status::Fail
             | Status::OracleConflict
+            | Status::Unmodeled
             | Status::Crash
             | Status::Timeout
+            | Status::Changed
             | Status::Xfail
+            | Status::Known
+            | Status::KnownHang
             | Status::QualityWarning
     )
 }

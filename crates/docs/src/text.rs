@@ -62,10 +62,14 @@ pub fn badge(status: Status) -> String {
 /// a trial that did not run last.
 pub fn severity(s: Status) -> u8 {
     match s {
-        Status::OracleConflict => 8,
-        Status::Fail => 7,
-        Status::Crash => 6,
-        Status::Timeout => 5,
+        Status::OracleConflict => 12,
+        Status::Fail => 11,
+        Status::Unmodeled => 10,
+        Status::Crash => 9,
+        Status::Timeout => 8,
+        Status::Changed => 7,
+        Status::Known => 6,
+        Status::KnownHang => 5,
         Status::Xfail => 4,
         Status::QualityWarning => 3,
         Status::Pass => 2,
@@ -80,7 +84,7 @@ pub fn rule_path(id: &str) -> String {
 }
 
 /// A slug for anchors and file names: lowercase alphanumerics and `-` (the
-/// same function names a GPU's results and expectations files).
+/// same function names a GPU's results and tuned files).
 pub use gridcheck_report::slug;
 
 #[cfg(test)]

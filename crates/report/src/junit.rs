@@ -16,8 +16,19 @@ fn escape(s: &str) -> String {
         .collect()
 }
 
+/// Whether a status fails the run (as the harness concludes it).
+fn fails(s: Status) -> bool {
+    matches!(
+        s,
+        Status::Fail | Status::Crash | Status::Timeout | Status::Unmodeled | Status::OracleConflict
+    )
+}
+
 /// One `<testsuite>` per tier, one `<testcase>` per trial: failures for
-/// fail, crash and timeout, `<skipped>` for trials that did not run.
+/// fail, crash, timeout, unmodeled and oracle-conflict, `<skipped>` for
+/// trials that did not run; the rest (pass, quality-warning, and a known
+/// fact's xfail, known, known-hang and changed) pass with their status and
+/// message as `<system-out>`, a changed fact's starting `CHANGED`.
 pub fn junit(records: &[TrialRecord]) -> String {
     let mut tiers: Vec<&str> = records.iter().map(|r| r.trial.tier.as_str()).collect();
     tiers.sort();
@@ -30,10 +41,7 @@ pub fn junit(records: &[TrialRecord]) -> String {
             .iter()
             .filter(|r| r.trial.tier.as_str() == tier)
             .collect();
-        let failures = rs
-            .iter()
-            .filter(|r| matches!(r.status, Status::Fail | Status::Crash | Status::Timeout))
-            .count();
+        let failures = rs.iter().filter(|r| fails(r.status)).count();
         let skipped = rs
             .iter()
             .filter(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
@@ -49,7 +57,7 @@ pub fn junit(records: &[TrialRecord]) -> String {
                 escape(&r.trial.to_string())
             );
             match r.status {
-                Status::Fail | Status::Crash | Status::Timeout => {
+                st if fails(st) => {
                     s += &format!(
                         "<failure type=\"{}\" message=\"{}\">{}</failure>",
                         r.status,
@@ -59,6 +67,12 @@ pub fn junit(records: &[TrialRecord]) -> String {
                 }
                 Status::NotRun | Status::NotSupported => {
                     s += &format!("<skipped message=\"{}\"/>", escape(&r.message));
+                }
+                Status::Changed => {
+                    s += &format!(
+                        "<system-out>CHANGED (a known fact did not reproduce): {}</system-out>",
+                        escape(&r.message)
+                    );
                 }
                 _ => {
                     s += &format!(
@@ -99,6 +113,39 @@ mod tests {
         assert!(x.contains("<skipped message=\"no driver\"/>"), "{x}");
         assert!(
             x.contains("<testsuite name=\"model\" tests=\"1\" failures=\"0\" skipped=\"0\">"),
+            "{x}"
+        );
+    }
+
+    #[test]
+    fn the_statuses_of_facts() {
+        let x = junit(&[
+            rec("gpu/sm_90/r/a", Status::Unmodeled, "a state"),
+            rec("gpu/sm_90/r/b", Status::Known, "known (s)"),
+            rec("gpu/sm_90/r/c", Status::KnownHang, "known hang (s)"),
+            rec("gpu/sm_90/r/d", Status::Changed, "changed: s"),
+            rec("gpu/sm_90/r/e", Status::OracleConflict, "both"),
+        ]);
+        assert!(
+            x.contains("<testsuite name=\"gpu\" tests=\"5\" failures=\"2\" skipped=\"0\">"),
+            "{x}"
+        );
+        assert!(
+            x.contains("<failure type=\"unmodeled\" message=\"a state\">"),
+            "{x}"
+        );
+        assert!(
+            x.contains("<system-out>known: known (s)</system-out>"),
+            "{x}"
+        );
+        assert!(
+            x.contains("<system-out>known-hang: known hang (s)</system-out>"),
+            "{x}"
+        );
+        assert!(
+            x.contains(
+                "<system-out>CHANGED (a known fact did not reproduce): changed: s</system-out>"
+            ),
             "{x}"
         );
     }

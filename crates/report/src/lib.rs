@@ -12,11 +12,16 @@
 //! | Required  | not Always        | fail |
 //! | Allowed   | Sometimes/Always  | pass |
 //! | Allowed   | Never             | quality-warning (*unobserved*) |
-//! | any       | a state the model cannot reach | quality-warning (*unmodeled*), unless already a failure |
+//! | any       | a state neither oracle reaches | unmodeled (a failure: a finding against the guide or the model), unless already a fail |
+//!
+//! Then the known facts (`conformance/facts/`, `facts.rs`) turn a status
+//! into `xfail`, `known`, `known-hang` or `changed` where they apply
+//! (`applicability.rs` has that table).
 
+mod applicability;
 pub mod baseline;
 mod block;
-pub mod expectations;
+pub mod facts;
 mod golden;
 mod junit;
 mod mutant;
@@ -25,8 +30,9 @@ mod results_file;
 mod trial;
 mod tuning;
 
+pub use applicability::{Applies, Here};
 pub use block::litmus_block;
-pub use expectations::{Expectations, Xfail, slug};
+pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
@@ -81,7 +87,8 @@ impl fmt::Display for Observation {
 pub enum Status {
     Pass,
     Fail,
-    /// Allowed but never observed, or a state the model cannot reach.
+    /// Allowed but never observed. (Records made before `unmodeled` existed
+    /// also used it for a state the model cannot reach.)
     QualityWarning,
     /// The machine cannot run it (no driver, compute capability, no nvcc).
     NotSupported,
@@ -89,12 +96,26 @@ pub enum Status {
     NotRun,
     Timeout,
     Crash,
-    /// A known failure listed in the expectations file.
+    /// A known fact, measured on this GPU model with this driver, that
+    /// reproduced.
     Xfail,
     /// The two oracles (the loom model and the axiomatic model) reach
     /// different states that no pinned limit explains: one of them is wrong,
     /// and no verdict can be trusted.
     OracleConflict,
+    /// A known fact that applies here (its `depends_on` matches this
+    /// machine) but was measured elsewhere, and reproduced: not a failure
+    /// of the run; the message names where it was first measured.
+    Known,
+    /// A known fact applies to this machine, but the trial no longer fails
+    /// as the fact says: not a failure of the run, shown loudly (the fact
+    /// file is out of date here, or the driver changed).
+    Changed,
+    /// A timeout that a known fact of kind `hang` covers.
+    KnownHang,
+    /// The hardware reached a state neither oracle reaches: a finding
+    /// against the guide or the model, a failure of the run.
+    Unmodeled,
 }
 
 impl Status {
@@ -109,6 +130,10 @@ impl Status {
             Status::Crash => "crash",
             Status::Xfail => "xfail",
             Status::OracleConflict => "oracle-conflict",
+            Status::Known => "known",
+            Status::Changed => "changed",
+            Status::KnownHang => "known-hang",
+            Status::Unmodeled => "unmodeled",
         }
     }
 }
@@ -258,8 +283,8 @@ pub fn diff(verdict: Verdict, hw: &HardwareResult) -> Diff {
             "unmodeled: {} observed state(s) the model cannot reach",
             unmodeled.len()
         ));
-        if status == Status::Pass {
-            status = Status::QualityWarning;
+        if matches!(status, Status::Pass | Status::QualityWarning) {
+            status = Status::Unmodeled;
         }
     }
     if hw.launch_failures > 0 && hw.instances > 0 {
@@ -337,12 +362,19 @@ tests:
     }
 
     #[test]
-    fn unmodeled_states_warn_but_never_hide_a_failure() {
+    fn unmodeled_states_fail_but_never_hide_a_failure() {
         let h = hw(&[(0, 5), (1, 5)], &[0]);
         let d = diff(Verdict::Allowed, &h);
-        assert_eq!(d.status, Status::QualityWarning);
+        assert_eq!(d.status, Status::Unmodeled);
         assert!(d.findings.iter().any(|f| f.starts_with("unmodeled")));
         assert_eq!(diff(Verdict::Forbidden, &h).status, Status::Fail);
+        // Unobserved and unmodeled at once: the unmodeled state wins.
+        let h = hw(&[(0, 5)], &[1]);
+        assert_eq!(h.observation, Observation::Never);
+        assert_eq!(diff(Verdict::Allowed, &h).status, Status::Unmodeled);
+        // All states modeled: no unmodeled finding.
+        let h = hw(&[(0, 5)], &[0]);
+        assert_eq!(diff(Verdict::Allowed, &h).status, Status::QualityWarning);
     }
 
     #[test]
@@ -365,6 +397,25 @@ tests:
         assert!(b.contains("3 *! k.t0.r0=1; x=0"), "{b}");
         assert!(b.contains("7 :> k.t0.r0=0; x=0"), "{b}");
         assert!(b.contains("Positive: 3, Negative: 7"), "{b}");
+    }
+
+    #[test]
+    fn statuses_are_kebab_case_in_json() {
+        for (s, text) in [
+            (Status::Known, "known"),
+            (Status::Changed, "changed"),
+            (Status::KnownHang, "known-hang"),
+            (Status::Unmodeled, "unmodeled"),
+            (Status::QualityWarning, "quality-warning"),
+        ] {
+            assert_eq!(s.as_str(), text);
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{text}\""));
+            assert_eq!(
+                serde_json::from_str::<Status>(&format!("\"{text}\"")).unwrap(),
+                s
+            );
+        }
+        assert!(serde_json::from_str::<Status>("\"knownhang\"").is_err());
     }
 
     #[test]

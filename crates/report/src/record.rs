@@ -76,6 +76,12 @@ pub struct Environment {
     /// incantations), when the harness recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tuning: Option<crate::Tuning>,
+    /// The tuned file the environment came from (`conformance/tuning/
+    /// <gpu-slug>.toml`, else the architecture's, `sm_90.toml`, or
+    /// `--tuning FILE`); absent: the built-in values, or a record made
+    /// before the harness recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuning_file: Option<String>,
     /// Which of the host's GPUs ran it (absent in records made before the
     /// harness ran on several GPUs; its name is `gpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,6 +360,7 @@ mod device_tests {
             nvcc: None,
             driver_version: None,
             tuning: None,
+            tuning_file: Some("conformance/tuning/sm_90.toml".into()),
             device,
         });
         r
@@ -365,6 +372,7 @@ mod device_tests {
         let env = r.environment.as_ref().unwrap();
         assert_eq!(env.gpu, "NVIDIA H100 80GB HBM3");
         assert_eq!(env.device, None);
+        assert_eq!(env.tuning_file, None);
         // Written back, it stays without one.
         assert!(!r.to_json_line().contains("device"), "{}", r.to_json_line());
         let again: TrialRecord = serde_json::from_str(&r.to_json_line()).unwrap();
@@ -382,6 +390,10 @@ mod device_tests {
         let line = r.to_json_line();
         assert!(
             line.contains(r#""device":{"ordinal":1,"uuid":"GPU-8932f937-d72c-4106-c12f-20bd9faed9f6","pci_bus_id":"0000:3B:00.0"}"#),
+            "{line}"
+        );
+        assert!(
+            line.contains(r#""tuning_file":"conformance/tuning/sm_90.toml""#),
             "{line}"
         );
         let back: TrialRecord = serde_json::from_str(&line).unwrap();

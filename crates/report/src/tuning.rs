@@ -1,4 +1,5 @@
-//! The testing environment of a GPU (`conformance/tuning/<gpu-slug>.toml`):
+//! The testing environment of a GPU (`conformance/tuning/<gpu-slug>.toml`,
+//! else its architecture's, `conformance/tuning/sm_90.toml`):
 //! how many instances a launch, how many launches, the incantations (random
 //! delays, stress warps, slot permutation) and the GPU time a mutant may
 //! take, chosen by the search of `--tune` over the points of
@@ -120,15 +121,22 @@ impl Tuning {
         Tuning::parse(&text, path)
     }
 
-    /// The tuned environment of the GPU named `gpu`, if one was stored.
-    pub fn for_gpu(root: &Path, gpu: &str) -> Result<Option<(std::path::PathBuf, Tuning)>, String> {
-        let path = root
-            .join(TUNING_DIR)
-            .join(format!("{}.toml", crate::slug(gpu)));
-        if !path.is_file() {
-            return Ok(None);
+    /// The tuned environment of the GPU named `gpu`, if one was stored,
+    /// else its architecture's (`sm_90.toml`), if one was: the file used
+    /// and what it holds.
+    pub fn for_device(
+        root: &Path,
+        gpu: &str,
+        sm: &str,
+    ) -> Result<Option<(std::path::PathBuf, Tuning)>, String> {
+        let dir = root.join(TUNING_DIR);
+        for name in [crate::slug(gpu), crate::slug(sm).replace('-', "_")] {
+            let path = dir.join(format!("{name}.toml"));
+            if !name.is_empty() && path.is_file() {
+                return Tuning::load(&path).map(|t| Some((path, t)));
+            }
         }
-        Tuning::load(&path).map(|t| Some((path, t)))
+        Ok(None)
     }
 }
 
@@ -263,6 +271,62 @@ mod tests {
         );
         let e = parse_search(&point, Path::new("s.toml")).unwrap_err();
         assert!(e.contains("environment `a`: field `extra`"), "{e}");
+    }
+
+    #[test]
+    fn a_gpu_without_its_own_file_takes_its_architectures() {
+        let root = std::env::temp_dir().join(format!("gridcheck-tuning-{}", std::process::id()));
+        let dir = root.join(TUNING_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("sm_90.toml"), GOOD).unwrap();
+        std::fs::write(dir.join("gpu-a.toml"), GOOD.replace("256", "64")).unwrap();
+        let (path, t) = Tuning::for_device(&root, "GPU A", "sm_90")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (path.file_name().unwrap(), t.instances),
+            ("gpu-a.toml".as_ref(), 64)
+        );
+        let (path, t) = Tuning::for_device(&root, "GPU B", "sm_90")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (path.file_name().unwrap(), t.instances),
+            ("sm_90.toml".as_ref(), 256)
+        );
+        assert!(
+            Tuning::for_device(&root, "GPU B", "sm_100")
+                .unwrap()
+                .is_none()
+        );
+        std::fs::write(dir.join("sm_90.toml"), "instances = 0\n").unwrap();
+        let e = Tuning::for_device(&root, "GPU B", "sm_90").unwrap_err();
+        assert!(e.contains("sm_90.toml"), "{e}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// The architecture's file is the H100's environment: the H200 runs
+    /// as the H100 does until it is tuned.
+    #[test]
+    fn the_checked_in_sm_90_file_is_the_h100s() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let (path, arch) = Tuning::for_device(&root, "NVIDIA H200", "sm_90")
+            .unwrap()
+            .unwrap();
+        assert!(
+            path.ends_with("conformance/tuning/sm_90.toml"),
+            "{}",
+            path.display()
+        );
+        let (path, h100) = Tuning::for_device(&root, "NVIDIA H100 80GB HBM3", "sm_90")
+            .unwrap()
+            .unwrap();
+        assert!(
+            path.ends_with("nvidia-h100-80gb-hbm3.toml"),
+            "{}",
+            path.display()
+        );
+        assert_eq!(arch, h100);
     }
 
     #[test]

@@ -1,14 +1,15 @@
-//! The expectations files checked on every run, whatever the machine can run
-//! (the files themselves are read by `gridcheck_report::Expectations`): each
-//! file parses, each entry gives a reason and, against the spec the files
-//! are about, names a test of it (a trial entry also a rule that lists the
+//! The facts (`conformance/facts/*.toml`, read by
+//! `gridcheck_report::Facts`, which checks each fact's fields) checked
+//! against the spec on every run, whatever the machine can run: each
+//! fact names a test of the spec (a trial's fact also a rule that lists the
 //! test) on a tier that runs it. So a renamed or removed test cannot leave
-//! a stale entry behind, and a malformed file is noticed without nvcc or a
-//! GPU.
+//! a stale fact behind, and a malformed file is noticed without nvcc or a
+//! GPU. Every fact is loaded whatever the machine: where one applies is
+//! decided trial by trial from the machine the trial ran on.
 
 use std::path::Path;
 
-use gridcheck_report::{Expectations, Subject, Tier};
+use gridcheck_report::{Facts, Subject, Tier};
 use gridcheck_spec::{Spec, TestBody};
 
 /// Whether `tier` makes trials of a test with this body.
@@ -24,18 +25,12 @@ fn runs(tier: Tier, body: &TestBody) -> bool {
     )
 }
 
-/// Every problem of every `*.toml` in `dir`, one per line, or `Ok`.
-pub fn check_all(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<(), String> {
-    let x = Expectations::load_all(dir, root)?;
+/// Every fact of every `*.toml` in `dir`, or every problem, one per line.
+pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Facts, String> {
+    let x = Facts::load_all(dir, root)?;
     let mut problems = Vec::new();
     for e in &x.entries {
-        let at = e.file.display();
-        if e.reason.trim().is_empty() {
-            problems.push(format!(
-                "{at}: `{}` has an empty reason: say why it is known to fail, with the evidence",
-                e.subject
-            ));
-        }
+        let at = e.at();
         let Some(spec) = spec else { continue };
         let test = spec.test(e.subject.test());
         let listed = match &e.subject {
@@ -62,7 +57,7 @@ pub fn check_all(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<(), Str
         }
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(x)
     } else {
         Err(problems.join("\n"))
     }
@@ -95,34 +90,40 @@ tests:
         gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap()
     }
 
-    fn check(toml: &str) -> Result<(), String> {
+    fn check(key: &str) -> Result<Facts, String> {
+        let toml = format!(
+            "[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\ndepends_on = [\"toolkit\"]\n\
+             evidence = \"e\"\nmeasured = [{{ sm = \"sm_90\", toolkit = \"13.0.88\", date = \"2026-11-24\" }}]\n"
+        );
         let dir = std::env::temp_dir().join(format!(
-            "gridcheck-expectations-check-{}-{}",
+            "gridcheck-facts-check-{}-{}",
             std::process::id(),
-            toml.len()
+            key.len()
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("gpu.toml"), toml).unwrap();
-        let r = check_all(&dir, &dir, Some(&spec()));
+        let r = load_checked(&dir, &dir, Some(&spec()));
         let _ = std::fs::remove_dir_all(&dir);
         r
     }
 
     #[test]
-    fn every_entry_names_a_test_of_the_spec_and_gives_a_reason() {
-        assert!(check("[xfail]\n\"gpu/sm_90/t-one\" = \"measured\"\n").is_ok());
-        assert!(check("[xfail]\n\"gpu/sm_90/cdp2.memory.x/t-one\" = \"measured\"\n").is_ok());
-        let e = check("[xfail]\n\"gpu/sm_90/t-old\" = \"measured\"\n").unwrap_err();
+    fn every_fact_names_a_test_of_the_spec() {
+        assert_eq!(check("gpu/sm_90/t-one").unwrap().entries.len(), 1);
+        assert!(check("gpu/sm_90/cdp2.memory.x/t-one").is_ok());
+        let e = check("gpu/sm_90/t-old").unwrap_err();
         assert!(e.contains("called `t-one` now"), "{e}");
-        let e = check("[xfail]\n\"gpu/sm_90/t-gone\" = \"measured\"\n").unwrap_err();
-        assert!(e.contains("t-gone") && e.contains("not a test"), "{e}");
-        let e = check("[xfail]\n\"gpu/sm_90/cdp2.memory.y/t-one\" = \"m\"\n").unwrap_err();
+        let e = check("gpu/sm_90/t-gone").unwrap_err();
+        assert!(
+            e.starts_with("gpu.toml:1: ") && e.contains("t-gone") && e.contains("not a test"),
+            "{e}"
+        );
+        let e = check("gpu/sm_90/cdp2.memory.y/t-one").unwrap_err();
         assert!(e.contains("not a test"), "{e}");
-        let e = check("[xfail]\n\"static/t-one\" = \"m\"\n").unwrap_err();
+        let e = check("static/t-one").unwrap_err();
         assert!(e.contains("not a test"), "{e}");
-        let e = check("[xfail]\n\"gpu/sm_90/t-one\" = \" \"\n").unwrap_err();
-        assert!(e.contains("empty reason"), "{e}");
-        assert!(check("[xfial]\n").is_err());
+        let e = check("gpu/t-one").unwrap_err();
+        assert!(e.starts_with("gpu.toml:1: "), "{e}");
     }
 }

@@ -1,0 +1,101 @@
+//! The discrepancies page shows the known facts as a run on another GPU
+//! sees them: a run on an H200 (the H100's driver and device runtime) is
+//! given the H100's newest records, judged again by the facts; its rows
+//! say `known` where the H100's say `xfail`, and a fact that no longer
+//! reproduces says `changed`.
+
+mod common;
+
+use gridcheck_report::{Facts, Status};
+
+#[test]
+fn facts_travel_to_another_gpu_on_the_page() {
+    let mut inputs = common::inputs();
+    let latest = gridcheck_docs::results::latest(&inputs.runs);
+    let h100 = latest
+        .iter()
+        .find(|r| r.machine.gpu == "NVIDIA H100 80GB HBM3")
+        .map(|r| (*r).clone())
+        .expect("a recorded H100 run");
+    let facts = Facts {
+        entries: inputs.facts.clone(),
+    };
+    let mut h200 = h100.clone();
+    h200.slug = "nvidia-h200".into();
+    h200.machine.gpu = "NVIDIA H200".into();
+    let mut changed = None;
+    for r in &mut h200.records {
+        if let Some(e) = r.environment.as_mut() {
+            e.gpu = "NVIDIA H200".into();
+        }
+        if r.status == Status::Xfail {
+            // What the run measured before the facts were applied.
+            r.status = Status::Fail;
+            if changed.is_none() && r.trial.tier == gridcheck_report::Tier::Gpu {
+                r.status = Status::Pass;
+                changed = Some(r.trial.clone());
+            }
+            (r.status, r.message) = facts.apply(r);
+        }
+    }
+    let changed = changed.expect("an xfail in the H100's newest run");
+    let known = h200
+        .records
+        .iter()
+        .filter(|r| r.status == Status::Known)
+        .count();
+    assert!(known > 0, "the H100's facts are known on the H200");
+    assert!(
+        h200.records
+            .iter()
+            .filter(|r| r.trial.tier == gridcheck_report::Tier::Gpu)
+            .all(|r| r.status != Status::Xfail),
+        "nothing is xfail on a GPU where no fact was measured"
+    );
+    inputs.runs.push(h200);
+    let src = gridcheck_docs::site::render(&inputs);
+    let disc = src.page("discrepancies.md").unwrap();
+    let row_of = |test: &str| {
+        let at = disc
+            .find(&format!("<td><code>gpu/sm_90/{test}</code>"))
+            .unwrap_or_else(|| panic!("a row for {test}"));
+        &disc[at..at + disc[at..].find("</tr>").unwrap()]
+    };
+    let row = row_of("c2-memset-async-diagnosis");
+    assert!(
+        row.contains("gc-xfail\">xfail</span> <small>NVIDIA H100 80GB HBM3</small>")
+            && row.contains("gc-known\">known</span> <small>NVIDIA H200</small>"),
+        "{row}"
+    );
+    assert!(row.contains("driver, device-runtime"), "{row}");
+    assert!(row.contains("<td class=\"gc-st\">"), "{row}");
+    let row = row_of(&changed.test);
+    assert!(
+        row.contains("gc-changed\">changed</span> <small>NVIDIA H200</small>"),
+        "{row}"
+    );
+    // Each fact sits under a rule, with its heading; hangs have their place.
+    assert!(disc.contains("## Known discrepancies, by rule"), "{disc}");
+    assert!(disc.contains("## Known hangs, by rule"), "{disc}");
+    let memset = disc.find("<h4 id=\"d").expect("a fact's section");
+    let rule = disc[..memset].rfind("<h3 id=\"r-").expect("under a rule");
+    assert!(rule < memset);
+    // The reproduce commands wrap.
+    assert!(disc.contains("<div class=\"gc-repro\">"), "{disc}");
+}
+
+#[test]
+fn the_site_css_wraps_commands_and_keeps_statuses_whole() {
+    let (_, out, _) = common::built("facts-css");
+    let css = std::fs::read_to_string(out.join("gridcheck.css")).unwrap();
+    for rule in [
+        ".gc-repro pre, .gc-repro code { white-space: pre-wrap;",
+        ".gc-facts td.gc-st { white-space: nowrap;",
+        ".gc-known, .gc-known-hang {",
+        ".gc-changed {",
+        ".gc-unmodeled",
+    ] {
+        assert!(css.contains(rule), "{rule} in {css}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

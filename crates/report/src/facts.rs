@@ -1,0 +1,516 @@
+//! Facts: what the hardware, its driver or nvcc did that the guide does not
+//! say (`kind = "discrepancy"`), or a hang (`kind = "hang"`), each keyed by
+//! a test or one trial, in `conformance/facts/*.toml`
+//! (`conformance/facts/README.md` is the format's reference). A fact
+//! carries a one-line `summary`, the full `evidence`, the places it was
+//! `measured` (GPU, architecture, driver, device runtime, toolkit, date)
+//! and what it is believed to depend on (`depends_on`), from which
+//! `applicability.rs` decides where it applies and what status a trial
+//! gets. The harness and the site both read the files here.
+//!
+//! ```toml
+//! ["gpu/sm_90/c2-memset-async-diagnosis"]
+//! kind = "discrepancy"
+//! summary = "A device cudaMemsetAsync writes zeros whatever the value."
+//! depends_on = ["driver", "device-runtime"]
+//! measured = [
+//!   { gpu = "NVIDIA H100 80GB HBM3", sm = "sm_90", driver = "580.159.04", device_runtime = "13.0", date = "2026-11-24" },
+//! ]
+//! evidence = """Measured 2026-11-24 on the H100 ..."""
+//! ```
+//!
+//! Every error names the file, the line and the field; an unknown field is
+//! an error.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer};
+use toml::Spanned;
+
+use crate::{Subject, Tier};
+
+/// Where the facts live, relative to the repository root.
+pub const FACTS_DIR: &str = "conformance/facts";
+
+/// What a fact says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FactKind {
+    /// The trial fails: the hardware, driver or compiler did something the
+    /// guide rules out (or did not do what it requires).
+    Discrepancy,
+    /// The trial does not finish: it times out.
+    Hang,
+}
+
+impl FactKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactKind::Discrepancy => "discrepancy",
+            FactKind::Hang => "hang",
+        }
+    }
+}
+
+/// A comparison of architectures: `sm>=90`, `sm==90`, `sm<100`, ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchRange {
+    pub op: &'static str,
+    pub sm: u32,
+}
+
+impl ArchRange {
+    /// Whether `sm_NN` is in the range; a name that is not `sm_NN` is not.
+    pub fn contains(&self, sm: &str) -> bool {
+        let Some(n) = sm_number(sm) else {
+            return false;
+        };
+        match self.op {
+            ">=" => n >= self.sm,
+            ">" => n > self.sm,
+            "<=" => n <= self.sm,
+            "<" => n < self.sm,
+            _ => n == self.sm,
+        }
+    }
+}
+
+/// `sm_90` → 90 (`sm_90a` → 90).
+pub fn sm_number(sm: &str) -> Option<u32> {
+    let digits: String = sm
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// What a fact is believed to depend on: it applies on a machine that
+/// agrees, on every one of these, with a place where it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dependency {
+    /// The GPU model (`NVIDIA H100 80GB HBM3`).
+    GpuModel,
+    /// The kernel driver's release (`580.159.04`).
+    Driver,
+    /// The device runtime linked into the kernels (`libcudadevrt` of the
+    /// CUDA toolkit that built them), by major.minor (`13.0`).
+    DeviceRuntime,
+    /// The compiler, nvcc, by major.minor (`13.0`).
+    Toolkit,
+    /// The architecture, a range (`sm>=90`): the fact covers the test on
+    /// every architecture in it. Without one, only the key's architecture.
+    Arch(ArchRange),
+}
+
+impl FromStr for Dependency {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Dependency, String> {
+        Ok(match s {
+            "gpu-model" => Dependency::GpuModel,
+            "driver" => Dependency::Driver,
+            "device-runtime" => Dependency::DeviceRuntime,
+            "toolkit" => Dependency::Toolkit,
+            _ => {
+                let bad = || {
+                    format!(
+                        "`{s}` is none of `gpu-model`, `driver`, `device-runtime`, `toolkit` \
+                         or an architecture range such as `sm>=90`"
+                    )
+                };
+                let rest = s.strip_prefix("sm").ok_or_else(bad)?;
+                let op = [">=", "<=", "==", ">", "<"]
+                    .into_iter()
+                    .find(|op| rest.starts_with(op))
+                    .ok_or_else(bad)?;
+                let n = &rest[op.len()..];
+                if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) {
+                    return Err(bad());
+                }
+                Dependency::Arch(ArchRange {
+                    op,
+                    sm: n.parse().map_err(|_| bad())?,
+                })
+            }
+        })
+    }
+}
+
+impl fmt::Display for Dependency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dependency::GpuModel => f.write_str("gpu-model"),
+            Dependency::Driver => f.write_str("driver"),
+            Dependency::DeviceRuntime => f.write_str("device-runtime"),
+            Dependency::Toolkit => f.write_str("toolkit"),
+            Dependency::Arch(r) => write!(f, "sm{}{}", r.op, r.sm),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Dependency {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// One place a fact was measured. Only `date` is required; a fact needs
+/// every field its `depends_on` names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Place {
+    /// The GPU's name as the driver gives it.
+    pub gpu: Option<String>,
+    /// `sm_90`.
+    pub sm: Option<String>,
+    /// The kernel driver's release, `580.159.04`.
+    pub driver: Option<String>,
+    /// The device runtime's CUDA version, `13.0`.
+    pub device_runtime: Option<String>,
+    /// nvcc's version, `13.0.88`.
+    pub toolkit: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// Where its records are, `records/<gpu>/<date>/`.
+    pub record: Option<String>,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        match (&self.gpu, &self.sm) {
+            (Some(g), Some(s)) => parts.push(format!("{g} ({s})")),
+            (Some(g), None) => parts.push(g.clone()),
+            (None, Some(s)) => parts.push(s.clone()),
+            (None, None) => {}
+        }
+        if let Some(d) = &self.driver {
+            parts.push(format!("driver {d}"));
+        }
+        if let Some(d) = &self.device_runtime {
+            parts.push(format!("device runtime {d}"));
+        }
+        if let Some(t) = &self.toolkit {
+            parts.push(format!("nvcc {t}"));
+        }
+        parts.push(self.date.clone());
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// One fact, as the harness and the site use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// A test on a tier (every rule that lists it), or one trial.
+    pub subject: Subject,
+    pub kind: FactKind,
+    /// One line: what the hardware did.
+    pub summary: String,
+    /// What was measured, what was ruled out and by which experiment.
+    pub evidence: String,
+    pub depends_on: Vec<Dependency>,
+    /// Where it was measured, first measurement first.
+    pub measured: Vec<Place>,
+    /// The file, relative to the repository root when under it.
+    pub file: PathBuf,
+    /// The line of the fact's key.
+    pub line: usize,
+}
+
+impl Fact {
+    /// `file:line`, how messages name it.
+    pub fn at(&self) -> String {
+        format!("{}:{}", self.file.display(), self.line)
+    }
+
+    /// The architecture range it depends on, if any.
+    pub fn arch_range(&self) -> Option<ArchRange> {
+        self.depends_on.iter().find_map(|d| match d {
+            Dependency::Arch(r) => Some(*r),
+            _ => None,
+        })
+    }
+
+    /// `depends_on` as written: `driver, device-runtime`.
+    pub fn depends_on_text(&self) -> String {
+        self.depends_on
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFact {
+    kind: FactKind,
+    summary: String,
+    evidence: String,
+    depends_on: Vec<Dependency>,
+    measured: Vec<Place>,
+}
+
+/// Every fact, in file then line order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub entries: Vec<Fact>,
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// The line of `field = ...` in the fact that starts at `from`, else the
+/// fact's own line.
+fn field_line(text: &str, from: usize, field: &str) -> usize {
+    let start = from.min(text.len());
+    let mut offset = start;
+    for (i, l) in text[start..].split_inclusive('\n').enumerate() {
+        let t = l.trim_start();
+        if i > 0 && t.starts_with('[') {
+            break;
+        }
+        if let Some(rest) = t.strip_prefix(field)
+            && rest.trim_start().starts_with('=')
+        {
+            return line_of(text, offset);
+        }
+        offset += l.len();
+    }
+    line_of(text, start)
+}
+
+/// `field `x`: ` when line `line` (1-based) sets a field `x = ...`.
+fn field_named_on(text: &str, line: usize) -> String {
+    let l = text.lines().nth(line - 1).unwrap_or("").trim_start();
+    let name: String = l
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if !name.is_empty() && l[name.len()..].trim_start().starts_with('=') {
+        format!("field `{name}`: ")
+    } else {
+        String::new()
+    }
+}
+
+fn valid_date(d: &str) -> bool {
+    let b = d.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// The checks across a fact's fields, each with the field it concerns.
+fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
+    if f.summary.trim().is_empty() || f.summary.contains('\n') {
+        return Err(("summary", "one line that says what the hardware did".into()));
+    }
+    if f.evidence.trim().is_empty() {
+        return Err((
+            "evidence",
+            "say what was measured, what was ruled out and by which experiment".into(),
+        ));
+    }
+    if f.depends_on.is_empty() {
+        return Err((
+            "depends_on",
+            "name what it is believed to depend on (`gpu-model`, `driver`, \
+             `device-runtime`, `toolkit`, `sm>=NN`)"
+                .into(),
+        ));
+    }
+    for (i, d) in f.depends_on.iter().enumerate() {
+        if f.depends_on[..i].contains(d) {
+            return Err(("depends_on", format!("`{d}` is named twice")));
+        }
+    }
+    if f.depends_on
+        .iter()
+        .filter(|d| matches!(d, Dependency::Arch(_)))
+        .count()
+        > 1
+    {
+        return Err(("depends_on", "at most one architecture range".into()));
+    }
+    let gpu_only = |d: &Dependency| !matches!(d, Dependency::Toolkit);
+    if subject.tier() != Tier::Gpu
+        && let Some(d) = f.depends_on.iter().find(|d| gpu_only(d))
+    {
+        return Err((
+            "depends_on",
+            format!(
+                "`{d}`: a fact of the {} tier runs no GPU; it can depend on the `toolkit` only",
+                subject.tier().as_str()
+            ),
+        ));
+    }
+    if f.measured.is_empty() {
+        return Err(("measured", "list the places it was measured".into()));
+    }
+    for p in &f.measured {
+        if !valid_date(&p.date) {
+            return Err(("measured", format!("date `{}` is not YYYY-MM-DD", p.date)));
+        }
+        if let Some(sm) = &p.sm
+            && sm_number(sm).is_none()
+        {
+            return Err(("measured", format!("sm `{sm}` is not `sm_NN`")));
+        }
+        for d in &f.depends_on {
+            let (has, name) = match d {
+                Dependency::GpuModel => (p.gpu.is_some(), "gpu"),
+                Dependency::Driver => (p.driver.is_some(), "driver"),
+                Dependency::DeviceRuntime => (p.device_runtime.is_some(), "device_runtime"),
+                Dependency::Toolkit => (p.toolkit.is_some(), "toolkit"),
+                Dependency::Arch(_) => (p.sm.is_some(), "sm"),
+            };
+            if !has {
+                return Err((
+                    "measured",
+                    format!(
+                        "the place of {} depends on `{d}` but gives no `{name}`",
+                        p.date
+                    ),
+                ));
+            }
+        }
+    }
+    if let Subject::Trial(t) = subject {
+        check_key_arch(&t.sm, f)?;
+    } else if let Subject::Test(k) = subject {
+        check_key_arch(&k.sm, f)?;
+    }
+    Ok(())
+}
+
+/// A GPU key's architecture is where it was measured: in its range, and
+/// the architecture of a place that gives one.
+fn check_key_arch(sm: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
+    let Some(sm) = sm else { return Ok(()) };
+    if let Some(Dependency::Arch(r)) = f
+        .depends_on
+        .iter()
+        .find(|d| matches!(d, Dependency::Arch(_)))
+    {
+        if !r.contains(sm) {
+            return Err((
+                "depends_on",
+                format!("the key's `{sm}` is outside `{}`", Dependency::Arch(*r)),
+            ));
+        }
+    } else if !f
+        .measured
+        .iter()
+        .any(|p| p.sm.as_deref() == Some(sm.as_str()))
+    {
+        return Err((
+            "measured",
+            format!(
+                "no place on the key's `{sm}`: a fact covers its key's architecture unless `depends_on` gives a range"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Facts {
+    /// The facts of one file's text; `path` names it in errors and in the
+    /// facts, relative to `root` when under it.
+    pub fn parse(text: &str, path: &Path, root: &Path) -> Result<Vec<Fact>, String> {
+        let file = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+        let shown = file.display();
+        let raw: BTreeMap<Spanned<String>, Spanned<RawFact>> =
+            toml::from_str(text).map_err(|e| match e.span() {
+                Some(s) => {
+                    let line = line_of(text, s.start);
+                    format!(
+                        "{shown}:{line}: {}{}",
+                        field_named_on(text, line),
+                        e.message().trim()
+                    )
+                }
+                None => format!("{shown}: {}", e.message().trim()),
+            })?;
+        let mut out = Vec::new();
+        for (key, fact) in raw {
+            let line = line_of(text, key.span().start);
+            let subject: Subject = key
+                .get_ref()
+                .parse()
+                .map_err(|e| format!("{shown}:{line}: {e}"))?;
+            let start = key.span().start;
+            let fact_span = fact.span();
+            let f = fact.into_inner();
+            check(&subject, &f).map_err(|(field, why)| {
+                let from = start.min(fact_span.start);
+                format!(
+                    "{shown}:{}: `{subject}`: field `{field}`: {why}",
+                    field_line(text, from, field)
+                )
+            })?;
+            out.push(Fact {
+                subject,
+                kind: f.kind,
+                summary: f.summary,
+                evidence: f.evidence.trim().to_string(),
+                depends_on: f.depends_on,
+                measured: f.measured,
+                file: file.clone(),
+                line,
+            });
+        }
+        out.sort_by_key(|f| f.line);
+        Ok(out)
+    }
+
+    /// Every `*.toml` in `dir`, by file name. A missing directory holds no
+    /// facts; a file that does not parse is an error that names it.
+    pub fn load_all(dir: &Path, root: &Path) -> Result<Facts, String> {
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Facts::default()),
+            Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+        };
+        files.sort();
+        let mut x = Facts::default();
+        for path in files {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            x.entries.extend(Self::parse(&text, &path, root)?);
+        }
+        Ok(x)
+    }
+}
+
+/// A device name as a file or directory name: lowercase, every run of
+/// characters other than ASCII letters and digits one `-`
+/// (`NVIDIA H100 80GB HBM3` → `nvidia-h100-80gb-hbm3`).
+pub fn slug(name: &str) -> String {
+    let s: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}

@@ -1,0 +1,321 @@
+//! The facts' file format (`conformance/facts/*.toml`): what parses, every
+//! error with its file, line and field; and the checked-in facts against
+//! the spec and the newest recorded run of each GPU.
+
+use std::path::Path;
+
+use gridcheck_report::{
+    Applies, ArchRange, Dependency, Fact, FactKind, Facts, Here, Status, TrialRecord, slug,
+    sm_number,
+};
+
+const GOOD: &str = r#"# a comment
+["gpu/sm_90/t"]
+kind = "discrepancy"
+summary = "It wrote zeros."
+depends_on = ["driver", "device-runtime"]
+measured = [
+  { gpu = "NVIDIA H100 80GB HBM3", sm = "sm_90", driver = "580.159.04", device_runtime = "13.0", date = "2026-11-24" },
+]
+evidence = """
+Measured, and this and that ruled out.
+"""
+"#;
+
+fn parse(text: &str) -> Result<Vec<Fact>, String> {
+    Facts::parse(
+        text,
+        Path::new("/r/conformance/facts/gpu.toml"),
+        Path::new("/r"),
+    )
+}
+
+#[test]
+fn slugs() {
+    assert_eq!(slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
+    assert_eq!(slug("  NVIDIA  H200 (x) "), "nvidia-h200-x");
+    assert_eq!(slug("4.18.3.1 Global Memory"), "4-18-3-1-global-memory");
+}
+
+#[test]
+fn a_fact_parses_with_its_file_and_line() {
+    let f = parse(GOOD).unwrap();
+    assert_eq!(f.len(), 1);
+    let f = &f[0];
+    assert_eq!(f.subject.to_string(), "gpu/sm_90/t");
+    assert_eq!((f.kind, f.line), (FactKind::Discrepancy, 2));
+    assert_eq!(f.at(), "conformance/facts/gpu.toml:2");
+    assert_eq!(f.evidence, "Measured, and this and that ruled out.");
+    assert_eq!(
+        f.depends_on,
+        vec![Dependency::Driver, Dependency::DeviceRuntime]
+    );
+    assert_eq!(f.depends_on_text(), "driver, device-runtime");
+    assert_eq!(
+        f.measured[0].to_string(),
+        "NVIDIA H100 80GB HBM3 (sm_90), driver 580.159.04, device runtime 13.0, 2026-11-24"
+    );
+    let two = format!("{GOOD}\n{}", GOOD.replace("gpu/sm_90/t", "gpu/sm_90/a.b/u"));
+    let f = parse(&two).unwrap();
+    assert_eq!((f[0].line, f[1].line), (2, 14), "file order");
+}
+
+#[test]
+fn dependencies_and_ranges() {
+    for s in [
+        "gpu-model",
+        "driver",
+        "device-runtime",
+        "toolkit",
+        "sm>=90",
+        "sm<100",
+        "sm==80",
+    ] {
+        assert_eq!(s.parse::<Dependency>().unwrap().to_string(), s);
+    }
+    for s in ["sm", "sm>=", "sm>=9a", "gpu", "sm=>90"] {
+        assert!(s.parse::<Dependency>().is_err(), "{s}");
+    }
+    let r = ArchRange { op: ">=", sm: 90 };
+    assert!(r.contains("sm_90") && r.contains("sm_100") && !r.contains("sm_89"));
+    assert!(!r.contains("gpu"));
+    assert_eq!(sm_number("sm_90a"), Some(90));
+}
+
+/// Every malformed fact is an error naming the file, the line and the
+/// field.
+#[test]
+fn errors_name_the_file_line_and_field() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "kind = \"discrepancy\"",
+            "kind = \"flake\"",
+            "gpu.toml:3: field `kind`: unknown variant `flake`",
+        ),
+        (
+            "summary = ",
+            "colour = 1\nsummary = ",
+            "gpu.toml:4: field `colour`: unknown field `colour`",
+        ),
+        (
+            "\"gpu/sm_90/t\"",
+            "\"gpu/t\"",
+            "gpu.toml:2: `gpu/t`: a GPU name starts `gpu/sm_XX/`",
+        ),
+        (
+            "\"driver\", ",
+            "\"drivers\", ",
+            "gpu.toml:5: field `depends_on`: `drivers` is none of",
+        ),
+        (
+            "It wrote zeros.",
+            "",
+            "gpu.toml:4: `gpu/sm_90/t`: field `summary`",
+        ),
+        (
+            "\"driver\", \"device-runtime\"",
+            "",
+            "gpu.toml:5: `gpu/sm_90/t`: field `depends_on`: name what",
+        ),
+        (
+            "\"device-runtime\"]",
+            "\"driver\"]",
+            "gpu.toml:5: `gpu/sm_90/t`: field `depends_on`: `driver` is named twice",
+        ),
+        (
+            "2026-11-24",
+            "24.11.2026",
+            "gpu.toml:6: `gpu/sm_90/t`: field `measured`: date `24.11.2026`",
+        ),
+        (
+            "driver = \"580.159.04\", ",
+            "",
+            "gpu.toml:6: `gpu/sm_90/t`: field `measured`: the place of 2026-11-24 depends on `driver` but gives no `driver`",
+        ),
+        (
+            "sm = \"sm_90\"",
+            "sm = \"sm_80\"",
+            "field `measured`: no place on the key's `sm_90`",
+        ),
+        (
+            "\"device-runtime\"]",
+            "\"sm>=100\"]",
+            "field `depends_on`: the key's `sm_90` is outside `sm>=100`",
+        ),
+        (
+            "date = ",
+            "where = \"x\", date = ",
+            "gpu.toml:7: unknown field `where`",
+        ),
+        (
+            "\nMeasured, and this and that ruled out.\n",
+            "  ",
+            "field `evidence`",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(GOOD.contains(from), "{from}");
+        let e = parse(&GOOD.replacen(from, to, 1)).unwrap_err();
+        assert!(e.starts_with("conformance/facts/gpu.toml:"), "{e}");
+        assert!(e.contains(want), "want {want:?} in {e}");
+    }
+    let e = parse(&GOOD.replace("\"gpu/sm_90/t\"", "\"static/t\"")).unwrap_err();
+    assert!(
+        e.contains("field `depends_on`: `driver`: a fact of the static tier runs no GPU"),
+        "{e}"
+    );
+    let e = parse(&GOOD.replace("measured = [\n  {", "measured = [\n ] \n x = [{")).unwrap_err();
+    assert!(e.starts_with("conformance/facts/gpu.toml:"), "{e}");
+}
+
+#[test]
+fn loading_a_directory() {
+    let dir = std::env::temp_dir().join(format!("gridcheck-facts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("gpu.toml"), GOOD).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a fact").unwrap();
+    let x = Facts::load_all(&dir, &dir).unwrap();
+    assert_eq!(x.entries.len(), 1);
+    assert_eq!(x.entries[0].file, Path::new("gpu.toml"));
+    std::fs::write(dir.join("bad.toml"), "[\"gpu/sm_90/x\"]\nkind = 1\n").unwrap();
+    let e = Facts::load_all(&dir, &dir).unwrap_err();
+    assert!(e.starts_with("bad.toml:2:"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(Facts::load_all(&dir, &dir).unwrap().entries.is_empty());
+}
+
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The checked-in files parse, every fact names a test of the spec (and,
+/// for a trial, a rule that lists it), and every GPU fact's first place
+/// is the H100 where the list began.
+#[test]
+fn the_checked_in_facts_name_real_tests() {
+    let root = root();
+    let x = Facts::load_all(&root.join("conformance/facts"), &root).unwrap();
+    assert!(x.entries.len() >= 8, "{}", x.entries.len());
+    let spec = gridcheck_spec::load_dir(&root.join("spec"), None).unwrap();
+    for e in &x.entries {
+        assert!(spec.test(e.subject.test()).is_some(), "{}", e.subject);
+        if let Some(rule) = e.subject.rule() {
+            let r = spec.rule(rule).unwrap_or_else(|| panic!("{}", e.subject));
+            assert!(
+                r.tests.iter().any(|t| t == e.subject.test()),
+                "{}",
+                e.subject
+            );
+        }
+    }
+}
+
+/// Facts travel: on an H200 with the H100's driver and device runtime,
+/// the facts of the driver and device runtime apply (`known`), the one
+/// believed to depend on the GPU model does not.
+#[test]
+fn the_h100s_facts_on_an_h200() {
+    let root = root();
+    let x = Facts::load_all(&root.join("conformance/facts"), &root).unwrap();
+    let h200 = Here {
+        gpu: Some("NVIDIA H200".into()),
+        sm: Some("sm_90".into()),
+        driver: Some("580.159.04".into()),
+        device_runtime: Some("13.0.88".into()),
+        toolkit: Some("13.0.88".into()),
+    };
+    let h100 = Here {
+        gpu: Some("NVIDIA H100 80GB HBM3".into()),
+        ..h200.clone()
+    };
+    let mut known = Vec::new();
+    for f in x
+        .entries
+        .iter()
+        .filter(|f| f.subject.tier() == gridcheck_report::Tier::Gpu)
+    {
+        assert!(
+            matches!(f.applies(&h100), Applies::Measured(_)),
+            "{}",
+            f.subject
+        );
+        match f.applies(&h200) {
+            Applies::Elsewhere(p) => {
+                assert_eq!(p.gpu.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+                known.push(f.subject.test().to_string());
+            }
+            Applies::No(why) => assert!(why.contains("the GPU here is NVIDIA H200"), "{why}"),
+            Applies::Measured(_) => panic!("{} was never measured on an H200", f.subject),
+        }
+    }
+    for t in [
+        "c2-ptx-parameter-buffer-64-byte-aligned",
+        "c2-jit-cdp1-device-synchronize-load-error",
+        "c2-memset-async-diagnosis",
+        "c2-device-copies-match-host",
+        "c2-device-attribute-ordinal-range",
+    ] {
+        assert!(
+            known.contains(&t.to_string()),
+            "{t} does not travel: {known:?}"
+        );
+    }
+}
+
+/// The newest recorded run of each GPU agrees with the files: every xfail
+/// there is covered by a fact measured on that machine, and a trial such a
+/// fact covers was xfail (or did not run). Older runs keep the statuses of
+/// their day.
+#[test]
+fn the_checked_in_facts_cover_the_recorded_xfails() {
+    let root = root();
+    let x = Facts::load_all(&root.join("conformance/facts"), &root).unwrap();
+    let mut checked = 0;
+    for gpu in std::fs::read_dir(root.join("records")).unwrap().flatten() {
+        let newest = std::fs::read_dir(gpu.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|d| d.path().join("results.jsonl").is_file())
+            .max_by_key(|d| d.file_name());
+        let Some(date) = newest else { continue };
+        let text = std::fs::read_to_string(date.path().join("results.jsonl")).unwrap();
+        let records: Vec<TrialRecord> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let nvcc = records
+            .iter()
+            .find_map(|r| r.environment.as_ref().and_then(|e| e.nvcc.clone()));
+        for r in &records {
+            let mut here = Here::of(r);
+            if here.toolkit.is_none() {
+                here.toolkit = nvcc.clone();
+            }
+            let measured = x
+                .covering(&r.trial)
+                .into_iter()
+                .any(|f| matches!(f.applies(&here), Applies::Measured(_)));
+            if r.status == Status::Xfail {
+                assert!(
+                    measured,
+                    "{} was xfail, no fact measured there covers it",
+                    r.trial
+                );
+                checked += 1;
+            }
+            if measured {
+                assert!(
+                    matches!(
+                        r.status,
+                        Status::Xfail | Status::NotSupported | Status::NotRun
+                    ),
+                    "{} is covered but was {}",
+                    r.trial,
+                    r.status
+                );
+            }
+        }
+    }
+    assert!(checked > 0, "no recorded xfail was checked");
+}
