@@ -155,6 +155,7 @@ mod tests {
             nvcc: Some("13.0.88".into()),
             driver_version: Some(driver.into()),
             tuning: None,
+            tuning_file: None,
             device: None,
         }
     }
