@@ -11,7 +11,8 @@
 //! appended at once to the JSON-lines results file (one write a record; a
 //! write that fails fails the run), and a summary with each test's model
 //! verdict and hardware histogram is printed after the run. `--resume`
-//! reads the file back, naming every line it skips and why.
+//! reads the file back, naming every line it skips and why. Every record
+//! carries the run's id and start time ([`run_stamp`]).
 
 pub mod devices;
 mod environment;
@@ -30,7 +31,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{Expectations, ModelSummary, Status, TrialId, TrialRecord};
+use gridcheck_report::{Expectations, ModelSummary, RunStamp, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -52,6 +53,8 @@ pub struct Ctx {
     pub devices: Option<devices::Pool>,
     /// The checkout's commit, which every record carries.
     pub commit: Option<String>,
+    /// The run's id and start time, which every record written carries.
+    pub run: RunStamp,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
@@ -125,11 +128,12 @@ impl Ctx {
             ),
             &opts.root,
         )?;
-        let done = if opts.resume {
+        let (done, resumed_run) = if opts.resume {
             previous_results(&opts.results, &spec)?
         } else {
-            HashMap::new()
+            (HashMap::new(), None)
         };
+        let run = run_stamp(resumed_run);
         let sink = open_sink(&opts.results)?;
         let mutants = if opts.mutants {
             mutants::Sink::open(&opts.mutant_results)?
@@ -144,6 +148,7 @@ impl Ctx {
             device,
             devices,
             commit,
+            run,
             models: Mutex::default(),
             hardware: Mutex::default(),
             done,
@@ -213,7 +218,8 @@ impl Ctx {
     /// line, written at once so a crash loses nothing already finished. The
     /// first write that fails is reported and ends the writing; the run then
     /// fails ([`Ctx::write_error`]).
-    pub fn record(&self, r: TrialRecord) {
+    pub fn record(&self, mut r: TrialRecord) {
+        self.run.stamp(&mut r);
         let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = sink.as_mut()
             && let Err(e) = gridcheck_report::append_record(f, &r)
@@ -325,20 +331,45 @@ impl Ctx {
     }
 }
 
+/// The run this invocation records (`gridcheck_report::runs`): with
+/// `--resume` the file's last run (started now if it has no start time),
+/// else the one `GRIDCHECK_RUN_ID` names (a fleet's shards), else a new one.
+fn run_stamp(resumed: Option<(String, Option<String>)>) -> RunStamp {
+    let fresh = RunStamp::new();
+    let named = std::env::var(gridcheck_report::runs::RUN_ID_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| (v.trim().to_string(), None));
+    match resumed.or(named) {
+        Some((id, started)) => RunStamp {
+            id,
+            started: started.unwrap_or(fresh.started),
+        },
+        None => fresh,
+    }
+}
+
+/// Previous results for `--resume`: the trials done, and the run to go on
+/// with (the id and start time of the file's last record, if any).
+type Previous = (
+    HashMap<TrialId, TrialRecord>,
+    Option<(String, Option<String>)>,
+);
+
 /// The last record of every trial in a results file whose status is final
 /// (a trial that did not run is run again), a record written under a test's
 /// former name taken as the test's now. A record whose hash is not the one
 /// its test has now (under the name it was written with) is of a test
 /// changed since: its trial runs again. Every line skipped is named on
 /// stderr with the reason; a file that cannot be read is an error.
-fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRecord>, String> {
+fn previous_results(path: &Path, spec: &Spec) -> Result<Previous, String> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!(
                 "note: --resume: {} does not exist yet; every trial runs",
                 path.display()
             );
-            return Ok(HashMap::new());
+            return Ok((HashMap::new(), None));
         }
         Err(e) => return Err(format!("--resume: cannot read {}: {e}", path.display())),
         Ok(m) if !m.is_file() => {
@@ -360,6 +391,9 @@ fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRe
         );
     }
     let mut records = read.records;
+    let run = records
+        .last()
+        .and_then(|r| Some((r.run_id.clone()?, r.run_started.clone())));
     let moved = gridcheck_report::under_current_names(&mut records, spec);
     if moved > 0 {
         eprintln!(
@@ -399,7 +433,7 @@ fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRe
             }
         );
     }
-    Ok(done)
+    Ok((done, run))
 }
 
 /// Opens the results file for appending, first cutting an incomplete last

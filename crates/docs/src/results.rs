@@ -107,7 +107,7 @@ pub fn machine_txt_driver(text: &str) -> Option<String> {
 
 /// A run directory's name: `YYYY-MM-DD`, or `YYYY-MM-DD.N` for the N-th run
 /// of that day (N from 2), so that a later run never overwrites an earlier one.
-fn is_date(s: &str) -> bool {
+pub fn is_date(s: &str) -> bool {
     let (day, nth) = match s.split_once('.') {
         Some((d, n)) => (d, Some(n)),
         None => (s, None),
