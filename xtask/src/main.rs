@@ -11,6 +11,7 @@
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
+//! cargo xtask report diff BASE NEW           what changed between two runs (exit 1 on a regression)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! ```
@@ -20,6 +21,7 @@ mod bench_model;
 mod build;
 mod codegen;
 mod coverage;
+mod diff;
 mod doc;
 mod fuzz;
 mod mutants;
@@ -45,10 +47,13 @@ const USAGE: &str = "usage: cargo xtask <command>
   mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
   doc [--out DIR]                 the spec documentation site from the spec and the recorded results
                                   (default target/doc-site; open book/index.html there)
-  report summary|markdown|junit <results.jsonl>... [--out FILE]
-                                  a report of any results file
+  report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+                                  a report of one run of a results file (the latest by default)
   report merge <results.jsonl>... [--out FILE] [--format md|json]
-                                  a conformance matrix: trial x GPU, driver, nvcc
+                                  a conformance matrix: trial x run (GPU, driver, nvcc, date, run id)
+  report diff BASE NEW [--json] [--fail-on regression|change|never]
+                                  what changed between two runs; exits 1 on a regression, 2 on bad input
+                                  (see `cargo xtask report diff --help`)
   bench [--quick] [--out FILE] [--compare BASELINE] [--tolerance T]
                                   run the benchmarks on this machine's GPU (see `cargo xtask bench --help`)
   bench --bundle [DIR]            the benchmarks for a GPU machine without Rust (default .bench-bundle/)
@@ -68,6 +73,11 @@ pub fn root() -> PathBuf {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("report")
+        && args.get(1).map(String::as_str) == Some("diff")
+    {
+        return diff::run(&args[2..]);
+    }
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),

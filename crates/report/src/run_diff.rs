@@ -251,14 +251,16 @@ fn side(records: &[TrialRecord]) -> Side {
         devices: devices.into_iter().collect(),
         commits: commits.into_iter().collect(),
         tuning: env.and_then(|e| e.tuning.as_ref()).map(|t| {
+            let stress = match (t.stress_words, t.stress_lines) {
+                (_, true) => format!("stress on the test's lines x {}", t.stress_iters),
+                (0, false) => "no stress".to_string(),
+                (w, false) => format!("stress {w} words x {}", t.stress_iters),
+            };
             format!(
-                "{} instances x {} launches, delay <= {} cycles, stress {} words x {}{}{}, line burst {}, {} extra",
+                "{} instances x {} launches, delay up to {} cycles, {stress}{}, line burst {}, {} extra environment(s)",
                 t.instances,
                 t.launches,
                 t.max_delay_cycles,
-                t.stress_words,
-                t.stress_iters,
-                if t.stress_lines { " on the lines" } else { "" },
                 if t.permute { ", permuted" } else { "" },
                 t.line_burst,
                 t.extra.len()

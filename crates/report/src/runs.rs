@@ -13,8 +13,10 @@
 //! - A record written before runs were recorded has neither field. When a
 //!   file is read ([`crate::read_results`]) such records get a synthetic
 //!   id, [`fill_legacy_run_ids`]: consecutive records (in file order) are
-//!   one run until the commit changes, the GPU environment changes (device
-//!   aside: one run may use several GPUs) or a trial comes again that
+//!   one run until the commit changes, the GPU environment changes (a
+//!   field known in both records and different; the device aside: one run
+//!   may use several GPUs), a device is another host's (an ordinal or PCI
+//!   bus id seen with another UUID) or a trial comes again that
 //!   already had a final status (a second run of it; a trial that did not
 //!   run, `not-run` or `not-supported`, is what `--resume` runs again). The
 //!   id is `legacy-<commit, 8 characters, or nocommit>-<hash of the
@@ -120,12 +122,28 @@ fn is_final(s: Status) -> bool {
     !matches!(s, Status::NotRun | Status::NotSupported)
 }
 
-/// The GPU environment that tells two runs apart: all of it but the
-/// device (one run may use several GPUs of one host).
-fn env_key(r: &TrialRecord) -> Option<String> {
-    let mut e = r.environment.clone()?;
-    e.device = None;
-    serde_json::to_string(&e).ok()
+/// Whether two GPU environments are of two runs: a field known in both
+/// and different (the device aside: one run may use several GPUs of a
+/// host; a field one record lacks, as nvcc in a run that found none, is
+/// no evidence).
+fn env_conflicts(a: &crate::Environment, b: &crate::Environment) -> bool {
+    fn differ<T: PartialEq>(x: &Option<T>, y: &Option<T>) -> bool {
+        matches!((x, y), (Some(x), Some(y)) if x != y)
+    }
+    (&a.gpu, &a.sm, &a.driver) != (&b.gpu, &b.sm, &b.driver)
+        || differ(&a.nvcc, &b.nvcc)
+        || differ(&a.driver_version, &b.driver_version)
+        || differ(&a.tuning, &b.tuning)
+}
+
+/// Whether a device is another host's than those of a run so far: one
+/// they name by the same ordinal or PCI bus id with another UUID.
+fn other_host(seen: &[crate::Device], d: &crate::Device) -> bool {
+    seen.iter().any(|s| {
+        let same_slot = s.ordinal == d.ordinal
+            || matches!((&s.pci_bus_id, &d.pci_bus_id), (Some(a), Some(b)) if a == b);
+        same_slot && matches!((&s.uuid, &d.uuid), (Some(a), Some(b)) if a != b)
+    })
 }
 
 /// Gives every record without a run id a synthetic one (see the module
@@ -135,20 +153,28 @@ pub fn fill_legacy_run_ids(records: &mut [TrialRecord]) {
         .filter(|&i| records[i].run_id.is_none())
         .collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
-    let (mut commit, mut env): (Option<Option<String>>, Option<String>) = (None, None);
+    let mut commit: Option<Option<String>> = None;
+    let mut env: Option<crate::Environment> = None;
+    let mut devices: Vec<crate::Device> = Vec::new();
     let mut seen: HashMap<TrialId, Status> = HashMap::new();
     for i in legacy {
         let r = &records[i];
-        let this_env = env_key(r);
+        let this_env = r.environment.clone();
+        let device = this_env.as_ref().and_then(|e| e.device.clone());
         let new_run = groups.is_empty()
             || commit.as_ref() != Some(&r.commit)
-            || (env.is_some() && this_env.is_some() && env != this_env)
+            || matches!((&env, &this_env), (Some(a), Some(b)) if env_conflicts(a, b))
+            || device.as_ref().is_some_and(|d| other_host(&devices, d))
             || seen.get(&r.trial).is_some_and(|s| is_final(*s));
         if new_run {
             groups.push(Vec::new());
             commit = Some(r.commit.clone());
             env = None;
+            devices.clear();
             seen.clear();
+        }
+        if let Some(d) = device.filter(|d| !devices.contains(d)) {
+            devices.push(d);
         }
         if env.is_none() {
             env = this_env;
@@ -331,8 +357,8 @@ mod tests {
             tuning: None,
             device: Some(crate::Device {
                 ordinal,
-                uuid: None,
-                pci_bus_id: None,
+                uuid: Some(format!("GPU-{gpu}-{ordinal}")),
+                pci_bus_id: Some(format!("0000:0{ordinal}:00.0")),
             }),
         };
         let on = |mut r: TrialRecord, gpu: &str, ordinal: u32| {
@@ -357,7 +383,25 @@ mod tests {
             on(rec("gpu/sm_90/r/d", Status::Pass, Some("aaaa")), "H200", 0),
             // Run 4: another commit.
             rec("model/r/b", Status::Pass, Some("bbbb")),
+            on(rec("gpu/sm_90/r/f", Status::Pass, Some("bbbb")), "H100", 0),
+            // Run 5: the same GPU model in another host (its device 0 has
+            // another UUID), a trial that did not run before.
+            on(
+                rec("gpu/sm_90/r/e", Status::NotSupported, Some("bbbb")),
+                "H100",
+                0,
+            ),
+            on(rec("gpu/sm_90/r/e", Status::Pass, Some("bbbb")), "H100", 0),
         ];
+        for r in rs.iter_mut().skip(9) {
+            if let Some(d) = r.environment.as_mut().and_then(|e| e.device.as_mut()) {
+                d.uuid = Some("GPU-elsewhere".into());
+            }
+        }
+        // A field one record lacks (nvcc) is no evidence of another run.
+        if let Some(e) = rs[2].environment.as_mut() {
+            e.nvcc = Some("13.0.88".into());
+        }
         let mut copy = rs.clone();
         fill_legacy_run_ids(&mut rs);
         let got = ids(&rs);
@@ -372,7 +416,8 @@ mod tests {
             }
             v
         });
-        assert_eq!(distinct.len(), 4, "{got:?}");
+        assert_eq!(distinct.len(), 5, "{got:?}");
+        assert_eq!(got[9], got[10], "a trial not run, then run: one run");
         assert!(got[..4].iter().all(|i| *i == got[0]), "{got:?}");
         // The same records give the same ids (a copy of a run is that run).
         fill_legacy_run_ids(&mut copy);
