@@ -12,7 +12,7 @@
 //! write that fails fails the run), and a summary with each test's model
 //! verdict and hardware histogram is printed after the run. `--resume`
 //! reads the file back, naming every line it skips and why. Every record
-//! carries the run's id and start time ([`run_stamp`]).
+//! carries the run's id and start time (`RunStamp::for_invocation`).
 
 pub mod devices;
 mod environment;
@@ -31,6 +31,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
+use gridcheck_report::runs::RUN_ID_VAR;
 use gridcheck_report::{Expectations, ModelSummary, RunStamp, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
@@ -133,7 +134,7 @@ impl Ctx {
         } else {
             (HashMap::new(), None)
         };
-        let run = run_stamp(resumed_run);
+        let run = RunStamp::for_invocation(resumed_run, std::env::var(RUN_ID_VAR).ok());
         let sink = open_sink(&opts.results)?;
         let mutants = if opts.mutants {
             mutants::Sink::open(&opts.mutant_results)?
@@ -328,24 +329,6 @@ impl Ctx {
             }
             _ => worker::cubin_path(&self.opts.cubins, &self.sm(), test),
         }
-    }
-}
-
-/// The run this invocation records (`gridcheck_report::runs`): with
-/// `--resume` the file's last run (started now if it has no start time),
-/// else the one `GRIDCHECK_RUN_ID` names (a fleet's shards), else a new one.
-fn run_stamp(resumed: Option<(String, Option<String>)>) -> RunStamp {
-    let fresh = RunStamp::new();
-    let named = std::env::var(gridcheck_report::runs::RUN_ID_VAR)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| (v.trim().to_string(), None));
-    match resumed.or(named) {
-        Some((id, started)) => RunStamp {
-            id,
-            started: started.unwrap_or(fresh.started),
-        },
-        None => fresh,
     }
 }
 

@@ -152,7 +152,8 @@ fn one_sided(items: &[OneSided]) -> String {
     s
 }
 
-fn environments(d: &RunDiff) -> String {
+/// One side's environment, row by row.
+fn fields(s: &Side) -> Vec<(&'static str, String)> {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "not recorded".into());
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -161,36 +162,33 @@ fn environments(d: &RunDiff) -> String {
             v.join(", ")
         }
     };
-    let driver = |s: &Side| match (&s.driver_version, &s.driver_api) {
+    let driver = match (&s.driver_version, &s.driver_api) {
         (Some(v), Some(a)) => format!("{v} (CUDA {a} API)"),
         (None, Some(a)) => format!("CUDA {a} API"),
         (v, _) => opt(v),
     };
-    let rows: [(&str, Box<dyn Fn(&Side) -> String>); 10] = [
-        ("run id", Box::new(|s: &Side| s.run_id.clone())),
+    vec![
+        ("run id", s.run_id.clone()),
         (
             "started",
-            Box::new(move |s: &Side| {
-                s.started
-                    .clone()
-                    .unwrap_or_else(|| "not recorded (a run before start times were)".into())
-            }),
+            s.started
+                .clone()
+                .unwrap_or_else(|| "not recorded (a run before start times were)".into()),
         ),
-        ("GPU", Box::new(move |s: &Side| opt(&s.gpu))),
-        ("architecture", Box::new(move |s: &Side| opt(&s.sm))),
-        ("driver", Box::new(driver)),
-        (
-            "nvcc (its toolkit's cudadevrt linked)",
-            Box::new(move |s: &Side| opt(&s.nvcc)),
-        ),
-        ("devices", Box::new(move |s: &Side| list(&s.devices))),
-        ("commit", Box::new(move |s: &Side| list(&s.commits))),
-        ("tuning", Box::new(move |s: &Side| opt(&s.tuning))),
-        ("trials", Box::new(|s: &Side| s.trials.to_string())),
-    ];
+        ("GPU", opt(&s.gpu)),
+        ("architecture", opt(&s.sm)),
+        ("driver", driver),
+        ("nvcc (its toolkit's cudadevrt linked)", opt(&s.nvcc)),
+        ("devices", list(&s.devices)),
+        ("commit", list(&s.commits)),
+        ("tuning", opt(&s.tuning)),
+        ("trials", s.trials.to_string()),
+    ]
+}
+
+fn environments(d: &RunDiff) -> String {
     let mut s = String::from("| | BASE | NEW | |\n|---|---|---|---|\n");
-    for (name, f) in rows.iter() {
-        let (b, n) = (f(&d.base), f(&d.new));
+    for ((name, b), (_, n)) in fields(&d.base).into_iter().zip(fields(&d.new)) {
         let mark = if b != n { "differs" } else { "" };
         s += &format!("| {name} | {} | {} | {mark} |\n", cell(&b), cell(&n));
     }

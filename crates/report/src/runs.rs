@@ -70,6 +70,27 @@ impl RunStamp {
         }
     }
 
+    /// The run a harness invocation records: with `--resume` the file's
+    /// last run, `resumed` (started now if it has no start time), else the
+    /// one `named` (`GRIDCHECK_RUN_ID`: a fleet's shards), else a new one.
+    pub fn for_invocation(
+        resumed: Option<(String, Option<String>)>,
+        named: Option<String>,
+    ) -> RunStamp {
+        let fresh = RunStamp::new();
+        let named = named
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .map(|v| (v, None));
+        match resumed.or(named) {
+            Some((id, started)) => RunStamp {
+                id,
+                started: started.unwrap_or(fresh.started),
+            },
+            None => fresh,
+        }
+    }
+
     /// Puts the run on a record.
     pub fn stamp(&self, r: &mut TrialRecord) {
         r.run_id = Some(self.id.clone());
@@ -337,6 +358,26 @@ mod tests {
         assert_eq!(short_id(&s.id), "3fa9c2d1");
         assert_eq!(short_id("legacy-c4844728-0a1b2c3d"), "legacy-0a1b2c3d");
         assert_eq!(short_id("fleet42"), "fleet42");
+        // An invocation: resumed, named, or new.
+        let resumed = Some(("r1".to_string(), Some("2026-01-01T00:00:00Z".to_string())));
+        let r = RunStamp::for_invocation(resumed.clone(), Some("fleet".into()));
+        assert_eq!(
+            (r.id.as_str(), r.started.as_str()),
+            ("r1", "2026-01-01T00:00:00Z")
+        );
+        let r = RunStamp::for_invocation(Some(("legacy-x".into(), None)), None);
+        assert_eq!(r.id, "legacy-x");
+        assert!(r.started.ends_with('Z'));
+        assert_eq!(
+            RunStamp::for_invocation(None, Some(" fleet ".into())).id,
+            "fleet"
+        );
+        assert!(
+            !RunStamp::for_invocation(None, Some(" ".into()))
+                .id
+                .is_empty()
+        );
+        assert!(RunStamp::for_invocation(None, None).id.contains('T'));
         // Two runs started in one second still differ.
         assert_ne!(RunStamp::new().id, RunStamp::new().id);
         let mut r = rec("model/r/t", Status::Pass, None);
