@@ -220,6 +220,62 @@ mod tests {
         assert!(f.ends_with("results.jsonl"), "{}", f.display());
     }
 
+    /// The command end to end: exit 0 on identical runs, 1 on a pass
+    /// turned fail (the report names the trial), 0 with `--fail-on never`,
+    /// 2 on an input that is not records.
+    #[test]
+    fn exit_codes() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-diff-exit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = |status: &str| {
+            format!(
+                r#"{{"trial":"model/cdp2.x/t","tier":"model","rule":"cdp2.x","test":"t","status":"{status}","message":"m","run_id":"r-{status}"}}"#
+            ) + "\n"
+        };
+        let (base, new, bad, out) = (
+            dir.join("base.jsonl"),
+            dir.join("new.jsonl"),
+            dir.join("bad.jsonl"),
+            dir.join("out.md"),
+        );
+        std::fs::write(&base, line("pass")).unwrap();
+        std::fs::write(&new, line("fail")).unwrap();
+        std::fs::write(&bad, "{\n").unwrap();
+        let s = |p: &Path| p.display().to_string();
+        let code = |args: &[String]| run(args);
+        let o = ["--out".to_string(), s(&out)];
+        assert_eq!(
+            code(&[s(&base), s(&base), o[0].clone(), o[1].clone()]),
+            ExitCode::SUCCESS
+        );
+        assert!(
+            std::fs::read_to_string(&out)
+                .unwrap()
+                .contains("**No change**")
+        );
+        assert_eq!(
+            code(&[s(&base), s(&new), o[0].clone(), o[1].clone()]),
+            ExitCode::FAILURE
+        );
+        let md = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            md.contains("| `model/cdp2.x/t` | pass | fail | m |"),
+            "{md}"
+        );
+        let never = [
+            s(&base),
+            s(&new),
+            "--fail-on".into(),
+            "never".into(),
+            o[0].clone(),
+            o[1].clone(),
+        ];
+        assert_eq!(code(&never), ExitCode::SUCCESS);
+        assert_eq!(code(&[s(&base), s(&bad)]), ExitCode::from(2));
+        assert_eq!(code(&[s(&base)]), ExitCode::from(2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn unusable_inputs_name_the_file_and_line() {
         let dir = std::env::temp_dir().join(format!("gridcheck-diff-{}", std::process::id()));

@@ -87,10 +87,19 @@ fn status_rows(changes: &[&StatusChange]) -> String {
             changed,
             c.base,
             c.new,
-            cell(&c.message)
+            cell(&shorten(&c.message))
         );
     }
     s
+}
+
+/// A message cut to a table cell's length (the JSON has it whole).
+fn shorten(message: &str) -> String {
+    const MAX: usize = 200;
+    match message.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &message[..i]),
+        None => message.to_string(),
+    }
 }
 
 fn rate(count: u64, n: u64) -> String {
@@ -233,7 +242,8 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
         s += &format!(
             "**{} regression(s)** ({} status, {} forbidden state(s) newly observed); {} known \
              discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
-             other histogram change(s); {} trial(s) added, {} removed; {} unchanged.\n\n",
+             other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
+             trial; below, a test listed by several rules is one line).\n\n",
             d.regressions(),
             reg.len(),
             hist_reg.len(),
@@ -257,7 +267,10 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             body += &status_rows(&reg);
         }
         if !hist_reg.is_empty() {
-            body += &format!("\n{}", histogram_rows(&hist_reg));
+            if !body.is_empty() {
+                body.push('\n');
+            }
+            body += &histogram_rows(&hist_reg);
         }
         section(
             "Regressions",
@@ -356,6 +369,8 @@ mod tests {
         assert_eq!(js["status_changes"].as_array().unwrap().len(), 3);
         assert_eq!(js["removed"][0]["trial"], "model/r.a/gone");
 
+        assert_eq!(shorten(&"é".repeat(300)).chars().count(), 201);
+        assert_eq!(shorten("short"), "short");
         let same = markdown(&diff_runs(&base, &base), "a", "a");
         assert!(same.contains("**No change**: the same 4 trials"), "{same}");
         assert!(!same.contains("## Regressions"), "{same}");
