@@ -33,6 +33,8 @@ pub struct MatrixRow {
     pub rule: String,
     /// One a column; `None` where the run has no result for the trial.
     pub cells: Vec<Option<Cell>>,
+    /// The runs that have the trial gave it different statuses.
+    pub differs: bool,
 }
 
 /// A column: a run, or one device of a run that ran on several.
@@ -203,13 +205,21 @@ impl Matrix {
         }
         let rows = cells
             .into_iter()
-            .map(|(trial, by_col)| MatrixRow {
-                tier: trial.tier,
-                rule: trial.rule.clone(),
-                trial,
-                cells: (0..columns.len())
-                    .map(|i| by_col.get(&i).cloned())
-                    .collect(),
+            .map(|(trial, by_col)| {
+                let statuses: BTreeSet<Status> = by_col
+                    .iter()
+                    .filter(|(i, _)| columns[**i].device.is_none())
+                    .map(|(_, c)| c.status)
+                    .collect();
+                MatrixRow {
+                    tier: trial.tier,
+                    rule: trial.rule.clone(),
+                    trial,
+                    cells: (0..columns.len())
+                        .map(|i| by_col.get(&i).cloned())
+                        .collect(),
+                    differs: statuses.len() > 1,
+                }
             })
             .collect();
         Matrix {
@@ -273,6 +283,13 @@ impl Matrix {
                 counts.join(", ")
             );
         }
+        let differ = self.rows.iter().filter(|r| r.differs).count();
+        if differ > 0 {
+            s += &format!(
+                "\n{differ} trial(s) have different statuses in different runs, marked **≠** \
+                 (`cargo xtask report diff BASE NEW` says what changed).\n"
+            );
+        }
         s += "\n| trial |";
         for c in &self.columns {
             s += &format!(" {} |", c.label);
@@ -281,7 +298,8 @@ impl Matrix {
         s += &"---|".repeat(self.columns.len());
         s += "\n";
         for r in &self.rows {
-            s += &format!("| {} |", cell(&r.trial.to_string()));
+            let mark = if r.differs { " **≠**" } else { "" };
+            s += &format!("| {}{mark} |", cell(&r.trial.to_string()));
             for c in &r.cells {
                 match c {
                     Some(c) => s += &format!(" {} |", c.status),

@@ -86,6 +86,12 @@ fn merges_machines_into_columns() {
     );
     assert!(md.contains("| gpu/sm\\_90/r.b/t | — | pass |"), "{md}");
     assert!(md.contains("| trial | R1 | R2 |\n|---|---|---|\n"), "{md}");
+    assert!(
+        md.contains("| gpu/sm\\_90/r.a/t **≠** | pass | fail |"),
+        "{md}"
+    );
+    assert!(md.contains("1 trial(s) have different statuses"), "{md}");
+    assert_eq!(m.rows.iter().filter(|r| r.differs).count(), 1);
 
     let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
     assert_eq!(json["columns"][1]["gpu"], "H200");
