@@ -371,6 +371,27 @@ mod tests {
 
         assert_eq!(shorten(&"é".repeat(300)).chars().count(), 201);
         assert_eq!(shorten("short"), "short");
+        // Two runs of one GPU, the driver changed: the row says so.
+        let on = |mut r: TrialRecord, driver: &str| {
+            r.environment = Some(gridcheck_report::Environment {
+                gpu: "H100".into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: Some("13.0.88".into()),
+                driver_version: Some(driver.into()),
+                tuning: None,
+                device: None,
+            });
+            r
+        };
+        let b: Vec<TrialRecord> = base.iter().cloned().map(|r| on(r, "580.1")).collect();
+        let n: Vec<TrialRecord> = new.iter().cloned().map(|r| on(r, "590.2")).collect();
+        let md = markdown(&diff_runs(&b, &n), "a", "b");
+        assert!(
+            md.contains("| driver | 580.1 (CUDA 13.0 API) | 590.2 (CUDA 13.0 API) | differs |"),
+            "{md}"
+        );
+        assert!(md.contains("| GPU | H100 | H100 |  |"), "{md}");
         let same = markdown(&diff_runs(&base, &base), "a", "a");
         assert!(same.contains("**No change**: the same 4 trials"), "{same}");
         assert!(!same.contains("## Regressions"), "{same}");
