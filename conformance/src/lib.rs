@@ -11,7 +11,8 @@
 //! appended at once to the JSON-lines results file (one write a record; a
 //! write that fails fails the run), and a summary with each test's model
 //! verdict and hardware histogram is printed after the run. `--resume`
-//! reads the file back, naming every line it skips and why.
+//! reads the file back, naming every line it skips and why. Every record
+//! carries the run's id and start time (`RunStamp::for_invocation`).
 
 pub mod devices;
 mod environment;
@@ -31,7 +32,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{Facts, ModelSummary, Status, TrialId, TrialRecord};
+use gridcheck_report::runs::RUN_ID_VAR;
+use gridcheck_report::{Facts, ModelSummary, RunStamp, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::Nvcc;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
@@ -58,6 +60,8 @@ pub struct Ctx {
     pub devices: Option<devices::Pool>,
     /// The checkout's commit, which every record carries.
     pub commit: Option<String>,
+    /// The run's id and start time, which every record written carries.
+    pub run: RunStamp,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
@@ -131,11 +135,12 @@ impl Ctx {
             &opts.root,
             own_spec.then_some(&spec),
         )?;
-        let done = if opts.resume {
+        let (done, resumed_run) = if opts.resume {
             previous_results(&opts.results, &spec)?
         } else {
-            HashMap::new()
+            (HashMap::new(), None)
         };
+        let run = RunStamp::for_invocation(resumed_run, std::env::var(RUN_ID_VAR).ok());
         let sink = open_sink(&opts.results)?;
         let mutants = if opts.mutants {
             mutants::Sink::open(&opts.mutant_results)?
@@ -151,6 +156,7 @@ impl Ctx {
             device,
             devices,
             commit,
+            run,
             models: Mutex::default(),
             hardware: Mutex::default(),
             done,
@@ -230,7 +236,8 @@ impl Ctx {
     /// line, written at once so a crash loses nothing already finished. The
     /// first write that fails is reported and ends the writing; the run then
     /// fails ([`Ctx::write_error`]).
-    pub fn record(&self, r: TrialRecord) {
+    pub fn record(&self, mut r: TrialRecord) {
+        self.run.stamp(&mut r);
         let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = sink.as_mut()
             && let Err(e) = gridcheck_report::append_record(f, &r)
@@ -342,20 +349,27 @@ impl Ctx {
     }
 }
 
+/// Previous results for `--resume`: the trials done, and the run to go on
+/// with (the id and start time of the file's last record, if any).
+type Previous = (
+    HashMap<TrialId, TrialRecord>,
+    Option<(String, Option<String>)>,
+);
+
 /// The last record of every trial in a results file whose status is final
 /// (a trial that did not run is run again), a record written under a test's
 /// former name taken as the test's now. A record whose hash is not the one
 /// its test has now (under the name it was written with) is of a test
 /// changed since: its trial runs again. Every line skipped is named on
 /// stderr with the reason; a file that cannot be read is an error.
-fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRecord>, String> {
+fn previous_results(path: &Path, spec: &Spec) -> Result<Previous, String> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!(
                 "note: --resume: {} does not exist yet; every trial runs",
                 path.display()
             );
-            return Ok(HashMap::new());
+            return Ok((HashMap::new(), None));
         }
         Err(e) => return Err(format!("--resume: cannot read {}: {e}", path.display())),
         Ok(m) if !m.is_file() => {
@@ -377,6 +391,9 @@ fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRe
         );
     }
     let mut records = read.records;
+    let run = records
+        .last()
+        .and_then(|r| Some((r.run_id.clone()?, r.run_started.clone())));
     let moved = gridcheck_report::under_current_names(&mut records, spec);
     if moved > 0 {
         eprintln!(
@@ -416,7 +433,7 @@ fn previous_results(path: &Path, spec: &Spec) -> Result<HashMap<TrialId, TrialRe
             }
         );
     }
-    Ok(done)
+    Ok((done, run))
 }
 
 /// Opens the results file for appending, first cutting an incomplete last

@@ -45,7 +45,10 @@ pub fn print(ctx: &Ctx) {
     if records.is_empty() {
         return;
     }
-    println!("\ngridcheck summary");
+    println!(
+        "\ngridcheck summary (run {}, started {})",
+        ctx.run.id, ctx.run.started
+    );
     println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     for r in &records {
         println!("{}", line(r));

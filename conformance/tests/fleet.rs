@@ -4,6 +4,10 @@
 //! merges them. The merge must hold exactly the trials and statuses of one
 //! unsharded run: none lost, none run twice.
 //!
+//! The shards share one run id (`GRIDCHECK_RUN_ID`, as the README's recipe
+//! sets it), so that the merge takes them for one run; without it each
+//! shard is a run of its own, a column each.
+//!
 //! The run is the model and static tiers of one family of rules
 //! (`cdp1.streams`: litmus tests and compile tests), to stay short; the
 //! static tier runs where nvcc is found (CI installs it) and is recorded
@@ -26,8 +30,13 @@ fn root() -> PathBuf {
 
 /// One harness run of the model and static tiers; panics with its output
 /// if it fails.
-fn harness(results: &Path, extra: &[String]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+fn harness(results: &Path, extra: &[String], run_id: Option<&str>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
+    match run_id {
+        Some(id) => cmd.env("GRIDCHECK_RUN_ID", id),
+        None => cmd.env_remove("GRIDCHECK_RUN_ID"),
+    };
+    let out = cmd
         .arg("--root")
         .arg(root())
         .args(["--tier", "model", "--tier", "static", "--no-progress"])
@@ -65,11 +74,15 @@ fn shards_merge_into_the_unsharded_run() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let whole = dir.join("whole.jsonl");
-    harness(&whole, &[]);
+    harness(&whole, &[], None);
     let shards: Vec<PathBuf> = (1..=SHARDS)
         .map(|i| {
             let f = dir.join(format!("shard-{i}.jsonl"));
-            harness(&f, &["--shard".into(), format!("{i}/{SHARDS}")]);
+            harness(
+                &f,
+                &["--shard".into(), format!("{i}/{SHARDS}")],
+                Some("fleet-1"),
+            );
             f
         })
         .collect();
@@ -94,6 +107,33 @@ fn shards_merge_into_the_unsharded_run() {
     let merged = column(&Matrix::merge_files(&shards, None).unwrap());
     let expected = column(&Matrix::merge_files(std::slice::from_ref(&whole), None).unwrap());
     assert_eq!(merged, expected);
+    // Every record carries its run: the shards the fleet's, the whole run
+    // its own, a new one.
+    let ids = |f: &Path| -> Vec<Option<String>> {
+        let read = gridcheck_report::read_results_file(f).unwrap();
+        read.records.into_iter().map(|r| r.run_id).collect()
+    };
+    assert!(
+        shards
+            .iter()
+            .flat_map(|f| ids(f))
+            .all(|i| i.as_deref() == Some("fleet-1"))
+    );
+    let whole_ids = ids(&whole);
+    assert!(
+        whole_ids
+            .iter()
+            .all(|i| *i == whole_ids[0] && i.as_deref() != Some("fleet-1"))
+    );
+    assert!(!whole_ids[0].as_deref().unwrap().starts_with("legacy-"));
+    // Shards of different runs are different columns.
+    harness(
+        &shards[0],
+        &["--shard".into(), format!("1/{SHARDS}")],
+        Some("fleet-2"),
+    );
+    let m = Matrix::merge_files(&shards, None).unwrap();
+    assert_eq!(m.columns.len(), 2, "{:?}", m.columns);
     // Both tiers took part, and the model tier's trials ran and passed.
     let model = expected.keys().filter(|t| t.tier == Tier::Model).count();
     let compile = expected.keys().filter(|t| t.tier == Tier::Static).count();

@@ -39,6 +39,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs the model tier of the scratch spec; (exit code, stderr).
 fn run(dir: &Path, results: &Path, extra: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .env_remove("GRIDCHECK_RUN_ID")
         .arg("--spec")
         .arg(dir.join("spec"))
         .arg("--tier")
@@ -83,6 +84,41 @@ fn a_killed_run_resumes_without_appending_onto_its_partial_line() {
     let read = gridcheck_report::read_results_file(&results).unwrap();
     assert!(read.skipped.is_empty(), "{:?}", read.skipped);
     assert_eq!(read.records.len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_resumed_run_keeps_its_run_id_and_a_new_run_gets_its_own() {
+    let dir = scratch("runid");
+    let results = dir.join("r.jsonl");
+    let (code, err) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{err}");
+    let read = |p: &Path| gridcheck_report::read_results_file(p).unwrap().records;
+    let first = read(&results);
+    let id = first[0].run_id.clone().unwrap();
+    let started = first[0].run_started.clone().unwrap();
+    assert!(!id.starts_with("legacy-") && id.len() > 17, "{id}");
+    assert!(started.ends_with('Z') && started.len() == 20, "{started}");
+    // The run was cut short: its trial did not run. --resume runs it again
+    // under the same run.
+    let text = std::fs::read_to_string(&results).unwrap();
+    std::fs::write(
+        &results,
+        text.replace("\"status\":\"pass\"", "\"status\":\"not-run\""),
+    )
+    .unwrap();
+    let (code, err) = run(&dir, &results, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let second = read(&results);
+    assert_eq!(second.len(), 2, "{err}");
+    assert_eq!(second[1].run_id.as_deref(), Some(id.as_str()));
+    assert_eq!(second[1].run_started.as_deref(), Some(started.as_str()));
+    // A new invocation is a new run, in the same file.
+    let (code, err) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{err}");
+    let third = read(&results);
+    assert_ne!(third[2].run_id.as_deref(), Some(id.as_str()));
+    assert_eq!(gridcheck_report::split_runs(third).len(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

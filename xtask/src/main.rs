@@ -12,6 +12,7 @@
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask record RUN_DIR                 publish a GPU run's output as records/<gpu>/<date>/
+//! cargo xtask report diff BASE NEW           what changed between two runs (exit 1 on a regression)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! ```
@@ -21,6 +22,7 @@ mod bench_model;
 mod build;
 mod codegen;
 mod coverage;
+mod diff;
 mod doc;
 mod fuzz;
 mod mutants;
@@ -47,10 +49,13 @@ const USAGE: &str = "usage: cargo xtask <command>
   mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
   doc [--out DIR]                 the spec documentation site from the spec and the recorded results
                                   (default target/doc-site; open book/index.html there)
-  report summary|markdown|junit <results.jsonl>... [--out FILE]
-                                  a report of any results file
+  report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+                                  a report of one run of a results file (the latest by default)
   report merge <results.jsonl>... [--out FILE] [--format md|json]
-                                  a conformance matrix: trial x GPU, driver, nvcc
+                                  a conformance matrix: trial x run (GPU, driver, nvcc, date, run id)
+  report diff BASE NEW [--json] [--fail-on regression|change|never]
+                                  what changed between two runs; exits 1 on a regression, 2 on bad input
+                                  (see `cargo xtask report diff --help`)
   record RUN_DIR [--date D] [--gpu SLUG]
                                   publish a GPU run's output folder as records/<gpu>/<date>[.N]/
                                   (golden.txt one line a trial, raw logs packed)
@@ -73,6 +78,11 @@ pub fn root() -> PathBuf {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("report")
+        && args.get(1).map(String::as_str) == Some("diff")
+    {
+        return diff::run(&args[2..]);
+    }
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),

@@ -1,30 +1,38 @@
 //! `cargo xtask report`: reports from any results file.
 //!
 //! ```text
-//! report summary <results.jsonl>...           status counts and the notable trials
-//! report markdown <results.jsonl>... [--out FILE]
-//! report junit <results.jsonl>... [--out FILE]
+//! report summary <results.jsonl>... [--run ID | --all-runs]   status counts and the notable trials
+//! report markdown <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+//! report junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
 //! report merge <results.jsonl>... [--out FILE] [--format md|json]
+//! report diff BASE NEW [--json] [--fail-on regression|change|never]   (`diff.rs`)
 //! ```
+//!
+//! A results file the harness appended to several times holds several
+//! runs (`gridcheck_report::runs`); summary, markdown and junit report the
+//! latest run of each file unless told otherwise, and say so; merge gives
+//! each run its column.
 
 use std::path::PathBuf;
 
 use gridcheck_docs::matrix::Matrix;
 use gridcheck_docs::results::load_jsonl;
-use gridcheck_report::TrialRecord;
+use gridcheck_report::{RunChoice, RunRecords, TrialRecord};
 use gridcheck_spec::Spec;
 
 use crate::{Result, load_spec, root};
 
-const USAGE: &str =
-    "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--out FILE]
-       cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]";
+const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+       cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]
+       cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
+                                (cargo xtask report diff --help says more)";
 
 #[derive(Debug)]
 struct Args {
     files: Vec<PathBuf>,
     out: Option<PathBuf>,
     format: String,
+    runs: RunChoice,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -32,12 +40,15 @@ fn parse(args: &[String]) -> Result<Args> {
         files: Vec::new(),
         out: None,
         format: "md".into(),
+        runs: RunChoice::Latest,
     };
     let mut it = args.iter();
     while let Some(x) = it.next() {
         match x.as_str() {
             "--out" => a.out = Some(it.next().ok_or(USAGE)?.into()),
             "--format" => a.format = it.next().ok_or(USAGE)?.clone(),
+            "--run" => a.runs = RunChoice::Id(it.next().ok_or(USAGE)?.clone()),
+            "--all-runs" => a.runs = RunChoice::All,
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
             f => a.files.push(f.into()),
         }
@@ -69,7 +80,7 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 /// Every record of the files, a record written under a test's former name
 /// moved to the test's name now when the checkout's spec loads (see
 /// `TrialRecord::under_current_name`).
-fn records(files: &[PathBuf], spec: Option<&Spec>) -> Result<Vec<TrialRecord>> {
+pub(crate) fn records(files: &[PathBuf], spec: Option<&Spec>) -> Result<Vec<TrialRecord>> {
     let mut all = Vec::new();
     for f in files {
         all.extend(load_jsonl(f)?);
@@ -80,9 +91,48 @@ fn records(files: &[PathBuf], spec: Option<&Spec>) -> Result<Vec<TrialRecord>> {
     Ok(all)
 }
 
+/// The chosen runs of each file (see [`RunChoice`]), runs of one id in
+/// several files (a fleet's shards) joined; with a header for each, saying
+/// which run of its file it is and listing the others.
+fn chosen_runs(
+    files: &[PathBuf],
+    spec: Option<&Spec>,
+    choice: &RunChoice,
+) -> Result<Vec<(String, RunRecords)>> {
+    let mut out: Vec<(String, RunRecords)> = Vec::new();
+    for f in files {
+        let all = gridcheck_report::split_runs(records(std::slice::from_ref(f), spec)?);
+        let name = f.display().to_string();
+        let chosen = choice
+            .pick(all.clone())
+            .map_err(|e| format!("{name}: {e}"))?;
+        for run in chosen {
+            match out.iter_mut().find(|(_, r)| r.id == run.id) {
+                Some((header, r)) => {
+                    header.push_str(&format!("(and its records in {name})\n"));
+                    r.records.extend(run.records);
+                }
+                None => out.push((gridcheck_docs::summary::run_header(&run, &all, &name), run)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The records of the chosen runs, each run's header on stderr.
+fn chosen_records(a: &Args, spec: Option<&Spec>) -> Result<Vec<TrialRecord>> {
+    let runs = chosen_runs(&a.files, spec, &a.runs)?;
+    let mut all = Vec::new();
+    for (header, run) in runs {
+        eprint!("{header}");
+        all.extend(run.records);
+    }
+    Ok(all)
+}
+
 /// The checkout's spec, or `None` with a note when it does not load (the
 /// reports still come out, under the names the records were written with).
-fn spec_if_it_loads() -> Option<Spec> {
+pub(crate) fn spec_if_it_loads() -> Option<Spec> {
     load_spec(&root())
         .inspect_err(|e| {
             eprintln!(
@@ -92,7 +142,7 @@ fn spec_if_it_loads() -> Option<Spec> {
         .ok()
 }
 
-fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
+pub(crate) fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
     match out {
         Some(p) => {
             std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
@@ -119,10 +169,17 @@ pub fn run(args: &[String]) -> Result<()> {
     // name now; a report still comes out without it.
     let spec = spec_if_it_loads();
     match cmd.as_str() {
-        "summary" => emit(
-            &a.out,
-            &gridcheck_docs::summary::terminal(&records(&a.files, spec.as_ref())?),
-        ),
+        "summary" => {
+            let mut text = String::new();
+            for (header, run) in chosen_runs(&a.files, spec.as_ref(), &a.runs)? {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text += &header;
+                text += &gridcheck_docs::summary::terminal(&run.records);
+            }
+            emit(&a.out, &text)
+        }
         "markdown" => {
             let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
             let title = format!("gridcheck results: {}", names.join(", "));
@@ -133,7 +190,7 @@ pub fn run(args: &[String]) -> Result<()> {
             });
             let md = gridcheck_docs::markdown_report::markdown(
                 &title,
-                &records(&a.files, spec.as_ref())?,
+                &chosen_records(&a, spec.as_ref())?,
                 spec.as_ref(),
                 driver.as_deref(),
             );
@@ -141,7 +198,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         "junit" => emit(
             &a.out,
-            &gridcheck_report::junit(&records(&a.files, spec.as_ref())?),
+            &gridcheck_report::junit(&chosen_records(&a, spec.as_ref())?),
         ),
         "merge" => {
             let m = Matrix::merge_files(&a.files, spec.as_ref())?;
@@ -172,6 +229,13 @@ mod tests {
         );
         assert_eq!(a.out, Some(PathBuf::from("m.md")));
         assert_eq!(a.format, "json");
+        assert_eq!(a.runs, RunChoice::Latest);
+        assert_eq!(
+            args(&["a", "--run", "3fa9"]).unwrap().runs,
+            RunChoice::Id("3fa9".into())
+        );
+        assert_eq!(args(&["a", "--all-runs"]).unwrap().runs, RunChoice::All);
+        assert!(args(&["a", "--run"]).is_err());
         assert!(args(&[]).unwrap_err().contains("no results file"));
         assert!(args(&["a", "--out"]).is_err());
         assert!(args(&["a", "--bogus"]).unwrap_err().contains("--bogus"));

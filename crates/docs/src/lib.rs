@@ -9,8 +9,9 @@
 //!   plus index, discrepancies, coverage, runs, benchmarks and "how to read a
 //!   verdict") rendered to HTML with the `mdbook` library;
 //! - [`markdown_report::markdown`]: a Markdown report of any results file;
-//! - [`matrix::Matrix`]: result files of several machines merged into a
-//!   conformance matrix (trial × GPU, driver, nvcc), as Markdown or JSON;
+//! - [`matrix::Matrix`]: result files merged into a conformance matrix
+//!   (trial × run: GPU, driver, nvcc, date, run id), as Markdown or JSON;
+//! - [`diff_report`]: what changed between two runs, as Markdown or JSON;
 //! - [`svg`]: hand-written SVG bar charts (outcome histograms, benchmark
 //!   figures with whiskers).
 //!
@@ -21,6 +22,7 @@
 pub mod bench;
 mod context;
 pub mod coverage;
+pub mod diff_report;
 mod discrepancies;
 mod fragments;
 pub mod markdown_report;

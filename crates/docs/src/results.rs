@@ -1,5 +1,6 @@
 //! Recorded results: `records/<gpu-slug>/<date>/results.jsonl`,
-//! one directory per GPU and date, beside the run's `machine.txt`.
+//! one directory per GPU and date, beside the run's `machine.txt`; a file
+//! holding several runs is shown by its latest.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -107,7 +108,7 @@ pub fn machine_txt_driver(text: &str) -> Option<String> {
 
 /// A run directory's name: `YYYY-MM-DD`, or `YYYY-MM-DD.N` for the N-th run
 /// of that day (N from 2), so that a later run never overwrites an earlier one.
-fn is_date(s: &str) -> bool {
+pub fn is_date(s: &str) -> bool {
     let (day, nth) = match s.split_once('.') {
         Some((d, n)) => (d, Some(n)),
         None => (s, None),
@@ -152,7 +153,7 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
             if !is_date(&date) || !file.is_file() {
                 continue;
             }
-            let records = load_jsonl(&file)?;
+            let records = latest_run(load_jsonl(&file)?, &file);
             let machine_txt = std::fs::read_to_string(date_dir.join("machine.txt")).ok();
             let fallback = machine_txt.as_deref().and_then(machine_txt_driver);
             let machine = records
@@ -175,6 +176,24 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
         }
     }
     Ok(runs)
+}
+
+/// The latest run of a results file (`gridcheck_report::runs`): a folder
+/// whose file the harness appended to twice shows its last run, and names
+/// the others on stderr, never a mix of them.
+fn latest_run(records: Vec<TrialRecord>, file: &Path) -> Vec<TrialRecord> {
+    let mut runs = gridcheck_report::split_runs(records);
+    let latest = runs.pop().map(|r| r.records).unwrap_or_default();
+    if !runs.is_empty() {
+        let others: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+        eprintln!(
+            "note: {} holds {} runs; the pages show the latest, the others are left out: {}",
+            file.display(),
+            runs.len() + 1,
+            others.join(", ")
+        );
+    }
+    latest
 }
 
 /// The records of every environment search of a run (`mutants-tune*.jsonl`,
@@ -254,6 +273,21 @@ mod tests {
             skipped[1].starts_with("x/results.jsonl:5: skipped: an incomplete last line"),
             "{skipped:?}"
         );
+    }
+
+    #[test]
+    fn a_file_of_two_runs_is_its_latest() {
+        let rec = |secs: u64, status: &str| {
+            let mut r: TrialRecord = serde_json::from_str(&format!(
+                r#"{{"trial":"model/a/b","tier":"model","rule":"a","test":"b","status":"{status}","message":"m"}}"#
+            ))
+            .unwrap();
+            gridcheck_report::RunStamp::at(secs, secs).stamp(&mut r);
+            r
+        };
+        let kept = latest_run(vec![rec(1, "pass"), rec(2, "fail")], Path::new("r.jsonl"));
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].status, gridcheck_report::Status::Fail);
     }
 
     #[test]

@@ -144,6 +144,8 @@ mod tests {
             test_hash: Some("00ff".into()),
             commit: None,
             recorded_as: None,
+            run_id: None,
+            run_started: None,
         }
     }
 

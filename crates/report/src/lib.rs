@@ -27,6 +27,8 @@ mod junit;
 mod mutant;
 mod record;
 mod results_file;
+pub mod run_diff;
+pub mod runs;
 mod trial;
 mod tuning;
 
@@ -43,6 +45,7 @@ pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
     read_results, read_results_file, repair_tail,
 };
+pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
 pub use trial::{Subject, TestKey, Tier, TrialId};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 

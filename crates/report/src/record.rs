@@ -141,6 +141,13 @@ pub struct TrialRecord {
     /// [`TrialRecord::under_current_name`]). `test_hash` is the hash of the
     /// test under this name.
     pub recorded_as: Option<String>,
+    /// The harness invocation that wrote the record (see [`crate::runs`]):
+    /// one id a run, shared by every record of it, a `--resume` included.
+    /// A record written before the harness recorded it is given a synthetic
+    /// id when read (`legacy-...`, [`crate::runs::fill_legacy_run_ids`]).
+    pub run_id: Option<String>,
+    /// When that run started, RFC 3339 UTC (`2026-11-25T14:03:07Z`).
+    pub run_started: Option<String>,
 }
 
 /// A [`TrialRecord`] as the results file spells it.
@@ -166,6 +173,10 @@ struct RecordLine {
     commit: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     recorded_as: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    run_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    run_started: Option<String>,
 }
 
 impl From<TrialRecord> for RecordLine {
@@ -184,6 +195,8 @@ impl From<TrialRecord> for RecordLine {
             test_hash: r.test_hash,
             commit: r.commit,
             recorded_as: r.recorded_as,
+            run_id: r.run_id,
+            run_started: r.run_started,
         }
     }
 }
@@ -215,6 +228,8 @@ impl TryFrom<RecordLine> for TrialRecord {
             test_hash: l.test_hash,
             commit: l.commit,
             recorded_as: l.recorded_as,
+            run_id: l.run_id,
+            run_started: l.run_started,
         })
     }
 }
@@ -233,6 +248,8 @@ impl TrialRecord {
             test_hash: None,
             commit: None,
             recorded_as: None,
+            run_id: None,
+            run_started: None,
         }
     }
 

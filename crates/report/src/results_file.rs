@@ -44,9 +44,13 @@ impl<T> Default for LinesRead<T> {
 pub type ResultsRead = LinesRead<TrialRecord>;
 
 /// Reads results-file bytes. Blank lines are ignored quietly; every other
-/// line that is not a record is in `skipped`.
+/// line that is not a record is in `skipped`. A record written before runs
+/// were recorded is given a synthetic run id
+/// ([`crate::runs::fill_legacy_run_ids`]).
 pub fn read_results(bytes: &[u8]) -> ResultsRead {
-    read_json_lines(bytes, "a trial record")
+    let mut read: ResultsRead = read_json_lines(bytes, "a trial record");
+    crate::runs::fill_legacy_run_ids(&mut read.records);
+    read
 }
 
 /// Reads JSON-lines bytes of records of type `T` (`what` names one in the
@@ -163,6 +167,10 @@ mod tests {
             test_hash: None,
             commit: None,
             recorded_as: None,
+            // With a run id, read back as written (a record without one
+            // is given a synthetic one: `runs.rs` tests that).
+            run_id: Some("r1".into()),
+            run_started: None,
         }
     }
 

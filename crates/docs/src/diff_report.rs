@@ -1,0 +1,400 @@
+//! `cargo xtask report diff`: the difference of two runs
+//! ([`gridcheck_report::run_diff::RunDiff`]) as Markdown or JSON. A test
+//! listed by several rules is one line with the other rules named, as in
+//! the summary; the JSON has every trial.
+
+use std::collections::BTreeMap;
+
+use gridcheck_report::TestKey;
+use gridcheck_report::run_diff::{
+    ChangeKind, HistogramChange, HistogramKind, OneSided, RATE_FACTOR, RATE_Z, RunDiff, Side,
+    StatusChange,
+};
+use serde::Serialize;
+
+use crate::text::{cell, code};
+
+/// The diff as JSON: the two inputs' names, whether it fails and why, and
+/// every change.
+pub fn json(d: &RunDiff, base: &str, new: &str, fails: bool) -> String {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        base_input: &'a str,
+        new_input: &'a str,
+        regressions: usize,
+        fails: bool,
+        #[serde(flatten)]
+        diff: &'a RunDiff,
+    }
+    let out = Out {
+        base_input: base,
+        new_input: new,
+        regressions: d.regressions(),
+        fails,
+        diff: d,
+    };
+    serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// Items grouped by test and what changed (`detail`): the first trial's
+/// line, then the other rules.
+fn by_test<T>(
+    items: &[T],
+    trial: impl Fn(&T) -> &gridcheck_report::TrialId,
+    detail: impl Fn(&T) -> String,
+) -> Vec<(&T, Vec<String>)> {
+    let mut groups: Vec<(&T, Vec<String>)> = Vec::new();
+    let mut index: BTreeMap<(TestKey, String), usize> = BTreeMap::new();
+    for it in items {
+        let key = (trial(it).test_key(), detail(it));
+        match index.get(&key) {
+            Some(&i) => groups[i].1.push(trial(it).rule.clone()),
+            None => {
+                index.insert(key, groups.len());
+                groups.push((it, Vec::new()));
+            }
+        }
+    }
+    groups
+}
+
+fn also(rules: &[String]) -> String {
+    if rules.is_empty() {
+        String::new()
+    } else {
+        format!(" (also rules {})", rules.join(", "))
+    }
+}
+
+fn status_rows(changes: &[&StatusChange]) -> String {
+    let owned: Vec<StatusChange> = changes.iter().map(|c| (*c).clone()).collect();
+    let groups = by_test(
+        &owned,
+        |c| &c.trial,
+        |c| format!("{} {} {} {}", c.base, c.new, c.test_changed, c.message),
+    );
+    let mut s = String::from("| trial | before | now | message |\n|---|---|---|---|\n");
+    for (c, rules) in groups {
+        let changed = if c.test_changed {
+            " (the test changed between the runs)"
+        } else {
+            ""
+        };
+        s += &format!(
+            "| {}{}{} | {} | {} | {} |\n",
+            code(&c.trial.to_string()),
+            cell(&also(rules.as_slice())),
+            changed,
+            c.base,
+            c.new,
+            cell(&shorten(&c.message))
+        );
+    }
+    s
+}
+
+/// A message cut to a table cell's length (the JSON has it whole).
+fn shorten(message: &str) -> String {
+    const MAX: usize = 200;
+    match message.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &message[..i]),
+        None => message.to_string(),
+    }
+}
+
+fn rate(count: u64, n: u64) -> String {
+    if n == 0 {
+        "no instances".into()
+    } else {
+        format!("{count} / {n} ({:.3}%)", 100.0 * count as f64 / n as f64)
+    }
+}
+
+fn histogram_rows(changes: &[HistogramChange]) -> String {
+    let groups = by_test(
+        changes,
+        |c| &c.trial,
+        |c| {
+            format!(
+                "{:?} {:?} {} {}",
+                c.kind, c.state, c.base_count, c.new_count
+            )
+        },
+    );
+    let mut s = String::from("| trial | change | before | now |\n|---|---|---|---|\n");
+    for (c, rules) in groups {
+        let what = match c.kind {
+            HistogramKind::ForbiddenObserved => format!(
+                "**REGRESSION**: {} observed, a state the model cannot reach",
+                code(c.state.as_deref().unwrap_or(""))
+            ),
+            HistogramKind::AllowedGone => format!(
+                "{} (allowed) no longer seen",
+                code(c.state.as_deref().unwrap_or(""))
+            ),
+            HistogramKind::RateMoved => {
+                format!("the condition's rate moved (z = {:.1})", c.z.unwrap_or(0.0))
+            }
+        };
+        s += &format!(
+            "| {}{} | {what} | {} | {} |\n",
+            code(&c.trial.to_string()),
+            cell(&also(&rules)),
+            rate(c.base_count, c.base_instances),
+            rate(c.new_count, c.new_instances)
+        );
+    }
+    s
+}
+
+fn one_sided(items: &[OneSided]) -> String {
+    let groups = by_test(items, |o| &o.trial, |o| o.status.to_string());
+    let mut s = String::from("| trial | status |\n|---|---|\n");
+    for (o, rules) in groups {
+        s += &format!(
+            "| {}{} | {} |\n",
+            code(&o.trial.to_string()),
+            cell(&also(&rules)),
+            o.status
+        );
+    }
+    s
+}
+
+/// One side's environment, row by row.
+fn fields(s: &Side) -> Vec<(&'static str, String)> {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "not recorded".into());
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "not recorded".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let driver = match (&s.driver_version, &s.driver_api) {
+        (Some(v), Some(a)) => format!("{v} (CUDA {a} API)"),
+        (None, Some(a)) => format!("CUDA {a} API"),
+        (v, _) => opt(v),
+    };
+    vec![
+        ("run id", s.run_id.clone()),
+        (
+            "started",
+            s.started
+                .clone()
+                .unwrap_or_else(|| "not recorded (a run before start times were)".into()),
+        ),
+        ("GPU", opt(&s.gpu)),
+        ("architecture", opt(&s.sm)),
+        ("driver", driver),
+        ("nvcc (its toolkit's cudadevrt linked)", opt(&s.nvcc)),
+        ("devices", list(&s.devices)),
+        ("commit", list(&s.commits)),
+        ("tuning", opt(&s.tuning)),
+        ("trials", s.trials.to_string()),
+    ]
+}
+
+fn environments(d: &RunDiff) -> String {
+    let mut s = String::from("| | BASE | NEW | |\n|---|---|---|---|\n");
+    for ((name, b), (_, n)) in fields(&d.base).into_iter().zip(fields(&d.new)) {
+        let mark = if b != n { "differs" } else { "" };
+        s += &format!("| {name} | {} | {} | {mark} |\n", cell(&b), cell(&n));
+    }
+    s
+}
+
+/// The diff as Markdown: a one-line verdict, the environments side by
+/// side, then each kind of change (regressions first).
+pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
+    let of = |k: ChangeKind| -> Vec<&StatusChange> {
+        d.status_changes.iter().filter(|c| c.kind == k).collect()
+    };
+    let (reg, known, fix, other) = (
+        of(ChangeKind::Regression),
+        of(ChangeKind::KnownChanged),
+        of(ChangeKind::Fix),
+        of(ChangeKind::Changed),
+    );
+    let hist_reg: Vec<HistogramChange> = d
+        .histogram_changes
+        .iter()
+        .filter(|c| c.regression)
+        .cloned()
+        .collect();
+    let hist_other: Vec<HistogramChange> = d
+        .histogram_changes
+        .iter()
+        .filter(|c| !c.regression)
+        .cloned()
+        .collect();
+    let mut s = format!(
+        "# What changed from BASE to NEW\n\nBASE: {}  \nNEW: {}\n\n",
+        code(base),
+        code(new)
+    );
+    if d.is_empty() {
+        s += &format!(
+            "**No change**: the same {} trials, with the same statuses and histograms.\n\n",
+            d.unchanged
+        );
+    } else {
+        s += &format!(
+            "**{} regression(s)** ({} status, {} forbidden state(s) newly observed); {} known \
+             discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
+             other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
+             trial; below, a test listed by several rules is one line).\n\n",
+            d.regressions(),
+            reg.len(),
+            hist_reg.len(),
+            known.len(),
+            fix.len(),
+            other.len(),
+            hist_other.len(),
+            d.added.len(),
+            d.removed.len(),
+            d.unchanged
+        );
+    }
+    s += "## Environments\n\n";
+    s += &environments(d);
+    let mut section = |title: &str, note: &str, body: String| {
+        s += &format!("\n## {title}\n\n{note}{body}");
+    };
+    if !reg.is_empty() || !hist_reg.is_empty() {
+        let mut body = String::new();
+        if !reg.is_empty() {
+            body += &status_rows(&reg);
+        }
+        if !hist_reg.is_empty() {
+            if !body.is_empty() {
+                body.push('\n');
+            }
+            body += &histogram_rows(&hist_reg);
+        }
+        section(
+            "Regressions",
+            "A status worse than before (pass, xfail, quality warning, not run, failing, in that \
+             order), or a state the model cannot reach observed now and not before.\n\n",
+            body,
+        );
+    }
+    if !known.is_empty() {
+        section(
+            "Known discrepancies no longer reproducing",
+            "Listed as known failures in BASE; NEW did not reproduce them. Check the \
+             expectations file's entry.\n\n",
+            status_rows(&known),
+        );
+    }
+    if !fix.is_empty() {
+        section("Fixes", "", status_rows(&fix));
+    }
+    if !other.is_empty() {
+        section(
+            "Other status changes",
+            "A status of the same rank.\n\n",
+            status_rows(&other),
+        );
+    }
+    if !hist_other.is_empty() {
+        section(
+            "Histogram changes",
+            &format!(
+                "An allowed state seen before and not now, or the rate of the condition \
+                 (positive / instances) moving beyond the run-to-run spread: |z| >= {RATE_Z} in a \
+                 two-proportion test and a factor of at least {RATE_FACTOR}.\n\n"
+            ),
+            histogram_rows(&hist_other),
+        );
+    }
+    if !d.added.is_empty() {
+        section("Trials added", "", one_sided(&d.added));
+    }
+    if !d.removed.is_empty() {
+        section("Trials removed", "", one_sided(&d.removed));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridcheck_report::run_diff::diff_runs;
+    use gridcheck_report::{Status, TrialRecord};
+
+    fn rec(trial: &str, status: Status) -> TrialRecord {
+        TrialRecord::new(trial.parse().unwrap(), status, format!("{status}\nmore"))
+    }
+
+    #[test]
+    fn markdown_names_regressions_first_and_groups_rules() {
+        let base = vec![
+            rec("gpu/sm_90/r.a/t", Status::Pass),
+            rec("gpu/sm_90/r.b/t", Status::Pass),
+            rec("model/r.a/u", Status::Xfail),
+            rec("model/r.a/gone", Status::Pass),
+        ];
+        let mut new = base.clone();
+        new[0].status = Status::Fail;
+        new[0].message = "VIOLATION".into();
+        new[1].status = Status::Fail;
+        new[1].message = "VIOLATION".into();
+        new[2].status = Status::Pass;
+        new.remove(3);
+        let d = diff_runs(&base, &new);
+        let md = markdown(&d, "a.jsonl", "b.jsonl");
+        assert!(
+            md.contains("**2 regression(s)** (2 status, 0 forbidden"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `gpu/sm_90/r.a/t` (also rules r.b) | pass | fail | VIOLATION |"),
+            "{md}"
+        );
+        let reg = md.find("## Regressions").unwrap();
+        let known = md
+            .find("## Known discrepancies no longer reproducing")
+            .unwrap();
+        assert!(reg < known, "{md}");
+        assert!(
+            md.contains(
+                "## Trials removed\n\n| trial | status |\n|---|---|\n| `model/r.a/gone` | pass |"
+            ),
+            "{md}"
+        );
+        let js: serde_json::Value = serde_json::from_str(&json(&d, "a", "b", true)).unwrap();
+        assert_eq!(js["regressions"], 2);
+        assert_eq!(js["status_changes"][0]["kind"], "regression");
+        assert_eq!(js["status_changes"].as_array().unwrap().len(), 3);
+        assert_eq!(js["removed"][0]["trial"], "model/r.a/gone");
+
+        assert_eq!(shorten(&"é".repeat(300)).chars().count(), 201);
+        assert_eq!(shorten("short"), "short");
+        // Two runs of one GPU, the driver changed: the row says so.
+        let on = |mut r: TrialRecord, driver: &str| {
+            r.environment = Some(gridcheck_report::Environment {
+                gpu: "H100".into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: Some("13.0.88".into()),
+                driver_version: Some(driver.into()),
+                tuning: None,
+                tuning_file: None,
+                device: None,
+            });
+            r
+        };
+        let b: Vec<TrialRecord> = base.iter().cloned().map(|r| on(r, "580.1")).collect();
+        let n: Vec<TrialRecord> = new.iter().cloned().map(|r| on(r, "590.2")).collect();
+        let md = markdown(&diff_runs(&b, &n), "a", "b");
+        assert!(
+            md.contains("| driver | 580.1 (CUDA 13.0 API) | 590.2 (CUDA 13.0 API) | differs |"),
+            "{md}"
+        );
+        assert!(md.contains("| GPU | H100 | H100 |  |"), "{md}");
+        let same = markdown(&diff_runs(&base, &base), "a", "a");
+        assert!(same.contains("**No change**: the same 4 trials"), "{same}");
+        assert!(!same.contains("## Regressions"), "{same}");
+    }
+}

@@ -1,0 +1,328 @@
+//! Tests of the conformance matrix: columns a run, a device, rows a trial.
+
+use super::*;
+use gridcheck_report::Environment;
+
+fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
+    TrialRecord {
+        trial: trial.parse().unwrap(),
+        status,
+        message: format!("{status} msg"),
+        model: None,
+        hardware: None,
+        compile: None,
+        environment: gpu.map(|g| Environment {
+            gpu: g.into(),
+            sm: "sm_90".into(),
+            driver: "13.0".into(),
+            nvcc: Some("13.0.88".into()),
+            driver_version: Some("580.1".into()),
+            tuning: None,
+            tuning_file: None,
+            device: None,
+        }),
+        test_hash: None,
+        commit: None,
+        recorded_as: None,
+        run_id: None,
+        run_started: None,
+    }
+}
+
+/// Records of one run: the run's id and start time on each.
+fn run(secs: u64, records: Vec<TrialRecord>) -> Vec<TrialRecord> {
+    let s = gridcheck_report::RunStamp::at(secs, secs);
+    records
+        .into_iter()
+        .map(|mut r| {
+            s.stamp(&mut r);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn merges_machines_into_columns() {
+    let a = run(
+        86_400,
+        vec![
+            rec("model/r.a/t", Status::Pass, None),
+            rec("gpu/sm_90/r.a/t", Status::Pass, Some("H100")),
+        ],
+    );
+    // One run that ran a trial twice (resumed): the later record wins.
+    let b = run(
+        2 * 86_400,
+        vec![
+            rec("gpu/sm_90/r.a/t", Status::Fail, Some("H200")),
+            rec("gpu/sm_90/r.b/t", Status::NotRun, Some("H200")),
+            rec("gpu/sm_90/r.b/t", Status::Pass, Some("H200")),
+        ],
+    );
+    let m = Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
+    let gpus: Vec<&str> = m.columns.iter().map(|c| c.machine.gpu.as_str()).collect();
+    assert_eq!(gpus, ["H100", "H200"]);
+    assert_eq!(m.columns[0].machine.driver, "580.1");
+    let trials: Vec<String> = m.rows.iter().map(|r| r.trial.to_string()).collect();
+    assert_eq!(
+        trials,
+        ["gpu/sm_90/r.a/t", "gpu/sm_90/r.b/t", "model/r.a/t"]
+    );
+    let st = |row: usize, col: usize| m.rows[row].cells[col].as_ref().map(|c| c.status);
+    assert_eq!(st(0, 0), Some(Status::Pass));
+    assert_eq!(st(0, 1), Some(Status::Fail));
+    assert_eq!(st(1, 0), None);
+    assert_eq!(st(1, 1), Some(Status::Pass), "the later record wins");
+    // The model record has no environment: it belongs to its file's GPU.
+    assert_eq!(st(2, 0), Some(Status::Pass));
+    assert_eq!(st(2, 1), None);
+    assert_eq!(m.counts(1)[&Status::Fail], 1);
+
+    let md = m.to_markdown();
+    assert!(
+        md.contains(
+            "| R1 | H100 | 580.1 | 13.0.88 | 1970-01-02T00:00:00Z | `00015180` | a/results.jsonl | 2 pass |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| gpu/sm\\_90/r.b/t | — | pass |"), "{md}");
+    assert!(md.contains("| trial | R1 | R2 |\n|---|---|---|\n"), "{md}");
+    assert!(
+        md.contains("| gpu/sm\\_90/r.a/t **≠** | pass | fail |"),
+        "{md}"
+    );
+    assert!(md.contains("1 trial(s) have different statuses"), "{md}");
+    assert_eq!(m.rows.iter().filter(|r| r.differs).count(), 1);
+
+    let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+    assert_eq!(json["columns"][1]["gpu"], "H200");
+    assert_eq!(json["columns"][1]["run_id"], "19700103T000000Z-0002a300");
+    assert_eq!(json["rows"][0]["cells"][1]["status"], "fail");
+    assert!(json["rows"][1]["cells"][0].is_null());
+}
+
+fn on(mut r: TrialRecord, ordinal: u32) -> TrialRecord {
+    if let Some(e) = r.environment.as_mut() {
+        e.device = Some(Device {
+            ordinal,
+            uuid: Some(format!("GPU-{ordinal}")),
+            pci_bus_id: Some(format!("0000:{ordinal:02X}:00.0")),
+        });
+    }
+    r
+}
+
+#[test]
+fn a_run_on_several_devices_gets_a_column_a_device() {
+    let two = run(
+        1,
+        vec![
+            rec("model/r.a/t", Status::Pass, None),
+            on(rec("gpu/sm_90/r.a/t", Status::Pass, Some("H200")), 0),
+            on(rec("gpu/sm_90/r.b/t", Status::Fail, Some("H200")), 1),
+            on(rec("gpu/sm_90/r.c/t", Status::Pass, Some("H200")), 1),
+        ],
+    );
+    let one = run(
+        2,
+        vec![on(rec("gpu/sm_90/r.a/t", Status::Pass, Some("H100")), 0)],
+    );
+    let m = Matrix::from_records(&[
+        ("two/results.jsonl".into(), two),
+        ("one/results.jsonl".into(), one),
+    ]);
+    let labels: Vec<&str> = m.columns.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["R1", "R1.1", "R1.2", "R2"]);
+    let devs: Vec<Option<u32>> = m
+        .columns
+        .iter()
+        .map(|c| c.device.as_ref().map(|d| d.ordinal))
+        .collect();
+    assert_eq!(
+        devs,
+        [None, Some(0), Some(1), None],
+        "one device: no device column"
+    );
+    let row = |t: &str| {
+        let r = m.rows.iter().find(|r| r.trial.to_string() == t).unwrap();
+        r.cells
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.status))
+            .collect::<Vec<_>>()
+    };
+    // The machine's column has every trial, each device's those it ran.
+    assert_eq!(
+        row("gpu/sm_90/r.a/t"),
+        [
+            Some(Status::Pass),
+            Some(Status::Pass),
+            None,
+            Some(Status::Pass)
+        ]
+    );
+    assert_eq!(
+        row("gpu/sm_90/r.b/t"),
+        [Some(Status::Fail), None, Some(Status::Fail), None]
+    );
+    // A trial without a device (the model tier) is the machine's only.
+    assert_eq!(row("model/r.a/t"), [Some(Status::Pass), None, None, None]);
+    assert_eq!(m.counts(0).values().sum::<usize>(), 4);
+    assert_eq!(m.counts(2).values().sum::<usize>(), 2);
+
+    let md = m.to_markdown();
+    assert!(
+        md.contains("| R1.2 | H200, device 0000:01:00.0 (GPU-1) | 580.1 | 13.0.88 | 1970-01-01T00:00:01Z | `00000001` | two/results.jsonl | 1 pass, 1 fail |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| trial | R1 | R1.1 | R1.2 | R2 |\n|---|---|---|---|---|\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| gpu/sm\\_90/r.b/t | fail | — | fail | — |"),
+        "{md}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+    assert_eq!(json["columns"][0]["gpu"], "H200");
+    assert!(json["columns"][0].get("device").is_none());
+    assert_eq!(json["columns"][2]["device"]["uuid"], "GPU-1");
+    assert_eq!(json["columns"][2]["label"], "R1.2");
+}
+
+#[test]
+fn two_runs_of_one_gpu_on_two_dates_are_two_runs_not_two_devices() {
+    // As the H100 runs in records/ were written (no run id): one GPU model
+    // and driver, a machine a day (its own UUID), a commit a day.
+    let day = |commit: &str, uuid: &str, status: Status| {
+        let mut v = vec![
+            rec("model/r.a/t", Status::Pass, None),
+            rec("gpu/sm_90/r.a/t", status, Some("H100")),
+        ];
+        for r in &mut v {
+            r.commit = Some(commit.into());
+            if let Some(e) = r.environment.as_mut() {
+                e.device = Some(Device {
+                    ordinal: 0,
+                    uuid: Some(uuid.into()),
+                    pci_bus_id: Some("0000:00:06.0".into()),
+                });
+            }
+        }
+        v
+    };
+    let m = Matrix::from_records(&[
+        (
+            "records/h100/2026-11-24/results.jsonl".into(),
+            day("aaaa", "GPU-a", Status::Pass),
+        ),
+        (
+            "records/h100/2026-11-25/results.jsonl".into(),
+            day("bbbb", "GPU-b", Status::Fail),
+        ),
+    ]);
+    let labels: Vec<&str> = m.columns.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["R1", "R2"], "two runs, no device columns");
+    assert!(m.columns.iter().all(|c| c.device.is_none()));
+    assert!(m.columns.iter().all(|c| c.run_id.starts_with("legacy-")));
+    assert_ne!(m.columns[0].run_id, m.columns[1].run_id);
+    assert_eq!(m.columns[0].started.as_deref(), Some("2026-11-24 (folder)"));
+    let row = &m.rows[0];
+    assert_eq!(row.trial.to_string(), "gpu/sm_90/r.a/t");
+    let st: Vec<Option<Status>> = row
+        .cells
+        .iter()
+        .map(|c| c.as_ref().map(|c| c.status))
+        .collect();
+    assert_eq!(
+        st,
+        [Some(Status::Pass), Some(Status::Fail)],
+        "no record hides another"
+    );
+    let md = m.to_markdown();
+    assert!(
+        md.contains("| R2 | H100 | 580.1 | 13.0.88 | 2026-11-25 (folder) | `legacy-"),
+        "{md}"
+    );
+
+    // Two runs appended to one file are two columns too; one run in two
+    // files (the shards of a fleet, one GRIDCHECK_RUN_ID) is one.
+    let both: Vec<TrialRecord> = run(10, day("c", "GPU-a", Status::Pass))
+        .into_iter()
+        .chain(run(20, day("c", "GPU-a", Status::Fail)))
+        .collect();
+    let m = Matrix::from_records(&[("target/gridcheck/results.jsonl".into(), both)]);
+    assert_eq!(m.columns.len(), 2);
+    let all = run(30, day("c", "GPU-a", Status::Pass));
+    let m = Matrix::from_records(&[
+        ("shard-1.jsonl".into(), all[..1].to_vec()),
+        ("shard-2.jsonl".into(), all[1..].to_vec()),
+    ]);
+    assert_eq!(m.columns.len(), 1);
+    assert_eq!(m.sources[0], ["shard-1.jsonl", "shard-2.jsonl"]);
+}
+
+#[test]
+fn a_file_without_gpu_records_is_named_so() {
+    let m = file_machine(
+        Path::new("x/results.jsonl"),
+        &[rec("model/r.a/t", Status::Pass, None)],
+    );
+    assert_eq!(m.gpu, "no GPU");
+    assert!(Matrix::merge_files(&[], None).is_err());
+    let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()], None).unwrap_err();
+    assert!(e.contains("/nonexistent/results.jsonl"), "{e}");
+}
+
+#[test]
+fn a_run_before_a_rename_and_one_after_share_a_row() {
+    let yaml = "rules:
+  - id: cdp2.a.b
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp2
+    tests: [t]
+tests:
+  - name: t
+    formerly: [old-t]
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1]
+    condition: exists x == 1
+    expect: required
+";
+    let spec = gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap();
+    let dir = std::env::temp_dir().join(format!("gridcheck-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, r: TrialRecord| {
+        let p = dir.join(name);
+        std::fs::write(&p, r.to_json_line() + "\n").unwrap();
+        p
+    };
+    let files = [
+        write(
+            "before.jsonl",
+            rec("gpu/sm_90/cdp2.a.b/old-t", Status::Fail, Some("H100")),
+        ),
+        write(
+            "after.jsonl",
+            rec("gpu/sm_90/cdp2.a.b/t", Status::Pass, Some("H100")),
+        ),
+    ];
+    let as_written = Matrix::merge_files(&files, None).unwrap();
+    assert_eq!(as_written.rows.len(), 2);
+    let m = Matrix::merge_files(&files, Some(&spec)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(m.rows.len(), 1);
+    assert_eq!(m.rows[0].trial.to_string(), "gpu/sm_90/cdp2.a.b/t");
+    // Two runs: a column each, on one row.
+    let cells: Vec<Option<Status>> = m.rows[0]
+        .cells
+        .iter()
+        .map(|c| c.as_ref().map(|c| c.status))
+        .collect();
+    assert_eq!(cells, [Some(Status::Fail), Some(Status::Pass)]);
+}

@@ -1,0 +1,310 @@
+//! `cargo xtask report diff BASE NEW`: what changed between two runs. The
+//! logic is `gridcheck_report::run_diff` (pure) and the rendering
+//! `gridcheck_docs::diff_report`; this reads the inputs and chooses the
+//! exit code: 0 nothing that fails, 1 a regression (or what `--fail-on`
+//! names), 2 an input that cannot be used.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use gridcheck_report::run_diff::{FailOn, diff_runs};
+use gridcheck_report::runs::short_id;
+use gridcheck_report::{RunChoice, RunRecords};
+
+use crate::report::{emit, spec_if_it_loads};
+
+pub const HELP: &str = "usage: cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
+
+What changed from the run BASE to the run NEW.
+
+BASE and NEW: a results file, or a folder holding results.jsonl
+(records/<gpu>/<date>/). A file the harness appended to several times holds
+several runs: the latest is taken (the run whose first record comes last),
+or name one with FILE@RUN (the run id, or its end or start: the part a
+merge or summary shows). Records written before runs were recorded belong
+to synthetic legacy-... runs.
+
+Reported, regressions first:
+  regressions     a status worse than before, in the order pass < xfail <
+                  quality-warning < not-run/not-supported < fail/timeout/crash/
+                  oracle-conflict; or a state the model cannot reach observed
+                  in NEW and not in BASE, whatever the status
+  known discrepancies no longer reproducing
+                  an xfail in BASE that NEW passed (or failed only because it
+                  passed while listed)
+  fixes, other status changes (fail to crash)
+  histogram changes
+                  an allowed state seen in BASE and not in NEW; the condition's
+                  rate (positive / instances) moving with |z| >= 4 in a pooled
+                  two-proportion test and by a factor of at least 2 (GPU runs
+                  vary beyond binomial sampling: both are required)
+  trials added or removed, and the two environments side by side (run id,
+  start, GPU, driver, nvcc, devices, commit, tuning)
+
+Options:
+  --json          the diff as JSON (every trial; Markdown groups a test's rules)
+  --fail-on WHEN  exit 1 on: regression (default), change (anything above), never
+  --out FILE      write the report to FILE instead of stdout
+
+Exit status: 0 no failure, 1 a failure per --fail-on, 2 an input that cannot
+be used (unreadable, not records: the file and line are named; no such run).";
+
+#[derive(Debug, PartialEq)]
+struct Args {
+    base: String,
+    new: String,
+    json: bool,
+    fail_on: FailOn,
+    out: Option<PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Option<Args>, String> {
+    let (mut files, mut json, mut fail_on, mut out) = (Vec::new(), false, FailOn::default(), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--json" => json = true,
+            "--fail-on" => fail_on = it.next().ok_or("--fail-on needs a value")?.parse()?,
+            "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a file")?)),
+            f if f.starts_with("--") => return Err(format!("unknown option `{f}`")),
+            f => files.push(f.to_string()),
+        }
+    }
+    match <[String; 2]>::try_from(files) {
+        Ok([base, new]) => Ok(Some(Args {
+            base,
+            new,
+            json,
+            fail_on,
+            out,
+        })),
+        Err(v) => Err(format!("two inputs needed, BASE and NEW; got {}", v.len())),
+    }
+}
+
+/// An input: its results file and which run of it.
+fn input(arg: &str) -> (PathBuf, RunChoice) {
+    let (path, run) = match arg.rsplit_once('@') {
+        Some((p, id)) if !Path::new(arg).exists() && !id.contains('/') && !id.is_empty() => {
+            (p, RunChoice::Id(id.to_string()))
+        }
+        _ => (arg, RunChoice::Latest),
+    };
+    let path = Path::new(path);
+    let file = if path.is_dir() {
+        path.join("results.jsonl")
+    } else {
+        path.to_path_buf()
+    };
+    (file, run)
+}
+
+/// One run of an input, or why the input cannot be used. An incomplete
+/// last line (a killed run) is a warning; any other line that is not a
+/// record is an error naming the file and line.
+fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRecords), String> {
+    let (file, choice) = input(arg);
+    let name = file.display().to_string();
+    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let mut read = gridcheck_report::read_results(&bytes);
+    for s in &read.skipped {
+        if s.reason.starts_with("an incomplete last line") {
+            eprintln!("warning: {name}:{}: skipped: {}", s.line, s.reason);
+        } else {
+            return Err(format!("{name}:{}: {}", s.line, s.reason));
+        }
+    }
+    if let Some(spec) = spec {
+        gridcheck_report::under_current_names(&mut read.records, spec);
+    }
+    let all = gridcheck_report::split_runs(read.records);
+    let count = all.len();
+    let run = choice
+        .pick(all)
+        .map_err(|e| format!("{name}: {e}"))?
+        .remove(0);
+    if count > 1 && choice == RunChoice::Latest {
+        eprintln!(
+            "note: {name} holds {count} runs; comparing the latest, {} ({name}@RUN chooses another)",
+            run.id
+        );
+    }
+    Ok((format!("{name}@{}", short_id(&run.id)), run))
+}
+
+pub fn run(args: &[String]) -> ExitCode {
+    let a = match parse(args) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("error: {e}\n\n{HELP}");
+            return ExitCode::from(2);
+        }
+    };
+    let spec = spec_if_it_loads();
+    let loaded = load(&a.base, spec.as_ref()).and_then(|b| Ok((b, load(&a.new, spec.as_ref())?)));
+    let ((base_name, base), (new_name, new)) = match loaded {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let d = diff_runs(&base.records, &new.records);
+    let fails = d.fails(a.fail_on);
+    let text = if a.json {
+        gridcheck_docs::diff_report::json(&d, &base_name, &new_name, fails) + "\n"
+    } else {
+        gridcheck_docs::diff_report::markdown(&d, &base_name, &new_name)
+    };
+    if let Err(e) = emit(&a.out, &text) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    if fails {
+        eprintln!(
+            "report diff: {} regression(s), {} change(s) in all (--fail-on decides the exit status)",
+            d.regressions(),
+            d.status_changes.len() + d.histogram_changes.len() + d.added.len() + d.removed.len()
+        );
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Result<Option<Args>, String> {
+        parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn arguments() {
+        let a = args(&["a", "b", "--json", "--fail-on", "change"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (a.base.as_str(), a.new.as_str(), a.json, a.fail_on),
+            ("a", "b", true, FailOn::Change)
+        );
+        assert_eq!(args(&["--help"]).unwrap(), None);
+        assert!(args(&["a"]).unwrap_err().contains("got 1"));
+        assert!(args(&["a", "b", "c"]).unwrap_err().contains("got 3"));
+        assert!(
+            args(&["a", "b", "--fail-on", "x"])
+                .unwrap_err()
+                .contains("regression, change or never")
+        );
+        assert!(
+            args(&["a", "b", "--bogus"])
+                .unwrap_err()
+                .contains("--bogus")
+        );
+        assert_eq!(
+            input("x/r.jsonl@3fa9"),
+            (PathBuf::from("x/r.jsonl"), RunChoice::Id("3fa9".into()))
+        );
+        assert_eq!(
+            input("x/r.jsonl"),
+            (PathBuf::from("x/r.jsonl"), RunChoice::Latest)
+        );
+        // A folder is its results.jsonl.
+        let (f, _) = input(env!("CARGO_MANIFEST_DIR"));
+        assert!(f.ends_with("results.jsonl"), "{}", f.display());
+    }
+
+    /// The command end to end: exit 0 on identical runs, 1 on a pass
+    /// turned fail (the report names the trial), 0 with `--fail-on never`,
+    /// 2 on an input that is not records.
+    #[test]
+    fn exit_codes() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-diff-exit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = |status: &str| {
+            format!(
+                r#"{{"trial":"model/cdp2.x/t","tier":"model","rule":"cdp2.x","test":"t","status":"{status}","message":"m","run_id":"r-{status}"}}"#
+            ) + "\n"
+        };
+        let (base, new, bad, out) = (
+            dir.join("base.jsonl"),
+            dir.join("new.jsonl"),
+            dir.join("bad.jsonl"),
+            dir.join("out.md"),
+        );
+        std::fs::write(&base, line("pass")).unwrap();
+        std::fs::write(&new, line("fail")).unwrap();
+        std::fs::write(&bad, "{\n").unwrap();
+        let s = |p: &Path| p.display().to_string();
+        let code = |args: &[String]| run(args);
+        let o = ["--out".to_string(), s(&out)];
+        assert_eq!(
+            code(&[s(&base), s(&base), o[0].clone(), o[1].clone()]),
+            ExitCode::SUCCESS
+        );
+        assert!(
+            std::fs::read_to_string(&out)
+                .unwrap()
+                .contains("**No change**")
+        );
+        assert_eq!(
+            code(&[s(&base), s(&new), o[0].clone(), o[1].clone()]),
+            ExitCode::FAILURE
+        );
+        let md = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            md.contains("| `model/cdp2.x/t` | pass | fail | m |"),
+            "{md}"
+        );
+        let never = [
+            s(&base),
+            s(&new),
+            "--fail-on".into(),
+            "never".into(),
+            o[0].clone(),
+            o[1].clone(),
+        ];
+        assert_eq!(code(&never), ExitCode::SUCCESS);
+        assert_eq!(code(&[s(&base), s(&bad)]), ExitCode::from(2));
+        assert_eq!(code(&[s(&base)]), ExitCode::from(2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unusable_inputs_name_the_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-diff-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = r#"{"trial":"model/a/b","tier":"model","rule":"a","test":"b","status":"pass","message":"m"}"#;
+        let bad = dir.join("bad.jsonl");
+        std::fs::write(&bad, format!("{good}\nnot json\n")).unwrap();
+        let e = load(bad.to_str().unwrap(), None).unwrap_err();
+        assert!(e.contains("bad.jsonl:2: not a trial record"), "{e}");
+        let cut = dir.join("cut.jsonl");
+        std::fs::write(&cut, format!("{good}\n{{\"tri")).unwrap();
+        assert_eq!(
+            load(cut.to_str().unwrap(), None).unwrap().1.records.len(),
+            1
+        );
+        let empty = dir.join("empty.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        assert!(
+            load(empty.to_str().unwrap(), None)
+                .unwrap_err()
+                .contains("no trial record")
+        );
+        let e = load(&format!("{}@nope", cut.display()), None).unwrap_err();
+        assert!(e.contains("no run `nope`"), "{e}");
+        assert!(
+            load("/nonexistent/r.jsonl", None)
+                .unwrap_err()
+                .contains("cannot read /nonexistent/r.jsonl")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
