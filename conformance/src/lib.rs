@@ -13,6 +13,7 @@
 //! verdict and hardware histogram is printed after the run. `--resume`
 //! reads the file back, naming every line it skips and why.
 
+mod binary;
 pub mod devices;
 mod environment;
 mod expectations;
@@ -194,9 +195,16 @@ impl Ctx {
                 _ => devices::Place::default(),
             };
             let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
-            Ok(match self.spec.test(test).map(|t| &t.body) {
-                Some(gridcheck_spec::TestBody::Host(h)) => {
-                    worker::run_host_program(&self.opts, &self.artifact(test), h, &place)
+            Ok(match self.spec.test(test).map(|t| (t, &t.body)) {
+                Some((t, gridcheck_spec::TestBody::Host(h))) => {
+                    let choice = self
+                        .device_for(test)
+                        .map_err(String::clone)
+                        .and_then(|d| binary::choose(&self.opts, d, t));
+                    match choice {
+                        Ok(c) => worker::run_host_program(&self.opts, &c.built.file, h, &place),
+                        Err(reason) => worker::WorkerResult::NotRun { reason },
+                    }
                 }
                 _ => worker::run_isolated(&self.opts, worker::Job::Gpu, test, &place),
             })
@@ -310,17 +318,6 @@ impl Ctx {
         match &self.device {
             Ok(d) => d.sm.clone(),
             Err(_) => "sm_90".into(),
-        }
-    }
-
-    /// What `cargo xtask build` made of a test: its cubin, or a host test's
-    /// program.
-    pub fn artifact(&self, test: &str) -> PathBuf {
-        match self.spec.test(test).map(|t| &t.body) {
-            Some(gridcheck_spec::TestBody::Host(_)) => {
-                worker::host_program_path(&self.opts.cubins, &self.sm(), test)
-            }
-            _ => worker::cubin_path(&self.opts.cubins, &self.sm(), test),
         }
     }
 }
@@ -484,6 +481,12 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A tier asked for (`--tier`, GRIDCHECK_REQUIRE_TIERS) that cannot run
+    // here is an error, before any trial runs or is recorded.
+    if let Some(e) = tiers::required_but_unavailable(&ctx).filter(|_| !args.list) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let mut all = trials(&ctx);
     if let Some((i, n)) = ctx.opts.shard {
         all.sort_by(|a, b| a.name().cmp(b.name()));
