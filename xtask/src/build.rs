@@ -73,15 +73,18 @@ pub fn archs(nvcc: &Nvcc, arg: &str, kernels: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// An architecture left out, and why.
+pub type LeftOut = (String, String);
+
 /// The architectures to build for: those nvcc targets
 /// ([`Nvcc::gpu_archs`]) whose device runtime links (a probe each, its
 /// answer kept in `<kernels>/obj/targets` for this nvcc), and those left
 /// out with the reason (printed once, when probed).
-pub fn targets(nvcc: &Nvcc, kernels: &Path) -> Result<(Vec<String>, Vec<(String, String)>)> {
+pub fn targets(nvcc: &Nvcc, kernels: &Path) -> Result<(Vec<String>, Vec<LeftOut>)> {
     let (listed, note) = nvcc.gpu_archs();
     let cache = kernels.join("obj/targets");
     let key = format!("nvcc {} {}\n", nvcc.path.display(), nvcc.version);
-    let mut missing: Vec<(String, String)> = Vec::new();
+    let mut missing: Vec<LeftOut> = Vec::new();
     if let Some(body) = std::fs::read_to_string(&cache)
         .ok()
         .and_then(|t| t.strip_prefix(&key).map(String::from))

@@ -44,8 +44,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   compile the generated kernels with nvcc into target/kernels/<arch>/
                                   for every architecture (default all that nvcc targets) their plan
                                   allows, plus each test's PTX and libcudadevrt.a
-  plan [--arch all|sm_XX[,..]] [--update-readme]
-                                  per GPU architecture, how many GPU trials would run, and how
+  plan [--arch all|sm_XX[,..]] [--update-readme | --check]
+                                  per GPU architecture, how many GPU trials would run, and through
+                                  which binary (README's table; computed from the code)
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
   gpu-bundle [--arch all|sm_XX[,..]] [--jobs N]

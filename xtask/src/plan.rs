@@ -5,8 +5,9 @@
 //! architectures `cargo xtask build` targets, the rule profiles
 //! (`profile_runs_on`) and the harness's binary choice
 //! (`gridcheck_toolchain::binary::choose`), as built and forced through
-//! the PTX (`--binary ptx`). README.md's table is this command's output;
-//! a test keeps it current.
+//! the PTX (`--binary ptx`). README.md's table is this command's output
+//! (`--update-readme` writes it, `--check` fails when it is stale); a test
+//! keeps it current.
 
 use std::path::Path;
 
@@ -134,7 +135,7 @@ pub fn with_table(readme: &str, table: &str) -> Result<String> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut devices: Vec<String> = DEVICES.map(String::from).to_vec();
-    let mut update = false;
+    let (mut update, mut check) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.next()) {
@@ -148,6 +149,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 }
             }
             ("--update-readme", None) => update = true,
+            ("--check", None) => check = true,
             _ => {
                 return Err(
                     "usage: cargo xtask plan [--arch all|sm_XX[,..]] [--update-readme]".into(),
@@ -164,6 +166,10 @@ pub fn run(args: &[String]) -> Result<()> {
         "(binaries as `cargo xtask build --arch all` makes them with nvcc 13.0: {}; each test's PTX for the lowest of these its plan allows)",
         BUILT.join(" ")
     );
+    if check {
+        readme_is_current(&root, &spec)?;
+        println!("README.md's table is current");
+    }
     if update {
         let path = root.join("README.md");
         let readme = std::fs::read_to_string(&path)
