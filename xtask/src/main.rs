@@ -44,9 +44,10 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   compile the generated kernels with nvcc into target/kernels/<arch>/
                                   for every architecture (default all that nvcc targets) their plan
                                   allows, plus each test's PTX and libcudadevrt.a
-  plan [--arch all|sm_XX[,..]] [--update-readme | --check]
+  plan [--arch all|sm_XX[,..]] [--built sm_XX[,..]] [--update-readme | --check]
                                   per GPU architecture, how many GPU trials would run, and through
-                                  which binary (README's table; computed from the code)
+                                  which binary (README's table; computed from the code); --built:
+                                  with cubins of these architectures only (a bundle's --arch)
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
   gpu-bundle [--arch all|sm_XX[,..]] [--jobs N]

@@ -44,8 +44,11 @@ impl Count {
 }
 
 /// The GPU trials of the spec on a device of architecture `device`, with
-/// the test binaries built for `built`.
+/// the test binaries built for `built` and each test's PTX for the lowest
+/// of `BUILT` its plan allows (as `cargo xtask build --arch <built>` makes
+/// them).
 pub fn count(spec: &Spec, device: Arch, built: &[String]) -> Count {
+    let all: Vec<String> = BUILT.map(String::from).to_vec();
     let mut c = Count::default();
     for (rule, test) in spec.pairs() {
         if !matches!(
@@ -73,7 +76,7 @@ pub fn count(spec: &Spec, device: Arch, built: &[String]) -> Count {
                 file: Default::default(),
             })
             .collect();
-        if let Some(a) = gridcheck_kernelgen::ptx_arch(test, built).and_then(Arch::parse) {
+        if let Some(a) = gridcheck_kernelgen::ptx_arch(test, &all).and_then(Arch::parse) {
             files.push(Built {
                 arch: a,
                 kind: FileKind::Ptx,
@@ -93,16 +96,22 @@ pub fn count(spec: &Spec, device: Arch, built: &[String]) -> Count {
     c
 }
 
-/// The Markdown table, a row a device architecture.
+/// The Markdown table, a row a device architecture, for the binaries of
+/// `cargo xtask build --arch all`.
 pub fn table(spec: &Spec, devices: &[&str]) -> String {
-    let built: Vec<String> = BUILT.map(String::from).to_vec();
+    table_for(spec, devices, &BUILT.map(String::from))
+}
+
+/// The Markdown table for cubins built for `built` only (a bundle of
+/// `--arch <built>`), each test's PTX as ever.
+pub fn table_for(spec: &Spec, devices: &[&str], built: &[String]) -> String {
     let mut out = String::from(
         "| device | tiers | GPU trials run | own cubin | compatible cubin | PTX JIT | not supported | forced through PTX (`--binary ptx`) |\n\
          |---|---|---:|---:|---:|---:|---:|---:|\n",
     );
     for d in devices {
         let Some(arch) = Arch::parse(d) else { continue };
-        let c = count(spec, arch, &built);
+        let c = count(spec, arch, built);
         out.push_str(&format!(
             "| {d} | model, static, gpu | {} of {} | {} | {} | {} | {} | {} |\n",
             c.run(),
@@ -136,6 +145,7 @@ pub fn with_table(readme: &str, table: &str) -> Result<String> {
 pub fn run(args: &[String]) -> Result<()> {
     let mut devices: Vec<String> = DEVICES.map(String::from).to_vec();
     let (mut update, mut check) = (false, false);
+    let mut built: Vec<String> = BUILT.map(String::from).to_vec();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.next()) {
@@ -147,6 +157,9 @@ pub fn run(args: &[String]) -> Result<()> {
                         "--arch: `{bad}` is not an architecture (sm_90, ...)"
                     ));
                 }
+            }
+            ("--built", Some(v)) => {
+                built = v.split(',').map(|s| s.trim().to_string()).collect();
             }
             ("--update-readme", None) => update = true,
             ("--check", None) => check = true,
@@ -160,10 +173,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
     let spec = crate::load_spec(&root)?;
     let names: Vec<&str> = devices.iter().map(String::as_str).collect();
-    let t = table(&spec, &names);
-    print!("{t}");
+    print!("{}", table_for(&spec, &names, &built));
     println!(
-        "(binaries as `cargo xtask build --arch all` makes them with nvcc 13.0: {}; each test's PTX for the lowest of these its plan allows)",
+        "(cubins as `cargo xtask build --arch {}` makes them with nvcc 13.0; each test's PTX for the lowest of {} its plan allows)",
+        built.join(","),
         BUILT.join(" ")
     );
     if check {
@@ -234,7 +247,11 @@ mod tests {
         // Every trial but those of no binary runs on sm_80 or sm_90.
         assert!(a80.run() + a90.run() >= a80.trials, "{a80:?} {a90:?}");
         let only = |name: &str| count(&spec, Arch::parse(name).unwrap(), &["sm_90".to_string()]);
-        // With sm_90 binaries only, an sm_80 device runs nothing.
-        assert_eq!(only("sm_80").run(), 0);
+        // With sm_90 cubins only, an sm_80 device runs the PTX of what is
+        // not a host test, and the sm_90 device what it ran before.
+        let o80 = only("sm_80");
+        assert_eq!((o80.exact, o80.compatible), (0, 0));
+        assert!(o80.ptx > 0 && o80.ptx < a80.run(), "{o80:?}");
+        assert_eq!(only("sm_90").exact, a90.exact);
     }
 }
