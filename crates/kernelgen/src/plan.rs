@@ -89,16 +89,20 @@ pub fn pins_targets(flags: &[String]) -> bool {
 
 /// Whether a runtime or host program uses PDL: its source names
 /// `cudaGridDependencySynchronize`, `cudaTriggerProgrammaticLaunchCompletion`,
-/// `griddepcontrol` or a programmatic launch attribute or graph port.
+/// `griddepcontrol`, anything programmatic (a launch attribute, a graph
+/// port, the pair helpers' `gc_capture_programmatic_*`; any case), or
+/// includes the PDL pair helpers (`gridcheck_pdl_pair.cuh`).
 pub fn source_uses_pdl(source: &str) -> bool {
+    let lower = source.to_ascii_lowercase();
     [
-        "cudaGridDependencySynchronize",
-        "cudaTriggerProgrammaticLaunchCompletion",
+        "cudagriddependencysynchronize",
+        "cudatriggerprogrammaticlaunchcompletion",
         "griddepcontrol",
-        "Programmatic",
+        "programmatic",
+        "gridcheck_pdl_pair.cuh",
     ]
     .iter()
-    .any(|w| source.contains(w))
+    .any(|w| lower.contains(w))
 }
 
 /// Which architectures a runtime or host program builds for (see
@@ -278,6 +282,9 @@ mod tests {
         assert_eq!(arch_number("sm_121"), Some(121));
         assert_eq!(arch_number("gfx90a"), None);
         assert!(pins_targets(&["-arch=sm_80".into()]));
+        assert!(source_uses_pdl("gc_capture_programmatic_event_pair(m, 0, &g);"));
+        assert!(source_uses_pdl("#include \"gridcheck_pdl_pair.cuh\""));
+        assert!(!source_uses_pdl("child<<<1, 1>>>(out);"));
         assert!(!pins_targets(&["-archive".into(), "-DX".into()]));
     }
 }
