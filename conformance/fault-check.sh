@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
 h=./.gpu-bundle/conformance
+. conformance/bundle-kernels.sh
 status=0
 
 status_of() { # results-file test -> the status of its last record

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # A whole GPU run on a machine without Rust, from a bundle made by
-# `cargo xtask gpu-bundle` (the release harness and the sm_90 cubins, built
-# where Rust and nvcc are). Results and the log go to $OUT (default
+# `cargo xtask gpu-bundle` (the release harness and the kernels of every
+# architecture built, packed, with their PTX; built where Rust and nvcc are).
+# The harness picks each test's binary for the GPU in hand (its own cubin, a
+# lower minor's of its major, or the PTX through the driver's JIT, linked
+# with the bundle's libcudadevrt.a; `--binary ptx` forces the PTX). Results
+# and the log go to $OUT (default
 # target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`,
 # `--devices all` (every GPU of the host at once) or `--shard 3/8` (one
 # shard of a job array; README "Several GPUs, and fleets of machines").
@@ -15,10 +19,8 @@ if [ ! -x .gpu-bundle/conformance ]; then
   echo "no .gpu-bundle/conformance: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
   exit 2
 fi
-# Host programs may travel packed beside the bundle (they are most of its size).
-if [ -f .gpu-hosts/hosts.tar.xz ]; then
-  tar xJf .gpu-hosts/hosts.tar.xz -C .gpu-bundle/kernels/sm_90
-fi
+# The kernels travel packed (host programs are most of their size).
+. conformance/bundle-kernels.sh
 {
   nvidia-smi --query-gpu=name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader || echo "nvidia-smi failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2

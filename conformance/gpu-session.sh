@@ -30,11 +30,12 @@ echo "== litmus rates"
 # log says which (`rc=124`). GC_ONLY selects by substring, so a test whose
 # name holds another's may run twice; the rate table keeps every line.
 : >"$out/rates-raw.txt"
-for cubin in .gpu-bundle/kernels/sm_90/*.cubin; do
+. conformance/bundle-kernels.sh   # GC_ARCH: the GPU's architecture
+for cubin in .gpu-bundle/kernels/"$GC_ARCH"/*.cubin; do
   name=$(basename "$cubin" .cubin)
   grep -q "name: $name\$" spec/*/*.yaml 2>/dev/null || continue
   GC_ONLY=$name timeout -k 10 "${GC_RATE_TIMEOUT:-120}" \
-    ./.gpu-bundle/litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 4 >>"$out/rates-raw.txt" 2>&1
+    ./.gpu-bundle/litmus_smoke spec .gpu-bundle/kernels/"$GC_ARCH" 65536 4 >>"$out/rates-raw.txt" 2>&1
   st=$?
   if [ "$st" -ne 0 ]; then
     echo "== $name: litmus_smoke rc=$st$([ "$st" -eq 124 ] && echo " (time limit)")" | tee -a "$out/rates-raw.txt"

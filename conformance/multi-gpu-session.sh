@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session on a host with two or more GPUs, from a bundle (carry
-# .gpu-bundle from `cargo xtask gpu-bundle`; its host programs may travel
-# packed as .gpu-hosts/hosts.tar.xz, which gpu-run.sh unpacks), on a
+# .gpu-bundle from `cargo xtask gpu-bundle`; its kernels travel packed as
+# .gpu-bundle/kernels.tar.xz, which gpu-run.sh unpacks), on a
 # machine without Rust.
 # Every step runs under `timeout`, the whole session under SESSION_LIMIT
 # seconds (default 420); everything is written into $OUT/session (default

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU sessions of the suite's sensitivity work, on a GPU machine without
-# Rust (carry .gpu-bundle from `cargo xtask gpu-bundle`; host programs may
-# travel packed as .gpu-hosts/hosts.tar.xz, which gpu-run.sh unpacks for the
+# Rust (carry .gpu-bundle from `cargo xtask gpu-bundle`; its kernels travel
+# packed as .gpu-bundle/kernels.tar.xz, which gpu-run.sh unpacks for the
 # whole-suite runs; the other steps run litmus tests and mutants only).
 # Every step runs under `timeout`.
 # Results go to $OUT (default target/gridcheck).

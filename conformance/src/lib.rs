@@ -14,6 +14,7 @@
 //! reads the file back, naming every line it skips and why. Every record
 //! carries the run's id and start time (`RunStamp::for_invocation`).
 
+mod binary;
 pub mod devices;
 mod environment;
 mod facts;
@@ -214,11 +215,18 @@ impl Ctx {
                 timeout,
                 ..self.opts.clone()
             };
-            Ok(match spec_test.map(|t| &t.body) {
-                Some(gridcheck_spec::TestBody::Host(h)) => {
-                    worker::run_host_program(&opts, &self.artifact(test), h, &place)
+            Ok(match spec_test.map(|t| (t, &t.body)) {
+                Some((t, gridcheck_spec::TestBody::Host(h))) => {
+                    let choice = self
+                        .device_for(test)
+                        .map_err(String::clone)
+                        .and_then(|d| binary::choose(&opts, d, t));
+                    match choice {
+                        Ok(c) => worker::run_host_program(&opts, &c.built.file, h, &place),
+                        Err(reason) => worker::WorkerResult::NotRun { reason },
+                    }
                 }
-                Some(gridcheck_spec::TestBody::Litmus(_)) if opts.classify_timeouts => {
+                Some((_, gridcheck_spec::TestBody::Litmus(_))) if opts.classify_timeouts => {
                     timeouts::classified(&opts, test, &place)
                 }
                 _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
@@ -334,17 +342,6 @@ impl Ctx {
         match &self.device {
             Ok(d) => d.sm.clone(),
             Err(_) => "sm_90".into(),
-        }
-    }
-
-    /// What `cargo xtask build` made of a test: its cubin, or a host test's
-    /// program.
-    pub fn artifact(&self, test: &str) -> PathBuf {
-        match self.spec.test(test).map(|t| &t.body) {
-            Some(gridcheck_spec::TestBody::Host(_)) => {
-                worker::host_program_path(&self.opts.cubins, &self.sm(), test)
-            }
-            _ => worker::cubin_path(&self.opts.cubins, &self.sm(), test),
         }
     }
 }
@@ -525,6 +522,12 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A tier asked for (`--tier`, GRIDCHECK_REQUIRE_TIERS) that cannot run
+    // here is an error, before any trial runs or is recorded.
+    if let Some(e) = tiers::required_but_unavailable(&ctx).filter(|_| !args.list) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let mut all = trials(&ctx);
     if let Some((i, n)) = ctx.opts.shard {
         all.sort_by(|a, b| a.name().cmp(b.name()));

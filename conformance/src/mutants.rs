@@ -114,6 +114,7 @@ fn record_for(
             tuning: Some(ctx.opts.environment()),
             tuning_file: ctx.opts.tuning_file.clone(),
             device: None,
+            binary: None,
         }),
         commit: ctx.commit.clone(),
     }
@@ -206,7 +207,7 @@ fn gpu(ctx: &Ctx, c: &Candidate, rec: &mut MutantRecord) {
         );
         return;
     }
-    let cubin = worker::cubin_path(
+    let cubin = crate::binary::cubin_path(
         &ctx.opts.cubins,
         &device.sm,
         &gridcheck_mutate::file_stem(&c.name),
@@ -348,7 +349,7 @@ pub(crate) fn gpu_here(opts: &crate::Options, name: &str) -> WorkerResult {
         Ok(g) => g,
         Err(e) => return error(e.to_string()),
     };
-    let cubin = worker::cubin_path(
+    let cubin = crate::binary::cubin_path(
         &opts.cubins,
         &gpu.info().sm,
         &gridcheck_mutate::file_stem(name),

@@ -9,14 +9,21 @@ pub use gridcheck_report::Tier;
 #[derive(Debug, Clone)]
 pub struct Options {
     pub tiers: Vec<Tier>,
+    /// Whether `--tier` named the tiers: each is then required, and one
+    /// that cannot run here is an error (as `GRIDCHECK_REQUIRE_TIERS`).
+    pub tiers_given: bool,
     /// Repository root (holds `spec/`, `kernels/`).
     pub root: PathBuf,
     /// The spec directory (default `<root>/spec`).
     pub spec: PathBuf,
     /// Seed documents for the verbatim-quote check; skipped when absent.
     pub seeds: Option<PathBuf>,
-    /// Where built cubins are: `<dir>/<sm>/<test>.cubin`.
+    /// The kernels root: `<dir>/<sm>/<test>.cubin`, `.ptx`, `.host`.
     pub cubins: PathBuf,
+    /// `--binary auto|ptx`: as built (exact, compatible, PTX) or PTX only.
+    pub binary: gridcheck_toolchain::binary::Mode,
+    /// `--devrt FILE`: the `libcudadevrt.a` PTX is linked with.
+    pub devrt: Option<PathBuf>,
     /// JSON-lines results file, appended to as each trial finishes.
     pub results: PathBuf,
     pub instances: u32,
@@ -83,11 +90,15 @@ pub struct Options {
 }
 
 pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
-  --tier model|static|gpu   run only this tier (repeatable; default: all)
+  --tier model|static|gpu   run only this tier (repeatable; default: all); a tier named here
+                            that cannot run on this machine is an error
   --root DIR                repository root (default: the workspace)
   --spec DIR                the spec to run (default: <root>/spec)
   --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
   --cubins DIR              built kernels (default: target/kernels)
+  --binary auto|ptx         auto: the device's cubin, else a lower minor's of its major, else the
+                            PTX through the driver's JIT; ptx: the PTX only (default: auto)
+  --devrt FILE              the libcudadevrt.a PTX is linked with (default: <cubins>/libcudadevrt.a)
   --results FILE            JSON-lines results (default: target/gridcheck/results.jsonl)
   --instances N             litmus instances per launch (default: 1024)
   --launches N              launches per litmus test (default: 32)
@@ -140,6 +151,9 @@ impl Options {
     pub fn parse(argv: Vec<String>, root: PathBuf) -> Result<Options, String> {
         let mut o = Options {
             tiers: Vec::new(),
+            tiers_given: false,
+            binary: Default::default(),
+            devrt: None,
             seeds: None,
             cubins: root.join(gridcheck_kernelgen::BUILD_DIR),
             results: root.join("target/gridcheck/results.jsonl"),
@@ -204,6 +218,8 @@ impl Options {
                 "--spec" => spec = Some(value(&mut args, "--spec")?.into()),
                 "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
                 "--cubins" => cubins = Some(value(&mut args, "--cubins")?.into()),
+                "--binary" => o.binary = crate::binary::parse_mode(&value(&mut args, "--binary")?)?,
+                "--devrt" => o.devrt = Some(value(&mut args, "--devrt")?.into()),
                 "--results" => results = Some(value(&mut args, "--results")?.into()),
                 "--instances" => {
                     o.instances = number(value(&mut args, "--instances")?, "--instances")?;
@@ -350,6 +366,7 @@ impl Options {
         if o.mutant_results.as_os_str().is_empty() {
             o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
         }
+        o.tiers_given = !o.tiers.is_empty() && !o.mutants;
         if o.mutants {
             // Mutants need the oracles and the GPU, and nothing of the tiers.
             o.tiers = vec![Tier::Gpu];
@@ -394,6 +411,16 @@ mod tests {
         assert_eq!(o.instances, 8);
         assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
         assert_eq!(parse(&["bin"]).unwrap().tiers, Tier::ALL.to_vec());
+        assert!(!parse(&["bin"]).unwrap().tiers_given);
+        assert!(parse(&["bin", "--tier", "gpu"]).unwrap().tiers_given);
+        let o = parse(&["bin", "--binary", "ptx", "--devrt", "/d.a"]).unwrap();
+        assert_eq!(o.binary, gridcheck_toolchain::binary::Mode::Ptx);
+        assert_eq!(o.devrt, Some(PathBuf::from("/d.a")));
+        assert!(
+            parse(&["bin", "--binary", "sass"])
+                .unwrap_err()
+                .contains("not auto or ptx")
+        );
         let o = parse(&["bin", "--spec", "/s", "--root", "/x"]).unwrap();
         assert_eq!(o.spec, PathBuf::from("/s"));
         assert_eq!(o.cubins, PathBuf::from("/x/target/kernels"));

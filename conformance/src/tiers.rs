@@ -8,8 +8,8 @@ use gridcheck_report::{
     CompileSummary, Environment, HardwareResult, ModelSummary, Status, TrialId, TrialRecord, diff,
 };
 use gridcheck_spec::{
-    Check, CompileExpect, CompileTest, HostTest, Litmus, Profile, Rule, RuntimeExpect, RuntimeTest,
-    Test, TestBody, cuda_error_name,
+    Check, CompileExpect, CompileTest, HostTest, Litmus, Rule, RuntimeExpect, RuntimeTest, Test,
+    TestBody, cuda_error_name,
 };
 use libtest_mimic::Trial;
 
@@ -29,8 +29,8 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
     // made, so that every runner (libtest, nextest) shows it as skipped; its
     // record, with the reason, is written after the run.
     let unavailable = match tier {
-        Tier::Gpu if !required(Tier::Gpu) => ctx.device.as_ref().err(),
-        Tier::Static if !required(Tier::Static) => ctx.nvcc.as_ref().err(),
+        Tier::Gpu if !required(&ctx.opts, Tier::Gpu) => ctx.device.as_ref().err(),
+        Tier::Static if !required(&ctx.opts, Tier::Static) => ctx.nvcc.as_ref().err(),
         _ => None,
     };
     if let Some(reason) = unavailable {
@@ -175,18 +175,39 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
     }
 }
 
-/// Whether `GRIDCHECK_REQUIRE_TIERS` (comma-separated tiers) makes a tier
-/// that cannot run here a failure instead of ignored: CI sets it for the
-/// static tier so that a broken nvcc install cannot pass silently.
-fn required(tier: Tier) -> bool {
-    std::env::var("GRIDCHECK_REQUIRE_TIERS")
-        .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
+/// Whether a tier that cannot run here is an error rather than ignored:
+/// `--tier` named it, or `GRIDCHECK_REQUIRE_TIERS` (comma-separated tiers)
+/// lists it (CI sets it for the static tier so that a broken nvcc install
+/// cannot pass silently).
+fn required(opts: &crate::Options, tier: Tier) -> bool {
+    (opts.tiers_given && opts.runs(tier))
+        || std::env::var("GRIDCHECK_REQUIRE_TIERS")
+            .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
+}
+
+/// The first required tier this machine cannot run, and why: the harness
+/// then stops before any trial, recording nothing.
+pub(crate) fn required_but_unavailable(ctx: &Ctx) -> Option<String> {
+    [
+        (Tier::Static, ctx.nvcc.as_ref().err()),
+        (Tier::Gpu, ctx.device.as_ref().err()),
+    ]
+    .into_iter()
+    .filter(|(t, _)| ctx.opts.runs(*t) && required(&ctx.opts, *t))
+    .find_map(|(t, e)| {
+        e.map(|e| {
+            format!(
+                "the {} tier was asked for and cannot run here: {e}",
+                t.as_str()
+            )
+        })
+    })
 }
 
 /// Records that a tier cannot run here: not-supported, or a failure when
-/// `GRIDCHECK_REQUIRE_TIERS` requires the tier.
-fn unavailable(rec: &mut TrialRecord, tier: Tier, reason: &str) {
-    rec.status = if required(tier) {
+/// the tier is required.
+fn unavailable(rec: &mut TrialRecord, opts: &crate::Options, tier: Tier, reason: &str) {
+    rec.status = if required(opts, tier) {
         Status::Fail
     } else {
         Status::NotSupported
@@ -198,7 +219,7 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
     let nvcc = match &ctx.nvcc {
         Ok(n) => n,
         Err(e) => {
-            unavailable(rec, Tier::Static, e);
+            unavailable(rec, &ctx.opts, Tier::Static, e);
             return;
         }
     };
@@ -256,7 +277,8 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
 }
 
 /// The checks every GPU trial makes first: a device, a suitable compute
-/// capability, a built cubin. Records why not and returns `None` when the
+/// capability, a binary that runs on it (`binary.rs`: the exact cubin, a
+/// compatible one, or the PTX). Records why not and returns `None` when the
 /// trial cannot run.
 fn gpu_ready<'a>(
     ctx: &'a Ctx,
@@ -267,7 +289,7 @@ fn gpu_ready<'a>(
     let device = match ctx.device_for(&test.name) {
         Ok(d) => d,
         Err(e) => {
-            unavailable(rec, Tier::Gpu, e);
+            unavailable(rec, &ctx.opts, Tier::Gpu, e);
             return None;
         }
     };
@@ -280,46 +302,29 @@ fn gpu_ready<'a>(
         tuning: Some(ctx.opts.environment()),
         tuning_file: ctx.opts.tuning_file.clone(),
         device: Some(crate::devices::record_device(device)),
+        binary: None,
     });
-    if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
-        rec.status = Status::NotSupported;
-        rec.message = format!(
-            "not run: CDP1 exists only below compute capability 9.0; {} has {}.{}",
-            device.name, device.compute_capability.0, device.compute_capability.1
-        );
-        return None;
-    }
-    if rule.profile == Profile::Pdl && device.compute_capability.0 < 9 {
-        rec.status = Status::NotSupported;
-        rec.message = format!(
-            "not run: PDL needs compute capability 9.0, {} has {}.{}",
-            device.name, device.compute_capability.0, device.compute_capability.1
-        );
-        return None;
-    }
-    let arch = match &test.body {
-        TestBody::Runtime(r) => Some(&r.arch),
-        TestBody::Host(h) => Some(&h.arch),
-        _ => None,
-    };
-    if let Some(arch) = arch
-        && *arch != device.sm
+    if let Err(why) =
+        gridcheck_kernelgen::profile_runs_on(rule.profile, device.compute_capability.0)
     {
         rec.status = Status::NotSupported;
         rec.message = format!(
-            "not run: the test is built for {arch}, the device is {}",
-            device.sm
+            "not run: {why}; {} has {}.{}",
+            device.name, device.compute_capability.0, device.compute_capability.1
         );
         return None;
     }
-    let cubin = ctx.artifact(&test.name);
-    if !cubin.is_file() {
-        rec.status = Status::NotRun;
-        rec.message = format!(
-            "not run: {} is not built (run `cargo xtask build`)",
-            cubin.display()
-        );
-        return None;
+    match crate::binary::choose_status(&ctx.opts, device, test) {
+        Ok(c) => {
+            if let Some(env) = rec.environment.as_mut() {
+                env.binary = Some(crate::binary::record(&c));
+            }
+        }
+        Err((status, why)) => {
+            rec.status = status;
+            rec.message = format!("not run: {why}");
+            return None;
+        }
     }
     Some(device)
 }

@@ -118,6 +118,7 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> Work
         .arg(&opts.spec)
         .arg("--cubins")
         .arg(&opts.cubins)
+        .args(opts.binary_args())
         .args(opts.environment_args())
         .args(["--seed", &opts.seed.to_string()])
         .args(extra)
@@ -420,7 +421,12 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
             std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_default()
         ));
     }
-    let cubin = cubin_path(&opts.cubins, &gpu.info().sm, test_name);
+    // The same choice as the trial's (binary.rs), PTX linked with --devrt.
+    let gpu = gpu.with_devrt(Some(opts.devrt()));
+    let cubin = match crate::binary::choose(opts, gpu.info(), test) {
+        Ok(c) => c.built.file,
+        Err(e) => return error(format!("no binary to run: {e}")),
+    };
     match &test.body {
         TestBody::Litmus(l) => {
             let budget = Budget {
@@ -484,16 +490,6 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
 /// Where the extra environments' seeds start (`launch_seed(seed, EXTRA_SEEDS
 /// + i)`), far from the main run's launch numbers.
 const EXTRA_SEEDS: u32 = 1 << 30;
-
-/// `<cubins>/<sm>/<test>.cubin`.
-pub fn cubin_path(cubins: &Path, sm: &str, test: &str) -> std::path::PathBuf {
-    cubins.join(sm).join(format!("{test}.cubin"))
-}
-
-/// `<cubins>/<sm>/<test>.host`, a host test's program.
-pub fn host_program_path(cubins: &Path, sm: &str, test: &str) -> std::path::PathBuf {
-    cubins.join(sm).join(format!("{test}.host"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,80 +1,188 @@
-//! `cargo xtask build`: every generated kernel through nvcc into a cubin.
+//! `cargo xtask build`: every generated kernel through nvcc, for every
+//! architecture its test's plan allows, plus its PTX.
 //!
 //! Each file is built as its test says ([`gridcheck_kernelgen::build_plan`]):
-//! a litmus test for the architecture being built with no extra flags (a
-//! CDP1 one, with `devicesync`, only below sm_90 and with the CDP1 flags), a
-//! runtime test with its own `arch` and `flags` into a cubin, a host test's
-//! whole program into an executable `<test>.host` beside the cubins. Files
-//! not built for this architecture are listed in a note, not an error.
+//! a litmus test for every architecture asked for (a CDP1 one, with
+//! `devicesync`, only below sm_90 and with the CDP1 flags; a PDL one from
+//! sm_90 on), a runtime test likewise into a cubin, a host test's whole
+//! program into an executable `<test>.host` beside the cubins. Besides, each
+//! litmus and runtime test's relocatable PTX for the lowest architecture
+//! its plan allows ([`gridcheck_kernelgen::ptx_arch`]), which the harness
+//! JIT-links with the `libcudadevrt.a` copied beside the architectures.
+//! Layout: `gridcheck_toolchain::binary`; the kernels root is one
+//! parameter (default `target/kernels`). Files not built for an
+//! architecture are counted in a note, not an error.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Instant, SystemTime};
 
 use gridcheck_toolchain::{Nvcc, find_nvcc};
 
 use crate::Result;
 
-/// One generated file to build.
+/// What a job makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// `-rdc=true -c`, then `-dlink -cubin` with cudadevrt.
+    Cubin,
+    /// A host test's whole program.
+    Executable,
+    /// `-arch=compute_<N> -rdc=true -ptx`.
+    Ptx,
+}
+
+/// One generated file to build for one architecture.
 pub struct Job {
     pub src: PathBuf,
     pub arch: String,
     pub flags: Vec<String>,
-    /// A host test's program: an executable, not a cubin.
-    pub executable: bool,
+    pub output: Output,
 }
 
-/// Builds the generated file of every litmus and runtime test into
-/// `target/kernels/<arch>/<test>.cubin` (a host test's into `<test>.host`),
-/// skipping files whose output is newer than the source and the headers and
-/// was built by the same nvcc with the same architecture and flags. Returns
-/// what was built.
-pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
+/// Which architectures to build: `--arch all` (every one nvcc targets,
+/// the default) or a comma-separated list.
+pub fn archs(nvcc: &Nvcc, arg: &str, kernels: &Path) -> Result<Vec<String>> {
+    let (targets, missing) = targets(nvcc, kernels)?;
+    match arg {
+        "all" => return Ok(targets),
+        // The PTX only (for a device nvcc does not target).
+        "none" => return Ok(Vec::new()),
+        _ => {}
+    }
+    let mut out = Vec::new();
+    for a in arg.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        if let Some((_, why)) = missing.iter().find(|(m, _)| m == a) {
+            return Err(format!(
+                "--arch {a}: nvcc {}'s libcudadevrt.a cannot be linked for it ({why})",
+                nvcc.version
+            ));
+        }
+        if !targets.iter().any(|t| t == a) {
+            return Err(format!(
+                "--arch {a}: nvcc {} does not target it (it targets {}, or `all`)",
+                nvcc.version,
+                targets.join(" ")
+            ));
+        }
+        out.push(a.to_string());
+    }
+    if out.is_empty() {
+        return Err("--arch: no architecture named".into());
+    }
+    Ok(out)
+}
+
+/// An architecture left out, and why.
+pub type LeftOut = (String, String);
+
+/// The architectures to build for: those nvcc targets
+/// ([`Nvcc::gpu_archs`]) whose device runtime links (a probe each, its
+/// answer kept in `<kernels>/obj/targets` for this nvcc), and those left
+/// out with the reason (printed once, when probed).
+pub fn targets(nvcc: &Nvcc, kernels: &Path) -> Result<(Vec<String>, Vec<LeftOut>)> {
+    let (listed, note) = nvcc.gpu_archs();
+    let cache = kernels.join("obj/targets");
+    let key = format!("nvcc {} {}\n", nvcc.path.display(), nvcc.version);
+    let mut missing: Vec<LeftOut> = Vec::new();
+    if let Some(body) = std::fs::read_to_string(&cache)
+        .ok()
+        .and_then(|t| t.strip_prefix(&key).map(String::from))
+    {
+        for line in body.lines() {
+            if let Some((a, why)) = line.split_once(' ') {
+                missing.push((a.to_string(), why.to_string()));
+            }
+        }
+    } else {
+        if let Some(n) = note {
+            println!("build: note: {n}");
+        }
+        let work = kernels.join("obj/probe");
+        let answers: Vec<(String, std::result::Result<(), String>)> = std::thread::scope(|s| {
+            let hs: Vec<_> = listed
+                .iter()
+                .map(|a| {
+                    let work = &work;
+                    s.spawn(move || (a.clone(), nvcc.links_device_runtime(a, work)))
+                })
+                .collect();
+            hs.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        for (a, r) in answers {
+            if let Err(why) = r {
+                println!("build: note: leaving out {a}: its device runtime does not link ({why})");
+                missing.push((a, why.replace('\n', " ")));
+            }
+        }
+        let body: String = missing.iter().map(|(a, w)| format!("{a} {w}\n")).collect();
+        std::fs::create_dir_all(kernels.join("obj"))
+            .and_then(|()| std::fs::write(&cache, format!("{key}{body}")))
+            .map_err(|e| format!("cannot write {}: {e}", cache.display()))?;
+    }
+    let targets = listed
+        .into_iter()
+        .filter(|a| !missing.iter().any(|(m, _)| m == a))
+        .collect();
+    Ok((targets, missing))
+}
+
+/// Builds the generated file of every litmus, runtime and host test for
+/// each of `archs` into `<kernels>/<arch>/`, and each litmus and runtime
+/// test's PTX (for the lowest architecture nvcc targets that its plan
+/// allows), skipping outputs that are newer than the source and the headers
+/// and were built by the same nvcc with the same architecture and flags;
+/// `jobs` nvcc processes at a time. Returns what was built.
+pub fn run(root: &Path, kernels: &Path, arch_arg: &str, jobs: usize) -> Result<Vec<PathBuf>> {
+    let started = Instant::now();
     let spec = crate::load_spec(root)?;
     let nvcc = find_nvcc(root)?;
+    let archs = archs(&nvcc, arch_arg, kernels)?;
+    let (targets, _) = targets(&nvcc, kernels)?;
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
-    let build_dir = root.join(gridcheck_kernelgen::BUILD_DIR);
-    let out_dir = build_dir.join(arch);
-    let obj_dir = build_dir.join("obj").join(arch);
-    for d in [&out_dir, &obj_dir] {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
-    let mut jobs = Vec::new();
+    let mut work = Vec::new();
     let mut missing = Vec::new();
     let mut wanted = std::collections::BTreeSet::new();
-    let mut skipped = Vec::new();
+    let mut skipped = 0;
     for test in &spec.tests {
         if !gridcheck_kernelgen::has_generated_file(test) {
             continue;
         }
         let file = gridcheck_kernelgen::file_name(test);
         wanted.insert(file.clone());
-        let flags = match gridcheck_kernelgen::build_plan(test, arch) {
-            Ok(Some(flags)) => flags,
-            Ok(None) => continue,
-            Err(why) => {
-                skipped.push(format!("{file}: {why}"));
-                continue;
-            }
-        };
         let src = src_dir.join(&file);
         if !src.is_file() {
             missing.push(src.display().to_string());
             continue;
         }
-        jobs.push(Job {
-            src,
-            arch: arch.to_string(),
-            flags,
-            executable: gridcheck_kernelgen::builds_executable(test),
-        });
-    }
-    if !skipped.is_empty() {
-        println!(
-            "build: not building {} files for {arch}:\n  {}",
-            skipped.len(),
-            skipped.join("\n  ")
-        );
+        let executable = gridcheck_kernelgen::builds_executable(test);
+        for arch in &archs {
+            match gridcheck_kernelgen::build_plan(test, arch) {
+                Ok(Some(flags)) => work.push(Job {
+                    src: src.clone(),
+                    arch: arch.clone(),
+                    flags,
+                    output: if executable {
+                        Output::Executable
+                    } else {
+                        Output::Cubin
+                    },
+                }),
+                Ok(None) => {}
+                Err(_) => skipped += 1,
+            }
+        }
+        if let Some(arch) = gridcheck_kernelgen::ptx_arch(test, &targets)
+            && let Ok(Some(flags)) = gridcheck_kernelgen::build_plan(test, arch)
+        {
+            work.push(Job {
+                src: src.clone(),
+                arch: arch.to_string(),
+                flags,
+                output: Output::Ptx,
+            });
+        }
     }
     if !missing.is_empty() {
         return Err(format!(
@@ -93,43 +201,61 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
             }
         }
     }
-    let results = compile(&nvcc, &jobs, &include, &obj_dir, &out_dir);
-    let mut cubins = Vec::new();
+    // PTX first, then one architecture after another: an interrupted build
+    // leaves whole architectures.
+    let rank = |j: &Job| {
+        (
+            j.output != Output::Ptx,
+            archs.iter().position(|a| *a == j.arch),
+        )
+    };
+    work.sort_by_key(rank);
+    std::fs::create_dir_all(kernels)
+        .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
+    // The device runtime the PTX is linked with at JIT time: this toolkit's.
+    let devrt = kernels.join(gridcheck_toolchain::binary::DEVRT);
+    crate::copy(
+        &nvcc.lib_dir.join(gridcheck_toolchain::binary::DEVRT),
+        &devrt,
+    )?;
+    let results = compile(&nvcc, &work, &include, kernels, jobs);
+    let mut built = Vec::new();
     let mut errors = Vec::new();
     for r in results {
         match r {
-            Ok(c) => cubins.push(c),
+            Ok(c) => built.push(c),
             Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors.join("\n"));
     }
+    let count = |o: Output| work.iter().filter(|j| j.output == o).count();
     println!(
-        "build: {} cubins and {} host programs for {arch} in {} (nvcc {} via {})",
-        cubins
-            .iter()
-            .filter(|c| c.extension().is_some_and(|e| e == "cubin"))
-            .count(),
-        cubins
-            .iter()
-            .filter(|c| c.extension().is_some_and(|e| e == "host"))
-            .count(),
-        out_dir.display(),
+        "build: {} cubins, {} host programs and {} PTX for {} in {} ({skipped} test-architecture \
+         pairs not built: their plan excludes them; {:.1} s, {jobs} jobs; nvcc {} via {})",
+        count(Output::Cubin),
+        count(Output::Executable),
+        count(Output::Ptx),
+        archs.join(" "),
+        kernels.display(),
+        started.elapsed().as_secs_f64(),
         nvcc.version,
         nvcc.found_via
     );
-    Ok(cubins)
+    built.push(devrt);
+    Ok(built)
 }
 
-/// Compiles the jobs in parallel (a thread per core), each skipped when its
-/// output is current.
+/// Compiles the jobs, `jobs` at a time (each thread takes the next job),
+/// each skipped when its output is current. Outputs go to
+/// `<kernels>/<arch>/`, objects and stamps to `<kernels>/obj/<arch>/`.
 pub fn compile(
     nvcc: &Nvcc,
-    jobs: &[Job],
+    work: &[Job],
     include: &Path,
-    obj_dir: &Path,
-    out_dir: &Path,
+    kernels: &Path,
+    jobs: usize,
 ) -> Vec<Result<PathBuf>> {
     let newest_header = std::fs::read_dir(include)
         .into_iter()
@@ -137,18 +263,30 @@ pub fn compile(
         .flatten()
         .filter_map(|e| e.metadata().ok()?.modified().ok())
         .max();
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let chunks: Vec<&[Job]> = jobs.chunks(jobs.len().div_ceil(threads).max(1)).collect();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
-                let (nvcc, include, out_dir, obj_dir) = (nvcc, include, out_dir, obj_dir);
+    let mut archs: Vec<&str> = work.iter().map(|j| j.arch.as_str()).collect();
+    archs.sort();
+    archs.dedup();
+    for a in archs {
+        for d in [kernels.join(a), kernels.join("obj").join(a)] {
+            if let Err(e) = std::fs::create_dir_all(&d) {
+                return vec![Err(format!("cannot create {}: {e}", d.display()))];
+            }
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let threads = jobs.clamp(1, work.len().max(1));
+    let mut results: Vec<(usize, Result<PathBuf>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let next = &next;
                 s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|job| one(nvcc, job, include, obj_dir, out_dir, newest_header))
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = work.get(i) else { break };
+                        done.push((i, one(nvcc, job, include, kernels, newest_header)));
+                    }
+                    done
                 })
             })
             .collect();
@@ -156,21 +294,28 @@ pub fn compile(
             .into_iter()
             .flat_map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| vec![Err("a build thread panicked".into())])
+                    .unwrap_or_else(|_| vec![(usize::MAX, Err("a build thread panicked".into()))])
             })
             .collect()
-    })
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
-/// What a cubin was built with; a cubin whose stamp differs is rebuilt.
+/// The default number of nvcc processes: one per core.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// What an output was built with; one whose stamp differs is rebuilt.
 fn stamp(nvcc: &Nvcc, job: &Job) -> String {
     format!(
-        "nvcc {} {}\narch {}\nflags {}\nexecutable {}\n",
+        "nvcc {} {}\narch {}\nflags {}\noutput {:?}\n",
         nvcc.path.display(),
         nvcc.version,
         job.arch,
         job.flags.join(" "),
-        job.executable
+        job.output
     )
 }
 
@@ -178,8 +323,7 @@ fn one(
     nvcc: &Nvcc,
     job: &Job,
     include: &Path,
-    obj_dir: &Path,
-    out_dir: &Path,
+    kernels: &Path,
     newest_header: Option<SystemTime>,
 ) -> Result<PathBuf> {
     let src = &job.src;
@@ -188,49 +332,57 @@ fn one(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let obj = obj_dir.join(format!("{stem}.o"));
-    let cubin = out_dir.join(if job.executable {
-        format!("{stem}.host")
-    } else {
-        format!("{stem}.cubin")
-    });
-    let stamp_file = obj_dir.join(format!("{stem}.stamp"));
+    let obj_dir = kernels.join("obj").join(&job.arch);
+    let obj = obj_dir.join(format!("{stem}.rdc.cubin"));
+    let ext = match job.output {
+        Output::Cubin => "cubin",
+        Output::Executable => "host",
+        Output::Ptx => "ptx",
+    };
+    let out = kernels.join(&job.arch).join(format!("{stem}.{ext}"));
+    let stamp_file = obj_dir.join(format!("{stem}.{ext}.stamp"));
     let stamp = stamp(nvcc, job);
     let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    if let (Some(c), Some(s)) = (mtime(&cubin), mtime(src))
+    if let (Some(c), Some(s)) = (mtime(&out), mtime(src))
         && c > s
         && newest_header.is_none_or(|h| c > h)
         && std::fs::read_to_string(&stamp_file).ok().as_deref() == Some(stamp.as_str())
     {
-        return Ok(cubin);
+        return Ok(out);
     }
-    // A build that fails half-way must not leave a cubin that looks current.
+    // A build that fails half-way must not leave an output that looks current.
     let _ = std::fs::remove_file(&stamp_file);
-    let step = |out: gridcheck_toolchain::CompileOutput, what: &str| {
-        if out.success {
+    let step = |o: gridcheck_toolchain::CompileOutput, what: &str| {
+        if o.success {
             Ok(())
         } else {
             Err(format!(
-                "{} does not {what}:\n{}\n$ {}",
+                "{} does not {what} for {}:\n{}\n$ {}",
                 src.display(),
-                out.output.trim(),
-                out.command
+                job.arch,
+                o.output.trim(),
+                o.command
             ))
         }
     };
-    if job.executable {
-        step(
-            nvcc.build_host_program(src, include, &job.arch, &job.flags, &cubin),
+    match job.output {
+        Output::Executable => step(
+            nvcc.build_host_program(src, include, &job.arch, &job.flags, &out),
             "build",
-        )?;
-    } else {
-        step(
-            nvcc.compile_rdc(src, include, &job.arch, &job.flags, &obj),
-            "compile",
-        )?;
-        step(nvcc.dlink_cubin(&obj, &job.arch, &cubin), "link")?;
+        )?,
+        Output::Ptx => step(
+            nvcc.compile_ptx(src, include, &job.arch, &job.flags, &out),
+            "compile to PTX",
+        )?,
+        Output::Cubin => {
+            step(
+                nvcc.compile_rdc_cubin(src, include, &job.arch, &job.flags, &obj),
+                "compile",
+            )?;
+            step(nvcc.dlink_cubin(&obj, &job.arch, &out), "link")?;
+        }
     }
     std::fs::write(&stamp_file, stamp)
         .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
-    Ok(cubin)
+    Ok(out)
 }

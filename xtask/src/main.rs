@@ -5,9 +5,10 @@
 //! cargo xtask spec coverage                  rules and tests per seed, profile, kind, status
 //! cargo xtask spec coverage --sentences      the seeds' sentences: quoted by a rule, or why not a claim
 //! cargo xtask codegen [--check]              write (or check) kernels/generated/
-//! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
+//! cargo xtask build [--arch all|sm_XX,..]    nvcc: generated kernels -> target/kernels/<sm>/*.cubin, .ptx
+//! cargo xtask plan [--arch all|sm_XX,..]     per architecture, the GPU trials that would run
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
-//! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
+//! cargo xtask gpu-bundle [--arch ..]         binaries and kernels for a GPU machine without Rust
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
@@ -20,12 +21,14 @@
 mod bench;
 mod bench_model;
 mod build;
+mod bundle;
 mod codegen;
 mod coverage;
 mod diff;
 mod doc;
 mod fuzz;
 mod mutants;
+mod plan;
 mod record;
 mod report;
 
@@ -41,11 +44,21 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   (spec/sentences.yaml), or checkable without a rule;
                                   with --all, every sentence and its standing
   codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
-  build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
+  build [--arch all|sm_XX[,sm_YY]] [--jobs N]
+                                  compile the generated kernels with nvcc into target/kernels/<arch>/
+                                  for every architecture (default all that nvcc targets) their plan
+                                  allows, plus each test's PTX and libcudadevrt.a
+  plan [--arch all|sm_XX[,..]] [--built sm_XX[,..]] [--update-readme | --check]
+                                  per GPU architecture, how many GPU trials would run, and through
+                                  which binary (README's table; computed from the code); --built:
+                                  with cubins of these architectures only (a bundle's --arch)
   conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present)
-  gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
-                                  (with the mutants' kernels in .gpu-bundle/mutants/generated)
+  gpu-bundle [--arch all|sm_XX[,..]] [--jobs N]
+                                  put the release harness and the kernels (every architecture by
+                                  default, PTX, libcudadevrt.a; packed in kernels.tar.xz) into
+                                  .gpu-bundle/ for a GPU machine (with the mutants' kernels in
+                                  .gpu-bundle/mutants/generated)
   mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
   doc [--out DIR]                 the spec documentation site from the spec and the recorded results
                                   (default target/doc-site; open book/index.html there)
@@ -86,11 +99,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
-        Some("build") => {
-            arch_arg(&args[1..]).and_then(|arch| build::run(&root(), &arch).map(|_| ()))
-        }
+        Some("build") => build_args(&args[1..]).and_then(|(arch, jobs)| {
+            let root = root();
+            build::run(&root, &kernels_root(&root), &arch, jobs).map(|_| ())
+        }),
+        Some("plan") => plan::run(&args[1..]),
         Some("conformance") => conformance(&args[1..]),
-        Some("gpu-bundle") => gpu_bundle(),
+        Some("gpu-bundle") => bundle::run(&args[1..]),
         Some("mutants") => mutants::run(&args[1..]),
         Some("doc") => doc::run(&args[1..]),
         Some("report") => report::run(&args[1..]),
@@ -126,14 +141,35 @@ fn error_text(e: &str) -> String {
     }
 }
 
-fn arch_arg(args: &[String]) -> Result<String> {
-    match args {
-        [] => Ok("sm_90".into()),
-        [flag, arch] if flag == "--arch" => Ok(arch.clone()),
-        _ => Err(format!(
-            "usage: cargo xtask build [--arch sm_90]\n\n{USAGE}"
-        )),
+/// `--arch all|sm_XX[,..]` (default all) and `--jobs N` (default one per
+/// core) of `build` and `gpu-bundle`.
+pub fn build_args(args: &[String]) -> Result<(String, usize)> {
+    let (mut arch, mut jobs) = ("all".to_string(), build::default_jobs());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.next()) {
+            ("--arch", Some(v)) => arch = v.clone(),
+            ("--jobs", Some(v)) => {
+                jobs = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--jobs: `{v}` is not a positive number"))?
+            }
+            _ => {
+                return Err(format!(
+                    "usage: cargo xtask build [--arch all|sm_XX[,sm_YY]] [--jobs N]\n\n{USAGE}"
+                ));
+            }
+        }
     }
+    Ok((arch, jobs))
+}
+
+/// The kernels root of the default toolchain: `target/kernels` (see
+/// `gridcheck_toolchain::binary` for its layout).
+pub fn kernels_root(root: &Path) -> PathBuf {
+    root.join(gridcheck_kernelgen::BUILD_DIR)
 }
 
 /// The seeds directory: $GRIDCHECK_SEEDS, else ../shared/seeds beside the checkout.
@@ -194,7 +230,7 @@ fn spec(args: &[String]) -> Result<()> {
     }
 }
 
-fn cargo() -> Command {
+pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
@@ -219,7 +255,20 @@ fn conformance(args: &[String]) -> Result<()> {
             Ok(d) => {
                 println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
                 codegen::run(&root, true)?;
-                build::run(&root, &d.sm)?;
+                // The device's architecture when nvcc targets it, and the
+                // PTX of every test in any case.
+                let nvcc = gridcheck_toolchain::find_nvcc(&root)?;
+                let (targets, _) = build::targets(&nvcc, &kernels_root(&root))?;
+                let arch = if targets.contains(&d.sm) {
+                    d.sm.clone()
+                } else {
+                    println!(
+                        "nvcc {} does not target {}: the PTX only",
+                        nvcc.version, d.sm
+                    );
+                    "none".into()
+                };
+                build::run(&root, &kernels_root(&root), &arch, build::default_jobs())?;
                 if ours.iter().any(|a| a == "--mutants" || a == "--tune") {
                     mutants::build(&root, &d.sm)?;
                 }
@@ -239,56 +288,6 @@ fn conformance(args: &[String]) -> Result<()> {
     } else {
         Err(format!("conformance failed ({st})"))
     }
-}
-
-fn gpu_bundle() -> Result<()> {
-    let root = root();
-    codegen::run(&root, true)?;
-    let cubins = build::run(&root, "sm_90")?;
-    release_build(
-        &root,
-        &[
-            "-p",
-            "conformance",
-            "-p",
-            "gridcheck-gpu",
-            "--bin",
-            "conformance",
-            "--example",
-            "litmus_smoke",
-        ],
-    )?;
-    let bundle = root.join(".gpu-bundle");
-    let kernels = bundle.join("kernels/sm_90");
-    std::fs::create_dir_all(&kernels)
-        .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
-    copy(
-        &root.join("target/release/conformance"),
-        &bundle.join("conformance"),
-    )?;
-    // Histograms and instance rates of every litmus test, with and without
-    // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
-    copy(
-        &root.join("target/release/examples/litmus_smoke"),
-        &bundle.join("litmus_smoke"),
-    )?;
-    for c in &cubins {
-        copy(c, &kernels.join(c.file_name().unwrap_or_default()))?;
-    }
-    // The commit the bundle is built from, for the records of its runs
-    // (the bundle scripts export it as GRIDCHECK_COMMIT).
-    let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
-    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
-    let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
-    mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
-    println!(
-        "{} ready: the harness, {} cubins and {fixtures} fault fixtures. On the GPU machine: \
-         bash conformance/gpu-run.sh; bash conformance/fault-check.sh",
-        bundle.display(),
-        cubins.len()
-    );
-    Ok(())
 }
 
 /// `cargo build --quiet --release <args>` in the workspace.
@@ -332,57 +331,6 @@ pub fn copy(from: &Path, to: &Path) -> Result<()> {
     std::fs::copy(from, to)
         .map(|_| ())
         .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-}
-
-/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`. The
-/// `fault-load` fixture is compiled with `-rdc=true -cubin` and no device
-/// link against cudadevrt, a real mistake whose module does not load.
-fn fixtures(root: &Path, out: &Path) -> Result<usize> {
-    let spec = gridcheck_spec::load_dir(&root.join("conformance/fixtures/spec"), None)
-        .map_err(|e| e.to_string())?;
-    let nvcc = gridcheck_toolchain::find_nvcc(root)?;
-    let work = root.join("target/fixtures");
-    for d in [out, &work] {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
-    let mut n = 0;
-    for t in &spec.tests {
-        let gridcheck_spec::TestBody::Runtime(r) = &t.body else {
-            continue;
-        };
-        let src = work.join(format!("{}.cu", t.name));
-        let obj = work.join(format!("{}.o", t.name));
-        let cubin = out.join(format!("{}.cubin", t.name));
-        std::fs::write(&src, &r.source)
-            .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
-        let steps = if t.name == "fault-load" {
-            vec![nvcc.run(&[
-                "-arch=sm_90".into(),
-                "-rdc=true".into(),
-                "-cubin".into(),
-                src.display().to_string(),
-                "-o".into(),
-                cubin.display().to_string(),
-            ])]
-        } else {
-            let c = nvcc.compile_rdc(&src, &work, "sm_90", &[], &obj);
-            if c.success {
-                vec![c, nvcc.dlink_cubin(&obj, "sm_90", &cubin)]
-            } else {
-                vec![c]
-            }
-        };
-        if let Some(bad) = steps.iter().find(|s| !s.success) {
-            return Err(format!(
-                "fixture {} does not build:\n{}\n$ {}",
-                t.name,
-                bad.output.trim(),
-                bad.command
-            ));
-        }
-        n += 1;
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

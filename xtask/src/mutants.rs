@@ -110,17 +110,18 @@ pub fn build(root: &Path, arch: &str) -> Result<()> {
                 src,
                 arch: arch.to_string(),
                 flags,
-                executable: false,
+                output: crate::build::Output::Cubin,
             });
         }
     }
-    let out_dir = build_dir.join(arch);
-    let obj_dir = build_dir.join("obj").join(arch);
-    for d in [&out_dir, &obj_dir] {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
-    let results = crate::build::compile(&nvcc, &jobs, &include, &obj_dir, &out_dir);
+    let results = crate::build::compile(
+        &nvcc,
+        &jobs,
+        &include,
+        &build_dir,
+        crate::build::default_jobs(),
+    );
     let errors: Vec<String> = results.into_iter().filter_map(|r| r.err()).collect();
     if !errors.is_empty() {
         return Err(errors.join("\n"));

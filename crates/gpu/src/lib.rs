@@ -21,8 +21,9 @@
 //! Modules: `device` (probe and device information), `environment` (the
 //! budget, the incantations, the kernel parameters, launch seeds and slot
 //! permutations), `litmus` (litmus runs), `histogram` (the GPU histogram's plan and decoding), `runtime`
-//! (runtime tests), `watch` (a run that may not end, watched: a stall and
-//! where, or a long run and its rate).
+//! (runtime tests), `jit` (a module's image: a cubin, or PTX linked with
+//! the device runtime by the driver's JIT linker), `watch` (a run that may
+//! not end, watched: a stall and where, or a long run and its rate).
 
 use std::fmt;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 mod device;
 mod environment;
 pub mod histogram;
+mod jit;
 mod litmus;
 mod runtime;
 pub mod watch;
@@ -39,6 +41,7 @@ pub mod watch;
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
 use device::{device_info, init_driver};
 pub use environment::{Budget, Incantations, launch_seed, permutation};
+pub use jit::{ImageError, is_ptx};
 pub use litmus::{LitmusRun, MAX_LIMITED_LAUNCHES};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};
 
@@ -94,6 +97,8 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
+    /// The `libcudadevrt.a` a `.ptx` file is linked with at JIT time.
+    devrt: Option<std::path::PathBuf>,
 }
 
 impl fmt::Debug for Gpu {
@@ -112,7 +117,19 @@ impl Gpu {
         // tracking would put waits between the launches of a PDL pair.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().map_err(drv("cannot create a stream"))?;
-        Ok(Gpu { ctx, stream, info })
+        Ok(Gpu {
+            ctx,
+            stream,
+            info,
+            devrt: None,
+        })
+    }
+
+    /// The device runtime (`libcudadevrt.a`, of the toolkit that built the
+    /// PTX) that a `.ptx` file given to a run is linked with.
+    pub fn with_devrt(mut self, devrt: Option<std::path::PathBuf>) -> Gpu {
+        self.devrt = devrt;
+        self
     }
 
     pub fn info(&self) -> &DeviceInfo {

@@ -146,8 +146,7 @@ impl Gpu {
         self.ctx
             .bind_to_thread()
             .map_err(drv("cannot bind the context"))?;
-        let bytes = std::fs::read(cubin)
-            .map_err(|e| GpuError::new(format!("cannot read {}: {e}", cubin.display())))?;
+        let bytes = self.module_image(cubin).map_err(GpuError::from)?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))

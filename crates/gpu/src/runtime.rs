@@ -85,9 +85,15 @@ impl Gpu {
         self.ctx
             .bind_to_thread()
             .map_err(drv("cannot bind the context"))?;
-        let bytes = std::fs::read(cubin)
-            .map_err(|e| GpuError::new(format!("cannot read {}: {e}", cubin.display())))?;
-        self.with_limits(&test.limits, || self.load_and_run(cubin, bytes, test))
+        // A PTX file is linked after the limits are set, as a cubin is
+        // loaded after them: the device runtime sizes its reservations then.
+        self.with_limits(&test.limits, || {
+            let bytes = self.module_image(cubin).map_err(|e| match e {
+                crate::ImageError::Link { code, message } => RuntimeFailure::Load { code, message },
+                crate::ImageError::Other(e) => RuntimeFailure::Other(e),
+            })?;
+            self.load_and_run(cubin, bytes, test)
+        })
     }
 
     /// Sets the context `limits`, runs `f`, and restores the previous values

@@ -44,7 +44,10 @@ pub use layout::{
     Register, layout,
 };
 pub use litmus::generate;
-pub use plan::{CDP1_FLAGS, build_plan, observes_errors, uses_cdp1, uses_pdl};
+pub use plan::{
+    CDP1_FLAGS, arch_number, build_plan, observes_errors, pins_targets, profile_runs_on, ptx_arch,
+    source_uses_pdl, uses_cdp1, uses_pdl,
+};
 
 /// Where the generated `.cu` files live, relative to the repository root.
 pub const GENERATED_DIR: &str = "kernels/generated";

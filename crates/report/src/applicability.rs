@@ -277,6 +277,7 @@ mod tests {
             driver_version: Some(driver.into()),
             tuning: None,
             tuning_file: None,
+            binary: None,
             device: None,
         });
         r

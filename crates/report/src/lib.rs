@@ -39,7 +39,8 @@ pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
 pub use record::{
-    CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord, under_current_names,
+    Binary, CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord,
+    under_current_names,
 };
 pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,

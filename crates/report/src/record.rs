@@ -86,6 +86,25 @@ pub struct Environment {
     /// harness ran on several GPUs; its name is `gpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<Device>,
+    /// Which built binary ran (absent in records made before the harness
+    /// chose among architectures: those ran the exact `sm` cubin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<Binary>,
+}
+
+/// The binary a GPU trial ran: how it was chosen, for which architecture,
+/// and the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binary {
+    /// `cubin` (built for the device's architecture), `compatible-cubin`
+    /// (same major, lower minor), `ptx-jit` (the driver's JIT of the PTX,
+    /// linked with `libcudadevrt.a`), `executable` or
+    /// `compatible-executable` (a host test's program).
+    pub kind: String,
+    /// The architecture it was built for: `sm_80`.
+    pub arch: String,
+    /// The file, as the harness named it.
+    pub file: String,
 }
 
 /// One GPU of a host, by what tells it from a GPU of the same model.
@@ -379,8 +398,28 @@ mod device_tests {
             tuning: None,
             tuning_file: Some("conformance/tuning/sm_90.toml".into()),
             device,
+            binary: None,
         });
         r
+    }
+
+    #[test]
+    fn the_binary_round_trips_and_old_records_read_without_it() {
+        let r: TrialRecord = serde_json::from_str(OLD).unwrap();
+        assert_eq!(r.environment.as_ref().unwrap().binary, None);
+        let mut r = gpu_record(None);
+        r.environment.as_mut().unwrap().binary = Some(Binary {
+            kind: "compatible-cubin".into(),
+            arch: "sm_80".into(),
+            file: "target/kernels/sm_80/t.cubin".into(),
+        });
+        let line = r.to_json_line();
+        assert!(
+            line.contains(r#""binary":{"kind":"compatible-cubin","arch":"sm_80","file":"target/kernels/sm_80/t.cubin"}"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<TrialRecord>(&line).unwrap(), r);
+        assert!(!gpu_record(None).to_json_line().contains("binary"));
     }
 
     #[test]

@@ -397,6 +397,7 @@ mod tests {
             driver_version: Some("580.1".into()),
             tuning: None,
             tuning_file: None,
+            binary: None,
             device: Some(crate::Device {
                 ordinal,
                 uuid: Some(format!("GPU-{gpu}-{ordinal}")),

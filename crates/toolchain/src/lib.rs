@@ -10,12 +10,16 @@
 //! An rdc cubin that was not linked with cudadevrt fails to load with
 //! `CUDA_ERROR_NOT_FOUND`.
 //!
+//! Which architectures the nvcc targets ([`Nvcc::gpu_archs`]), and which
+//! built binary of a test runs on a device (`binary.rs`).
+//!
 //! Also where the checkout is (`root.rs`): decided at run time, so that a
 //! binary built in one checkout works on the checkout it is run for.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod binary;
 mod root;
 
 pub use root::{COMMIT_VAR, checkout_commit, checkout_of, checkout_root, resolve_root, run_commit};
@@ -86,6 +90,30 @@ fn devrt_dir(nvcc: &Path) -> Option<PathBuf> {
     .find(|d| d.join("libcudadevrt.a").is_file())
 }
 
+/// The architectures nvcc 13.0 targets (`nvcc --list-gpu-code`), used when
+/// the nvcc at hand cannot say; a test checks it against the nvcc found.
+pub const FALLBACK_ARCHS: [&str; 12] = [
+    "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103", "sm_110",
+    "sm_120", "sm_121",
+];
+
+/// The `sm_XX` lines of `nvcc --list-gpu-code`, lowest first (suffixed
+/// ones, `sm_90a`, left out: they run only on their own compute
+/// capability). None when there are none.
+pub fn parse_gpu_code_list(text: &str) -> Option<Vec<String>> {
+    let mut v: Vec<(binary::Arch, String)> = text
+        .split_whitespace()
+        .filter_map(|w| {
+            binary::Arch::parse(w)
+                .filter(|a| a.suffix.is_none() && w.starts_with("sm_"))
+                .map(|a| (a, w.to_string()))
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    (!v.is_empty()).then(|| v.into_iter().map(|(_, w)| w).collect())
+}
+
 /// Parses `release 13.0, V13.0.88` out of `nvcc --version`.
 pub fn parse_version(text: &str) -> Option<String> {
     let v = text.split(", V").nth(1)?;
@@ -147,6 +175,50 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
 }
 
 impl Nvcc {
+    /// Every real architecture this nvcc targets, lowest first: `nvcc
+    /// --list-gpu-code`, else [`FALLBACK_ARCHS`] with a note why.
+    pub fn gpu_archs(&self) -> (Vec<String>, Option<String>) {
+        let out = self.run(&["--list-gpu-code".to_string()]);
+        match parse_gpu_code_list(&out.output).filter(|_| out.success) {
+            Some(v) => (v, None),
+            None => (
+                FALLBACK_ARCHS.map(String::from).to_vec(),
+                Some(format!(
+                    "`{}` did not list architectures; using nvcc 13.0's: {}",
+                    out.command,
+                    FALLBACK_ARCHS.join(" ")
+                )),
+            ),
+        }
+    }
+
+    /// `nvcc -arch=compute_<N> -rdc=true -I<include> <flags> -ptx <src> -o
+    /// <ptx>`: the test's relocatable PTX for `arch` (`sm_<N>`), which the
+    /// driver's JIT linker links with `libcudadevrt.a`.
+    pub fn compile_ptx(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        ptx: &Path,
+    ) -> CompileOutput {
+        let virt = arch.replacen("sm_", "compute_", 1);
+        let mut args = vec![
+            format!("-arch={virt}"),
+            "-rdc=true".into(),
+            format!("-I{}", include.display()),
+        ];
+        args.extend(flags.iter().cloned());
+        args.extend([
+            "-ptx".into(),
+            src.display().to_string(),
+            "-o".into(),
+            ptx.display().to_string(),
+        ]);
+        self.run(&args)
+    }
+
     /// Runs nvcc with these arguments.
     pub fn run(&self, args: &[String]) -> CompileOutput {
         let command = format!("{} {}", self.path.display(), args.join(" "));
@@ -190,6 +262,68 @@ impl Nvcc {
             obj.display().to_string(),
         ]);
         self.run(&args)
+    }
+
+    /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> -cubin <src> -o
+    /// <obj>`: the device code alone, relocatable, for [`Nvcc::dlink_cubin`]
+    /// (no host compilation: the cubin it links is byte for byte the one
+    /// of `-c` and `-dlink`, at less than half the time).
+    pub fn compile_rdc_cubin(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        obj: &Path,
+    ) -> CompileOutput {
+        let mut args = vec![
+            format!("-arch={arch}"),
+            "-rdc=true".into(),
+            format!("-I{}", include.display()),
+        ];
+        args.extend(flags.iter().cloned());
+        args.extend([
+            "-cubin".into(),
+            src.display().to_string(),
+            "-o".into(),
+            obj.display().to_string(),
+        ]);
+        self.run(&args)
+    }
+
+    /// Whether this toolkit's `libcudadevrt.a` links device code for
+    /// `arch`: a two-kernel CDP program is compiled and device-linked in
+    /// `workdir` (nvcc 13.0 from PyPI has none for sm_87 and sm_88:
+    /// `Undefined reference to '__cudaCDP2LaunchDeviceV2'`). `Err` holds
+    /// nvcc's words.
+    pub fn links_device_runtime(&self, arch: &str, workdir: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(workdir)
+            .map_err(|e| format!("cannot create {}: {e}", workdir.display()))?;
+        let src = workdir.join("devrt-probe.cu");
+        std::fs::write(
+            &src,
+            "__global__ void child(int *p) { *p = 1; }\n\
+             extern \"C\" __global__ void parent(int *p) { child<<<1, 1>>>(p); }\n",
+        )
+        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        let obj = workdir.join(format!("devrt-probe-{arch}.o"));
+        let cubin = workdir.join(format!("devrt-probe-{arch}.cubin"));
+        let c = self.compile_rdc_cubin(&src, workdir, arch, &[], &obj);
+        let l = if c.success {
+            self.dlink_cubin(&obj, arch, &cubin)
+        } else {
+            c
+        };
+        if l.success {
+            Ok(())
+        } else {
+            let first = l
+                .output
+                .lines()
+                .find(|x| !x.trim().is_empty())
+                .unwrap_or("");
+            Err(first.trim().to_string())
+        }
     }
 
     /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> <src> -L<lib>
@@ -263,6 +397,21 @@ mod tests {
         let text = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0";
         assert_eq!(parse_version(text).as_deref(), Some("13.0.88"));
         assert_eq!(parse_version("garbage"), None);
+    }
+
+    #[test]
+    fn the_architecture_list_is_read_and_the_fallback_is_nvccs() {
+        let listed = parse_gpu_code_list("sm_90\nsm_100\nsm_75\nsm_90a\n").unwrap();
+        assert_eq!(listed, ["sm_75", "sm_90", "sm_100"]);
+        assert_eq!(parse_gpu_code_list("nvcc fatal: Unknown option"), None);
+        // The fallback is what nvcc 13.0 says, where one is installed.
+        if let Ok(n) = find_nvcc(&root::checkout_root(env!("CARGO_MANIFEST_DIR")))
+            && n.version.starts_with("13.0.")
+        {
+            let (archs, note) = n.gpu_archs();
+            assert_eq!(note, None);
+            assert_eq!(archs, FALLBACK_ARCHS);
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
             driver_version: Some("580.1".into()),
             tuning: None,
             tuning_file: None,
+            binary: None,
             device: None,
         }),
         test_hash: None,

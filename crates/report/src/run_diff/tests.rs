@@ -249,6 +249,7 @@ fn the_severity_ladder_and_the_environments() {
             driver_version: Some("580.159.04".into()),
             tuning: None,
             tuning_file: None,
+            binary: None,
             device: Some(crate::Device {
                 ordinal: 0,
                 uuid: Some("GPU-1".into()),

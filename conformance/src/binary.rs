@@ -1,0 +1,152 @@
+//! Which built binary of a test runs on the device in hand, for the trial
+//! (recorded in the environment's `binary`) and for the worker that loads
+//! it: the choice is `gridcheck_toolchain::binary::choose` over the files
+//! under the kernels root (`--cubins`), made the same way on both sides.
+//! `--binary ptx` forces the PTX path; `--devrt` names the `libcudadevrt.a`
+//! the PTX is linked with (default: the kernels root's).
+
+use std::path::{Path, PathBuf};
+
+use gridcheck_gpu::DeviceInfo;
+use gridcheck_report::{Binary, Status};
+use gridcheck_spec::Test;
+use gridcheck_toolchain::binary::{self, Arch, Choice, FileKind, Mode};
+
+use crate::Options;
+
+/// The binary of `test` for `device` under the options' kernels root and
+/// `--binary` mode, or why none runs there: not run when nothing of the
+/// test is built, not supported when nothing built runs on the device.
+pub fn choose_status(
+    opts: &Options,
+    device: &DeviceInfo,
+    test: &Test,
+) -> Result<Choice, (Status, String)> {
+    let executable = gridcheck_kernelgen::builds_executable(test);
+    let built = binary::built_files(&opts.cubins, &test.name, executable);
+    if built.is_empty() {
+        return Err((
+            Status::NotRun,
+            format!(
+                "{} holds no build of {} (run `cargo xtask build`)",
+                opts.cubins.display(),
+                test.name
+            ),
+        ));
+    }
+    binary::choose(Arch::of(device.compute_capability), &built, opts.binary)
+        .map_err(|e| (Status::NotSupported, e))
+}
+
+/// [`choose_status`] without the status.
+pub fn choose(opts: &Options, device: &DeviceInfo, test: &Test) -> Result<Choice, String> {
+    choose_status(opts, device, test).map_err(|(_, e)| e)
+}
+
+/// The record of a choice.
+pub fn record(c: &Choice) -> Binary {
+    Binary {
+        kind: c.kind_name().to_string(),
+        arch: c.built.arch.to_string(),
+        file: c.built.file.display().to_string(),
+    }
+}
+
+/// `<cubins>/<sm>/<test>.cubin`: where a mutant's kernel is built (the
+/// mutants are built for the device's architecture only).
+pub fn cubin_path(cubins: &Path, sm: &str, test: &str) -> PathBuf {
+    binary::built_path(cubins, sm, test, FileKind::Cubin)
+}
+
+impl Options {
+    /// The `libcudadevrt.a` PTX is linked with: `--devrt`, else the kernels
+    /// root's (`cargo xtask build` copies the toolkit's there).
+    pub fn devrt(&self) -> PathBuf {
+        self.devrt
+            .clone()
+            .unwrap_or_else(|| self.cubins.join(binary::DEVRT))
+    }
+
+    /// The flags that hand `--binary` and `--devrt` to a worker.
+    pub fn binary_args(&self) -> Vec<String> {
+        let mut v = vec!["--binary".to_string(), self.binary.as_str().to_string()];
+        if let Some(d) = &self.devrt {
+            v.extend(["--devrt".to_string(), d.display().to_string()]);
+        }
+        v
+    }
+}
+
+/// `--binary auto|ptx`.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::parse(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(cc: (u32, u32)) -> DeviceInfo {
+        DeviceInfo {
+            name: "GPU".into(),
+            compute_capability: cc,
+            driver_version: "13.0".into(),
+            driver_release: None,
+            sm: Arch::of(cc).to_string(),
+            ordinal: 0,
+            uuid: None,
+            pci_bus_id: None,
+        }
+    }
+
+    fn litmus_test() -> Test {
+        let spec = gridcheck_spec::load_dir(
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec"),
+            None,
+        )
+        .unwrap();
+        spec.tests
+            .iter()
+            .find(|t| matches!(t.body, gridcheck_spec::TestBody::Litmus(_)))
+            .unwrap()
+            .clone()
+    }
+
+    /// The harness's choice reads the kernels root it is given and the
+    /// mode: an sm_80 cubin on an sm_86 device, the PTX when forced.
+    #[test]
+    fn the_choice_reads_the_kernels_root_and_the_mode() {
+        let t = litmus_test();
+        let root = std::env::temp_dir().join(format!("gridcheck-choice-{}", std::process::id()));
+        for (arch, ext) in [("sm_80", "cubin"), ("sm_75", "ptx")] {
+            std::fs::create_dir_all(root.join(arch)).unwrap();
+            std::fs::write(root.join(arch).join(format!("{}.{ext}", t.name)), b"x").unwrap();
+        }
+        let mut opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
+        opts.cubins = root.clone();
+        let c = choose(&opts, &device((8, 6)), &t).unwrap();
+        let r = record(&c);
+        assert_eq!(
+            (r.kind.as_str(), r.arch.as_str()),
+            ("compatible-cubin", "sm_80")
+        );
+        assert!(
+            r.file.ends_with(&format!("sm_80/{}.cubin", t.name)),
+            "{}",
+            r.file
+        );
+        let c = choose(&opts, &device((9, 0)), &t).unwrap();
+        assert_eq!(record(&c).kind, "ptx-jit");
+        opts.binary = Mode::Ptx;
+        assert_eq!(
+            record(&choose(&opts, &device((8, 6)), &t).unwrap()).kind,
+            "ptx-jit"
+        );
+        assert_eq!(opts.binary_args(), ["--binary", "ptx"]);
+        assert_eq!(opts.devrt(), root.join("libcudadevrt.a"));
+        opts.cubins = root.join("nothing");
+        let e = choose(&opts, &device((9, 0)), &t).unwrap_err();
+        assert!(e.contains("run `cargo xtask build`"), "{e}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

@@ -1,0 +1,125 @@
+//! A tier that was asked for and cannot run here is an error: `--tier gpu`
+//! on a machine without a GPU (or driver) exits non-zero with the reason
+//! and records nothing; without `--tier` the GPU tier is ignored with the
+//! reason, as ever. On a machine with a GPU the first half does not apply
+//! and is skipped, said so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SPEC: &str = "rules:
+  - id: cdp2.memory.x
+    source: { seed: s.txt, section: \"1 S\" }
+    quote: q
+    profile: cdp2
+    tests: [t-one]
+tests:
+  - name: t-one
+    kind: litmus
+    memory: { x: 0 }
+    kernels:
+      - kernel: k
+        launch: host
+        threads:
+          t0: [store x 1, load r0 x]
+    condition: exists k.t0.r0 == 0
+    expect: forbidden
+";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("gridcheck-required-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("spec")).unwrap();
+    std::fs::write(dir.join("spec/a.yaml"), SPEC).unwrap();
+    // A seed the rule's quote and section title occur in.
+    std::fs::create_dir_all(dir.join("seeds")).unwrap();
+    std::fs::write(dir.join("seeds/s.txt"), "1 S\nq\n").unwrap();
+    dir
+}
+
+fn run(dir: &Path, results: &Path, tiers: &[&str]) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
+    cmd.arg("--spec")
+        .arg(dir.join("spec"))
+        .arg("--seeds")
+        .arg(dir.join("seeds"))
+        .arg("--results")
+        .arg(results)
+        .arg("--no-progress")
+        .env_remove("GRIDCHECK_REQUIRE_TIERS");
+    for t in tiers {
+        cmd.args(["--tier", t]);
+    }
+    let out = cmd.output().unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!all.contains("panicked"), "{all}");
+    (out.status.code().unwrap_or(-1), all)
+}
+
+fn records(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn an_explicit_gpu_tier_without_a_gpu_is_an_error_and_records_nothing() {
+    if let Ok(d) = gridcheck_gpu::probe() {
+        eprintln!(
+            "not run: this machine has a GPU ({}), so the GPU tier can run",
+            d.name
+        );
+        return;
+    }
+    let dir = scratch("gpu");
+    let results = dir.join("r.jsonl");
+    let (code, out) = run(&dir, &results, &["gpu"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("error: the gpu tier was asked for and cannot run here: "),
+        "{out}"
+    );
+    assert!(records(&results).is_empty(), "{:?}", records(&results));
+    // Asked for with the model tier: the same.
+    let (code, _) = run(&dir, &results, &["model", "gpu"]);
+    assert_eq!(code, 2);
+    assert!(records(&results).is_empty());
+    // Not asked for: the model tier runs, the GPU trial is ignored and
+    // recorded not-supported with the reason.
+    let (code, out) = run(&dir, &results, &[]);
+    assert_eq!(code, 0, "{out}");
+    let recs = records(&results);
+    let gpu: Vec<&String> = recs
+        .iter()
+        .filter(|r| r.contains("\"tier\":\"gpu\""))
+        .collect();
+    assert_eq!(gpu.len(), 1, "{recs:?}");
+    assert!(
+        gpu[0].contains("\"status\":\"not-supported\""),
+        "{}",
+        gpu[0]
+    );
+    assert!(gpu[0].contains("not run: "), "{}", gpu[0]);
+    assert!(
+        recs.iter()
+            .any(|r| r.contains("\"tier\":\"model\"") && r.contains("\"status\":\"pass\""))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_explicit_tier_that_can_run_is_not_an_error() {
+    let dir = scratch("model");
+    let results = dir.join("r.jsonl");
+    let (code, out) = run(&dir, &results, &["model"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(records(&results).len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
