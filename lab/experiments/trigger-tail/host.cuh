@@ -73,6 +73,12 @@ static unsigned uarg(int argc, char **argv, const char *key, unsigned dflt) {
   return v ? (unsigned)strtoul(v, nullptr, 0) : dflt;
 }
 
+// A block index or `all` (TT_ALL).
+static unsigned barg(int argc, char **argv, const char *key) {
+  const char *v = sarg(argc, argv, key, "all");
+  return strcmp(v, "all") == 0 ? TT_ALL : (unsigned)strtoul(v, nullptr, 0);
+}
+
 static unsigned pick(const char *key, const char *v, std::initializer_list<const char *> names) {
   unsigned i = 0;
   for (const char *n : names) {
@@ -211,6 +217,8 @@ static std::string where(const unsigned *stage, const unsigned long long *ctr, u
   snprintf(buf, sizeof buf, " ctr_parent_end=%llu ctr_child_ran=%llu ctr_after_ran=%llu ctr_device_launch=%llu",
            c[C_PARENT_END], c[C_CHILD_RAN], c[C_AFTER_RAN], c[C_DEVICE_LAUNCH]);
   s += buf;
+  snprintf(buf, sizeof buf, " ctr_launched=%llu ctr_before_slow=%llu", c[C_LAUNCHED], c[C_BEFORE_SLOW]);
+  s += buf;
   return s;
 }
 
@@ -234,6 +242,11 @@ int main(int argc, char **argv) {
   p.child_blocks = uarg(argc, argv, "child_blocks", 1);
   p.blocks = blocks;
   p.bs = bs;
+  p.trigb = barg(argc, argv, "trigb");
+  p.launchb = barg(argc, argv, "launchb");
+  p.slowb = barg(argc, argv, "slowb");
+  p.slow = uarg(argc, argv, "slow", 0);
+  p.slowwait = uarg(argc, argv, "slowwait", 0);
   Config c;
   c.launch_device = pick("launch", sarg(argc, argv, "launch", "host"), {"host", "device"});
   c.stream_kind = pick("stream", sarg(argc, argv, "stream", "legacy"), {"legacy", "blocking", "nonblocking"});
@@ -285,6 +298,7 @@ int main(int argc, char **argv) {
   CHECK(cudaDeviceSynchronize());
 
   unsigned long long child_ran = 0, missed_y = 0, missed_x = 0, after_ran = 0, launch_err = 0, parent_end = 0;
+  unsigned long long before_slow = 0, missed_y_slow = 0;
   double worst = 0, total = 0;
   for (unsigned l = 0; l < launches; ++l) {
     memset(stage_h, 0, (size_t)blocks * TT_WORDS * 4u);
@@ -337,8 +351,10 @@ int main(int argc, char **argv) {
         if (!(w[2] & 1u)) missed_y++;
         if (!(w[2] & 2u)) missed_x++;
       }
-      if (w[3] != 1u) launch_err++;
+      if (w[3] != 1u && (p.launchb == TT_ALL || b == p.launchb)) launch_err++;
     }
+    before_slow += ctr_h[C_BEFORE_SLOW];
+    missed_y_slow += ctr_h[C_MISSED_Y_SLOW];
     after_ran += ctr_h[C_AFTER_RAN];
     parent_end += ctr_h[C_PARENT_END];
     if (c.launch_device && ctr_h[C_DEVICE_LAUNCH] != 1ull) launch_err += blocks;
@@ -348,9 +364,10 @@ int main(int argc, char **argv) {
   }
   CHECK(cudaStreamSynchronize(s));
   printf("RESULT name=%s verdict=completed launches=%u blocks=%u parent_blocks_ended=%llu child_ran=%llu "
-         "missed_y=%llu missed_x=%llu after_ran=%llu launch_err=%llu total_ms=%.2f worst_launch_ms=%.3f\n",
+         "missed_y=%llu missed_x=%llu after_ran=%llu launch_err=%llu total_ms=%.2f worst_launch_ms=%.3f "
+         "before_slow=%llu missed_y_slow=%llu\n",
          g_name.c_str(), launches, blocks, parent_end, child_ran, missed_y, missed_x, after_ran, launch_err,
-         1000 * total, 1000 * worst);
+         1000 * total, 1000 * worst, before_slow, missed_y_slow);
   fflush(stdout);
   return 0;
 }

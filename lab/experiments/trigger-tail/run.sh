@@ -15,7 +15,7 @@
 #   build.log       the compiler's output
 #   trigger-tail.log every line of every case, time-stamped
 #   summary.tsv     one row a case: name, rc, verdict, counts, where it stopped
-# About 3 to 3.5 minutes on an H100 when every hang case hangs (each costs
+# About 3.5 to 4 minutes on an H100 when every hang case hangs (each costs
 # HANG_MS plus the process's start and exit).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +31,7 @@ trap 'rm -rf "$bin"' EXIT
 log=$out/trigger-tail.log
 sum=$out/summary.tsv
 : >"$log"
-printf 'name\trc\tverdict\twall_ms\tlaunches\tblocks\tchild_ran\tmissed_y\tmissed_x\tafter_ran\tlaunch_err\tworst_launch_ms\twhere\targs\n' >"$sum"
+printf 'name\trc\tverdict\twall_ms\tlaunches\tblocks\tchild_ran\tmissed_y\tmissed_x\tafter_ran\tlaunch_err\tworst_launch_ms\twhere\targs\tbefore_slow\tmissed_y_slow\n' >"$sum"
 
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
@@ -95,10 +95,11 @@ record() {
     *) verdict="exit-$rc"; where=$(grep -v '^END ' "$f" | tail -n 1) ;;
   esac
   where=$(tr '\t' ' ' <<<"$where")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$verdict" "$wall" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$verdict" "$wall" \
     "$(field launches "$res")" "$(field blocks "$res")" "$(field child_ran "$res")" \
     "$(field missed_y "$res")" "$(field missed_x "$res")" "$(field after_ran "$res")" \
-    "$(field launch_err "$res")" "$(field worst_launch_ms "$res")" "$where" "$args" >>"$sum"
+    "$(field launch_err "$res")" "$(field worst_launch_ms "$res")" "$where" "$args" \
+    "$(field before_slow "$res")" "$(field missed_y_slow "$res")" >>"$sum"
 }
 # tt NAME ARGS...: one case of trigger_tail in its own process.
 tt() {
@@ -231,6 +232,28 @@ gen g-ev2-tuned gen-ev2 instances=64 launches=512 delay=131072 stress=0
 gen g-ev2-1024 gen-ev2 instances=1024 launches=32 delay=1048576 stress=65536
 gen g-evn-tuned gen-evn instances=64 launches=512 delay=131072 stress=0
 gen g-evn-1024 gen-evn instances=1024 launches=32 delay=1048576 stress=65536
+
+# The follow-up (README.md, "The follow-up"): the hypothesis that a tail
+# launch never starts when every block of its grid has triggered (or exited)
+# before the grid's first tail launch, and that a tail launched before that
+# starts once every block has triggered. `fu-` only: about 40 s with the build.
+echo "== follow-up: which blocks trigger, which launch, and when"
+tt fu-tf-b64-slow0-wait $TF blocks=64 slowb=0 slowwait=1 launches=8
+tt fu-tf-b2-slow1-wait $TF blocks=2 slowb=1 slowwait=1 launches=20
+tt fu-tf-b64-slow0-200k $TF blocks=64 slowb=0 slow=200000 launches=8
+tt fu-tf-b64-slow0-20k $TF blocks=64 slowb=0 slow=20000 launches=8
+tt fu-tf-b2-trig0 $TF blocks=2 trigb=0 launches=20
+tt fu-tf-b2-trig0-launch1 $TF blocks=2 trigb=0 launchb=1 launches=20
+tt fu-tf-b2-launch0-slow0 $TF blocks=2 launchb=0 slowb=0 slow=200000
+tt fu-tf-b2-trig0-launch0-slow0 $TF blocks=2 trigb=0 launchb=0 slowb=0 slow=200000
+tt fu-tf-b1-lanesall $TF blocks=1 lanes=1024
+tt fu-tf-b64-lanesall $TF blocks=64 lanes=1024
+tt fu-tf-b64-lanesall-slow0-wait $TF blocks=64 lanes=1024 slowb=0 slowwait=1 launches=8
+for b in 2 8 64; do
+  tt "fu-lf-b$b-d200000" $LF blocks=$b launches=20 delay=200000
+  tt "fu-lf-b$b-slowlast" $LF blocks=$b launches=20 delay=200000 slowb=$((b - 1)) slow=2000000
+done
+tt fu-lf-b1024-d2000000 $LF blocks=1024 launches=3 delay=2000000
 
 echo "== summary ($sum)"
 cut -f1-4,7-9,13 "$sum" | column -t -s $'\t' 2>/dev/null || cat "$sum"

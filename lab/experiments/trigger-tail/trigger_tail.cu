@@ -50,7 +50,20 @@ enum { ORDER_NONE = 0, ORDER_TRIGGER_FIRST = 1, ORDER_LAUNCH_FIRST = 2 };
 enum { WHO_SAME = 0, WHO_OTHER = 1 };
 enum { CHILD_TAIL = 0, CHILD_FF = 1, CHILD_NAMED = 2, CHILD_NULL = 3 };
 // Counters (mapped host memory, reset before each launch).
-enum { C_PARENT_END = 0, C_CHILD_RAN = 1, C_AFTER_RAN = 2, C_DEVICE_LAUNCH = 3, C_N = 8 };
+// C_LAUNCHED: blocks past their launch call (the slow block's `slowwait`);
+// C_BEFORE_SLOW: children that started before the slow block's trigger;
+// C_MISSED_Y_SLOW: the slow block's child missed y.
+enum {
+  C_PARENT_END = 0,
+  C_CHILD_RAN = 1,
+  C_AFTER_RAN = 2,
+  C_DEVICE_LAUNCH = 3,
+  C_LAUNCHED = 4,
+  C_BEFORE_SLOW = 5,
+  C_MISSED_Y_SLOW = 6,
+  C_N = 8
+};
+#define TT_ALL 0xffffffffu   // trigb, launchb, slowb: every block (slowb: none)
 
 struct tt_params {
   unsigned *mem;            // TT_SLOT words a parent block
@@ -59,6 +72,12 @@ struct tt_params {
   unsigned *stress_buf;     // TT_STRESS_WORDS words
   unsigned long long seed;
   unsigned order, who, child, delay, pre, rnd, stress, lanes, child_blocks, blocks, bs;
+  // The follow-up (README.md, "The follow-up"): which blocks trigger and
+  // launch (TT_ALL: every block, else that block alone); block `slowb`
+  // spins `slow` cycles before its trigger (after its launch in
+  // launch-first) and, with `slowwait`, first waits until every other block
+  // is past its launch call.
+  unsigned trigb, launchb, slowb, slow, slowwait;
 };
 
 __device__ __forceinline__ unsigned long long tt_mix(unsigned long long z) {
@@ -106,6 +125,11 @@ extern "C" __global__ void tt_child(tt_params p, unsigned b) {
   const unsigned y = m[32];
   const unsigned x = m[0];
   ((volatile unsigned *)p.stage)[(size_t)b * TT_WORDS + 2] = TT_CHILD_RAN | (y & 1u) | ((x & 1u) << 1);
+  if (p.slowb < p.blocks) {
+    const unsigned slow_t0 = ((volatile unsigned *)p.stage)[(size_t)p.slowb * TT_WORDS];
+    if (!(slow_t0 & T0_TRIG)) atomicAdd_system(p.ctr + C_BEFORE_SLOW, 1ull);
+    if (b == p.slowb && !(y & 1u)) atomicAdd_system(p.ctr + C_MISSED_Y_SLOW, 1ull);
+  }
   __threadfence_system();
   atomicAdd_system(p.ctr + C_CHILD_RAN, 1ull);
 }
@@ -114,8 +138,28 @@ extern "C" __global__ void tt_after(tt_params p) {
   if (threadIdx.x == 0u && blockIdx.x == 0u) atomicAdd_system(p.ctr + C_AFTER_RAN, 1ull);
 }
 
-__device__ __forceinline__ void tt_trigger(const tt_params &p, unsigned lane) {
+// The trigger (lane 0, or every lane with lanes >= 32), in the blocks
+// `trigb` names; false where this block never triggers (then no T*_TRIG mark).
+__device__ __forceinline__ bool tt_trigger(const tt_params &p, unsigned lane) {
+  if (p.trigb != TT_ALL && blockIdx.x != p.trigb) return false;
   if (lane == 0u || p.lanes >= 32u) cudaTriggerProgrammaticLaunchCompletion();
+  return true;
+}
+
+// The slow block's hold before its trigger: `slow` cycles, then (slowwait)
+// until every other block is past its launch call, at most 1e9 cycles.
+__device__ __forceinline__ void tt_slow(const tt_params &p, unsigned b, unsigned lane, unsigned &mask) {
+  if (b != p.slowb) return;
+  tt_spin(p.slow);
+  if (p.slowwait != 0u && lane == 0u) {
+    const long long start = clock64();
+    while (*(volatile unsigned long long *)(p.ctr + C_LAUNCHED) + 1ull < p.blocks)
+      if (clock64() - start > 1000000000ll) {
+        tt_mark(p, b, 0, mask, T0_GAVEUP);
+        break;
+      }
+  }
+  __syncwarp();
 }
 
 extern "C" __global__ void tt_parent(tt_params p) {
@@ -135,14 +179,14 @@ extern "C" __global__ void tt_parent(tt_params p) {
     if (lane == 0u) tt_mark(p, b, 0, mask, T0_START);
     tt_rdelay(p, b, 0u);
     tt_spin(p.pre);
+    if (p.order != ORDER_LAUNCH_FIRST) tt_slow(p, b, lane, mask);
     if (p.order == ORDER_TRIGGER_FIRST && p.who == WHO_SAME) {
-      tt_trigger(p, lane);
-      if (lane == 0u) tt_mark(p, b, 0, mask, T0_TRIG);
+      if (tt_trigger(p, lane) && lane == 0u) tt_mark(p, b, 0, mask, T0_TRIG);
     }
     if (p.order == ORDER_TRIGGER_FIRST && p.who == WHO_OTHER && !tt_wait(&t0_go) && lane == 0u)
       tt_mark(p, b, 0, mask, T0_GAVEUP);
     tt_rdelay(p, b, 1u);
-    if (lane == 0u) {
+    if (lane == 0u && (p.launchb == TT_ALL || b == p.launchb)) {
       cudaStream_t s = 0;
       if (p.child == CHILD_NAMED) cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
       switch (p.child) {
@@ -155,11 +199,12 @@ extern "C" __global__ void tt_parent(tt_params p) {
       if (s != 0) cudaStreamDestroy(s);
       tt_mark(p, b, 0, mask, T0_LAUNCHED);
     }
+    if (p.slowwait != 0u && lane == 0u) atomicAdd_system(p.ctr + C_LAUNCHED, 1ull);
     __syncwarp();
+    if (p.order == ORDER_LAUNCH_FIRST) tt_slow(p, b, lane, mask);
     if (p.order == ORDER_LAUNCH_FIRST && p.who == WHO_SAME) {
       tt_rdelay(p, b, 2u);
-      tt_trigger(p, lane);
-      if (lane == 0u) tt_mark(p, b, 0, mask, T0_TRIG);
+      if (tt_trigger(p, lane) && lane == 0u) tt_mark(p, b, 0, mask, T0_TRIG);
     }
     // The reference point t1 counts its delay from: after the trigger when
     // t0 triggers after its launch, else after the launch.
@@ -172,12 +217,13 @@ extern "C" __global__ void tt_parent(tt_params p) {
     }
   } else if (warp == 1u) {  // t1: the writing thread (lane 0)
     if (lane == 0u) tt_mark(p, b, 1, mask, T1_START);
+    if (p.lanes >= 1024u && p.order == ORDER_TRIGGER_FIRST) tt_trigger(p, lane);
     tt_rdelay(p, b, 4u);
     tt_spin(p.pre);
     if (p.order == ORDER_TRIGGER_FIRST && p.who == WHO_OTHER) {
-      tt_trigger(p, lane);
+      const bool triggered = tt_trigger(p, lane);
       if (lane == 0u) {
-        tt_mark(p, b, 1, mask, T1_TRIG);
+        if (triggered) tt_mark(p, b, 1, mask, T1_TRIG);
         t0_go = 1u;
       }
     } else {
@@ -185,8 +231,7 @@ extern "C" __global__ void tt_parent(tt_params p) {
       if (lane == 0u) tt_mark(p, b, 1, mask, ok ? T1_GO : T1_GAVEUP);
       if (p.order == ORDER_LAUNCH_FIRST && p.who == WHO_OTHER) {
         tt_rdelay(p, b, 5u);
-        tt_trigger(p, lane);
-        if (lane == 0u) tt_mark(p, b, 1, mask, T1_TRIG);
+        if (tt_trigger(p, lane) && lane == 0u) tt_mark(p, b, 1, mask, T1_TRIG);
       }
     }
     tt_spin(p.delay);
@@ -195,7 +240,10 @@ extern "C" __global__ void tt_parent(tt_params p) {
       tt_mark(p, b, 1, mask, T1_STORED);
       atomicAdd(&arrived, 1u);
     }
-  } else if (p.stress != 0u) {  // stress warps, as gc_stress: until both modeled warps are done
+  } else if (p.lanes >= 1024u && p.order == ORDER_TRIGGER_FIRST) {  // every thread triggers
+    tt_trigger(p, lane);
+  }
+  if (warp >= 2u && p.stress != 0u) {  // stress warps, as gc_stress: until both modeled warps are done
     volatile unsigned *s = p.stress_buf;
     unsigned long long r = tt_mix(p.seed ^ ((unsigned long long)b << 20) ^ threadIdx.x);
     unsigned acc = 0u;
