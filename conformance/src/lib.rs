@@ -5,6 +5,9 @@
 //! - `static/<rule>/<test>`: a compile test, run with nvcc.
 //! - `gpu/<sm>/<rule>/<test>`: the litmus test on the GPU, its histogram
 //!   diffed against the model (see `gridcheck_report::diff`).
+//! - `sass/<toolchain>/<sm>/<rule>/<test>` and
+//!   `sass/<toolchain>/<sm>/user/<program>`: the machine code keeps the
+//!   program order around PDL and launch primitives (`sass.rs`).
 //!
 //! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
 //! is reported ignored with the reason, never passed. Every finished trial is
@@ -19,6 +22,7 @@ mod expectations;
 mod mutants;
 pub mod options;
 mod progress;
+pub mod sass;
 pub mod summary;
 mod tiers;
 pub mod worker;
@@ -32,7 +36,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::{Expectations, ModelSummary, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
-use gridcheck_toolchain::Nvcc;
+use gridcheck_toolchain::{Nvcc, Toolchain};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 pub use options::{Options, Tier};
@@ -45,6 +49,8 @@ pub struct Ctx {
     pub opts: Options,
     pub spec: Spec,
     pub nvcc: Result<Nvcc, String>,
+    /// The toolchain of `nvcc`: `--toolchain`'s, else the default one's.
+    pub toolchain: Result<Toolchain, String>,
     /// The first device of the GPU tier (the one without `--devices`), or
     /// why the tier cannot run here.
     pub device: Result<DeviceInfo, String>,
@@ -54,6 +60,7 @@ pub struct Ctx {
     pub commit: Option<String>,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
+    sass: Mutex<HashMap<String, Shared<sass::Outcome>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
     skipped: Mutex<Vec<TrialRecord>>,
     /// Known failures of this GPU and this nvcc.
@@ -94,11 +101,18 @@ impl Ctx {
         };
         let spec =
             gridcheck_spec::load_dir(&opts.spec, seeds.as_ref()).map_err(|e| e.to_string())?;
-        let nvcc = if opts.runs(Tier::Static) {
-            gridcheck_toolchain::find_nvcc(&opts.root)
+        let toolchain = if opts.runs(Tier::Static) || opts.runs(Tier::Sass) {
+            match &opts.toolchain {
+                Some(name) => gridcheck_toolchain::find_toolchain(&opts.root, name),
+                None => gridcheck_toolchain::find_nvcc(&opts.root).map(Toolchain::of_nvcc),
+            }
         } else {
             Err("the static tier is off".into())
         };
+        let nvcc = toolchain
+            .as_ref()
+            .map(|t| t.nvcc.clone())
+            .map_err(Clone::clone);
         let (device, devices) = if opts.runs(Tier::Gpu) {
             match devices::Pool::new(opts.devices.as_ref())? {
                 Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
@@ -141,11 +155,13 @@ impl Ctx {
             opts,
             spec,
             nvcc,
+            toolchain,
             device,
             devices,
             commit,
             models: Mutex::default(),
             hardware: Mutex::default(),
+            sass: Mutex::default(),
             done,
             expectations,
             skipped: Mutex::default(),
@@ -205,6 +221,41 @@ impl Ctx {
             Some(Ok(r)) => r.clone(),
             _ => worker::WorkerResult::Error {
                 message: "no result".into(),
+            },
+        }
+    }
+
+    /// A machine-code check, run once per test key (every rule that lists
+    /// the test shares it).
+    pub(crate) fn sass(&self, key: &str, make: impl FnOnce() -> sass::Outcome) -> sass::Outcome {
+        let cell = cached(&self.sass, key, || Ok(make()));
+        match cell.get() {
+            Some(Ok(o)) => o.clone(),
+            _ => sass::Outcome {
+                status: Status::Fail,
+                message: "no result".into(),
+                compile: None,
+            },
+        }
+    }
+
+    /// The run's toolchain as records name it (`dis`: the disassembler the
+    /// machine-code tier used).
+    pub fn toolchain_record(&self, dis: Option<&Path>) -> gridcheck_report::ToolchainRecord {
+        match &self.toolchain {
+            Ok(t) => gridcheck_report::ToolchainRecord {
+                release: t.name.clone(),
+                nvcc: t.nvcc.version.clone(),
+                devrt: t.devrt_identity(),
+                source: format!("{} ({})", t.dir.display(), t.nvcc.found_via),
+                disassembler: dis.map(|d| d.display().to_string()),
+            },
+            Err(e) => gridcheck_report::ToolchainRecord {
+                release: String::new(),
+                nvcc: String::new(),
+                devrt: String::new(),
+                source: format!("none: {e}"),
+                disassembler: None,
             },
         }
     }
@@ -447,6 +498,9 @@ pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
         return mutants::trials(ctx);
     }
     let mut out = Vec::new();
+    if ctx.opts.runs(Tier::Sass) {
+        out.extend(sass::trials(ctx));
+    }
     for (rule, test) in ctx.spec.pairs() {
         for tier in Tier::ALL {
             if ctx.opts.runs(tier)

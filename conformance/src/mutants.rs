@@ -113,6 +113,7 @@ fn record_for(
             driver_version: d.driver_release.clone(),
             tuning: Some(ctx.opts.environment()),
             device: None,
+            toolchain: None,
         }),
         commit: ctx.commit.clone(),
     }

@@ -253,6 +253,7 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
         command: out.command,
         success: out.success,
         output: out.output,
+        toolchain: Some(ctx.toolchain_record(None)),
     });
 }
 
@@ -280,6 +281,11 @@ fn gpu_ready<'a>(
         driver_version: device.driver_release.clone(),
         tuning: Some(ctx.opts.environment()),
         device: Some(crate::devices::record_device(device)),
+        // The toolchain that built the kernels (`cargo xtask build` writes
+        // it beside them); none for kernels built before it did.
+        toolchain: gridcheck_report::ToolchainRecord::read_from(&ctx.opts.cubins.join(&device.sm))
+            .ok()
+            .flatten(),
     });
     if rule.profile == Profile::Cdp1 && device.compute_capability.0 >= 9 {
         rec.status = Status::NotSupported;

@@ -279,6 +279,7 @@ mod tests {
                 driver_version: Some("580.1".into()),
                 tuning: None,
                 device: None,
+                toolchain: None,
             }),
             test_hash: None,
             commit: None,

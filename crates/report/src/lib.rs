@@ -21,6 +21,7 @@ mod junit;
 mod mutant;
 mod record;
 mod results_file;
+mod toolchain;
 mod trial;
 mod tuning;
 
@@ -35,7 +36,8 @@ pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
     read_results, read_results_file, repair_tail,
 };
-pub use trial::{Subject, TestKey, Tier, TrialId};
+pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord};
+pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 
 use std::collections::{BTreeMap, BTreeSet};

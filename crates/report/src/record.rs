@@ -59,6 +59,10 @@ pub struct CompileSummary {
     pub command: String,
     pub success: bool,
     pub output: String,
+    /// The toolchain that compiled it (absent in records made before
+    /// toolchains were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<crate::ToolchainRecord>,
 }
 
 /// Where a GPU trial ran.
@@ -80,6 +84,10 @@ pub struct Environment {
     /// harness ran on several GPUs; its name is `gpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<Device>,
+    /// The toolchain that built the kernels that ran (from their
+    /// `toolchain.json`; absent where they had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<crate::ToolchainRecord>,
 }
 
 /// One GPU of a host, by what tells it from a GPU of the same model.
@@ -355,6 +363,7 @@ mod device_tests {
             driver_version: None,
             tuning: None,
             device,
+            toolchain: None,
         });
         r
     }
