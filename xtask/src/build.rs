@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use gridcheck_toolchain::{Nvcc, find_nvcc};
+use gridcheck_toolchain::{Nvcc, Toolchain, find_nvcc};
 
 use crate::Result;
 
@@ -29,11 +29,23 @@ pub struct Job {
 /// was built by the same nvcc with the same architecture and flags. Returns
 /// what was built.
 pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
+    run_with(root, arch, None)
+}
+
+/// [`run`] with an installed toolchain (`--toolchain`): its nvcc, into
+/// `target/kernels-nvcc-<release>/<arch>/`; `None`, the default nvcc into
+/// `target/kernels/<arch>/`. Either way `toolchain.json` beside the cubins
+/// names the toolchain, for the GPU tier's records.
+pub fn run_with(root: &Path, arch: &str, tc: Option<&Toolchain>) -> Result<Vec<PathBuf>> {
     let spec = crate::load_spec(root)?;
-    let nvcc = find_nvcc(root)?;
+    let build_dir = crate::toolchain::kernels_dir(root, tc);
+    let tc = match tc {
+        Some(t) => t.clone(),
+        None => Toolchain::of_nvcc(find_nvcc(root)?),
+    };
+    let nvcc = tc.nvcc.clone();
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
-    let build_dir = root.join(gridcheck_kernelgen::BUILD_DIR);
     let out_dir = build_dir.join(arch);
     let obj_dir = build_dir.join("obj").join(arch);
     for d in [&out_dir, &obj_dir] {
@@ -94,6 +106,9 @@ pub fn run(root: &Path, arch: &str) -> Result<Vec<PathBuf>> {
         }
     }
     let results = compile(&nvcc, &jobs, &include, &obj_dir, &out_dir);
+    crate::toolchain::record(&tc)
+        .write_into(&out_dir)
+        .map_err(|e| format!("the kernels' toolchain: {e}"))?;
     let mut cubins = Vec::new();
     let mut errors = Vec::new();
     for r in results {

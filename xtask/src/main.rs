@@ -5,7 +5,10 @@
 //! cargo xtask spec coverage                  rules and tests per seed, profile, kind, status
 //! cargo xtask spec coverage --sentences      the seeds' sentences: quoted by a rule, or why not a claim
 //! cargo xtask codegen [--check]              write (or check) kernels/generated/
-//! cargo xtask build [--arch sm_90]           nvcc: generated kernels -> target/kernels/<sm>/*.cubin
+//! cargo xtask build [--arch sm_90] [--toolchain 13.5]
+//!                                            nvcc: generated kernels -> target/kernels/<sm>/*.cubin
+//!                                            (an installed toolchain's: target/kernels-nvcc-13.5/<sm>/)
+//! cargo xtask toolchain install 13.5 | list  CUDA releases from PyPI into .toolchains/
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle                     binaries and cubins for a GPU machine without Rust
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
@@ -24,6 +27,7 @@ mod doc;
 mod fuzz;
 mod mutants;
 mod report;
+mod toolchain;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -37,9 +41,15 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   (spec/sentences.yaml), or checkable without a rule;
                                   with --all, every sentence and its standing
   codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
-  build [--arch sm_90]            compile the generated kernels with nvcc into target/kernels/<arch>/
-  conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
-                                  run the conformance harness (builds the kernels when a GPU is present)
+  build [--arch sm_90] [--toolchain 13.5]
+                                  compile the generated kernels with nvcc into target/kernels/<arch>/
+                                  (with an installed toolchain: target/kernels-nvcc-<release>/<arch>/)
+  toolchain install <release>...  install CUDA releases (nvcc, runtime, disassemblers) from PyPI
+                                  into .toolchains/<release>/
+  toolchain list                  the installed toolchains: nvcc, device runtime, disassembler
+  conformance [--tier model|static|gpu|sass]... [--toolchain 13.0,13.5]... [harness options] [-- <libtest args>]
+                                  run the conformance harness (builds the kernels when a GPU is present);
+                                  with --toolchain, once per toolchain named
   gpu-bundle                      put the release harness and the cubins into .gpu-bundle/ for a GPU machine
                                   (with the mutants' kernels in .gpu-bundle/mutants/generated)
   mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
@@ -71,9 +81,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
-        Some("build") => {
-            arch_arg(&args[1..]).and_then(|arch| build::run(&root(), &arch).map(|_| ()))
-        }
+        Some("build") => build_cmd(&args[1..]),
+        Some("toolchain") => toolchain::run(&root(), &args[1..]),
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => gpu_bundle(),
         Some("mutants") => mutants::run(&args[1..]),
@@ -108,6 +117,20 @@ fn error_text(e: &str) -> String {
     } else {
         format!("error: {e}")
     }
+}
+
+/// `build [--arch A] [--toolchain R]...`: once per toolchain named.
+fn build_cmd(args: &[String]) -> Result<()> {
+    let root = root();
+    let arch = arch_arg(&toolchain::strip_flag(args))?;
+    let tcs = toolchain::selected(&root, args)?;
+    if tcs.is_empty() {
+        return build::run(&root, &arch).map(|_| ());
+    }
+    for t in &tcs {
+        build::run_with(&root, &arch, Some(t))?;
+    }
+    Ok(())
 }
 
 fn arch_arg(args: &[String]) -> Result<String> {
@@ -188,6 +211,34 @@ fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
 
 fn conformance(args: &[String]) -> Result<()> {
     let root = root();
+    let tcs = toolchain::selected(&root, args)?;
+    if tcs.is_empty() {
+        return conformance_with(&root, args, None);
+    }
+    // Once per toolchain, each into its own results file unless one is
+    // named (records name their toolchain either way).
+    let rest = toolchain::strip_flag(args);
+    let mut failed = Vec::new();
+    for t in &tcs {
+        println!("== toolchain {} (nvcc {})", t.name, t.nvcc.version);
+        let mut a = vec!["--toolchain".to_string(), t.name.clone()];
+        a.extend(rest.iter().cloned());
+        if let Err(e) = conformance_with(&root, &a, Some(t)) {
+            failed.push(format!("toolchain {}: {e}", t.name));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("\n"))
+    }
+}
+
+fn conformance_with(
+    root: &Path,
+    args: &[String],
+    tc: Option<&gridcheck_toolchain::Toolchain>,
+) -> Result<()> {
     let (ours, libtest) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
@@ -202,10 +253,10 @@ fn conformance(args: &[String]) -> Result<()> {
         match gridcheck_gpu::probe() {
             Ok(d) => {
                 println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
-                codegen::run(&root, true)?;
-                build::run(&root, &d.sm)?;
+                codegen::run(root, true)?;
+                build::run_with(root, &d.sm, tc)?;
                 if ours.iter().any(|a| a == "--mutants" || a == "--tune") {
-                    mutants::build(&root, &d.sm)?;
+                    mutants::build(root, &d.sm)?;
                 }
             }
             Err(reason) => println!("GPU tier will not run: {reason}"),
@@ -213,7 +264,7 @@ fn conformance(args: &[String]) -> Result<()> {
     }
     let st = status(
         cargo()
-            .current_dir(&root)
+            .current_dir(root)
             .args(["run", "--quiet", "--release", "-p", "conformance", "--"])
             .args(ours)
             .args(libtest),
