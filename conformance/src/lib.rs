@@ -225,41 +225,6 @@ impl Ctx {
         }
     }
 
-    /// A machine-code check, run once per test key (every rule that lists
-    /// the test shares it).
-    pub(crate) fn sass(&self, key: &str, make: impl FnOnce() -> sass::Outcome) -> sass::Outcome {
-        let cell = cached(&self.sass, key, || Ok(make()));
-        match cell.get() {
-            Some(Ok(o)) => o.clone(),
-            _ => sass::Outcome {
-                status: Status::Fail,
-                message: "no result".into(),
-                compile: None,
-            },
-        }
-    }
-
-    /// The run's toolchain as records name it (`dis`: the disassembler the
-    /// machine-code tier used).
-    pub fn toolchain_record(&self, dis: Option<&Path>) -> gridcheck_report::ToolchainRecord {
-        match &self.toolchain {
-            Ok(t) => gridcheck_report::ToolchainRecord {
-                release: t.name.clone(),
-                nvcc: t.nvcc.version.clone(),
-                devrt: t.devrt_identity(),
-                source: format!("{} ({})", t.dir.display(), t.nvcc.found_via),
-                disassembler: dis.map(|d| d.display().to_string()),
-            },
-            Err(e) => gridcheck_report::ToolchainRecord {
-                release: String::new(),
-                nvcc: String::new(),
-                devrt: String::new(),
-                source: format!("none: {e}"),
-                disassembler: None,
-            },
-        }
-    }
-
     /// Stores a finished trial: in memory for the summary, and as one JSON
     /// line, written at once so a crash loses nothing already finished. The
     /// first write that fails is reported and ends the writing; the run then

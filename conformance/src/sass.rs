@@ -59,6 +59,13 @@ fn has_primitive(root: &Path, test: &Test) -> bool {
 pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
     let tc = match &ctx.toolchain {
         Ok(t) => t.clone(),
+        Err(e) if crate::tiers::required(crate::Tier::Sass) => {
+            // GRIDCHECK_REQUIRE_TIERS names the tier: its absence fails.
+            let msg = format!("the sass tier cannot run: {e}");
+            return vec![
+                Trial::test("sass/unavailable", move || Err(msg.clone().into())).with_kind("sass"),
+            ];
+        }
         Err(e) => {
             eprintln!("note: the sass tier will not run: {e}");
             return Vec::new();
@@ -142,6 +149,12 @@ fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
     };
     let root = &ctx.opts.root;
     let Some(dis) = gridcheck_toolchain::disassembler(root, tc) else {
+        if crate::tiers::required(crate::Tier::Sass) {
+            return fail(format!(
+                "toolchain {} has no nvdisasm and no other toolchain has one (GRIDCHECK_REQUIRE_TIERS names sass)",
+                tc.name
+            ));
+        }
         return not_run(format!(
             "toolchain {} has no nvdisasm and no other toolchain has one (cargo xtask toolchain install 13.5)",
             tc.name
@@ -270,5 +283,42 @@ fn fail(message: String) -> Outcome {
         status: Status::Fail,
         message,
         compile: None,
+    }
+}
+
+impl Ctx {
+    /// A machine-code check, run once per test key (every rule that lists
+    /// the test shares it).
+    pub(crate) fn sass(&self, key: &str, make: impl FnOnce() -> Outcome) -> Outcome {
+        let cell = crate::cached(&self.sass, key, || Ok(make()));
+        match cell.get() {
+            Some(Ok(o)) => o.clone(),
+            _ => Outcome {
+                status: Status::Fail,
+                message: "no result".into(),
+                compile: None,
+            },
+        }
+    }
+
+    /// The run's toolchain as records name it (`dis`: the disassembler the
+    /// machine-code tier used).
+    pub fn toolchain_record(&self, dis: Option<&Path>) -> gridcheck_report::ToolchainRecord {
+        match &self.toolchain {
+            Ok(t) => gridcheck_report::ToolchainRecord {
+                release: t.name.clone(),
+                nvcc: t.nvcc.version.clone(),
+                devrt: t.devrt_identity(),
+                source: format!("{} ({})", t.dir.display(), t.nvcc.found_via),
+                disassembler: dis.map(|d| d.display().to_string()),
+            },
+            Err(e) => gridcheck_report::ToolchainRecord {
+                release: String::new(),
+                nvcc: String::new(),
+                devrt: String::new(),
+                source: format!("none: {e}"),
+                disassembler: None,
+            },
+        }
     }
 }

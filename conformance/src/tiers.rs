@@ -179,7 +179,7 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
 /// Whether `GRIDCHECK_REQUIRE_TIERS` (comma-separated tiers) makes a tier
 /// that cannot run here a failure instead of ignored: CI sets it for the
 /// static tier so that a broken nvcc install cannot pass silently.
-fn required(tier: Tier) -> bool {
+pub(crate) fn required(tier: Tier) -> bool {
     std::env::var("GRIDCHECK_REQUIRE_TIERS")
         .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
 }

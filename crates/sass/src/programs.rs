@@ -247,7 +247,14 @@ pub fn summarize(results: &[ThreadResult]) -> (Judgement, String) {
     } else {
         Judgement::Pass
     };
-    if lines.is_empty() {
+    if lines.is_empty() && ordered == 0 {
+        (
+            j,
+            format!(
+                "{head}: nothing to order (each thread's primitive has no operation of the test before or after it)"
+            ),
+        )
+    } else if lines.is_empty() {
         (j, head)
     } else {
         (j, format!("{head}\n{}", lines.join("\n")))
