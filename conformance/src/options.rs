@@ -412,6 +412,26 @@ mod tests {
     }
 
     #[test]
+    fn a_toolchain_picks_its_kernels_and_sass_its_architectures() {
+        let o = parse(&[
+            "bin",
+            "--toolchain",
+            "13.5",
+            "--tier",
+            "sass",
+            "--sass-arch",
+            "sm_90,sm_120",
+        ])
+        .unwrap();
+        assert_eq!(o.toolchain.as_deref(), Some("13.5"));
+        assert_eq!(o.cubins, PathBuf::from("/r/target/kernels-nvcc-13.5"));
+        assert_eq!(o.sass_arches, vec!["sm_90", "sm_120"]);
+        assert_eq!(o.tiers, vec![Tier::Sass]);
+        let o = parse(&["bin", "--toolchain", "13.5", "--cubins", "/k"]).unwrap();
+        assert_eq!(o.cubins, PathBuf::from("/k"));
+    }
+
+    #[test]
     fn bad_options_are_messages() {
         assert!(
             parse(&["bin", "--tier", "gpux"])
