@@ -22,7 +22,16 @@ impl Cfg {
         let mut incomplete = None;
         for (k, i) in f.instrs.iter().enumerate() {
             let next = (k + 1 < n).then_some(k + 1);
-            let guarded = i.pred.is_some();
+            // A guard (`@P0 BRA`), or a condition among the operands
+            // (`BRA.U !UP0, `(.L_x_8)`, `BRA.DIV UR4, ...`): either way
+            // the instruction may fall through. Anything before the target
+            // counts as a condition (more edges: never fewer paths).
+            let conditional_operand = i
+                .operands
+                .split("`(")
+                .next()
+                .is_some_and(|before| !before.trim().trim_end_matches(',').trim().is_empty());
+            let guarded = i.pred.is_some() || conditional_operand;
             match classify(i) {
                 Class::Branch => {
                     match i.target.as_deref().and_then(|t| f.label(t)) {
@@ -96,6 +105,12 @@ mod tests {
         let avoid = [false, false, true, false, false, false];
         assert!(!g.from_entry(&avoid)[4]);
         assert!(g.incomplete.is_none());
+        // A uniform branch's condition is an operand, not a guard.
+        let f = &parse(
+            ".section .text.k,\"ax\"\n.L_top:\n/*0000*/ NOP ;\n/*0010*/ BRA.U !UP0, `(.L_top) ;\n/*0020*/ EXIT ;\n",
+        )
+        .unwrap()[0];
+        assert_eq!(Cfg::new(f).succ[1], vec![0, 2]);
         let f = &parse(".section .text.k,\"ax\"\n/*0000*/ BRX R2 ;\n").unwrap()[0];
         assert!(Cfg::new(f).incomplete.is_some());
     }

@@ -167,8 +167,25 @@ pub fn pair(f: &Function, g: &Cfg, file: &str, a: &Op, b: &Op) -> PairResult {
                     ));
                 }
                 if back {
+                    // Whether the first run of `b` can come before every
+                    // `a`: the tier cannot evaluate the loop's conditions,
+                    // so this is said, not judged.
+                    let mut avoid = none.clone();
+                    for &z in &ia {
+                        avoid[z] = true;
+                    }
+                    let first = if g.from_entry(&avoid)[x] {
+                        format!(
+                            "; from the entry, `{}` at {} is reached before any `{}`: look at the loop's first iteration",
+                            b.label,
+                            bi.text(),
+                            a.label
+                        )
+                    } else {
+                        String::new()
+                    };
                     return PairResult::NotChecked(format!(
-                        "a loop holds `{}` at {} and `{}` at {}: their order is not straight-line",
+                        "a loop holds `{}` at {} and `{}` at {}: their order is not straight-line{first}",
                         b.label,
                         describe(f, bi),
                         a.label,
