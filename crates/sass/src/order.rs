@@ -12,7 +12,10 @@
 //! - **not checked**, with the reason: no instruction of the class at the
 //!   operation's line (the compiler removed or transformed it, or it is in
 //!   a function that is called, not inlined); a loop holding both (each
-//!   reaches the other); a predicated instruction in the offending pair
+//!   reaches the other), or either of the offending pair (a path into or
+//!   out of a loop may need a loop condition that never holds: nvcc
+//!   unrolls `for (k) { if (k == 0) wait; load }` into copies that each
+//!   keep a conditional wait); a predicated instruction in the offending pair
 //!   (whether both execute depends on predicates the tier does not
 //!   evaluate); control flow the tier cannot follow (an indirect branch);
 //! - **ordered** otherwise: no path runs an instruction of `b` and then
@@ -156,6 +159,11 @@ pub fn pair(f: &Function, g: &Cfg, file: &str, a: &Op, b: &Op) -> PairResult {
         for &y in &ia {
             if from_b[y] {
                 let back = g.reach(&[y], &none)[x];
+                // An instance inside a loop of its own (the compiler's
+                // unrolled or peeled copies of a source loop, where a
+                // conditional wait is copied into every iteration): the
+                // path found may need a loop condition that never holds.
+                let looped = g.reach(&[x], &none)[x] || g.reach(&[y], &none)[y];
                 let (bi, ai) = (&f.instrs[x], &f.instrs[y]);
                 if bi.pred.is_some() || ai.pred.is_some() {
                     return PairResult::NotChecked(format!(
@@ -166,7 +174,7 @@ pub fn pair(f: &Function, g: &Cfg, file: &str, a: &Op, b: &Op) -> PairResult {
                         describe(f, ai)
                     ));
                 }
-                if back {
+                if back || looped {
                     // Whether the first run of `b` can come before every
                     // `a`: the tier cannot evaluate the loop's conditions,
                     // so this is said, not judged.
@@ -185,7 +193,7 @@ pub fn pair(f: &Function, g: &Cfg, file: &str, a: &Op, b: &Op) -> PairResult {
                         String::new()
                     };
                     return PairResult::NotChecked(format!(
-                        "a loop holds `{}` at {} and `{}` at {}: their order is not straight-line{first}",
+                        "a loop holds `{}` at {} or `{}` at {} (the first reaches the second): their order is not straight-line{first}",
                         b.label,
                         describe(f, bi),
                         a.label,

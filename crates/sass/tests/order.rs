@@ -137,6 +137,22 @@ fn a_loop_holding_both_is_not_checked() {
         matches!(&r, PairResult::NotChecked(m) if m.contains("a loop holds")),
         "{r:?}"
     );
+    // A straight-line load that reaches a wait inside a later loop (nvcc
+    // 13.3's peeled first iterations, sm_100): not checked either.
+    let text = ".section .text.k,\"ax\"\n\t//## File \"/x/t.cu\", line 11\n/*0000*/ LDG.E R2, desc[UR4][R4.64] ;\n.L_top:\n\t//## File \"/x/t.cu\", line 10\n/*0010*/ BRA.U UP1, `(.L_skip) ;\n/*0020*/ ACQBULK ;\n.L_skip:\n/*0030*/ BRA.U !UP0, `(.L_top) ;\n/*0040*/ EXIT ;\n";
+    let f = parse(text).unwrap().remove(0);
+    let g = gridcheck_sass::cfg::Cfg::new(&f);
+    let r = pair(
+        &f,
+        &g,
+        "t.cu",
+        &op("wait", OpKind::Wait, 10),
+        &op("load", OpKind::Load, 11),
+    );
+    assert!(
+        matches!(&r, PairResult::NotChecked(m) if m.contains("a loop holds")),
+        "{r:?}"
+    );
 }
 
 #[test]
