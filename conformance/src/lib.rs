@@ -5,6 +5,9 @@
 //! - `static/<rule>/<test>`: a compile test, run with nvcc.
 //! - `gpu/<sm>/<rule>/<test>`: the litmus test on the GPU, its histogram
 //!   diffed against the model (see `gridcheck_report::diff`).
+//! - `sass/<toolchain>/<sm>/<rule>/<test>` and
+//!   `sass/<toolchain>/<sm>/user/<program>`: the machine code keeps the
+//!   program order around PDL and launch primitives (`sass.rs`).
 //!
 //! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
 //! is reported ignored with the reason, never passed. Every finished trial is
@@ -21,6 +24,7 @@ mod facts;
 mod mutants;
 pub mod options;
 mod progress;
+pub mod sass;
 pub mod summary;
 mod tiers;
 pub mod timeouts;
@@ -36,7 +40,7 @@ use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::runs::RUN_ID_VAR;
 use gridcheck_report::{Facts, ModelSummary, RunStamp, Status, TrialId, TrialRecord};
 use gridcheck_spec::{Seeds, Spec};
-use gridcheck_toolchain::Nvcc;
+use gridcheck_toolchain::{Nvcc, Toolchain};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 pub use options::{Options, Tier};
@@ -54,6 +58,8 @@ pub struct Ctx {
     /// the `libcudadevrt` of the toolkit that built them, the same release
     /// as the harness's nvcc on a bundle's GPU machine).
     pub toolkit: Option<String>,
+    /// The toolchain of `nvcc`: `--toolchain`'s, else the default one's.
+    pub toolchain: Result<Toolchain, String>,
     /// The first device of the GPU tier (the one without `--devices`), or
     /// why the tier cannot run here.
     pub device: Result<DeviceInfo, String>,
@@ -65,6 +71,7 @@ pub struct Ctx {
     pub run: RunStamp,
     models: Mutex<HashMap<String, Shared<ModelSummary>>>,
     hardware: Mutex<HashMap<String, Shared<worker::WorkerResult>>>,
+    sass: Mutex<HashMap<String, Shared<sass::Outcome>>>,
     /// Trials ignored because their tier cannot run here, with the reason.
     skipped: Mutex<Vec<TrialRecord>>,
     /// The known facts (`conformance/facts/`), every one: where each
@@ -106,11 +113,18 @@ impl Ctx {
         };
         let spec =
             gridcheck_spec::load_dir(&opts.spec, seeds.as_ref()).map_err(|e| e.to_string())?;
-        let nvcc = if opts.runs(Tier::Static) {
-            gridcheck_toolchain::find_nvcc(&opts.root)
+        let toolchain = if opts.runs(Tier::Static) || opts.runs(Tier::Sass) {
+            match &opts.toolchain {
+                Some(name) => gridcheck_toolchain::find_toolchain(&opts.root, name),
+                None => gridcheck_toolchain::find_nvcc(&opts.root).map(Toolchain::of_nvcc),
+            }
         } else {
             Err("the static tier is off".into())
         };
+        let nvcc = toolchain
+            .as_ref()
+            .map(|t| t.nvcc.clone())
+            .map_err(Clone::clone);
         let (device, devices) = if opts.runs(Tier::Gpu) {
             match devices::Pool::new(opts.devices.as_ref())? {
                 Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
@@ -154,12 +168,14 @@ impl Ctx {
             spec,
             nvcc,
             toolkit,
+            toolchain,
             device,
             devices,
             commit,
             run,
             models: Mutex::default(),
             hardware: Mutex::default(),
+            sass: Mutex::default(),
             done,
             facts,
             skipped: Mutex::default(),
@@ -485,6 +501,9 @@ pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
         return mutants::trials(ctx);
     }
     let mut out = Vec::new();
+    if ctx.opts.runs(Tier::Sass) {
+        out.extend(sass::trials(ctx));
+    }
     for (rule, test) in ctx.spec.pairs() {
         for tier in Tier::ALL {
             if ctx.opts.runs(tier)

@@ -115,6 +115,7 @@ fn record_for(
             tuning_file: ctx.opts.tuning_file.clone(),
             device: None,
             binary: None,
+            toolchain: None,
         }),
         commit: ctx.commit.clone(),
     }

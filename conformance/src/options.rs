@@ -85,13 +85,23 @@ pub struct Options {
     pub devices: Option<crate::devices::Devices>,
     /// Worker mode: the UUID the worker's device 0 must have.
     pub worker_device: Option<String>,
+    /// `--toolchain NAME`: an installed toolchain (`.toolchains/NAME`) for
+    /// the static and sass tiers, and its kernels
+    /// (`target/kernels-nvcc-NAME`) for the GPU tier unless `--cubins`.
+    pub toolchain: Option<String>,
+    /// `--sass-arch`: the architectures of the sass tier.
+    pub sass_arches: Vec<String>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
 
 pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
-  --tier model|static|gpu   run only this tier (repeatable; default: all); a tier named here
-                            that cannot run on this machine is an error
+  --tier model|static|gpu|sass  run only this tier (repeatable; default: all); a tier named
+                            here that cannot run on this machine is an error
+  --toolchain RELEASE       an installed toolchain (.toolchains/RELEASE, cargo xtask toolchain
+                            install): its nvcc for the static and sass tiers, its kernels
+                            (target/kernels-nvcc-RELEASE) for the GPU tier
+  --sass-arch LIST          the sass tier's architectures (default: sm_90,sm_100,sm_120)
   --root DIR                repository root (default: the workspace)
   --spec DIR                the spec to run (default: <root>/spec)
   --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
@@ -189,6 +199,8 @@ impl Options {
             worker: None,
             devices: None,
             worker_device: None,
+            toolchain: None,
+            sass_arches: ["sm_90", "sm_100", "sm_120"].map(String::from).to_vec(),
             libtest: Vec::new(),
         };
         let mut args = argv.into_iter();
@@ -210,11 +222,19 @@ impl Options {
                             .into_iter()
                             .find(|x| x.as_str() == t)
                             .ok_or_else(|| {
-                                format!("unknown tier `{t}`: expected model, static or gpu")
+                                format!("unknown tier `{t}`: expected model, static, gpu or sass")
                             })?;
                     o.tiers.push(tier);
                 }
                 "--root" => o.root = value(&mut args, "--root")?.into(),
+                "--toolchain" => o.toolchain = Some(value(&mut args, "--toolchain")?),
+                "--sass-arch" => {
+                    o.sass_arches = value(&mut args, "--sass-arch")?
+                        .split(',')
+                        .map(|a| a.trim().to_string())
+                        .filter(|a| !a.is_empty())
+                        .collect();
+                }
                 "--spec" => spec = Some(value(&mut args, "--spec")?.into()),
                 "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
                 "--cubins" => cubins = Some(value(&mut args, "--cubins")?.into()),
@@ -361,7 +381,10 @@ impl Options {
             }
         }
         o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
-        o.cubins = cubins.unwrap_or_else(|| o.root.join(gridcheck_kernelgen::BUILD_DIR));
+        o.cubins = cubins.unwrap_or_else(|| match &o.toolchain {
+            Some(t) => o.root.join(format!("target/kernels-nvcc-{t}")),
+            None => o.root.join(gridcheck_kernelgen::BUILD_DIR),
+        });
         o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
         if o.mutant_results.as_os_str().is_empty() {
             o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
@@ -430,6 +453,26 @@ mod tests {
                 .unwrap()
                 .classify_timeouts
         );
+    }
+
+    #[test]
+    fn a_toolchain_picks_its_kernels_and_sass_its_architectures() {
+        let o = parse(&[
+            "bin",
+            "--toolchain",
+            "13.5",
+            "--tier",
+            "sass",
+            "--sass-arch",
+            "sm_90,sm_120",
+        ])
+        .unwrap();
+        assert_eq!(o.toolchain.as_deref(), Some("13.5"));
+        assert_eq!(o.cubins, PathBuf::from("/r/target/kernels-nvcc-13.5"));
+        assert_eq!(o.sass_arches, vec!["sm_90", "sm_120"]);
+        assert_eq!(o.tiers, vec![Tier::Sass]);
+        let o = parse(&["bin", "--toolchain", "13.5", "--cubins", "/k"]).unwrap();
+        assert_eq!(o.cubins, PathBuf::from("/k"));
     }
 
     #[test]

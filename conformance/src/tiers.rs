@@ -177,9 +177,9 @@ fn model(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus, rec: &mut TrialRecord)
 
 /// Whether a tier that cannot run here is an error rather than ignored:
 /// `--tier` named it, or `GRIDCHECK_REQUIRE_TIERS` (comma-separated tiers)
-/// lists it (CI sets it for the static tier so that a broken nvcc install
-/// cannot pass silently).
-fn required(opts: &crate::Options, tier: Tier) -> bool {
+/// lists it (CI sets it for the static and sass tiers so that a broken
+/// toolkit install cannot pass silently).
+pub(crate) fn required(opts: &crate::Options, tier: Tier) -> bool {
     (opts.tiers_given && opts.runs(tier))
         || std::env::var("GRIDCHECK_REQUIRE_TIERS")
             .is_ok_and(|v| v.split(',').any(|t| t.trim() == tier.as_str()))
@@ -191,6 +191,7 @@ pub(crate) fn required_but_unavailable(ctx: &Ctx) -> Option<String> {
     [
         (Tier::Static, ctx.nvcc.as_ref().err()),
         (Tier::Gpu, ctx.device.as_ref().err()),
+        (Tier::Sass, ctx.toolchain.as_ref().err()),
     ]
     .into_iter()
     .filter(|(t, _)| ctx.opts.runs(*t) && required(&ctx.opts, *t))
@@ -273,6 +274,7 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
         command: out.command,
         success: out.success,
         output: out.output,
+        toolchain: Some(ctx.toolchain_record(None)),
     });
 }
 
@@ -303,6 +305,11 @@ fn gpu_ready<'a>(
         tuning_file: ctx.opts.tuning_file.clone(),
         device: Some(crate::devices::record_device(device)),
         binary: None,
+        // The toolchain that built the kernels (`cargo xtask build` writes
+        // it beside them); none for kernels built before it did.
+        toolchain: gridcheck_report::ToolchainRecord::read_from(&ctx.opts.cubins.join(&device.sm))
+            .ok()
+            .flatten(),
     });
     if let Err(why) =
         gridcheck_kernelgen::profile_runs_on(rule.profile, device.compute_capability.0)

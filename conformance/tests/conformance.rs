@@ -1,6 +1,7 @@
 //! `cargo test` runs the harness too: the model tier always, the static tier
 //! when nvcc is found, the GPU tier when a driver and built kernels exist
-//! (otherwise its trials are reported ignored with the reason).
+//! (otherwise its trials are reported ignored with the reason), the
+//! machine-code tier on sm_90 when nvcc and a disassembler are found.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +19,13 @@ fn main() -> ExitCode {
                 .display()
                 .to_string(),
         );
+    }
+    // The machine-code tier compiles every kernel with a PDL or launch
+    // primitive once per architecture: one architecture under `cargo test`
+    // (CI runs the tier on every one, under two toolchains).
+    if !argv.iter().any(|a| a == "--sass-arch") {
+        argv.insert(1, "--sass-arch".into());
+        argv.insert(2, "sm_90".into());
     }
     conformance::main_with(argv, root)
 }

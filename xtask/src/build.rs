@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
-use gridcheck_toolchain::{Nvcc, find_nvcc};
+use gridcheck_toolchain::{Nvcc, Toolchain, find_nvcc};
 
 use crate::Result;
 
@@ -133,10 +133,20 @@ pub fn targets(nvcc: &Nvcc, kernels: &Path) -> Result<(Vec<String>, Vec<LeftOut>
 /// allows), skipping outputs that are newer than the source and the headers
 /// and were built by the same nvcc with the same architecture and flags;
 /// `jobs` nvcc processes at a time. Returns what was built.
-pub fn run(root: &Path, kernels: &Path, arch_arg: &str, jobs: usize) -> Result<Vec<PathBuf>> {
+pub fn run(
+    root: &Path,
+    kernels: &Path,
+    arch_arg: &str,
+    jobs: usize,
+    toolchain: Option<&Toolchain>,
+) -> Result<Vec<PathBuf>> {
     let started = Instant::now();
     let spec = crate::load_spec(root)?;
-    let nvcc = find_nvcc(root)?;
+    let toolchain = match toolchain {
+        Some(t) => t.clone(),
+        None => Toolchain::of_nvcc(find_nvcc(root)?),
+    };
+    let nvcc = toolchain.nvcc.clone();
     let archs = archs(&nvcc, arch_arg, kernels)?;
     let (targets, _) = targets(&nvcc, kernels)?;
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
@@ -244,6 +254,16 @@ pub fn run(root: &Path, kernels: &Path, arch_arg: &str, jobs: usize) -> Result<V
         nvcc.found_via
     );
     built.push(devrt);
+    // The toolchain that built them, beside every architecture's kernels
+    // and at the root (the PTX's), for the GPU tier's records.
+    let stamp = crate::toolchain::record(&toolchain);
+    for dir in std::iter::once(kernels.to_path_buf()).chain(archs.iter().map(|a| kernels.join(a))) {
+        if dir.is_dir() {
+            stamp
+                .write_into(&dir)
+                .map_err(|e| format!("the kernels' toolchain: {e}"))?;
+        }
+    }
     Ok(built)
 }
 

@@ -22,7 +22,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
     codegen::run(&root, true)?;
     let kernels_root = crate::kernels_root(&root);
-    let built = build::run(&root, &kernels_root, &arch, jobs)?;
+    let built = build::run(&root, &kernels_root, &arch, jobs, None)?;
     release_build(
         &root,
         &[

@@ -5,8 +5,11 @@
 //! cargo xtask spec coverage                  rules and tests per seed, profile, kind, status
 //! cargo xtask spec coverage --sentences      the seeds' sentences: quoted by a rule, or why not a claim
 //! cargo xtask codegen [--check]              write (or check) kernels/generated/
-//! cargo xtask build [--arch all|sm_XX,..]    nvcc: generated kernels -> target/kernels/<sm>/*.cubin, .ptx
+//! cargo xtask build [--arch all|sm_XX,..] [--toolchain 13.5]
+//!                                            nvcc: generated kernels -> target/kernels/<sm>/*.cubin, .ptx
+//!                                            (an installed toolchain's: target/kernels-nvcc-13.5/<sm>/)
 //! cargo xtask plan [--arch all|sm_XX,..]     per architecture, the GPU trials that would run
+//! cargo xtask toolchain install 13.5 | list  CUDA releases from PyPI into .toolchains/
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
 //! cargo xtask gpu-bundle [--arch ..]         binaries and kernels for a GPU machine without Rust
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
@@ -31,6 +34,7 @@ mod mutants;
 mod plan;
 mod record;
 mod report;
+mod toolchain;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -44,16 +48,21 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   (spec/sentences.yaml), or checkable without a rule;
                                   with --all, every sentence and its standing
   codegen [--check]               regenerate kernels/generated/ (or fail if it is stale)
-  build [--arch all|sm_XX[,sm_YY]] [--jobs N]
+  build [--arch all|sm_XX[,sm_YY]] [--jobs N] [--toolchain 13.5]
                                   compile the generated kernels with nvcc into target/kernels/<arch>/
                                   for every architecture (default all that nvcc targets) their plan
-                                  allows, plus each test's PTX and libcudadevrt.a
+                                  allows, plus each test's PTX and libcudadevrt.a (with an installed
+                                  toolchain: target/kernels-nvcc-<release>/<arch>/)
   plan [--arch all|sm_XX[,..]] [--built sm_XX[,..]] [--update-readme | --check]
                                   per GPU architecture, how many GPU trials would run, and through
                                   which binary (README's table; computed from the code); --built:
                                   with cubins of these architectures only (a bundle's --arch)
-  conformance [--tier model|static|gpu]... [harness options] [-- <libtest args>]
-                                  run the conformance harness (builds the kernels when a GPU is present)
+  toolchain install <release>...  install CUDA releases (nvcc, runtime, disassemblers) from PyPI
+                                  into .toolchains/<release>/
+  toolchain list                  the installed toolchains: nvcc, device runtime, disassembler
+  conformance [--tier model|static|gpu|sass]... [--toolchain 13.0,13.5]... [harness options] [-- <libtest args>]
+                                  run the conformance harness (builds the kernels when a GPU is present);
+                                  with --toolchain, once per toolchain named
   gpu-bundle [--arch all|sm_XX[,..]] [--jobs N]
                                   put the release harness and the kernels (every architecture by
                                   default, PTX, libcudadevrt.a; packed in kernels.tar.xz) into
@@ -99,11 +108,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
-        Some("build") => build_args(&args[1..]).and_then(|(arch, jobs)| {
-            let root = root();
-            build::run(&root, &kernels_root(&root), &arch, jobs).map(|_| ())
-        }),
+        Some("build") => build_cmd(&args[1..]),
         Some("plan") => plan::run(&args[1..]),
+        Some("toolchain") => toolchain::run(&root(), &args[1..]),
         Some("conformance") => conformance(&args[1..]),
         Some("gpu-bundle") => bundle::run(&args[1..]),
         Some("mutants") => mutants::run(&args[1..]),
@@ -139,6 +146,27 @@ fn error_text(e: &str) -> String {
     } else {
         format!("error: {e}")
     }
+}
+
+/// `build [--arch A] [--jobs N] [--toolchain R]...`: once per toolchain
+/// named, else with the default nvcc.
+fn build_cmd(args: &[String]) -> Result<()> {
+    let root = root();
+    let (arch, jobs) = build_args(&toolchain::strip_flag(args))?;
+    let tcs = toolchain::selected(&root, args)?;
+    if tcs.is_empty() {
+        return build::run(&root, &kernels_root(&root), &arch, jobs, None).map(|_| ());
+    }
+    for t in &tcs {
+        build::run(
+            &root,
+            &toolchain::kernels_dir(&root, Some(t)),
+            &arch,
+            jobs,
+            Some(t),
+        )?;
+    }
+    Ok(())
 }
 
 /// `--arch all|sm_XX[,..]` (default all) and `--jobs N` (default one per
@@ -240,6 +268,34 @@ fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
 
 fn conformance(args: &[String]) -> Result<()> {
     let root = root();
+    let tcs = toolchain::selected(&root, args)?;
+    if tcs.is_empty() {
+        return conformance_with(&root, args, None);
+    }
+    // Once per toolchain, each into its own results file unless one is
+    // named (records name their toolchain either way).
+    let rest = toolchain::strip_flag(args);
+    let mut failed = Vec::new();
+    for t in &tcs {
+        println!("== toolchain {} (nvcc {})", t.name, t.nvcc.version);
+        let mut a = vec!["--toolchain".to_string(), t.name.clone()];
+        a.extend(rest.iter().cloned());
+        if let Err(e) = conformance_with(&root, &a, Some(t)) {
+            failed.push(format!("toolchain {}: {e}", t.name));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("\n"))
+    }
+}
+
+fn conformance_with(
+    root: &Path,
+    args: &[String],
+    tc: Option<&gridcheck_toolchain::Toolchain>,
+) -> Result<()> {
     let (ours, libtest) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (args, &[][..]),
@@ -254,11 +310,15 @@ fn conformance(args: &[String]) -> Result<()> {
         match gridcheck_gpu::probe() {
             Ok(d) => {
                 println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
-                codegen::run(&root, true)?;
+                codegen::run(root, true)?;
                 // The device's architecture when nvcc targets it, and the
                 // PTX of every test in any case.
-                let nvcc = gridcheck_toolchain::find_nvcc(&root)?;
-                let (targets, _) = build::targets(&nvcc, &kernels_root(&root))?;
+                let kernels = toolchain::kernels_dir(root, tc);
+                let nvcc = match tc {
+                    Some(t) => t.nvcc.clone(),
+                    None => gridcheck_toolchain::find_nvcc(root)?,
+                };
+                let (targets, _) = build::targets(&nvcc, &kernels)?;
                 let arch = if targets.contains(&d.sm) {
                     d.sm.clone()
                 } else {
@@ -268,9 +328,9 @@ fn conformance(args: &[String]) -> Result<()> {
                     );
                     "none".into()
                 };
-                build::run(&root, &kernels_root(&root), &arch, build::default_jobs())?;
+                build::run(root, &kernels, &arch, build::default_jobs(), tc)?;
                 if ours.iter().any(|a| a == "--mutants" || a == "--tune") {
-                    mutants::build(&root, &d.sm)?;
+                    mutants::build(root, &d.sm)?;
                 }
             }
             Err(reason) => println!("GPU tier will not run: {reason}"),
@@ -278,7 +338,7 @@ fn conformance(args: &[String]) -> Result<()> {
     }
     let st = status(
         cargo()
-            .current_dir(&root)
+            .current_dir(root)
             .args(["run", "--quiet", "--release", "-p", "conformance", "--"])
             .args(ours)
             .args(libtest),

@@ -382,6 +382,7 @@ mod tests {
                 tuning: None,
                 tuning_file: None,
                 binary: None,
+                toolchain: None,
                 device: None,
             });
             r

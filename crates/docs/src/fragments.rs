@@ -122,9 +122,14 @@ pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
 pub(crate) fn reproduce(trial: &TrialId) -> String {
     let tier = trial.tier;
     let mut s = String::from("Reproduce:\n\n<div class=\"gc-repro\">\n\n");
+    let tc = trial
+        .toolchain
+        .as_ref()
+        .map(|t| format!(" --toolchain {t}"))
+        .unwrap_or_default();
     s += &fenced(
         "sh",
-        &format!("cargo xtask conformance --tier {tier} -- --exact {trial}"),
+        &format!("cargo xtask conformance --tier {tier}{tc} -- --exact {trial}"),
     );
     if tier == Tier::Gpu {
         s += "\nor on a GPU machine without Rust, with a bundle built here:\n\n";
@@ -137,6 +142,8 @@ pub(crate) fn reproduce(trial: &TrialId) -> String {
         );
     } else if tier == Tier::Static {
         s += "\n(the compile tier needs nvcc, not a GPU).\n";
+    } else if tier == Tier::Sass {
+        s += "\n(the machine-code tier needs the toolchain, `cargo xtask toolchain install`, not a GPU).\n";
     }
     s + "\n</div>\n"
 }
@@ -167,6 +174,11 @@ mod tests {
         assert!(
             s.contains("--tier static -- --exact static/r.a/t") && !s.contains("gpu-run"),
             "{s}"
+        );
+        let m = reproduce(&"sass/13.5/sm_90/r.a/t".parse().unwrap());
+        assert!(
+            m.contains("--tier sass --toolchain 13.5 -- --exact sass/13.5/sm_90/r.a/t"),
+            "{m}"
         );
     }
 }

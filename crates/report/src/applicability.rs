@@ -278,6 +278,7 @@ mod tests {
             tuning: None,
             tuning_file: None,
             binary: None,
+            toolchain: None,
             device: None,
         });
         r
@@ -466,6 +467,7 @@ mod tests {
                 command: String::new(),
                 success: true,
                 output: String::new(),
+                toolchain: None,
             });
             r
         };

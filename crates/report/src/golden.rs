@@ -159,6 +159,7 @@ mod tests {
             tuning: None,
             tuning_file: None,
             binary: None,
+            toolchain: None,
             device: None,
         }
     }

@@ -29,6 +29,7 @@ mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
+mod toolchain;
 mod trial;
 mod tuning;
 
@@ -47,7 +48,8 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use trial::{Subject, TestKey, Tier, TrialId};
+pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord};
+pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -59,6 +59,10 @@ pub struct CompileSummary {
     pub command: String,
     pub success: bool,
     pub output: String,
+    /// The toolchain that compiled it (absent in records made before
+    /// toolchains were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<crate::ToolchainRecord>,
 }
 
 /// Where a GPU trial ran.
@@ -90,6 +94,10 @@ pub struct Environment {
     /// chose among architectures: those ran the exact `sm` cubin).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<Binary>,
+    /// The toolchain that built the kernels that ran (from their
+    /// `toolchain.json`; absent where they had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain: Option<crate::ToolchainRecord>,
 }
 
 /// The binary a GPU trial ran: how it was chosen, for which architecture,
@@ -399,6 +407,7 @@ mod device_tests {
             tuning_file: Some("conformance/tuning/sm_90.toml".into()),
             device,
             binary: None,
+            toolchain: None,
         });
         r
     }

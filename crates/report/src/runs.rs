@@ -398,6 +398,7 @@ mod tests {
             tuning: None,
             tuning_file: None,
             binary: None,
+            toolchain: None,
             device: Some(crate::Device {
                 ordinal,
                 uuid: Some(format!("GPU-{gpu}-{ordinal}")),

@@ -1,7 +1,10 @@
 //! The key of a result: [`TrialId`], one rule's claim about one test on a
 //! tier (`model/<rule>/<test>`, `static/<rule>/<test>`,
-//! `gpu/<sm>/<rule>/<test>`), and [`TestKey`], the test on a tier whatever
-//! rule lists it (`model/<test>`, `static/<test>`, `gpu/<sm>/<test>`).
+//! `gpu/<sm>/<rule>/<test>`, `sass/<toolchain>/<sm>/<rule>/<test>`), and
+//! [`TestKey`], the test on a tier whatever rule lists it (`model/<test>`,
+//! `static/<test>`, `gpu/<sm>/<test>`, `sass/<toolchain>/<sm>/<test>`). The
+//! machine-code tier's user programs are trials of the rule-like name
+//! [`USER_PROGRAMS`]: `sass/<toolchain>/<sm>/user/<program>`.
 //!
 //! A rule and a test are many-to-many: a test listed by eight rules makes
 //! eight trials but one model exploration and one hardware run. A fact about
@@ -24,16 +27,23 @@ pub enum Tier {
     Static,
     /// Litmus, runtime and host tests on the GPU.
     Gpu,
+    /// The machine code of the generated kernels and the user programs:
+    /// program order kept around PDL and launch primitives (no GPU).
+    Sass,
 }
 
+/// The rule part of a user program's machine-code trial.
+pub const USER_PROGRAMS: &str = "user";
+
 impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Model, Tier::Static, Tier::Gpu];
+    pub const ALL: [Tier; 4] = [Tier::Model, Tier::Static, Tier::Gpu, Tier::Sass];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Model => "model",
             Tier::Static => "static",
             Tier::Gpu => "gpu",
+            Tier::Sass => "sass",
         }
     }
 }
@@ -51,7 +61,7 @@ impl FromStr for Tier {
         Tier::ALL
             .into_iter()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown tier `{s}`: expected model, static or gpu"))
+            .ok_or_else(|| format!("unknown tier `{s}`: expected model, static, gpu or sass"))
     }
 }
 
@@ -60,8 +70,11 @@ impl FromStr for Tier {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TestKey {
     pub tier: Tier,
-    /// `sm_90`: set on the GPU tier, and only there.
+    /// `sm_90`: set on the GPU and machine-code tiers, and only there.
     pub sm: Option<String>,
+    /// The toolchain release (`13.5`): set on the machine-code tier, and
+    /// only there.
+    pub toolchain: Option<String>,
     pub test: String,
 }
 
@@ -69,8 +82,11 @@ pub struct TestKey {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TrialId {
     pub tier: Tier,
-    /// `sm_90`: set on the GPU tier, and only there.
+    /// `sm_90`: set on the GPU and machine-code tiers, and only there.
     pub sm: Option<String>,
+    /// The toolchain release (`13.5`): set on the machine-code tier, and
+    /// only there.
+    pub toolchain: Option<String>,
     pub rule: String,
     pub test: String,
 }
@@ -88,9 +104,18 @@ impl TrialId {
         TrialId::new(Tier::Gpu, Some(sm), rule, test)
     }
 
+    /// A machine-code trial: `sass/<toolchain>/<sm>/<rule>/<test>`.
+    pub fn sass(toolchain: &str, sm: &str, rule: &str, test: &str) -> TrialId {
+        TrialId {
+            toolchain: Some(toolchain.to_string()),
+            ..TrialId::new(Tier::Sass, Some(sm), rule, test)
+        }
+    }
+
     fn new(tier: Tier, sm: Option<&str>, rule: &str, test: &str) -> TrialId {
         TrialId {
             tier,
+            toolchain: None,
             sm: sm.map(str::to_string),
             rule: rule.to_string(),
             test: test.to_string(),
@@ -103,6 +128,7 @@ impl TrialId {
         TestKey {
             tier: self.tier,
             sm: self.sm.clone(),
+            toolchain: self.toolchain.clone(),
             test: self.test.clone(),
         }
     }
@@ -111,6 +137,9 @@ impl TrialId {
 impl fmt::Display for TrialId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.tier.as_str())?;
+        if let Some(t) = &self.toolchain {
+            write!(f, "/{t}")?;
+        }
         if let Some(sm) = &self.sm {
             write!(f, "/{sm}")?;
         }
@@ -121,6 +150,9 @@ impl fmt::Display for TrialId {
 impl fmt::Display for TestKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.tier.as_str())?;
+        if let Some(t) = &self.toolchain {
+            write!(f, "/{t}")?;
+        }
         if let Some(sm) = &self.sm {
             write!(f, "/{sm}")?;
         }
@@ -209,20 +241,39 @@ impl fmt::Display for Subject {
     }
 }
 
-/// A name's parts after its tier and, on the GPU tier, its architecture.
-fn split(s: &str) -> Result<(Tier, Option<String>, Vec<&str>), String> {
+/// A name's parts after its tier, its toolchain (machine-code tier) and
+/// architecture (GPU and machine-code tiers).
+type Head<'a> = (Tier, Option<String>, Option<String>, Vec<&'a str>);
+
+fn split(s: &str) -> Result<Head<'_>, String> {
     let mut parts = s.split('/');
     let tier: Tier = parts
         .next()
         .unwrap_or_default()
         .parse()
         .map_err(|e| format!("`{s}`: {e}"))?;
-    let sm = match tier {
-        Tier::Gpu => match parts.next() {
-            Some(sm) if sm.starts_with("sm_") && sm.len() > 3 => Some(sm.to_string()),
+    let toolchain = match tier {
+        Tier::Sass => match parts.next() {
+            Some(t) if is_release(t) => Some(t.to_string()),
             _ => {
                 return Err(format!(
+                    "`{s}`: a machine-code name starts `sass/<toolchain>/sm_XX/` (a release such as 13.5)"
+                ));
+            }
+        },
+        _ => None,
+    };
+    let sm = match tier {
+        Tier::Gpu | Tier::Sass => match parts.next() {
+            Some(sm) if sm.starts_with("sm_") && sm.len() > 3 => Some(sm.to_string()),
+            _ if tier == Tier::Gpu => {
+                return Err(format!(
                     "`{s}`: a GPU name starts `gpu/sm_XX/` (the architecture)"
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "`{s}`: a machine-code name has the architecture `sm_XX` after the toolchain"
                 ));
             }
         },
@@ -232,12 +283,21 @@ fn split(s: &str) -> Result<(Tier, Option<String>, Vec<&str>), String> {
     if rest.iter().any(|p| p.is_empty() || p.trim() != *p) {
         return Err(format!("`{s}`: an empty or padded part"));
     }
-    Ok((tier, sm, rest))
+    Ok((tier, toolchain, sm, rest))
+}
+
+/// `13.5`: digits, a dot, digits.
+fn is_release(t: &str) -> bool {
+    let mut p = t.split('.');
+    let num =
+        |x: Option<&str>| x.is_some_and(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()));
+    num(p.next()) && num(p.next()) && p.next().is_none()
 }
 
 fn form(tier: Tier) -> &'static str {
     match tier {
         Tier::Gpu => "gpu/<sm>/",
+        Tier::Sass => "sass/<toolchain>/<sm>/",
         Tier::Model => "model/",
         Tier::Static => "static/",
     }
@@ -247,10 +307,11 @@ impl FromStr for TrialId {
     type Err = String;
 
     fn from_str(s: &str) -> Result<TrialId, String> {
-        let (tier, sm, rest) = split(s)?;
+        let (tier, toolchain, sm, rest) = split(s)?;
         match rest.as_slice() {
             [rule, test] => Ok(TrialId {
                 tier,
+                toolchain,
                 sm,
                 rule: rule.to_string(),
                 test: test.to_string(),
@@ -267,10 +328,11 @@ impl FromStr for TestKey {
     type Err = String;
 
     fn from_str(s: &str) -> Result<TestKey, String> {
-        let (tier, sm, rest) = split(s)?;
+        let (tier, toolchain, sm, rest) = split(s)?;
         match rest.as_slice() {
             [test] => Ok(TestKey {
                 tier,
+                toolchain,
                 sm,
                 test: test.to_string(),
             }),
@@ -286,7 +348,7 @@ impl FromStr for Subject {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Subject, String> {
-        let (tier, _, rest) = split(s)?;
+        let (tier, _, _, rest) = split(s)?;
         match rest.len() {
             1 => s.parse().map(Subject::Test),
             2 => s.parse().map(Subject::Trial),
@@ -330,6 +392,8 @@ mod tests {
             "model/cdp2.a.b/t",
             "static/cdp1.x.y/c1-t",
             "gpu/sm_90/pdl.w.s/pdl-no-wait-may-be-stale",
+            "sass/13.5/sm_90/pdl.w.s/pdl-no-wait-may-be-stale",
+            "sass/13.0/sm_100/user/restrict-load",
         ] {
             let id: TrialId = name.parse().unwrap();
             assert_eq!(id.to_string(), name);
@@ -341,6 +405,13 @@ mod tests {
         assert_eq!(TrialId::model("r", "t").test_key().to_string(), "model/t");
         let k: TestKey = "gpu/sm_90/t".parse().unwrap();
         assert_eq!(k, id.test_key());
+        let sass = TrialId::sass("13.5", "sm_90", "pdl.a", "t");
+        assert_eq!(sass.to_string(), "sass/13.5/sm_90/pdl.a/t");
+        assert_eq!(sass.test_key().to_string(), "sass/13.5/sm_90/t");
+        assert_eq!(
+            "sass/13.5/sm_90/t".parse::<TestKey>().unwrap(),
+            sass.test_key()
+        );
         assert_eq!("static/t".parse::<Subject>().unwrap().tier(), Tier::Static);
     }
 
@@ -351,6 +422,12 @@ mod tests {
             ("cpu/a/b", "unknown tier `cpu`"),
             ("model/a", "expected model/<rule>/<test>"),
             ("gpu/sm_90/a/b/c", "expected gpu/<sm>/<rule>/<test>"),
+            ("sass/sm_90/a/b", "sass/<toolchain>/sm_XX/"),
+            ("sass/13.5/a/b", "architecture `sm_XX` after the toolchain"),
+            (
+                "sass/13.5/sm_90/a",
+                "expected sass/<toolchain>/<sm>/<rule>/<test>",
+            ),
             ("model/a//b", "empty"),
             ("", "unknown tier"),
         ] {

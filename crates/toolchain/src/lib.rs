@@ -14,15 +14,21 @@
 //! built binary of a test runs on a device (`binary.rs`).
 //!
 //! Also where the checkout is (`root.rs`): decided at run time, so that a
-//! binary built in one checkout works on the checkout it is run for.
+//! binary built in one checkout works on the checkout it is run for; and
+//! the toolchains installed in the checkout (`toolchains.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod binary;
 mod root;
+mod toolchains;
 
 pub use root::{COMMIT_VAR, checkout_commit, checkout_of, checkout_root, resolve_root, run_commit};
+pub use toolchains::{
+    PACKAGES, TOOLCHAINS_DIR, Toolchain, disassembler, find_toolchain, fnv1a64, installed,
+    is_release, release_key, release_of, venv_bin,
+};
 
 /// A usable nvcc.
 #[derive(Debug, Clone)]
@@ -120,6 +126,41 @@ pub fn parse_version(text: &str) -> Option<String> {
     Some(v.split_whitespace().next()?.to_string())
 }
 
+/// The nvcc at `path` with its device runtime, or why it is not usable
+/// (`via` says how it was found).
+pub fn nvcc_at(path: &Path, via: &str) -> Result<Nvcc, String> {
+    let out = match Command::new(path).arg("--version").output() {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            return Err(format!(
+                "{} ({via}) exited with {}",
+                path.display(),
+                o.status
+            ));
+        }
+        Err(e) => return Err(format!("{} ({via}) cannot run: {e}", path.display())),
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(version) = parse_version(&text) else {
+        return Err(format!(
+            "{} ({via}): unrecognised --version output",
+            path.display()
+        ));
+    };
+    let Some(lib_dir) = devrt_dir(path) else {
+        return Err(format!(
+            "{} ({via}) has no libcudadevrt.a beside it (install nvidia-cuda-runtime)",
+            path.display()
+        ));
+    };
+    Ok(Nvcc {
+        path: path.to_path_buf(),
+        version,
+        lib_dir,
+        found_via: via.to_string(),
+    })
+}
+
 /// Finds nvcc and cudadevrt, or says clearly why not.
 pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
     let mut problems = Vec::new();
@@ -127,42 +168,10 @@ pub fn find_nvcc(repo_root: &Path) -> Result<Nvcc, String> {
         if !path.is_file() {
             continue;
         }
-        let out = match Command::new(&path).arg("--version").output() {
-            Ok(o) if o.status.success() => o,
-            Ok(o) => {
-                problems.push(format!(
-                    "{} ({via}) exited with {}",
-                    path.display(),
-                    o.status
-                ));
-                continue;
-            }
-            Err(e) => {
-                problems.push(format!("{} ({via}) cannot run: {e}", path.display()));
-                continue;
-            }
-        };
-        let text = String::from_utf8_lossy(&out.stdout);
-        let Some(version) = parse_version(&text) else {
-            problems.push(format!(
-                "{} ({via}): unrecognised --version output",
-                path.display()
-            ));
-            continue;
-        };
-        let Some(lib_dir) = devrt_dir(&path) else {
-            problems.push(format!(
-                "{} ({via}) has no libcudadevrt.a beside it (install nvidia-cuda-runtime)",
-                path.display()
-            ));
-            continue;
-        };
-        return Ok(Nvcc {
-            path,
-            version,
-            lib_dir,
-            found_via: via,
-        });
+        match nvcc_at(&path, &via) {
+            Ok(n) => return Ok(n),
+            Err(e) => problems.push(e),
+        }
     }
     if problems.is_empty() {
         Err(NOT_FOUND_HELP.to_string())
@@ -324,6 +333,34 @@ impl Nvcc {
                 .unwrap_or("");
             Err(first.trim().to_string())
         }
+    }
+
+    /// `nvcc -arch=<arch> -rdc=true -cubin -lineinfo -I<include> <flags>
+    /// <src> -o <cubin>`: the device code alone, relocatable, with line
+    /// information (which does not change the code) for the machine-code
+    /// tier; no host compiler, no device link.
+    pub fn compile_lineinfo_cubin(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        cubin: &Path,
+    ) -> CompileOutput {
+        let mut args = vec![
+            format!("-arch={arch}"),
+            "-rdc=true".into(),
+            "-cubin".into(),
+            "-lineinfo".into(),
+            format!("-I{}", include.display()),
+        ];
+        args.extend(flags.iter().cloned());
+        args.extend([
+            src.display().to_string(),
+            "-o".into(),
+            cubin.display().to_string(),
+        ]);
+        self.run(&args)
     }
 
     /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> <src> -L<lib>

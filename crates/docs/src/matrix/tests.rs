@@ -20,6 +20,7 @@ fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
             tuning: None,
             tuning_file: None,
             binary: None,
+            toolchain: None,
             device: None,
         }),
         test_hash: None,

@@ -250,6 +250,7 @@ fn the_severity_ladder_and_the_environments() {
             tuning: None,
             tuning_file: None,
             binary: None,
+            toolchain: None,
             device: Some(crate::Device {
                 ordinal: 0,
                 uuid: Some("GPU-1".into()),

@@ -1,0 +1,324 @@
+//! The machine-code tier (`--tier sass`, no GPU): every generated litmus
+//! kernel that runs a PDL or launch primitive, and every user program of
+//! `kernels/sass/programs.toml`, compiled by the run's toolchain for each
+//! architecture of `--sass-arch` with `-lineinfo`, disassembled with
+//! `nvdisasm -c -gi`, and each modeled thread's operations checked to keep
+//! their program order around the primitives (`gridcheck_sass`).
+//!
+//! Trials: `sass/<toolchain>/<sm>/<rule>/<test>` (one per rule that lists
+//! the test, one compile and check per test) and
+//! `sass/<toolchain>/<sm>/user/<program>`. A violation fails with both
+//! instructions, their addresses and source lines; a pair the tier cannot
+//! decide (a loop, predication, an operation with no instruction of its
+//! class) makes the trial not-supported with the reason, never a pass.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use gridcheck_kernelgen::test_hash;
+use gridcheck_report::{CompileSummary, Status, TrialId, TrialRecord, USER_PROGRAMS};
+use gridcheck_sass::programs::{Judgement, Program};
+use gridcheck_spec::{Test, TestBody};
+use gridcheck_toolchain::Toolchain;
+use libtest_mimic::Trial;
+
+use crate::{Ctx, conclude};
+
+/// Where the user programs and their manifest are.
+pub const PROGRAMS_DIR: &str = "kernels/sass";
+
+/// The outcome of one compile and check, shared by every rule's trial.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: Status,
+    pub message: String,
+    pub compile: Option<CompileSummary>,
+}
+
+/// The architecture's number: 90 for `sm_90`.
+fn arch_number(arch: &str) -> u32 {
+    arch.trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap_or(0)
+}
+
+/// Whether a litmus test's generated kernel runs a PDL or launch
+/// primitive (read from its generated file).
+fn has_primitive(root: &Path, test: &Test) -> bool {
+    let src = root
+        .join(gridcheck_kernelgen::GENERATED_DIR)
+        .join(gridcheck_kernelgen::file_name(test));
+    std::fs::read_to_string(src)
+        .ok()
+        .and_then(|s| gridcheck_sass::generated::parse(&s).ok())
+        .is_some_and(|ks| ks.iter().any(|k| k.has_primitive()))
+}
+
+/// The machine-code trials of the spec and the user programs.
+pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
+    let tc = match &ctx.toolchain {
+        Ok(t) => t.clone(),
+        Err(e) if crate::tiers::required(&ctx.opts, crate::Tier::Sass) => {
+            // GRIDCHECK_REQUIRE_TIERS names the tier: its absence fails.
+            let msg = format!("the sass tier cannot run: {e}");
+            return vec![
+                Trial::test("sass/unavailable", move || Err(msg.clone().into())).with_kind("sass"),
+            ];
+        }
+        Err(e) => {
+            eprintln!("note: the sass tier will not run: {e}");
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    let root = &ctx.opts.root;
+    for (rule, test) in ctx.spec.pairs() {
+        if !matches!(test.body, TestBody::Litmus(_)) || !has_primitive(root, test) {
+            continue;
+        }
+        for arch in &ctx.opts.sass_arches {
+            if let Ok(Some(_)) = gridcheck_kernelgen::build_plan(test, arch) {
+                let id = TrialId::sass(&tc.name, arch, &rule.id, &test.name);
+                out.push(trial(ctx, id, Some(test_hash(test))));
+            }
+        }
+    }
+    match programs(root) {
+        Ok(progs) => {
+            for p in progs {
+                for arch in &ctx.opts.sass_arches {
+                    if arch_number(arch) >= p.min_arch {
+                        let id = TrialId::sass(&tc.name, arch, USER_PROGRAMS, &p.name);
+                        out.push(trial(ctx, id, None));
+                    }
+                }
+            }
+        }
+        Err(e) => {
+            // A broken manifest fails the run's one trial that names it.
+            let id = TrialId::sass(&tc.name, "sm_90", USER_PROGRAMS, "manifest");
+            let ctx = Arc::clone(ctx);
+            out.push(
+                Trial::ignorable_test(id.to_string(), move || {
+                    let rec = TrialRecord::new(id, Status::Fail, e.clone());
+                    ctx.record(rec);
+                    Err(e.clone().into())
+                })
+                .with_kind("sass"),
+            );
+        }
+    }
+    out
+}
+
+fn programs(root: &Path) -> Result<Vec<Program>, String> {
+    gridcheck_sass::programs::load(&root.join(PROGRAMS_DIR))
+}
+
+fn trial(ctx: &Arc<Ctx>, id: TrialId, hash: Option<String>) -> Trial {
+    let ctx = Arc::clone(ctx);
+    Trial::ignorable_test(id.to_string(), move || {
+        if let Some(r) = ctx.resumed(&id) {
+            return conclude(r.status, &format!("{} (from the previous run)", r.message));
+        }
+        let o = ctx.sass(&id.test_key().to_string(), || run(&ctx, &id));
+        let mut rec = TrialRecord::new(id.clone(), o.status, o.message);
+        (rec.test_hash, rec.commit, rec.compile) = (hash.clone(), ctx.commit.clone(), o.compile);
+        (rec.status, rec.message) = ctx.facts.apply(&rec);
+        let result = conclude(rec.status, &rec.message);
+        ctx.record(rec);
+        result
+    })
+    .with_kind("sass")
+}
+
+fn not_run(why: String) -> Outcome {
+    Outcome {
+        status: Status::NotSupported,
+        message: format!("not run: {why}"),
+        compile: None,
+    }
+}
+
+/// Compiles, disassembles and checks one test or program.
+fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
+    let tc = match &ctx.toolchain {
+        Ok(t) => t,
+        Err(e) => return not_run(e.clone()),
+    };
+    let root = &ctx.opts.root;
+    let Some(dis) = gridcheck_toolchain::disassembler(root, tc) else {
+        if crate::tiers::required(&ctx.opts, crate::Tier::Sass) {
+            return fail(format!(
+                "toolchain {} has no nvdisasm and no other toolchain has one (GRIDCHECK_REQUIRE_TIERS names sass)",
+                tc.name
+            ));
+        }
+        return not_run(format!(
+            "toolchain {} has no nvdisasm and no other toolchain has one (cargo xtask toolchain install 13.5)",
+            tc.name
+        ));
+    };
+    let arch = id.sm.clone().unwrap_or_default();
+    let work = root
+        .join("target/gridcheck/sass")
+        .join(&tc.name)
+        .join(&arch);
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        return not_run(format!("cannot create {}: {e}", work.display()));
+    }
+    let user = id.rule == USER_PROGRAMS;
+    let (src, flags, program) = if user {
+        let progs = match programs(root) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let Some(p) = progs.into_iter().find(|p| p.name == id.test) else {
+            return fail(format!("no user program `{}`", id.test));
+        };
+        (
+            root.join(PROGRAMS_DIR).join(&p.file),
+            p.flags.clone(),
+            Some(p),
+        )
+    } else {
+        let Some(test) = ctx.spec.test(&id.test) else {
+            return fail(format!("no test `{}`", id.test));
+        };
+        let flags = match gridcheck_kernelgen::build_plan(test, &arch) {
+            Ok(Some(f)) => f,
+            Ok(None) => return not_run("the test has no kernel".into()),
+            Err(e) => return not_run(e),
+        };
+        let src = root
+            .join(gridcheck_kernelgen::GENERATED_DIR)
+            .join(gridcheck_kernelgen::file_name(test));
+        (src, flags, None)
+    };
+    let cubin = work.join(format!("{}.cubin", id.test));
+    let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
+    let out = tc
+        .nvcc
+        .compile_lineinfo_cubin(&src, &include, &arch, &flags, &cubin);
+    let compile = Some(CompileSummary {
+        nvcc: tc.nvcc.version.clone(),
+        command: out.command.clone(),
+        success: out.success,
+        output: out.output.clone(),
+        toolchain: Some(ctx.toolchain_record(Some(&dis))),
+    });
+    let with = |status, message| Outcome {
+        status,
+        message,
+        compile: compile.clone(),
+    };
+    if !out.success {
+        return with(
+            Status::Fail,
+            format!(
+                "nvcc {} does not compile {} for {arch}:\n{}\n$ {}",
+                tc.nvcc.version,
+                src.display(),
+                out.output.trim(),
+                out.command
+            ),
+        );
+    }
+    let funcs = match gridcheck_sass::disassemble(&dis, &cubin) {
+        Ok(f) => f,
+        Err(e) => return with(Status::Fail, e),
+    };
+    let file = src
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let head = format!(
+        "nvcc {} {arch}, {}",
+        tc.nvcc.version,
+        describe_dis(&dis, tc)
+    );
+    match program {
+        Some(p) => {
+            let text = std::fs::read_to_string(&src).unwrap_or_default();
+            match gridcheck_sass::programs::check_program(&p, &text, &file, &funcs) {
+                Ok((status, msg)) => with(status_of(status), format!("{head}: {msg}")),
+                Err(e) => with(Status::Fail, e),
+            }
+        }
+        None => {
+            let text = match std::fs::read_to_string(&src) {
+                Ok(t) => t,
+                Err(e) => return with(Status::Fail, format!("cannot read {}: {e}", src.display())),
+            };
+            match gridcheck_sass::check_generated(&text, &file, &funcs) {
+                Ok(results) => {
+                    let (status, msg) = gridcheck_sass::programs::summarize(&results);
+                    with(status_of(status), format!("{head}: {msg}"))
+                }
+                Err(e) => with(Status::Fail, e),
+            }
+        }
+    }
+}
+
+fn describe_dis(dis: &Path, tc: &Toolchain) -> String {
+    if tc.nvdisasm.as_deref() == Some(dis) {
+        "its nvdisasm".into()
+    } else {
+        format!("nvdisasm {}", dis.display())
+    }
+}
+
+fn status_of(j: Judgement) -> Status {
+    match j {
+        Judgement::Pass => Status::Pass,
+        Judgement::Fail => Status::Fail,
+        Judgement::NotChecked => Status::NotSupported,
+    }
+}
+
+fn fail(message: String) -> Outcome {
+    Outcome {
+        status: Status::Fail,
+        message,
+        compile: None,
+    }
+}
+
+impl Ctx {
+    /// A machine-code check, run once per test key (every rule that lists
+    /// the test shares it).
+    pub(crate) fn sass(&self, key: &str, make: impl FnOnce() -> Outcome) -> Outcome {
+        let cell = crate::cached(&self.sass, key, || Ok(make()));
+        match cell.get() {
+            Some(Ok(o)) => o.clone(),
+            _ => Outcome {
+                status: Status::Fail,
+                message: "no result".into(),
+                compile: None,
+            },
+        }
+    }
+
+    /// The run's toolchain as records name it (`dis`: the disassembler the
+    /// machine-code tier used).
+    pub fn toolchain_record(&self, dis: Option<&Path>) -> gridcheck_report::ToolchainRecord {
+        match &self.toolchain {
+            Ok(t) => gridcheck_report::ToolchainRecord {
+                release: t.name.clone(),
+                nvcc: t.nvcc.version.clone(),
+                devrt: t.devrt_identity(),
+                source: format!("{} ({})", t.dir.display(), t.nvcc.found_via),
+                disassembler: dis.map(|d| d.display().to_string()),
+            },
+            Err(e) => gridcheck_report::ToolchainRecord {
+                release: String::new(),
+                nvcc: String::new(),
+                devrt: String::new(),
+                source: format!("none: {e}"),
+                disassembler: None,
+            },
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Which CUDA toolchain built what a trial ran: [`ToolchainRecord`], carried
+//! by compile, machine-code and GPU records, and written beside the kernels
+//! a toolchain built ([`TOOLCHAIN_FILE`]) so that a GPU run, where there is
+//! no nvcc, can say which one made its cubins.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The file `cargo xtask build` writes into each `<kernels>/<arch>/`.
+pub const TOOLCHAIN_FILE: &str = "toolchain.json";
+
+/// A toolchain, as a record names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolchainRecord {
+    /// The release, `13.5`: the name trials and kernel directories use.
+    pub release: String,
+    /// nvcc's full version, `13.5.37`.
+    pub nvcc: String,
+    /// The device runtime: package version, path, size and hash of
+    /// `libcudadevrt.a`.
+    pub devrt: String,
+    /// Where the toolchain was found (`.toolchains/13.5`, `PATH`, ...).
+    pub source: String,
+    /// The disassembler, for the machine-code tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disassembler: Option<String>,
+}
+
+impl ToolchainRecord {
+    /// Writes `dir/toolchain.json`.
+    pub fn write_into(&self, dir: &Path) -> Result<(), String> {
+        let path = dir.join(TOOLCHAIN_FILE);
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Reads `dir/toolchain.json`: `Ok(None)` where there is none (kernels
+    /// built before the file existed), an error naming the file where it
+    /// does not parse.
+    pub fn read_from(dir: &Path) -> Result<Option<ToolchainRecord>, String> {
+        let path = dir.join(TOOLCHAIN_FILE);
+        match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Ok(t) => serde_json::from_str(&t)
+                .map(Some)
+                .map_err(|e| format!("{}: {e}", path.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_bad_file() {
+        let dir = std::env::temp_dir().join(format!("gc-tc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(ToolchainRecord::read_from(&dir), Ok(None));
+        let r = ToolchainRecord {
+            release: "13.5".into(),
+            nvcc: "13.5.37".into(),
+            devrt: "nvidia-cuda-runtime 13.5.37".into(),
+            source: ".toolchains/13.5".into(),
+            disassembler: None,
+        };
+        r.write_into(&dir).unwrap();
+        assert_eq!(ToolchainRecord::read_from(&dir), Ok(Some(r)));
+        std::fs::write(dir.join(TOOLCHAIN_FILE), "{ not json").unwrap();
+        let e = ToolchainRecord::read_from(&dir).unwrap_err();
+        assert!(e.contains(TOOLCHAIN_FILE), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
