@@ -1,10 +1,13 @@
 //! The conformance harness: every (rule, test) pair of the spec becomes
 //! libtest-mimic trials on three tiers.
 //!
-//! - `model/<rule>/<test>`: the loom model's verdict equals the spec's.
+//! - `model/<rule>/<test>`: the verdict equals the spec's. Both oracles run;
+//!   the axiomatic model's states are the verdict, loom cross-checks them,
+//!   and a disagreement is `oracle-conflict` (ARCHITECTURE.md, "Two
+//!   oracles: who decides what").
 //! - `static/<rule>/<test>`: a compile test, run with nvcc.
 //! - `gpu/<sm>/<rule>/<test>`: the litmus test on the GPU, its histogram
-//!   diffed against the model (see `gridcheck_report::diff`).
+//!   diffed against the model (ARCHITECTURE.md, "The verdict diff").
 //!
 //! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
 //! is reported ignored with the reason, never passed. Every finished trial is
@@ -16,6 +19,7 @@
 pub mod devices;
 mod environment;
 mod expectations;
+mod listing;
 mod mutants;
 pub mod options;
 mod progress;
@@ -461,6 +465,13 @@ pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
 
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
+    if argv
+        .iter()
+        .skip(1)
+        .any(|a| options::HELP_FLAGS.contains(&a.as_str()))
+    {
+        options::print_help(argv.first().map(String::as_str).unwrap_or("conformance"));
+    }
     let opts = match Options::parse(argv, default_root) {
         Ok(o) => o,
         Err(e) => {
@@ -493,6 +504,9 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             .filter(|(k, _)| k % n == i - 1)
             .map(|(_, t)| t)
             .collect();
+    }
+    if args.list {
+        return listing::list(&args, &all);
     }
     let names: Vec<(String, bool)> = all
         .iter()
