@@ -13,6 +13,7 @@
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
+//! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
 //! ```
 
 mod bench;
@@ -197,7 +198,11 @@ fn conformance(args: &[String]) -> Result<()> {
         .filter(|w| w[0] == "--tier")
         .map(|w| w[1].as_str())
         .collect();
-    let gpu_tier = tiers.is_empty() || tiers.contains(&"gpu");
+    // Help and the list run nothing: no GPU probe, no kernel build.
+    let runs = !args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--help" | "-h" | "--help-gridcheck" | "--list"));
+    let gpu_tier = runs && (tiers.is_empty() || tiers.contains(&"gpu"));
     if gpu_tier {
         match gridcheck_gpu::probe() {
             Ok(d) => {
@@ -211,18 +216,29 @@ fn conformance(args: &[String]) -> Result<()> {
             Err(reason) => println!("GPU tier will not run: {reason}"),
         }
     }
+    // The harness in the profile xtask itself is built in (and `cargo
+    // test`), so that a first run builds the dependencies once; cargo shows
+    // its progress. libtest's terse format unless a format is asked for:
+    // a character a trial, then the summary.
+    let terse = runs && !args.iter().any(|a| libtest_format_given(a));
     let st = status(
         cargo()
             .current_dir(&root)
-            .args(["run", "--quiet", "--release", "-p", "conformance", "--"])
+            .args(["run", "-p", "conformance", "--bin", "conformance", "--"])
             .args(ours)
-            .args(libtest),
+            .args(libtest)
+            .args(terse.then_some("--quiet")),
     )?;
     if st.success() {
         Ok(())
     } else {
         Err(format!("conformance failed ({st})"))
     }
+}
+
+/// Whether an argument picks libtest's output format itself.
+fn libtest_format_given(a: &str) -> bool {
+    matches!(a, "-q" | "--quiet" | "--format" | "--exact") || a.starts_with("--format=")
 }
 
 fn gpu_bundle() -> Result<()> {
