@@ -44,10 +44,13 @@ pub fn print(ctx: &Ctx) {
         return;
     }
     println!("\ngridcheck summary");
-    println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     // Passes are counted below, trials that did not run counted by reason;
     // the results file has every trial.
-    for r in records.iter().filter(|r| listed(r)) {
+    let notable: Vec<&TrialRecord> = records.iter().filter(|r| listed(r)).collect();
+    if !notable.is_empty() {
+        println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
+    }
+    for r in notable {
         println!("{}", line(r));
         if r.trial.tier == Tier::Gpu && matches!(r.status, Status::Fail | Status::QualityWarning)
             || matches!(

@@ -201,7 +201,7 @@ fn conformance(args: &[String]) -> Result<()> {
     // Help and the list run nothing: no GPU probe, no kernel build.
     let runs = !args
         .iter()
-        .any(|a| matches!(a.as_str(), "--help" | "-h" | "--help-gridcheck" | "--list"));
+        .any(|a| a == "--list" || conformance::options::HELP_FLAGS.contains(&a.as_str()));
     let gpu_tier = runs && (tiers.is_empty() || tiers.contains(&"gpu"));
     if gpu_tier {
         match gridcheck_gpu::probe() {
@@ -217,14 +217,25 @@ fn conformance(args: &[String]) -> Result<()> {
         }
     }
     // The harness in the profile xtask itself is built in (and `cargo
-    // test`), so that a first run builds the dependencies once; cargo shows
-    // its progress. libtest's terse format unless a format is asked for:
-    // a character a trial, then the summary.
+    // test`), built with xtask's own package selection: xtask depends on
+    // the harness's library, so both resolve the shared dependencies'
+    // features alike and a first run builds them once. Cargo shows its
+    // progress. libtest's terse format unless a format is asked for: a
+    // character a trial, then the summary.
+    let st =
+        status(
+            cargo()
+                .current_dir(&root)
+                .args(["build", "-p", "xtask", "-p", "conformance"]),
+        )?;
+    if !st.success() {
+        return Err(format!("cannot build the harness ({st})"));
+    }
+    let harness = harness_path()?;
     let terse = runs && !args.iter().any(|a| libtest_format_given(a));
     let st = status(
-        cargo()
+        Command::new(&harness)
             .current_dir(&root)
-            .args(["run", "-p", "conformance", "--bin", "conformance", "--"])
             .args(ours)
             .args(libtest)
             .args(terse.then_some("--quiet")),
@@ -234,6 +245,16 @@ fn conformance(args: &[String]) -> Result<()> {
     } else {
         Err(format!("conformance failed ({st})"))
     }
+}
+
+/// The harness binary cargo built beside this xtask (same target directory
+/// and profile).
+fn harness_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask's own path: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+    Ok(dir.join(format!("conformance{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// Whether an argument picks libtest's output format itself.
