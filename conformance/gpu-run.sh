@@ -8,7 +8,7 @@
 # and the log go to $OUT (default
 # target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`,
 # `--devices all` (every GPU of the host at once) or `--shard 3/8` (one
-# shard of a job array; README "Several GPUs, and fleets of machines").
+# shard of a job array; conformance/README.md, "Every GPU of a host" and "Fleets of machines").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The records name the commit the bundle was built from.

@@ -1,10 +1,13 @@
 //! The conformance harness: every (rule, test) pair of the spec becomes
 //! libtest-mimic trials on three tiers.
 //!
-//! - `model/<rule>/<test>`: the loom model's verdict equals the spec's.
+//! - `model/<rule>/<test>`: the verdict equals the spec's. Both oracles run;
+//!   the axiomatic model's states are the verdict, loom cross-checks them,
+//!   and a disagreement is `oracle-conflict` (ARCHITECTURE.md, "Two
+//!   oracles: who decides what").
 //! - `static/<rule>/<test>`: a compile test, run with nvcc.
 //! - `gpu/<sm>/<rule>/<test>`: the litmus test on the GPU, its histogram
-//!   diffed against the model (see `gridcheck_report::diff`).
+//!   diffed against the model (ARCHITECTURE.md, "The verdict diff").
 //! - `sass/<toolchain>/<sm>/<rule>/<test>` and
 //!   `sass/<toolchain>/<sm>/user/<program>`: the machine code keeps the
 //!   program order around PDL and launch primitives (`sass.rs`).
@@ -21,9 +24,11 @@ mod binary;
 pub mod devices;
 mod environment;
 mod facts;
+mod listing;
 mod mutants;
 pub mod options;
 mod progress;
+mod results_file;
 pub mod sass;
 pub mod summary;
 mod tiers;
@@ -32,7 +37,7 @@ pub mod worker;
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -151,12 +156,12 @@ impl Ctx {
             own_spec.then_some(&spec),
         )?;
         let (done, resumed_run) = if opts.resume {
-            previous_results(&opts.results, &spec)?
+            results_file::previous_results(&opts.results, &spec)?
         } else {
             (HashMap::new(), None)
         };
         let run = RunStamp::for_invocation(resumed_run, std::env::var(RUN_ID_VAR).ok());
-        let sink = open_sink(&opts.results)?;
+        let sink = results_file::open_sink(&opts.results)?;
         let mutants = if opts.mutants {
             mutants::Sink::open(&opts.mutant_results)?
         } else {
@@ -362,120 +367,6 @@ impl Ctx {
     }
 }
 
-/// Previous results for `--resume`: the trials done, and the run to go on
-/// with (the id and start time of the file's last record, if any).
-type Previous = (
-    HashMap<TrialId, TrialRecord>,
-    Option<(String, Option<String>)>,
-);
-
-/// The last record of every trial in a results file whose status is final
-/// (a trial that did not run is run again), a record written under a test's
-/// former name taken as the test's now. A record whose hash is not the one
-/// its test has now (under the name it was written with) is of a test
-/// changed since: its trial runs again. Every line skipped is named on
-/// stderr with the reason; a file that cannot be read is an error.
-fn previous_results(path: &Path, spec: &Spec) -> Result<Previous, String> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!(
-                "note: --resume: {} does not exist yet; every trial runs",
-                path.display()
-            );
-            return Ok((HashMap::new(), None));
-        }
-        Err(e) => return Err(format!("--resume: cannot read {}: {e}", path.display())),
-        Ok(m) if !m.is_file() => {
-            return Err(format!(
-                "--resume: {} is not a regular file",
-                path.display()
-            ));
-        }
-        Ok(_) => {}
-    }
-    let read = gridcheck_report::read_results_file(path)
-        .map_err(|e| format!("--resume: cannot read {}: {e}", path.display()))?;
-    for s in &read.skipped {
-        eprintln!(
-            "warning: --resume: {}:{}: line skipped: {}",
-            path.display(),
-            s.line,
-            s.reason
-        );
-    }
-    let mut records = read.records;
-    let run = records
-        .last()
-        .and_then(|r| Some((r.run_id.clone()?, r.run_started.clone())));
-    let moved = gridcheck_report::under_current_names(&mut records, spec);
-    if moved > 0 {
-        eprintln!(
-            "note: --resume: {moved} records were written under a former name of their test (the spec's `formerly:`), taken as the test's now"
-        );
-    }
-    let mut changed = Vec::new();
-    let done = records
-        .into_iter()
-        .filter(|r| !matches!(r.status, Status::NotRun | Status::NotSupported))
-        .filter(|r| {
-            let now = spec
-                .test(&r.trial.test)
-                .map(|t| gridcheck_kernelgen::test_hash_as(t, r.recorded_test_name()));
-            let same = match (&r.test_hash, now) {
-                (Some(recorded), Some(now)) => *recorded == now,
-                _ => true,
-            };
-            if !same {
-                changed.push(r.trial.to_string());
-            }
-            same
-        })
-        .map(|r| (r.trial.clone(), r))
-        .collect();
-    if !changed.is_empty() {
-        let more = changed.len().saturating_sub(5);
-        changed.truncate(5);
-        eprintln!(
-            "note: --resume: the tests of {} records have changed since they ran; their trials run again: {}{}",
-            changed.len() + more,
-            changed.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        );
-    }
-    Ok((done, run))
-}
-
-/// Opens the results file for appending, first cutting an incomplete last
-/// line that a killed run left (so no record is appended onto it).
-fn open_sink(path: &Path) -> Result<File, String> {
-    if let Some(dir) = path.parent()
-        && !dir.as_os_str().is_empty()
-    {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let cannot =
-        |e: std::io::Error| format!("cannot open the results file {}: {e}", path.display());
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(cannot)?;
-    let cut = gridcheck_report::repair_tail(&mut f).map_err(cannot)?;
-    if cut > 0 {
-        eprintln!(
-            "warning: {}: removed an incomplete last line ({cut} bytes) that an interrupted run left",
-            path.display()
-        );
-    }
-    Ok(f)
-}
-
 /// Turns a status into libtest's terms: failures fail, statuses that did not
 /// run are ignored with their reason, the rest pass.
 pub(crate) fn conclude(status: Status, message: &str) -> Result<Completion, Failed> {
@@ -518,6 +409,13 @@ pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
 
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
+    if argv
+        .iter()
+        .skip(1)
+        .any(|a| options::HELP_FLAGS.contains(&a.as_str()))
+    {
+        options::print_help(argv.first().map(String::as_str).unwrap_or("conformance"));
+    }
     let opts = match Options::parse(argv, default_root) {
         Ok(o) => o,
         Err(e) => {
@@ -556,6 +454,9 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             .filter(|(k, _)| k % n == i - 1)
             .map(|(_, t)| t)
             .collect();
+    }
+    if args.list {
+        return listing::list(&args, &all);
     }
     let names: Vec<(String, bool)> = all
         .iter()

@@ -1,5 +1,5 @@
 //! `conformance`: the gridcheck harness binary. `cargo xtask conformance`
-//! builds what it needs and runs this; see `--help-gridcheck`.
+//! builds what it needs and runs this; see `--help` (gridcheck's options, then libtest's).
 
 use std::process::ExitCode;
 

@@ -35,7 +35,7 @@ pub(crate) struct Sink {
 impl Sink {
     pub(crate) fn open(path: &std::path::Path) -> Result<Sink, String> {
         Ok(Sink {
-            file: Mutex::new(Some(crate::open_sink(path)?)),
+            file: Mutex::new(Some(crate::results_file::open_sink(path)?)),
             ..Sink::default()
         })
     }

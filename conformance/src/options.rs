@@ -146,6 +146,26 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
                             each, the tests dealt out over them (default: device 0)
 Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
 
+/// The flags that print the help: ours, then libtest's.
+pub const HELP_FLAGS: [&str; 3] = ["--help", "-h", "--help-gridcheck"];
+
+/// Prints our options, then libtest-mimic's (whose parser prints them and
+/// ends the process with success). A closed pipe ends it quietly too.
+pub fn print_help(program: &str) -> ! {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "usage: cargo xtask conformance [options] [filter] [-- libtest options]\n\
+         (a bundle: bash conformance/gpu-run.sh [options] [libtest options])\n\n{USAGE}\n\n\
+         libtest's options (after ours; `cargo xtask conformance` takes them after `--`):"
+    );
+    let _ = out.flush();
+    drop(out);
+    let _ = libtest_mimic::Arguments::from_iter([program, "--help"]);
+    std::process::exit(0)
+}
+
 fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
     args.next()
         .ok_or_else(|| format!("`{flag}` needs a value\n\n{USAGE}"))

@@ -1,7 +1,8 @@
-//! The terminal summary printed after a run: one line a trial (a known
-//! fact's status with its message: xfail, known, known-hang, changed), then
-//! the litmus7 block of every hardware result, then what did not run and
-//! why, and last, loudly, every known fact that did not reproduce
+//! The terminal summary printed after a run: one line a trial that did not
+//! simply pass (a known fact's status with its message: xfail, known,
+//! known-hang, changed), then the litmus7 block of every hardware result,
+//! then the counts, with what did not run counted by reason (each reason
+//! once), and last, loudly, every known fact that did not reproduce
 //! (`changed`).
 
 use std::collections::BTreeMap;
@@ -49,8 +50,13 @@ pub fn print(ctx: &Ctx) {
         "\ngridcheck summary (run {}, started {})",
         ctx.run.id, ctx.run.started
     );
-    println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
-    for r in &records {
+    // Passes are counted below, trials that did not run counted by reason;
+    // the results file has every trial.
+    let notable: Vec<&TrialRecord> = records.iter().filter(|r| listed(r)).collect();
+    if !notable.is_empty() {
+        println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
+    }
+    for r in notable {
         println!("{}", line(r));
         if r.trial.tier == Tier::Gpu
             && matches!(
@@ -87,15 +93,15 @@ pub fn print(ctx: &Ctx) {
         }
     }
     let mut counts: BTreeMap<(&str, Status), usize> = BTreeMap::new();
-    for r in &records {
+    for r in records.iter().filter(|r| !not_run(r)) {
         *counts.entry((r.trial.tier.as_str(), r.status)).or_default() += 1;
     }
     println!();
     for ((tier, status), n) in &counts {
         println!("{tier:>6} tier: {n} {status}");
     }
-    for (tier, reason) in not_run(&records) {
-        println!("The {tier} tier was not run: {reason}");
+    for l in not_run_by_reason(&records) {
+        println!("{l}");
     }
     if ctx.opts.runs(crate::Tier::Gpu) && ctx.device.is_ok() {
         let e = ctx.opts.environment();
@@ -148,23 +154,52 @@ pub fn changed(records: &[TrialRecord]) -> String {
     )
 }
 
-/// Tiers none of whose trials ran, with the first reason given.
-fn not_run(records: &[TrialRecord]) -> Vec<(String, String)> {
-    let mut by_tier: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
-    for r in records {
-        by_tier.entry(r.trial.tier.as_str()).or_default().push(r);
+/// Whether a trial did not run (not-supported or not-run): counted by
+/// reason, never listed one by one.
+fn not_run(r: &TrialRecord) -> bool {
+    matches!(r.status, Status::NotRun | Status::NotSupported)
+}
+
+/// Whether the summary lists a trial on a line of its own: everything but
+/// a plain pass and a trial that did not run.
+fn listed(r: &TrialRecord) -> bool {
+    !not_run(r) && r.status != Status::Pass
+}
+
+/// The most reasons a tier's not-run trials are listed under; the rest are
+/// counted in one line.
+const MAX_REASONS: usize = 8;
+
+/// The trials that did not run, a line per tier, status and reason, with
+/// their count: each reason is written once, however many trials it
+/// stopped.
+fn not_run_by_reason(records: &[TrialRecord]) -> Vec<String> {
+    let mut by: BTreeMap<(&str, Status), BTreeMap<&str, usize>> = BTreeMap::new();
+    for r in records.iter().filter(|r| not_run(r)) {
+        let reason = r.message.trim_start_matches("not run: ").trim();
+        let reason = reason.lines().next().unwrap_or("");
+        *by.entry((r.trial.tier.as_str(), r.status))
+            .or_default()
+            .entry(reason)
+            .or_default() += 1;
     }
-    by_tier
-        .into_iter()
-        .filter(|(_, rs)| {
-            rs.iter()
-                .all(|r| matches!(r.status, Status::NotRun | Status::NotSupported))
-        })
-        .map(|(t, rs)| {
-            let reason = rs[0].message.trim_start_matches("not run: ").to_string();
-            (t.to_string(), reason)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for ((tier, status), reasons) in by {
+        let mut reasons: Vec<(&str, usize)> = reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let rest = reasons.split_off(reasons.len().min(MAX_REASONS));
+        for (reason, n) in reasons {
+            out.push(format!("{tier:>6} tier: {n} {status}: {reason}"));
+        }
+        if !rest.is_empty() {
+            let n: usize = rest.iter().map(|(_, n)| n).sum();
+            out.push(format!(
+                "{tier:>6} tier: {n} {status} for {} other reasons (each in the results file)",
+                rest.len()
+            ));
+        }
+    }
+    out
 }
 
 /// One environment in a line: its size and incantations.
@@ -213,5 +248,59 @@ mod tests {
         assert!(!c.contains("more") && !c.contains("c.d"), "{c}");
         assert_eq!(changed(&rs[2..]), "");
         assert!(line(&rs[2]).starts_with("known "), "{}", line(&rs[2]));
+    }
+
+    use gridcheck_report::TrialId;
+
+    fn not_supported(rule: &str, test: &str, reason: &str) -> TrialRecord {
+        TrialRecord::new(
+            TrialId::compile(rule, test),
+            Status::NotSupported,
+            format!("not run: {reason}"),
+        )
+    }
+
+    #[test]
+    fn trials_that_did_not_run_are_counted_by_reason_each_reason_once() {
+        let mut records: Vec<TrialRecord> = (0..118)
+            .map(|i| {
+                not_supported(
+                    "r",
+                    &format!("t{i}"),
+                    "no nvcc found. gridcheck looks at ...",
+                )
+            })
+            .collect();
+        records.push(not_supported("r", "odd", "kernels not built"));
+        records.push(TrialRecord::new(
+            TrialId::compile("r", "ok"),
+            Status::Pass,
+            "fine",
+        ));
+        let lines = not_run_by_reason(&records);
+        assert_eq!(
+            lines,
+            [
+                "static tier: 118 not-supported: no nvcc found. gridcheck looks at ...",
+                "static tier: 1 not-supported: kernels not built",
+            ]
+        );
+        // Neither a pass nor a trial that did not run gets a line of its own.
+        assert!(!records.iter().any(listed));
+        let fail = TrialRecord::new(TrialId::compile("r", "bad"), Status::Fail, "wrong");
+        assert!(listed(&fail));
+    }
+
+    #[test]
+    fn many_reasons_end_in_one_line_for_the_rest() {
+        let records: Vec<TrialRecord> = (0..MAX_REASONS + 3)
+            .map(|i| not_supported("r", &format!("t{i}"), &format!("reason {i}")))
+            .collect();
+        let lines = not_run_by_reason(&records);
+        assert_eq!(lines.len(), MAX_REASONS + 1);
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("static tier: 3 not-supported for 3 other reasons (each in the results file)")
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! The fleet recipe of the README, on the CPU tiers: the harness run as N
+//! The fleet recipe of conformance/README.md, on the CPU tiers: the harness run as N
 //! shards (`--shard i/N`, each shard its own results file, as a job array
 //! runs them on N machines), then merged as `cargo xtask report merge`
 //! merges them. The merge must hold exactly the trials and statuses of one

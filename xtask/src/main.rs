@@ -19,6 +19,7 @@
 //! cargo xtask report diff BASE NEW           what changed between two runs (exit 1 on a regression)
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
+//! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
 //! ```
 
 mod bench;
@@ -305,7 +306,11 @@ fn conformance_with(
         .filter(|w| w[0] == "--tier")
         .map(|w| w[1].as_str())
         .collect();
-    let gpu_tier = tiers.is_empty() || tiers.contains(&"gpu");
+    // Help and the list run nothing: no GPU probe, no kernel build.
+    let runs = !args
+        .iter()
+        .any(|a| a == "--list" || conformance::options::HELP_FLAGS.contains(&a.as_str()));
+    let gpu_tier = runs && (tiers.is_empty() || tiers.contains(&"gpu"));
     if gpu_tier {
         match gridcheck_gpu::probe() {
             Ok(d) => {
@@ -336,18 +341,50 @@ fn conformance_with(
             Err(reason) => println!("GPU tier will not run: {reason}"),
         }
     }
+    // The harness in the profile xtask itself is built in (and `cargo
+    // test`), built with xtask's own package selection: xtask depends on
+    // the harness's library, so both resolve the shared dependencies'
+    // features alike and a first run builds them once. Cargo shows its
+    // progress. libtest's terse format unless a format is asked for: a
+    // character a trial, then the summary.
+    let st =
+        status(
+            cargo()
+                .current_dir(&root)
+                .args(["build", "-p", "xtask", "-p", "conformance"]),
+        )?;
+    if !st.success() {
+        return Err(format!("cannot build the harness ({st})"));
+    }
+    let harness = harness_path()?;
+    let terse = runs && !args.iter().any(|a| libtest_format_given(a));
     let st = status(
-        cargo()
-            .current_dir(root)
-            .args(["run", "--quiet", "--release", "-p", "conformance", "--"])
+        Command::new(&harness)
+            .current_dir(&root)
             .args(ours)
-            .args(libtest),
+            .args(libtest)
+            .args(terse.then_some("--quiet")),
     )?;
     if st.success() {
         Ok(())
     } else {
         Err(format!("conformance failed ({st})"))
     }
+}
+
+/// The harness binary cargo built beside this xtask (same target directory
+/// and profile).
+fn harness_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask's own path: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
+    Ok(dir.join(format!("conformance{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// Whether an argument picks libtest's output format itself.
+fn libtest_format_given(a: &str) -> bool {
+    matches!(a, "-q" | "--quiet" | "--format" | "--exact") || a.starts_with("--format=")
 }
 
 /// `cargo build --quiet --release <args>` in the workspace.

@@ -135,8 +135,30 @@ pub(crate) fn seed_page(ctx: &Ctx, g: &SeedGroup) -> String {
     s
 }
 
+/// ARCHITECTURE.md, whose "The verdict diff" is the one statement of how a
+/// status follows from the model and the hardware; the site shows it as is.
+const ARCHITECTURE: &str = include_str!("../../../ARCHITECTURE.md");
+
+/// The body of ARCHITECTURE.md's section "The verdict diff" (its table and
+/// the paragraphs after it), or `None` when the section is gone.
+pub(crate) fn verdict_diff(architecture: &str) -> Option<&str> {
+    let start = architecture.find("\n## The verdict diff\n")? + "\n## The verdict diff\n".len();
+    let rest = &architecture[start..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    let body = rest[..end].trim();
+    body.contains("| model | hardware | status |")
+        .then_some(body)
+}
+
 pub(crate) fn reading_a_verdict() -> String {
-    r#"# How to read a verdict
+    // A test checks the section is found; were it not, the page says where
+    // the table is rather than showing none.
+    let table = verdict_diff(ARCHITECTURE)
+        .unwrap_or("The table is in the repository's ARCHITECTURE.md, \"The verdict diff\".");
+    READING_A_VERDICT.replace("{verdict-diff}", table)
+}
+
+const READING_A_VERDICT: &str = r#"# How to read a verdict
 
 Every rule page shows a rule of the guide, its tests, what the **model** says
 the guide allows, what the **hardware** did, and the resulting **status**.
@@ -146,8 +168,12 @@ the guide allows, what the **hardware** did, and the resulting **status**.
 A litmus test ends with a condition over the final state, in herd7's
 notation: `exists child.t0.r1 == 0 /\ x == 1` asks whether some execution
 ends with register `r1` of thread 0 of kernel `child` holding 0 and location
-`x` holding 1. The reference model (`crates/model`, under loom) explores the
-executions the guide allows and says:
+`x` holding 1. Two oracles explore the executions the guide allows: an
+axiomatic model in the manner of herd7 (`crates/axiom`: the guide's orders,
+one relation a sentence, and its axioms), whose reachable states are the
+verdict, and the loom model (`crates/model`: every interleaving under loom),
+which cross-checks it. A test on which they disagree is an
+**oracle-conflict**, and no verdict is given. The verdict says:
 
 | verdict | meaning |
 |---|---|
@@ -157,9 +183,10 @@ executions the guide allows and says:
 
 The page lists the model's **reachable final states**, marking those that
 satisfy the condition, with the number of executions explored.
-**Bounded exploration**: for the larger tests the model explores only the
-executions with at most *N* preemptions (*preemption bound N*), as loom does;
-such a verdict is shown with its bound, and it covers only those executions.
+**Bounded exploration**: for the larger tests loom explores only the
+executions with at most *N* preemptions (*preemption bound N*); the page
+shows the bound. A test of more than loom's four threads is decided by the
+axiomatic model alone.
 The spec states the verdict it expects; the model tier passes when the model
 agrees.
 
@@ -184,17 +211,8 @@ condition or not.
 
 ## The status: model against hardware
 
-| model | hardware | status |
-|---|---|---|
-| forbidden | Never | **pass** |
-| forbidden | Sometimes / Always | **fail**: a violation of the guide |
-| required | Always | **pass** |
-| required | not Always | **fail** |
-| allowed | Sometimes / Always | **pass** |
-| allowed | Never | **quality-warning** (*unobserved*: the harness did not provoke it; not a violation) |
-| any | a state neither oracle reaches | **unmodeled**: a finding against the guide or the model, unless already a fail |
+{verdict-diff}
 
-A GPU run in which no instance completed is a fail, with the launch error.
 Runtime tests compare named outputs with expected values (an error code, a
 count); compile tests check that nvcc accepts, rejects or warns.
 
@@ -230,9 +248,7 @@ A **pass** on *allowed* means the weak outcome was seen, so code must not
 rely on its absence. A **quality-warning** (*unobserved*) means the guide
 allows an outcome this GPU was not seen to produce: code that relies on its
 absence works here today, but the guide does not promise it.
-"#
-    .to_string()
-}
+"#;
 
 pub(crate) fn coverage(ctx: &Ctx) -> String {
     Coverage::of(&ctx.inputs.spec).markdown("")
@@ -240,8 +256,8 @@ pub(crate) fn coverage(ctx: &Ctx) -> String {
 
 pub(crate) fn runs(ctx: &Ctx) -> String {
     let mut s = String::from("# Recorded runs\n\n");
-    s += "Every run under `records/<gpu>/<date>/`, newest first. The rule pages \
-          show the newest run of each GPU.\n\n";
+    s += "Every run under `records/<gpu>/<date>/`, newest first, with what it found \
+          (its `README.md`). The rule pages show the newest run of each GPU.\n\n";
     if ctx.inputs.runs.is_empty() {
         s += "No run is recorded.\n";
         return s;
@@ -256,6 +272,10 @@ pub(crate) fn runs(ctx: &Ctx) -> String {
             run.date,
             if latest { " (latest)" } else { "" }
         );
+        if let Ok(notes) = std::fs::read_to_string(run.dir.join("README.md")) {
+            s += &run_notes(&notes);
+            s += "\n";
+        }
         s += &format!(
             "Driver {}, nvcc {}; results `{}`.\n\n",
             html(&run.machine.driver),
@@ -281,6 +301,40 @@ pub(crate) fn runs(ctx: &Ctx) -> String {
         }
     }
     s
+}
+
+/// A run's `README.md` as a part of the runs page: its title is the run's
+/// heading already, and its links, relative to the run's folder, become
+/// plain text (the page is elsewhere).
+pub(crate) fn run_notes(notes: &str) -> String {
+    let body = match notes.split_once('\n') {
+        Some((first, rest)) if first.starts_with("# ") => rest,
+        _ => notes,
+    };
+    let mut out = String::new();
+    let mut rest = body.trim_start_matches('\n');
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let link = after.find("](").and_then(|close| {
+            let target = &after[close + 2..];
+            let end = target.find(')')?;
+            let relative = !target[..end].contains("://");
+            (relative && !after[..close].contains(['[', ']', '\n']))
+                .then_some((close, close + 2 + end + 1))
+        });
+        match link {
+            Some((close, end)) => {
+                out += &rest[..open];
+                out += &after[..close];
+                rest = &after[end..];
+            }
+            None => {
+                out += &rest[..=open];
+                rest = after;
+            }
+        }
+    }
+    out + rest
 }
 
 pub(crate) fn benchmarks(ctx: &Ctx) -> String {
@@ -363,4 +417,34 @@ pub(crate) fn benchmarks(ctx: &Ctx) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_page_shows_architectures_table() {
+        let table = verdict_diff(ARCHITECTURE).expect("ARCHITECTURE.md has the verdict diff");
+        let page = reading_a_verdict();
+        assert!(page.contains(table), "{page}");
+        assert!(
+            page.contains("| allowed | Never | quality-warning"),
+            "{page}"
+        );
+        assert!(!page.contains("{verdict-diff}"), "{page}");
+        // A document without the section gives no table.
+        assert_eq!(verdict_diff("# A\n\n## Other\n\n| x |\n"), None);
+    }
+
+    #[test]
+    fn run_notes_lose_their_title_and_relative_links() {
+        let notes = "# H100, 2026-11-25\n\nSee [the next run](../2026-11-25.2/README.md), \
+                     [loom](https://crates.io/crates/loom) and `a[0]`.\n";
+        assert_eq!(
+            run_notes(notes),
+            "See the next run, [loom](https://crates.io/crates/loom) and `a[0]`.\n"
+        );
+        assert_eq!(run_notes("no title\n"), "no title\n");
+    }
 }

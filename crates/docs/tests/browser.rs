@@ -3,9 +3,11 @@
 //! discrepancies page, and checks what the rendered pages show. Screenshots
 //! of the three pages go to `target/browser-test/`.
 //!
-//! Without Chromium the test says so and passes as not run, unless
-//! `GRIDCHECK_REQUIRE_BROWSER` is set (CI sets it): then it fails.
-//! `GRIDCHECK_CHROMIUM` names another browser binary.
+//! Without Chromium the test is reported *ignored* with the reason (a
+//! libtest-mimic harness, so that the reason shows: `ignored, no Chromium
+//! ...`, never a silent `ok`), unless `GRIDCHECK_REQUIRE_BROWSER` is set
+//! (CI sets it): then it fails. `GRIDCHECK_CHROMIUM` names another browser
+//! binary.
 
 mod common;
 
@@ -14,6 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gridcheck_spec::TestBody;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GRIDCHECK_CHROMIUM") {
@@ -138,21 +141,55 @@ fn fold(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[test]
-fn index_links_to_a_rule_page_and_the_discrepancies() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("GRIDCHECK_REQUIRE_BROWSER").is_some() {
-            panic!(
-                "GRIDCHECK_REQUIRE_BROWSER is set but no Chromium was found \
-                 (apt-get install chromium, or set GRIDCHECK_CHROMIUM)"
-            );
-        }
-        eprintln!(
-            "browser test NOT RUN: no Chromium at /usr/bin/chromium \
-             (apt-get install chromium; CI sets GRIDCHECK_REQUIRE_BROWSER=1)"
+fn main() -> std::process::ExitCode {
+    let args = Arguments::from_args();
+    let trial =
+        Trial::ignorable_test(
+            "index_links_to_a_rule_page_and_the_discrepancies",
+            || match chromium() {
+                Some(bin) => {
+                    index_links_to_a_rule_page_and_the_discrepancies(&bin);
+                    Ok(Completion::Completed)
+                }
+                None => not_run(std::env::var_os("GRIDCHECK_REQUIRE_BROWSER").is_some()),
+            },
         );
-        return;
-    };
+    // The check of the not-run path itself, which runs everywhere.
+    let not_run_check = Trial::ignorable_test(
+        "without_a_browser_the_test_is_ignored_or_fails_never_passes",
+        || {
+            if !matches!(not_run(false), Ok(Completion::Ignored { reason: Some(_) })) {
+                return Err(
+                    "without Chromium the browser test is not ignored with a reason".into(),
+                );
+            }
+            if not_run(true).is_ok() {
+                return Err("GRIDCHECK_REQUIRE_BROWSER does not fail the browser test".into());
+            }
+            Ok(Completion::Completed)
+        },
+    );
+    libtest_mimic::run(&args, vec![trial, not_run_check]).exit_code()
+}
+
+/// Without a browser: ignored with the reason, or a failure when CI
+/// requires the browser.
+fn not_run(required: bool) -> Result<Completion, Failed> {
+    if required {
+        Err(
+            "GRIDCHECK_REQUIRE_BROWSER is set but no Chromium was found \
+             (apt-get install chromium, or set GRIDCHECK_CHROMIUM)"
+                .into(),
+        )
+    } else {
+        Ok(Completion::ignored_with(
+            "NOT RUN: no Chromium at /usr/bin/chromium \
+             (apt-get install chromium; CI sets GRIDCHECK_REQUIRE_BROWSER=1)",
+        ))
+    }
+}
+
+fn index_links_to_a_rule_page_and_the_discrepancies(bin: &Path) {
     let (inputs, out, _) = common::built("browser");
     let book = out.join("book");
     let scratch = out.join("chromium");
@@ -162,7 +199,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
     let url = |rel: &str| format!("file://{}", book.join(rel).display());
 
     // The index: its content links to every rule and to the discrepancies.
-    let index_dom = dump_dom(&bin, &scratch, &url("index.html"));
+    let index_dom = dump_dom(bin, &scratch, &url("index.html"));
     let index = main_of(&index_dom);
     assert!(
         text(index).contains("What CUDA Dynamic Parallelism and PDL guarantee"),
@@ -179,7 +216,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
         .iter()
         .find(|h| h.starts_with("discrepancies.html"))
         .expect("the index links to the discrepancies page");
-    screenshot(&bin, &scratch, &url("index.html"), &shots.join("index.png"));
+    screenshot(bin, &scratch, &url("index.html"), &shots.join("index.png"));
 
     // The first rule in index order with a litmus test, and one with a GPU result.
     let latest = gridcheck_docs::results::latest(&inputs.runs);
@@ -200,7 +237,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
             Some((h, rule, test))
         })
         .expect("a rule with a litmus test that ran on a GPU");
-    let rule_dom = dump_dom(&bin, &scratch, &url(link));
+    let rule_dom = dump_dom(bin, &scratch, &url(link));
     let page = main_of(&rule_dom);
     let shown = text(page);
     assert!(shown.contains(&rule.id), "the rule page names {}", rule.id);
@@ -233,11 +270,11 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
         .expect("a histogram plot");
     assert!(svg.contains("gc-bar"), "the plot has bars");
     assert!(svg.contains(&test.name), "the plot is titled with the test");
-    screenshot(&bin, &scratch, &url(link), &shots.join("rule.png"));
+    screenshot(bin, &scratch, &url(link), &shots.join("rule.png"));
 
     // The discrepancies page: every known discrepancy with its evidence and
     // the command that reproduces it.
-    let disc_dom = dump_dom(&bin, &scratch, &url(disc_link));
+    let disc_dom = dump_dom(bin, &scratch, &url(disc_link));
     let disc = text(main_of(&disc_dom));
     assert!(disc.contains("Discrepancies between the guide and the hardware"));
     assert!(
@@ -297,7 +334,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies() {
         "no known discrepancy has a trial in the latest results"
     );
     screenshot(
-        &bin,
+        bin,
         &scratch,
         &url(disc_link),
         &shots.join("discrepancies.png"),

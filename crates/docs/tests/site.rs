@@ -172,6 +172,22 @@ fn pages_say_what_the_records_hold() {
             );
         }
     }
+    // What each run found, from its README.md, is on the runs page.
+    let runs = src.page("runs.md").unwrap();
+    let mut with_notes = 0;
+    for run in &inputs.runs {
+        let Ok(notes) = std::fs::read_to_string(run.dir.join("README.md")) else {
+            continue;
+        };
+        with_notes += 1;
+        let first = notes
+            .lines()
+            .skip(1)
+            .find(|l| !l.trim().is_empty() && !l.contains("]("))
+            .unwrap_or_else(|| panic!("{}: README.md has a line of text", run.dir.display()));
+        assert!(runs.contains(first), "runs page shows {first:?}");
+    }
+    assert!(with_notes > 0, "no recorded run says what it found");
     let bench = src.page("benchmarks.md").unwrap();
     if inputs.baselines.is_empty() {
         assert!(bench.contains("No benchmark baseline is committed yet"));

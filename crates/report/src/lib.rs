@@ -2,17 +2,8 @@
 //! observation, the per-trial record written as JSON lines, and the
 //! litmus7-style text block.
 //!
-//! The diff follows DESIGN.md:
-//!
-//! | model     | hardware          | status |
-//! |-----------|-------------------|--------|
-//! | Forbidden | Never             | pass |
-//! | Forbidden | Sometimes/Always  | fail (a violation) |
-//! | Required  | Always            | pass |
-//! | Required  | not Always        | fail |
-//! | Allowed   | Sometimes/Always  | pass |
-//! | Allowed   | Never             | quality-warning (*unobserved*) |
-//! | any       | a state neither oracle reaches | unmodeled (a failure: a finding against the guide or the model), unless already a fail |
+//! The diff follows the table of ARCHITECTURE.md, "The verdict diff" (the
+//! one place it is written; the site's *How to read a verdict* shows it).
 //!
 //! Then the known facts (`conformance/facts/`, `facts.rs`) turn a status
 //! into `xfail`, `known`, `known-hang` or `changed` where they apply
@@ -243,7 +234,7 @@ pub struct Diff {
     pub findings: Vec<String>,
 }
 
-/// The verdict diff of DESIGN.md (see the module docs).
+/// The verdict diff: ARCHITECTURE.md, "The verdict diff".
 pub fn diff(verdict: Verdict, hw: &HardwareResult) -> Diff {
     let mut findings = Vec::new();
     let mut status = match (verdict, hw.observation) {
