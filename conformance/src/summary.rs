@@ -53,7 +53,9 @@ pub fn print(ctx: &Ctx) {
     // Passes are counted below, trials that did not run counted by reason;
     // the results file has every trial.
     let notable: Vec<&TrialRecord> = records.iter().filter(|r| listed(r)).collect();
-    if !notable.is_empty() {
+    // A blank line before the counts only under a list or a block.
+    let above = !notable.is_empty();
+    if above {
         println!("{:<15} {:<10} {:<32} trial", "status", "model", "hardware");
     }
     for r in notable {
@@ -96,7 +98,9 @@ pub fn print(ctx: &Ctx) {
     for r in records.iter().filter(|r| !not_run(r)) {
         *counts.entry((r.trial.tier.as_str(), r.status)).or_default() += 1;
     }
-    println!();
+    if above || !shown.is_empty() {
+        println!();
+    }
     for ((tier, status), n) in &counts {
         println!("{tier:>6} tier: {n} {status}");
     }
