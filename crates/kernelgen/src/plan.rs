@@ -282,7 +282,9 @@ mod tests {
         assert_eq!(arch_number("sm_121"), Some(121));
         assert_eq!(arch_number("gfx90a"), None);
         assert!(pins_targets(&["-arch=sm_80".into()]));
-        assert!(source_uses_pdl("gc_capture_programmatic_event_pair(m, 0, &g);"));
+        assert!(source_uses_pdl(
+            "gc_capture_programmatic_event_pair(m, 0, &g);"
+        ));
         assert!(source_uses_pdl("#include \"gridcheck_pdl_pair.cuh\""));
         assert!(!source_uses_pdl("child<<<1, 1>>>(out);"));
         assert!(!pins_targets(&["-archive".into(), "-DX".into()]));
