@@ -4,11 +4,13 @@
 //! are about, names a test of it (a trial entry also a rule that lists the
 //! test) on a tier that runs it. So a renamed or removed test cannot leave
 //! a stale entry behind, and a malformed file is noticed without nvcc or a
-//! GPU.
+//! GPU. A machine-code trial of a user program
+//! (`sass/<toolchain>/<sm>/user/<program>`) names a program of
+//! `kernels/sass/programs.toml` instead.
 
 use std::path::Path;
 
-use gridcheck_report::{Expectations, Subject, Tier};
+use gridcheck_report::{Expectations, Subject, Tier, USER_PROGRAMS};
 use gridcheck_spec::{Spec, TestBody};
 
 /// Whether `tier` makes trials of a test with this body.
@@ -21,6 +23,7 @@ fn runs(tier: Tier, body: &TestBody) -> bool {
                 Tier::Gpu,
                 TestBody::Litmus(_) | TestBody::Runtime(_) | TestBody::Host(_)
             )
+            | (Tier::Sass, TestBody::Litmus(_))
     )
 }
 
@@ -35,6 +38,18 @@ pub fn check_all(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<(), Str
                 "{at}: `{}` has an empty reason: say why it is known to fail, with the evidence",
                 e.subject
             ));
+        }
+        if e.subject.tier() == Tier::Sass && e.subject.rule() == Some(USER_PROGRAMS) {
+            let programs = gridcheck_sass::programs::load(&root.join(crate::sass::PROGRAMS_DIR))
+                .unwrap_or_default();
+            if !programs.iter().any(|p| p.name == e.subject.test()) {
+                problems.push(format!(
+                    "{at}: `{}` names no user program of {}/programs.toml",
+                    e.subject,
+                    crate::sass::PROGRAMS_DIR
+                ));
+            }
+            continue;
         }
         let Some(spec) = spec else { continue };
         let test = spec.test(e.subject.test());
@@ -124,5 +139,10 @@ tests:
         let e = check("[xfail]\n\"gpu/sm_90/t-one\" = \" \"\n").unwrap_err();
         assert!(e.contains("empty reason"), "{e}");
         assert!(check("[xfial]\n").is_err());
+        // A machine-code trial of the spec's test, and of a user program
+        // the checkout does not have.
+        assert!(check("[xfail]\n\"sass/13.5/sm_90/cdp2.memory.x/t-one\" = \"m\"\n").is_ok());
+        let e = check("[xfail]\n\"sass/13.5/sm_90/user/no-such\" = \"m\"\n").unwrap_err();
+        assert!(e.contains("names no user program"), "{e}");
     }
 }
