@@ -35,15 +35,24 @@ pub struct Here {
 }
 
 impl Here {
-    /// Where a record's trial ran: its GPU environment, else its compiler.
+    /// Where a record's trial ran: its GPU environment (the device runtime
+    /// and toolkit of the toolchain that built its kernels, when the record
+    /// names one), else its compiler.
     pub fn of(rec: &TrialRecord) -> Here {
         let mut h = Here::default();
         if let Some(e) = &rec.environment {
             h.gpu = Some(e.gpu.clone());
             h.sm = Some(e.sm.clone());
             h.driver = e.driver_version.clone();
-            h.device_runtime = e.nvcc.clone();
-            h.toolkit = e.nvcc.clone();
+            // The kernels' toolchain when the record names it (its
+            // libcudadevrt is the one linked in), else the harness's nvcc.
+            let built_by = e
+                .toolchain
+                .as_ref()
+                .map(|t| t.nvcc.clone())
+                .or(e.nvcc.clone());
+            h.device_runtime = built_by.clone();
+            h.toolkit = built_by;
         }
         if let Some(c) = &rec.compile {
             h.toolkit = Some(c.nvcc.clone());
@@ -306,6 +315,30 @@ mod tests {
             );
             assert!(m.contains("f.toml:1): what ran"), "{m}");
         }
+    }
+
+    #[test]
+    fn the_kernels_toolchain_is_the_device_runtime_judged() {
+        let f = facts(RUNTIME, "discrepancy");
+        // The harness's nvcc says 13.0, but the kernels were built (and
+        // their device runtime linked) by 13.5, where the fact, which
+        // depends on the device runtime, was never measured: it does not
+        // apply, the failure stays a failure.
+        let mut r = h100(Status::Fail);
+        if let Some(e) = r.environment.as_mut() {
+            e.toolchain = Some(crate::ToolchainRecord {
+                release: "13.5".into(),
+                nvcc: "13.5.37".into(),
+                devrt: "nvidia-cuda-runtime 13.5.37".into(),
+                source: ".toolchains/13.5".into(),
+                disassembler: None,
+            });
+        }
+        let (status, m) = f.apply(&r);
+        assert_eq!(status, Status::Fail);
+        assert!(m.contains("does not apply here"), "{m}");
+        // Without the toolchain, the harness's nvcc decides: measured here.
+        assert_eq!(f.apply(&h100(Status::Fail)).0, Status::Xfail);
     }
 
     #[test]

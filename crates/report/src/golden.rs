@@ -10,7 +10,9 @@
 //! characters; `results.jsonl` has it whole), a GPU litmus trial its
 //! histogram (`state=count`, `*` after a state that satisfies the
 //! condition, `!` after one the model cannot reach). States are written
-//! with their observables in name order, `k=v` joined by `,`.
+//! with their observables in name order, `k=v` joined by `,`. A trial that
+//! ran a binary other than its architecture's own says which (`[ptx-jit
+//! sm_90]`); the header names the toolchain that built the kernels.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -71,6 +73,13 @@ pub fn golden(records: &[TrialRecord]) -> String {
             }
             out.push('}');
         }
+        // A binary other than the architecture's own (a lower minor's, the
+        // PTX through the driver's JIT).
+        if let Some(b) = r.environment.as_ref().and_then(|e| e.binary.as_ref())
+            && !matches!(b.kind.as_str(), "cubin" | "executable")
+        {
+            let _ = write!(out, " [{} {}]", b.kind, b.arch);
+        }
         if let Some(env) = r.environment.as_ref().map(environment_line)
             && header_env.as_ref() != Some(&env)
         {
@@ -84,8 +93,13 @@ pub fn golden(records: &[TrialRecord]) -> String {
 /// The environment as the golden writes it: where it ran, without the
 /// device (several GPUs of one model share a header).
 fn environment_line(env: &Environment) -> String {
+    let kernels = env
+        .toolchain
+        .as_ref()
+        .map(|t| format!(", kernels of nvcc {}", t.nvcc))
+        .unwrap_or_default();
     format!(
-        "{} ({}), driver {} (CUDA {}), nvcc {}",
+        "{} ({}), driver {} (CUDA {}), nvcc {}{kernels}",
         env.gpu,
         env.sm,
         env.driver_version.as_deref().unwrap_or("?"),
