@@ -305,12 +305,19 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
                 checked += 1;
             }
             if measured {
+                // Judged by today's facts (a record may predate the fact
+                // that covers it); a known hang that did not happen in this
+                // run is `changed`, not stale: the harness's environment
+                // makes it rare (the fact's evidence says how rare).
+                let now = x.apply(r).0;
+                let only_hangs = x
+                    .covering(&r.trial)
+                    .iter()
+                    .all(|f| f.kind == gridcheck_report::FactKind::Hang);
                 assert!(
-                    matches!(
-                        r.status,
-                        Status::Xfail | Status::NotSupported | Status::NotRun
-                    ),
-                    "{} is covered but was {}",
+                    matches!(now, Status::Xfail | Status::NotSupported | Status::NotRun)
+                        || (now == Status::Changed && only_hangs),
+                    "{} is covered but was {} (today's facts make it {now})",
                     r.trial,
                     r.status
                 );

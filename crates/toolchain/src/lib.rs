@@ -335,10 +335,9 @@ impl Nvcc {
         }
     }
 
-    /// `nvcc -arch=<arch> -rdc=true -cubin -lineinfo -I<include> <flags>
-    /// <src> -o <cubin>`: the device code alone, relocatable, with line
-    /// information (which does not change the code) for the machine-code
-    /// tier; no host compiler, no device link.
+    /// [`Nvcc::compile_rdc_cubin`] with `-lineinfo`: the device code alone,
+    /// relocatable, with line information (which does not change the code)
+    /// for the machine-code tier.
     pub fn compile_lineinfo_cubin(
         &self,
         src: &Path,
@@ -347,20 +346,9 @@ impl Nvcc {
         flags: &[String],
         cubin: &Path,
     ) -> CompileOutput {
-        let mut args = vec![
-            format!("-arch={arch}"),
-            "-rdc=true".into(),
-            "-cubin".into(),
-            "-lineinfo".into(),
-            format!("-I{}", include.display()),
-        ];
-        args.extend(flags.iter().cloned());
-        args.extend([
-            src.display().to_string(),
-            "-o".into(),
-            cubin.display().to_string(),
-        ]);
-        self.run(&args)
+        let mut with_lines = flags.to_vec();
+        with_lines.push("-lineinfo".into());
+        self.compile_rdc_cubin(src, include, arch, &with_lines, cubin)
     }
 
     /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> <src> -L<lib>
