@@ -5,11 +5,13 @@
 //! test) on a tier that runs it. So a renamed or removed test cannot leave
 //! a stale fact behind, and a malformed file is noticed without nvcc or a
 //! GPU. Every fact is loaded whatever the machine: where one applies is
-//! decided trial by trial from the machine the trial ran on.
+//! decided trial by trial from the machine the trial ran on. A machine-code
+//! fact about a user program (`sass/<toolchain>/<sm>/user/<program>`) names
+//! a program of `kernels/sass/programs.toml` instead.
 
 use std::path::Path;
 
-use gridcheck_report::{Facts, Subject, Tier};
+use gridcheck_report::{Facts, Subject, Tier, USER_PROGRAMS};
 use gridcheck_spec::{Spec, TestBody};
 
 /// Whether `tier` makes trials of a test with this body.
@@ -22,6 +24,7 @@ fn runs(tier: Tier, body: &TestBody) -> bool {
                 Tier::Gpu,
                 TestBody::Litmus(_) | TestBody::Runtime(_) | TestBody::Host(_)
             )
+            | (Tier::Sass, TestBody::Litmus(_))
     )
 }
 
@@ -29,8 +32,29 @@ fn runs(tier: Tier, body: &TestBody) -> bool {
 pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Facts, String> {
     let x = Facts::load_all(dir, root)?;
     let mut problems = Vec::new();
+    let mut programs = None;
     for e in &x.entries {
         let at = e.at();
+        if e.subject.tier() == Tier::Sass && e.subject.rule() == Some(USER_PROGRAMS) {
+            let dir = root.join(crate::sass::PROGRAMS_DIR);
+            let names = programs.get_or_insert_with(|| {
+                gridcheck_sass::programs::load(&dir)
+                    .map(|ps| ps.into_iter().map(|p| p.name).collect::<Vec<_>>())
+            });
+            match names {
+                Ok(names) if names.iter().any(|n| n == e.subject.test()) => {}
+                Ok(_) => problems.push(format!(
+                    "{at}: `{}` names no user program of {}/programs.toml",
+                    e.subject,
+                    crate::sass::PROGRAMS_DIR
+                )),
+                Err(why) => problems.push(format!(
+                    "{at}: `{}` names a user program, but the programs cannot be read: {why}",
+                    e.subject
+                )),
+            }
+            continue;
+        }
         let Some(spec) = spec else { continue };
         let test = spec.test(e.subject.test());
         let listed = match &e.subject {
@@ -95,14 +119,32 @@ tests:
             "[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\ndepends_on = [\"toolkit\"]\n\
              evidence = \"e\"\nmeasured = [{{ sm = \"sm_90\", toolkit = \"13.0.88\", date = \"2026-11-24\" }}]\n"
         );
+        check_with(key, &toml, None)
+    }
+
+    /// The facts file `toml` in a checkout that has `programs` as its
+    /// `kernels/sass/programs.toml`.
+    fn check_with(key: &str, toml: &str, programs: Option<&str>) -> Result<Facts, String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(
-            "gridcheck-facts-check-{}-{}",
+            "gridcheck-facts-check-{}-{n}-{}",
             std::process::id(),
             key.len()
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("gpu.toml"), toml).unwrap();
+        if let Some(p) = programs {
+            let d = dir.join(crate::sass::PROGRAMS_DIR);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("programs.toml"), p).unwrap();
+            std::fs::write(
+                d.join("wait-in-loop.cu"),
+                "w(); // sass: wait\nl(); // sass: load\n",
+            )
+            .unwrap();
+        }
         let r = load_checked(&dir, &dir, Some(&spec()));
         let _ = std::fs::remove_dir_all(&dir);
         r
@@ -125,5 +167,34 @@ tests:
         assert!(e.contains("not a test"), "{e}");
         let e = check("gpu/t-one").unwrap_err();
         assert!(e.starts_with("gpu.toml:1: "), "{e}");
+    }
+
+    #[test]
+    fn a_user_program_fact_names_a_program_of_the_checkout() {
+        let fact = |key: &str| {
+            format!(
+                "\n[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\n\
+                 depends_on = [\"toolkit\", \"sm>=100\"]\nevidence = \"e\"\n\
+                 measured = [{{ sm = \"sm_100\", toolkit = \"13.2.86\", date = \"2026-11-26\" }}]\n"
+            )
+        };
+        let programs = "[[program]]\nname = \"wait-in-loop\"\nfile = \"wait-in-loop.cu\"\n\
+                        kernel = \"secondary\"\nsummary = \"s\"\nafter_wait = [\"load\"]\n";
+        let key = "sass/13.2/sm_100/user/wait-in-loop";
+        let x = check_with(key, &fact(key), Some(programs)).unwrap();
+        assert_eq!(x.entries.len(), 1);
+        // A machine-code trial of a test of the spec.
+        let key = "sass/13.2/sm_100/cdp2.memory.x/t-one";
+        assert!(check_with(key, &fact(key), Some(programs)).is_ok());
+        let key = "sass/13.2/sm_100/user/no-such";
+        let e = check_with(key, &fact(key), Some(programs)).unwrap_err();
+        assert!(
+            e.starts_with("gpu.toml:2: ") && e.contains("names no user program of kernels/sass"),
+            "{e}"
+        );
+        // No programs file: an error, not a silent pass.
+        let key = "sass/13.2/sm_100/user/wait-in-loop";
+        let e = check_with(key, &fact(key), None).unwrap_err();
+        assert!(e.starts_with("gpu.toml:2: "), "{e}");
     }
 }

@@ -347,12 +347,11 @@ fn conformance_with(
     // features alike and a first run builds them once. Cargo shows its
     // progress. libtest's terse format unless a format is asked for: a
     // character a trial, then the summary.
-    let st =
-        status(
-            cargo()
-                .current_dir(&root)
-                .args(["build", "-p", "xtask", "-p", "conformance"]),
-        )?;
+    let st = status(
+        cargo()
+            .current_dir(root)
+            .args(["build", "-p", "xtask", "-p", "conformance"]),
+    )?;
     if !st.success() {
         return Err(format!("cannot build the harness ({st})"));
     }
@@ -360,7 +359,7 @@ fn conformance_with(
     let terse = runs && !args.iter().any(|a| libtest_format_given(a));
     let st = status(
         Command::new(&harness)
-            .current_dir(&root)
+            .current_dir(root)
             .args(ours)
             .args(libtest)
             .args(terse.then_some("--quiet")),

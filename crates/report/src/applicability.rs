@@ -7,7 +7,7 @@
 //!
 //! | the trial | the fact | status |
 //! |---|---|---|
-//! | fail, crash or unmodeled | a discrepancy measured on this GPU model with this driver (a compile-time fact: this nvcc release) | xfail |
+//! | fail, crash or unmodeled | a discrepancy measured on this GPU model with this driver (a compile-time fact: this nvcc release, and the place's architecture if it gives one) | xfail |
 //! | fail, crash or unmodeled | a discrepancy that applies, never measured here | known (names where it was first measured) |
 //! | timeout | a hang that applies | known-hang |
 //! | pass or quality-warning | any fact that applies | changed (not a failure of the run, shown loudly) |
@@ -56,6 +56,10 @@ impl Here {
         }
         if let Some(c) = &rec.compile {
             h.toolkit = Some(c.nvcc.clone());
+        }
+        // A machine-code trial ran on no GPU: its architecture is its own.
+        if h.sm.is_none() {
+            h.sm = rec.trial.sm.clone();
         }
         h
     }
@@ -153,7 +157,9 @@ impl Fact {
             if self.subject.tier() == crate::Tier::Gpu {
                 agrees(&Dependency::GpuModel, p, here) && agrees(&Dependency::Driver, p, here)
             } else {
-                p.toolkit.is_some() && p.toolkit == here.toolkit
+                p.toolkit.is_some()
+                    && p.toolkit == here.toolkit
+                    && (p.sm.is_none() || p.sm == here.sm)
             }
         });
         match exact {

@@ -347,15 +347,31 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
     {
         return Err(("depends_on", "at most one architecture range".into()));
     }
-    let gpu_only = |d: &Dependency| !matches!(d, Dependency::Toolkit);
+    // A machine-code fact is about what one nvcc makes for an architecture:
+    // it depends on the toolkit and may give an architecture range.
+    let gpu_only = |d: &Dependency| match subject.tier() {
+        Tier::Sass => !matches!(d, Dependency::Toolkit | Dependency::Arch(_)),
+        _ => !matches!(d, Dependency::Toolkit),
+    };
+    if subject.tier() == Tier::Sass && !f.depends_on.contains(&Dependency::Toolkit) {
+        return Err((
+            "depends_on",
+            "a fact of the sass tier depends on the `toolkit` (the key's toolchain is only where it was first measured)".into(),
+        ));
+    }
     if subject.tier() != Tier::Gpu
         && let Some(d) = f.depends_on.iter().find(|d| gpu_only(d))
     {
         return Err((
             "depends_on",
             format!(
-                "`{d}`: a fact of the {} tier runs no GPU; it can depend on the `toolkit` only",
-                subject.tier().as_str()
+                "`{d}`: a fact of the {} tier runs no GPU; it can depend on the `toolkit`{} only",
+                subject.tier().as_str(),
+                if subject.tier() == Tier::Sass {
+                    " and an architecture range"
+                } else {
+                    ""
+                }
             ),
         ));
     }
@@ -392,8 +408,10 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
     }
     if let Subject::Trial(t) = subject {
         check_key_arch(&t.sm, f)?;
+        check_key_toolchain(&t.toolchain, f)?;
     } else if let Subject::Test(k) = subject {
         check_key_arch(&k.sm, f)?;
+        check_key_toolchain(&k.toolchain, f)?;
     }
     Ok(())
 }
@@ -426,6 +444,24 @@ fn check_key_arch(sm: &Option<String>, f: &RawFact) -> Result<(), (&'static str,
         ));
     }
     Ok(())
+}
+
+/// A machine-code key's toolchain (`13.2`) is the release of a place it was
+/// measured (`toolkit = "13.2.86"`); the `toolkit` dependency, not the key,
+/// says which toolchains the fact covers.
+fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
+    let Some(tc) = tc else { return Ok(()) };
+    let release = |t: &str| t.split('.').take(2).collect::<Vec<_>>().join(".");
+    if f.measured
+        .iter()
+        .any(|p| p.toolkit.as_deref().map(release).as_deref() == Some(tc.as_str()))
+    {
+        return Ok(());
+    }
+    Err((
+        "measured",
+        format!("no place with nvcc {tc}, the key's toolchain"),
+    ))
 }
 
 impl Facts {

@@ -189,15 +189,21 @@ fn root() -> std::path::PathBuf {
 }
 
 /// The checked-in files parse, every fact names a test of the spec (and,
-/// for a trial, a rule that lists it), and every GPU fact's first place
-/// is the H100 where the list began.
+/// for a trial, a rule that lists it) or a user program of the machine-code
+/// tier, and every GPU fact's first place is the H100 where the list began.
 #[test]
 fn the_checked_in_facts_name_real_tests() {
     let root = root();
     let x = Facts::load_all(&root.join("conformance/facts"), &root).unwrap();
     assert!(x.entries.len() >= 8, "{}", x.entries.len());
     let spec = gridcheck_spec::load_dir(&root.join("spec"), None).unwrap();
+    let programs = std::fs::read_to_string(root.join("kernels/sass/programs.toml")).unwrap();
     for e in &x.entries {
+        if e.subject.rule() == Some(gridcheck_report::USER_PROGRAMS) {
+            let name = format!("name = \"{}\"", e.subject.test());
+            assert!(programs.contains(&name), "{}", e.subject);
+            continue;
+        }
         assert!(spec.test(e.subject.test()).is_some(), "{}", e.subject);
         if let Some(rule) = e.subject.rule() {
             let r = spec.rule(rule).unwrap_or_else(|| panic!("{}", e.subject));
@@ -325,4 +331,84 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
         }
     }
     assert!(checked > 0, "no recorded xfail was checked");
+}
+
+/// A machine-code fact of a user program, as `conformance/facts/sass.toml`
+/// keys one: its first toolchain and architecture, the toolkit and an
+/// architecture range.
+const SASS: &str = r#"["sass/13.2/sm_100/user/p"]
+kind = "discrepancy"
+summary = "The load is issued before the wait."
+depends_on = ["toolkit", "sm>=100"]
+measured = [
+  { toolkit = "13.2.86", sm = "sm_100", date = "2026-11-26" },
+  { toolkit = "13.5.37", sm = "sm_120", date = "2026-11-26" },
+]
+evidence = "Measured."
+"#;
+
+#[test]
+fn a_machine_code_fact_covers_every_toolchain_it_was_measured_with() {
+    let f = Facts {
+        entries: parse(SASS).unwrap(),
+    };
+    let trial = |tc: &str, sm: &str, nvcc: &str| {
+        let mut r = TrialRecord::new(
+            gridcheck_report::TrialId::sass(tc, sm, "user", "p"),
+            Status::Fail,
+            "m",
+        );
+        r.compile = Some(gridcheck_report::CompileSummary {
+            nvcc: nvcc.into(),
+            command: String::new(),
+            success: true,
+            output: String::new(),
+            toolchain: None,
+        });
+        f.apply(&r).0
+    };
+    assert_eq!(trial("13.2", "sm_100", "13.2.86"), Status::Xfail);
+    assert_eq!(trial("13.5", "sm_120", "13.5.37"), Status::Xfail);
+    // In the range, with a measured nvcc, but never on this architecture
+    // with it: known.
+    assert_eq!(trial("13.5", "sm_100", "13.5.37"), Status::Known);
+    assert_eq!(trial("13.2", "sm_120", "13.2.86"), Status::Known);
+    assert_eq!(trial("13.5", "sm_120", "13.5.1"), Status::Known);
+    // Never measured with 13.0, and sm_90 is outside the range.
+    assert_eq!(trial("13.0", "sm_100", "13.0.88"), Status::Fail);
+    assert_eq!(trial("13.5", "sm_90", "13.5.37"), Status::Fail);
+
+    let cases = [
+        (
+            "\"toolkit\", ",
+            "",
+            "sass.toml:4: `sass/13.2/sm_100/user/p`: field `depends_on`: a fact of the sass tier depends on the `toolkit`",
+        ),
+        (
+            "\"sm>=100\"",
+            "\"sm>=100\", \"driver\"",
+            "field `depends_on`: `driver`: a fact of the sass tier runs no GPU",
+        ),
+        (
+            "13.2.86",
+            "13.3.73",
+            "sass.toml:5: `sass/13.2/sm_100/user/p`: field `measured`: no place with nvcc 13.2",
+        ),
+        (
+            "\"sm>=100\"",
+            "\"sm>=120\"",
+            "the key's `sm_100` is outside `sm>=120`",
+        ),
+    ];
+    for (from, to, want) in cases {
+        assert!(SASS.contains(from), "{from}");
+        let e = Facts::parse(
+            &SASS.replacen(from, to, 1),
+            Path::new("/r/conformance/facts/sass.toml"),
+            Path::new("/r"),
+        )
+        .unwrap_err();
+        assert!(e.starts_with("conformance/facts/sass.toml:"), "{e}");
+        assert!(e.contains(want), "want {want:?} in {e}");
+    }
 }
