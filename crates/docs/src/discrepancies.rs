@@ -15,7 +15,7 @@ use crate::context::Ctx;
 use crate::fragments::{quote_block, reproduce, source_line, status_of};
 use crate::results::Run;
 use crate::svg;
-use crate::text::{badge, code, fenced, html, rule_path, severity, slug};
+use crate::text::{badge, code, fenced, html, prose, rule_path, severity, slug};
 
 /// One fact of the page.
 pub(crate) struct Fact<'a> {
@@ -185,10 +185,38 @@ fn statuses(f: &Fact) -> String {
 }
 
 /// Where a known fact was measured, one place a line.
+/// Where a fact was measured, for the table: one line a GPU model (or
+/// toolkit-only place) and driver, with the device runtimes or toolkits
+/// and dates measured there; the fact's section lists every place.
 fn places(x: &KnownFact) -> String {
-    x.measured
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for p in &x.measured {
+        let machine = match (&p.gpu, &p.sm, &p.driver) {
+            (Some(g), sm, d) => format!(
+                "{g}{}{}",
+                sm.as_ref().map(|s| format!(" ({s})")).unwrap_or_default(),
+                d.as_ref()
+                    .map(|d| format!(", driver {d}"))
+                    .unwrap_or_default()
+            ),
+            _ => "nvcc".to_string(),
+        };
+        let what = p
+            .device_runtime
+            .as_ref()
+            .map(|r| format!("runtime {r}"))
+            .or_else(|| p.toolkit.clone())
+            .unwrap_or_default();
+        let item = format!("{what} ({})", p.date).trim().to_string();
+        match lines.iter_mut().find(|(m, _)| *m == machine) {
+            Some((_, items)) if !items.contains(&item) => items.push(item),
+            Some(_) => {}
+            None => lines.push((machine, vec![item])),
+        }
+    }
+    lines
         .iter()
-        .map(|p| html(&p.to_string()))
+        .map(|(m, items)| format!("{}: {}", html(m), html(&items.join(", "))))
         .collect::<Vec<_>>()
         .join("<br>")
 }
@@ -265,7 +293,7 @@ fn section(ctx: &Ctx, n: usize, f: &Fact, heading: &str, skip_rule: Option<&str>
         }
         s += &format!(
             "\n**Evidence**: {}\n\n",
-            html(&x.evidence).replace("\n\n", "<br><br>")
+            prose(&x.evidence).replace("\n\n", "<br><br>")
         );
     }
     match f.seen.first() {

@@ -18,6 +18,20 @@ pub fn html(s: &str) -> String {
     o
 }
 
+/// Prose in a Markdown paragraph, shown as written: HTML-escaped, and the
+/// characters Markdown would read as emphasis, code or links escaped
+/// (`h-tf-*` twice in a paragraph is not italics).
+pub fn prose(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in html(s).chars() {
+        if matches!(c, '\\' | '*' | '_' | '`' | '[' | ']') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
 /// Text for one Markdown table cell: HTML-escaped, pipes escaped, one line.
 pub fn cell(s: &str) -> String {
     html(s)
@@ -90,6 +104,15 @@ pub use gridcheck_report::slug;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_shown_as_written() {
+        assert_eq!(
+            prose("h-tf-* and p-tf-* <a>"),
+            "h-tf-\\* and p-tf-\\* &lt;a&gt;"
+        );
+        assert_eq!(prose("`x` [y] a_b"), "\\`x\\` \\[y\\] a\\_b");
+    }
 
     #[test]
     fn escapes() {
