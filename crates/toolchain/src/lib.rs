@@ -258,19 +258,7 @@ impl Nvcc {
         flags: &[String],
         obj: &Path,
     ) -> CompileOutput {
-        let mut args = vec![
-            format!("-arch={arch}"),
-            "-rdc=true".into(),
-            format!("-I{}", include.display()),
-        ];
-        args.extend(flags.iter().cloned());
-        args.extend([
-            "-c".into(),
-            src.display().to_string(),
-            "-o".into(),
-            obj.display().to_string(),
-        ]);
-        self.run(&args)
+        self.rdc(src, include, arch, flags, "-c", obj)
     }
 
     /// `nvcc -arch=<arch> -rdc=true -I<include> <flags> -cubin <src> -o
@@ -285,6 +273,19 @@ impl Nvcc {
         flags: &[String],
         obj: &Path,
     ) -> CompileOutput {
+        self.rdc(src, include, arch, flags, "-cubin", obj)
+    }
+
+    /// A relocatable compile, `what` being `-c` (object) or `-cubin`.
+    fn rdc(
+        &self,
+        src: &Path,
+        include: &Path,
+        arch: &str,
+        flags: &[String],
+        what: &str,
+        out: &Path,
+    ) -> CompileOutput {
         let mut args = vec![
             format!("-arch={arch}"),
             "-rdc=true".into(),
@@ -292,47 +293,12 @@ impl Nvcc {
         ];
         args.extend(flags.iter().cloned());
         args.extend([
-            "-cubin".into(),
+            what.to_string(),
             src.display().to_string(),
             "-o".into(),
-            obj.display().to_string(),
+            out.display().to_string(),
         ]);
         self.run(&args)
-    }
-
-    /// Whether this toolkit's `libcudadevrt.a` links device code for
-    /// `arch`: a two-kernel CDP program is compiled and device-linked in
-    /// `workdir` (nvcc 13.0 from PyPI has none for sm_87 and sm_88:
-    /// `Undefined reference to '__cudaCDP2LaunchDeviceV2'`). `Err` holds
-    /// nvcc's words.
-    pub fn links_device_runtime(&self, arch: &str, workdir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(workdir)
-            .map_err(|e| format!("cannot create {}: {e}", workdir.display()))?;
-        let src = workdir.join("devrt-probe.cu");
-        std::fs::write(
-            &src,
-            "__global__ void child(int *p) { *p = 1; }\n\
-             extern \"C\" __global__ void parent(int *p) { child<<<1, 1>>>(p); }\n",
-        )
-        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
-        let obj = workdir.join(format!("devrt-probe-{arch}.o"));
-        let cubin = workdir.join(format!("devrt-probe-{arch}.cubin"));
-        let c = self.compile_rdc_cubin(&src, workdir, arch, &[], &obj);
-        let l = if c.success {
-            self.dlink_cubin(&obj, arch, &cubin)
-        } else {
-            c
-        };
-        if l.success {
-            Ok(())
-        } else {
-            let first = l
-                .output
-                .lines()
-                .find(|x| !x.trim().is_empty())
-                .unwrap_or("");
-            Err(first.trim().to_string())
-        }
     }
 
     /// [`Nvcc::compile_rdc_cubin`] with `-lineinfo`: the device code alone,
