@@ -301,6 +301,41 @@ impl Nvcc {
         self.run(&args)
     }
 
+    /// Whether this toolkit's `libcudadevrt.a` links device code for
+    /// `arch`: a two-kernel CDP program is compiled and device-linked in
+    /// `workdir` (nvcc 13.0 from PyPI has none for sm_87 and sm_88:
+    /// `Undefined reference to '__cudaCDP2LaunchDeviceV2'`). `Err` holds
+    /// nvcc's words.
+    pub fn links_device_runtime(&self, arch: &str, workdir: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(workdir)
+            .map_err(|e| format!("cannot create {}: {e}", workdir.display()))?;
+        let src = workdir.join("devrt-probe.cu");
+        std::fs::write(
+            &src,
+            "__global__ void child(int *p) { *p = 1; }\n\
+             extern \"C\" __global__ void parent(int *p) { child<<<1, 1>>>(p); }\n",
+        )
+        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        let obj = workdir.join(format!("devrt-probe-{arch}.o"));
+        let cubin = workdir.join(format!("devrt-probe-{arch}.cubin"));
+        let c = self.compile_rdc_cubin(&src, workdir, arch, &[], &obj);
+        let l = if c.success {
+            self.dlink_cubin(&obj, arch, &cubin)
+        } else {
+            c
+        };
+        if l.success {
+            Ok(())
+        } else {
+            let first = l
+                .output
+                .lines()
+                .find(|x| !x.trim().is_empty())
+                .unwrap_or("");
+            Err(first.trim().to_string())
+        }
+    }
+
     /// [`Nvcc::compile_rdc_cubin`] with `-lineinfo`: the device code alone,
     /// relocatable, with line information (which does not change the code)
     /// for the machine-code tier.
