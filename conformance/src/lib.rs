@@ -241,7 +241,7 @@ impl Ctx {
                 timeout,
                 ..self.opts.clone()
             };
-            Ok(match spec_test.map(|t| (t, &t.body)) {
+            let result = match spec_test.map(|t| (t, &t.body)) {
                 Some((t, gridcheck_spec::TestBody::Host(h))) => {
                     let choice = self
                         .device_for(test)
@@ -252,13 +252,26 @@ impl Ctx {
                         Err(reason) => worker::WorkerResult::NotRun { reason },
                     }
                 }
-                Some((_, gridcheck_spec::TestBody::Litmus(_))) if opts.classify_timeouts => {
-                    timeouts::classified(&opts, test, &place)
-                }
                 Some((t, _)) if !opts.fresh_context && server::serves(t) => {
                     self.servers.run(&opts, slot.unwrap_or(0), test, &place)
                 }
                 _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
+            };
+            let litmus = matches!(
+                spec_test.map(|t| &t.body),
+                Some(gridcheck_spec::TestBody::Litmus(_))
+            );
+            Ok(match result {
+                worker::WorkerResult::Timeout { seconds, .. }
+                    if litmus
+                        && timeouts::should_classify(
+                            &opts,
+                            facts::known_hang(&self.facts, test),
+                        ) =>
+                {
+                    timeouts::classify(&opts, test, &place, seconds)
+                }
+                other => other,
             })
         });
         match cell.get() {

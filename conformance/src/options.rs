@@ -36,6 +36,9 @@ pub struct Options {
     /// A litmus GPU trial that times out is rerun alone under watch and
     /// classified: a stall (where) or a long run (its rate).
     pub classify_timeouts: bool,
+    /// `--no-classify-timeouts`: no timed-out trial is rerun under watch
+    /// (by default those no known hang covers are).
+    pub no_classify_timeouts: bool,
     /// `--fresh-context`: every GPU trial in a process (and CUDA context) of
     /// its own, instead of the staying worker (`server.rs`).
     pub fresh_context: bool,
@@ -204,6 +207,7 @@ impl Options {
             model_timeout: 300,
             resume: false,
             classify_timeouts: false,
+            no_classify_timeouts: false,
             fresh_context: false,
             serve: false,
             progress: None,
@@ -377,6 +381,7 @@ impl Options {
                 }
                 "--resume" => o.resume = true,
                 "--classify-timeouts" => o.classify_timeouts = true,
+                "--no-classify-timeouts" => o.no_classify_timeouts = true,
                 "--fresh-context" => o.fresh_context = true,
                 "--worker-serve" => o.serve = true,
                 "--progress" => o.progress = Some(true),

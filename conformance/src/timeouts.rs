@@ -2,8 +2,9 @@
 //! where shorter (a test the spec knows can hang records the hang quickly,
 //! as its finding), and what a trial killed at it says.
 //!
-//! With `--classify-timeouts`, a litmus trial that timed out is run again
-//! alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
+//! A litmus trial that timed out, where no known hang covers its test (or
+//! every one, with `--classify-timeouts`; none with
+//! `--no-classify-timeouts`), is run again alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
 //! words of the launch in flight are copied back every second beside the
 //! kernel; no change for [`STALL_AFTER_S`] seconds is a *stall* (which
 //! kernel did not run, which call did not return, in how many instances),
@@ -51,13 +52,9 @@ pub fn timeout_message(
     }
 }
 
-/// Runs a litmus test's GPU worker; if it times out, runs it again alone
-/// under watch and classifies the timeout (the module docs).
-pub fn classified(opts: &Options, test: &str, place: &Place) -> WorkerResult {
-    let first = worker::run_isolated(opts, Job::Gpu, test, place);
-    let WorkerResult::Timeout { seconds, .. } = first else {
-        return first;
-    };
+/// Runs a litmus test that timed out after `seconds` again, alone under
+/// watch, and classifies the timeout (the module docs).
+pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> WorkerResult {
     let mut watched = place.clone();
     watched.env.push((
         "GRIDCHECK_WATCH".into(),
@@ -74,6 +71,14 @@ pub fn classified(opts: &Options, test: &str, place: &Place) -> WorkerResult {
         seconds,
         classified: Some(classification(&again)),
     }
+}
+
+/// Whether a timed-out litmus trial is classified: every one with
+/// `--classify-timeouts`, none with `--no-classify-timeouts`, else those no
+/// known hang covers (a known hang's fact already says where it stalls, and
+/// a rerun would cost its timeout again).
+pub fn should_classify(opts: &Options, known_hang: bool) -> bool {
+    opts.classify_timeouts || (!opts.no_classify_timeouts && !known_hang)
 }
 
 /// What a watched rerun found, in words.

@@ -224,6 +224,13 @@ impl Facts {
         };
         let (summary, at) = (&f.summary, f.at());
         match (status, a) {
+            (Status::Pass | Status::QualityWarning, _) if f.sometimes => (
+                status,
+                format!(
+                    "{message}\n(the known {} \"{summary}\" ({at}) shows only in some runs; not in this one)",
+                    f.kind.as_str()
+                ),
+            ),
             (Status::Pass | Status::QualityWarning, a) => {
                 let place = match a {
                     Applies::Measured(p) | Applies::Elsewhere(p) => p,
@@ -369,6 +376,24 @@ mod tests {
         let mut other = h200(Status::Fail);
         other.trial.rule = "c.d".into();
         assert_eq!(f.apply(&other).0, Status::Known);
+    }
+
+    #[test]
+    fn a_rare_fact_not_seen_in_a_run_is_not_changed() {
+        let mut f = facts(RUNTIME, "hang");
+        f.entries[0].sometimes = true;
+        let (status, m) = f.apply(&h100(Status::Pass));
+        assert_eq!(status, Status::Pass, "{m}");
+        assert!(m.contains("shows only in some runs"), "{m}");
+        // When it does show, it is known as ever.
+        assert_eq!(f.apply(&h100(Status::Timeout)).0, Status::KnownHang);
+        // The file's spelling; a misspelling is an error.
+        let text = "[\"gpu/sm_90/t\"]\nkind = \"hang\"\nsummary = \"s\"\nreproduces = \"sometimes\"\n\
+                    depends_on = [\"driver\"]\nevidence = \"e\"\nmeasured = [{ gpu = \"G\", sm = \"sm_90\", driver = \"1\", date = \"2026-11-24\" }]\n";
+        let parsed = Facts::parse(text, Path::new("f.toml"), Path::new("/")).unwrap();
+        assert!(parsed[0].sometimes);
+        let bad = text.replace("sometimes", "often");
+        assert!(Facts::parse(&bad, Path::new("f.toml"), Path::new("/")).is_err());
     }
 
     #[test]

@@ -217,6 +217,10 @@ pub struct Fact {
     pub depends_on: Vec<Dependency>,
     /// Where it was measured, first measurement first.
     pub measured: Vec<Place>,
+    /// `reproduces = "sometimes"`: a rare behaviour (a hang in some runs
+    /// only, the rate in its evidence); a run that does not show it keeps
+    /// its own status with a note, rather than `changed`. Default: always.
+    pub sometimes: bool,
     /// The file, relative to the repository root when under it.
     pub file: PathBuf,
     /// The line of the fact's key.
@@ -255,6 +259,17 @@ struct RawFact {
     evidence: String,
     depends_on: Vec<Dependency>,
     measured: Vec<Place>,
+    #[serde(default)]
+    reproduces: Reproduces,
+}
+
+/// How often a fact's behaviour shows in a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Reproduces {
+    #[default]
+    Always,
+    Sometimes,
 }
 
 /// Every fact, in file then line order.
@@ -506,6 +521,7 @@ impl Facts {
                 evidence: f.evidence.trim().to_string(),
                 depends_on: f.depends_on,
                 measured: f.measured,
+                sometimes: f.reproduces == Reproduces::Sometimes,
                 file: file.clone(),
                 line,
             });
