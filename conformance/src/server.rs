@@ -54,7 +54,7 @@ struct Server {
 enum Answer {
     /// A result; `keep`: the worker may run the next test.
     Result {
-        result: WorkerResult,
+        result: Box<WorkerResult>,
         keep: bool,
     },
     Timeout,
@@ -65,23 +65,25 @@ enum Answer {
 const STDERR_KEEP: usize = 16 * 1024;
 
 impl Server {
-    fn start(mut cmd: Command) -> Result<Server, WorkerResult> {
+    fn start(mut cmd: Command) -> Result<Server, Box<WorkerResult>> {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| WorkerResult::Crash {
-            exit: format!("not started: {e}"),
-            stderr_tail: String::new(),
+        let mut child = cmd.spawn().map_err(|e| {
+            Box::new(WorkerResult::Crash {
+                exit: format!("not started: {e}"),
+                stderr_tail: String::new(),
+            })
         })?;
         let (Some(stdin), Some(stdout), Some(mut err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(WorkerResult::Crash {
+            return Err(Box::new(WorkerResult::Crash {
                 exit: "not started: no pipes".into(),
                 stderr_tail: String::new(),
-            });
+            }));
         };
         let (tx, lines) = channel();
         std::thread::spawn(move || {
@@ -136,7 +138,7 @@ impl Server {
                     return match serde_json::from_str::<WorkerResult>(json) {
                         Ok(result) => Answer::Result {
                             keep: completed(&result),
-                            result,
+                            result: Box::new(result),
                         },
                         Err(_) => Answer::Died,
                     };
@@ -192,14 +194,14 @@ impl Servers {
         slot: usize,
         test: &str,
         timeout: Duration,
-        cmd: impl FnOnce() -> Result<Command, WorkerResult>,
+        cmd: impl FnOnce() -> Result<Command, Box<WorkerResult>>,
     ) -> WorkerResult {
         let taken = self.lock().remove(&slot);
         let mut server = match taken {
             Some(s) => s,
             None => match cmd().and_then(Server::start) {
                 Ok(s) => s,
-                Err(e) => return e,
+                Err(e) => return *e,
             },
         };
         match server.ask(test, timeout) {
@@ -209,7 +211,7 @@ impl Servers {
                 } else {
                     let _ = server.stop();
                 }
-                result
+                *result
             }
             Answer::Timeout => {
                 let _ = server.stop();
@@ -265,7 +267,7 @@ mod tests {
     /// A stand-in worker: a shell loop that answers `notrun-<x>` with a
     /// completed result, `error` with an error (and goes on, which the
     /// harness must not rely on), sleeps on `hang` and exits on `crash`.
-    fn fake() -> Result<Command, WorkerResult> {
+    fn fake() -> Result<Command, Box<WorkerResult>> {
         let script = format!(
             r#"while read t; do case "$t" in
   hang) sleep 30 ;;

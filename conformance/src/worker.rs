@@ -96,7 +96,7 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> Work
     };
     let cmd = match command(opts, &[flag, test], place) {
         Ok(c) => c,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout) else {
         return WorkerResult::Timeout {
@@ -123,10 +123,12 @@ pub(crate) fn command(
     opts: &Options,
     args: &[&str],
     place: &Place,
-) -> Result<Command, WorkerResult> {
-    let exe = std::env::current_exe().map_err(|e| WorkerResult::Crash {
-        exit: "not started".into(),
-        stderr_tail: format!("cannot find the harness executable: {e}"),
+) -> Result<Command, Box<WorkerResult>> {
+    let exe = std::env::current_exe().map_err(|e| {
+        Box::new(WorkerResult::Crash {
+            exit: "not started".into(),
+            stderr_tail: format!("cannot find the harness executable: {e}"),
+        })
     })?;
     let mut cmd = Command::new(exe);
     cmd.args(args)
@@ -316,14 +318,14 @@ pub(crate) fn model_summary(
 fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
     match open(opts) {
         Ok((spec, gpu)) => run_test(opts, &spec, &gpu, test_name),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
 /// What a GPU worker sets up once: the spec, and the device (the one its
 /// place chose, with the PTX's device runtime).
-pub(crate) fn open(opts: &Options) -> Result<(gridcheck_spec::Spec, Gpu), WorkerResult> {
-    let error = |message: String| WorkerResult::Error { message };
+pub(crate) fn open(opts: &Options) -> Result<(gridcheck_spec::Spec, Gpu), Box<WorkerResult>> {
+    let error = |message: String| Box::new(WorkerResult::Error { message });
     let spec = gridcheck_spec::load_dir(&opts.spec, None).map_err(|e| error(e.to_string()))?;
     let gpu = Gpu::open(0).map_err(|e| error(e.to_string()))?;
     // Placed by `--devices`: device 0 here must be the one chosen.
