@@ -8,8 +8,10 @@
 //! one result line from its standard output. GPU children run one at a time
 //! on each device (`devices.rs` places them).
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use gridcheck_gpu::{Budget, Gpu, RuntimeFailure};
@@ -111,6 +113,8 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> Work
         .and_then(|j| serde_json::from_str::<WorkerResult>(j).ok());
     match (parsed, status) {
         (Some(r), Ok(st)) if st.success() => r,
+        // Printed its result, then did not exit (see run_with_timeout).
+        (Some(r), Err(e)) if e.starts_with("killed after printing") => r,
         (_, status) => crash(&status, &stderr),
     }
 }
@@ -172,7 +176,11 @@ pub(crate) fn crash(
 
 /// Runs a command with piped output and a timeout: its exit status (or why
 /// it could not be started or waited for), standard output and standard
-/// error; `None` when it was killed after `timeout` seconds.
+/// error; `None` when it was killed after `timeout` seconds without having
+/// printed a worker's result line. A worker that printed its result and
+/// then does not exit (its CUDA context waiting, at exit, on a kernel that
+/// never ends, as a watched rerun's stall leaves it) is killed after
+/// [`EXIT_GRACE`] and its result stands.
 pub(crate) fn run_with_timeout(
     mut cmd: Command,
     timeout: u64,
@@ -190,44 +198,63 @@ pub(crate) fn run_with_timeout(
             ));
         }
     };
-    let drain = |r: Option<Box<dyn Read + Send>>| {
+    let result_seen = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&result_seen);
+    let out = child.stdout.take().map(|o| {
         std::thread::spawn(move || {
             let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
+            for line in BufReader::new(o).lines() {
+                let Ok(line) = line else { break };
+                if line.starts_with(MARKER) {
+                    seen.store(true, Ordering::SeqCst);
+                }
+                s.push_str(&line);
+                s.push('\n');
             }
             s
         })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
+    });
+    let err = child.stderr.take().map(|mut e| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = e.read_to_string(&mut s);
+            s
+        })
+    });
     let deadline = Instant::now() + Duration::from_secs(timeout);
+    let mut result_at: Option<Instant> = None;
     let status = loop {
         match child.try_wait() {
             Ok(Some(st)) => break Some(Ok(st)),
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+            Ok(None) => {
+                if result_at.is_none() && result_seen.load(Ordering::SeqCst) {
+                    result_at = Some(Instant::now());
+                }
+                let lingering = result_at.is_some_and(|t| t.elapsed() >= EXIT_GRACE);
+                if lingering || Instant::now() >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break lingering.then(|| Err("killed after printing its result".to_string()));
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => break Some(Err(format!("cannot wait for it: {e}"))),
         }
     };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    Some((status?, stdout, stderr))
+    let stdout = out.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr = err.and_then(|t| t.join().ok()).unwrap_or_default();
+    // A result printed just before the deadline still counts.
+    let status = status.or_else(|| {
+        stdout
+            .lines()
+            .any(|l| l.starts_with(MARKER))
+            .then(|| Err("killed after printing its result".to_string()))
+    })?;
+    Some((status, stdout, stderr))
 }
+
+/// How long a worker that printed its result may take to exit.
+pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The worker side of the GPU and model jobs (the mutants' are in
 /// `mutants.rs`).
@@ -423,3 +450,34 @@ pub(crate) fn run_test(
 /// Where the extra environments' seeds start (`launch_seed(seed, EXTRA_SEEDS
 /// + i)`), far from the main run's launch numbers.
 const EXTRA_SEEDS: u32 = 1 << 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    }
+
+    #[test]
+    fn a_worker_that_lingers_after_its_result_keeps_the_result() {
+        let start = Instant::now();
+        let script = format!("echo '{MARKER}{{\"NotRun\":{{\"reason\":\"r\"}}}}'; exec sleep 30");
+        let (status, stdout, _) = run_with_timeout(sh(&script), 20).expect("a result");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "killed after the grace"
+        );
+        assert_eq!(status, Err("killed after printing its result".to_string()));
+        assert!(stdout.contains(MARKER));
+    }
+
+    #[test]
+    fn a_worker_without_a_result_at_the_deadline_timed_out() {
+        assert!(run_with_timeout(sh("echo noise; exec sleep 30"), 1).is_none());
+        let (status, stdout, _) = run_with_timeout(sh("echo done"), 5).expect("exited");
+        assert!(status.is_ok_and(|s| s.success()) && stdout == "done\n");
+    }
+}

@@ -196,7 +196,8 @@ impl Facts {
         let found = match status {
             Status::Fail | Status::Crash | Status::Unmodeled => of_kind(FactKind::Discrepancy),
             Status::Timeout => of_kind(FactKind::Hang),
-            Status::Pass | Status::QualityWarning => applying.first(),
+            Status::QualityWarning => of_kind(FactKind::Unobserved).or(applying.first()),
+            Status::Pass => applying.first(),
             _ => return (status, message),
         };
         let Some((f, a)) = found else {
@@ -231,6 +232,22 @@ impl Facts {
                     f.kind.as_str()
                 ),
             ),
+            (Status::QualityWarning, a) if f.kind == FactKind::Unobserved => {
+                let (status, where_) = match a {
+                    Applies::Measured(p) => (Status::Xfail, format!("measured here: {p}")),
+                    Applies::Elsewhere(p) => (
+                        Status::Known,
+                        format!("first measured on {p}, not yet on this machine"),
+                    ),
+                    Applies::No(_) => unreachable!("filtered above"),
+                };
+                (
+                    status,
+                    format!(
+                        "known, stronger than the guide ({summary}; {where_}; {at}): {message}"
+                    ),
+                )
+            }
             (Status::Pass | Status::QualityWarning, a) => {
                 let place = match a {
                     Applies::Measured(p) | Applies::Elsewhere(p) => p,
@@ -376,6 +393,19 @@ mod tests {
         let mut other = h200(Status::Fail);
         other.trial.rule = "c.d".into();
         assert_eq!(f.apply(&other).0, Status::Known);
+    }
+
+    #[test]
+    fn an_outcome_never_observed_is_known_until_it_shows() {
+        let f = facts(RUNTIME, "unobserved");
+        let (status, m) = f.apply(&h100(Status::QualityWarning));
+        assert_eq!(status, Status::Xfail, "{m}");
+        assert!(m.starts_with("known, stronger than the guide"), "{m}");
+        assert_eq!(f.apply(&h200(Status::QualityWarning)).0, Status::Known);
+        // Observed at last: the fact no longer holds.
+        assert_eq!(f.apply(&h100(Status::Pass)).0, Status::Changed);
+        // It explains no failure.
+        assert_eq!(f.apply(&h100(Status::Fail)).0, Status::Fail);
     }
 
     #[test]

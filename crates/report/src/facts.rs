@@ -44,6 +44,12 @@ pub enum FactKind {
     Discrepancy,
     /// The trial does not finish: it times out.
     Hang,
+    /// Stronger than the guide: an outcome the guide allows was never
+    /// observed, in an experiment that would have shown it (more instances,
+    /// other environments, a control that shows the mechanism works). The
+    /// trial is a quality warning; if the outcome ever shows, the fact has
+    /// `changed`.
+    Unobserved,
 }
 
 impl FactKind {
@@ -51,6 +57,7 @@ impl FactKind {
         match self {
             FactKind::Discrepancy => "discrepancy",
             FactKind::Hang => "hang",
+            FactKind::Unobserved => "unobserved",
         }
     }
 }
