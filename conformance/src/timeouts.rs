@@ -56,10 +56,9 @@ pub fn timeout_message(
 /// watch, and classifies the timeout (the module docs).
 pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> WorkerResult {
     let mut watched = place.clone();
-    watched.env.push((
-        "GRIDCHECK_WATCH".into(),
-        format!("{STALL_AFTER_S},{seconds}"),
-    ));
+    watched
+        .env
+        .push(("GRIDCHECK_WATCH".into(), watch_setting(seconds)));
     // The watched run ends itself at `seconds` of launches; the margin is
     // for loading, allocating and the last look at the status words.
     let rerun = Options {
@@ -71,6 +70,16 @@ pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> Work
         seconds,
         classified: Some(classification(&again)),
     }
+}
+
+/// `GRIDCHECK_WATCH` for a rerun of a trial killed after `seconds`: a
+/// stall is no status word moving for half the trial's time, between 1 s
+/// and [`STALL_AFTER_S`] (so that a short `gpu_timeout` can still see one:
+/// at 3 s, a 5 s stall could never be seen before the run's time was spent
+/// and every hang read as a long run), and the run's time is the trial's.
+pub fn watch_setting(seconds: u64) -> String {
+    let stall = (seconds as f64 / 2.0).clamp(1.0, STALL_AFTER_S as f64);
+    format!("{stall},{seconds}")
 }
 
 /// Whether a timed-out litmus trial is classified: every one with
@@ -169,5 +178,19 @@ mod tests {
             classified: None,
         });
         assert!(killed.starts_with("killed too, after 85 s"), "{killed}");
+    }
+
+    #[test]
+    fn a_short_timeout_still_leaves_room_to_see_a_stall() {
+        assert_eq!(watch_setting(3), "1.5,3");
+        assert_eq!(watch_setting(1), "1,1");
+        assert_eq!(watch_setting(60), "5,60");
+        for s in [1, 2, 3, 10, 60] {
+            let (stall, budget) = gridcheck_gpu::watch::parse_watch(&watch_setting(s)).unwrap();
+            assert!(
+                stall <= budget / 2.0 || stall == 1.0,
+                "{s}: {stall} {budget}"
+            );
+        }
     }
 }
