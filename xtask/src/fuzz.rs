@@ -28,6 +28,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use crate::{Result, root};
 
 const USAGE: &str = "usage: cargo xtask fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
+       cargo xtask fuzz enumerate [--ops N] [--jobs J]
        cargo xtask fuzz gpu [--count N] [--seed S] [--out DIR]";
 
 struct Args {
@@ -77,6 +78,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
 pub fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("model") => model(&args[1..]),
+        Some("enumerate") => enumerate(&args[1..]),
         Some("gpu") => gpu(&args[1..]),
         _ => Err(USAGE.into()),
     }
@@ -113,6 +115,64 @@ fn model(args: &[String]) -> Result<()> {
         }
     });
     let _ = std::panic::take_hook();
+    let (seed, threads) = (a.seed, a.threads);
+    print_report(&r, &|f| {
+        format!(
+            "cargo xtask fuzz model --count {} --seed {seed} --threads {threads}",
+            f.index + 1
+        )
+    })
+}
+
+/// `fuzz enumerate [--ops N] [--jobs J]`: both oracles on every program of
+/// the exhaustive enumeration (`gridcheck_litgen::enumerate`) of at most N
+/// operations (default 3), from a release build.
+fn enumerate(args: &[String]) -> Result<()> {
+    let mut ops = 3usize;
+    let mut jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut here = false;
+    let mut it = args.iter();
+    while let Some(x) = it.next() {
+        let mut num = |f: &str| -> Result<usize> {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{f} takes a number\n{USAGE}"))
+        };
+        match x.as_str() {
+            "--ops" => ops = num("--ops")?.min(4),
+            "--jobs" => jobs = num("--jobs")?.max(1),
+            "--here" => here = true,
+            _ => return Err(format!("unknown argument `{x}`\n{USAGE}")),
+        }
+    }
+    if !here {
+        let mut rest: Vec<String> = vec!["fuzz".into(), "enumerate".into()];
+        rest.extend(args.iter().cloned());
+        return crate::rerun_release(&rest);
+    }
+    let programs = gridcheck_litgen::enumerate::programs(ops);
+    println!(
+        "fuzz enumerate: {} programs of at most {ops} operations over two threads in two kernels, {jobs} jobs",
+        programs.len()
+    );
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = differential::run_list(&programs, &format!("enum{ops}"), jobs);
+    let _ = std::panic::take_hook();
+    print_report(&r, &|f| {
+        format!(
+            "cargo xtask fuzz enumerate --ops {ops} (program {})",
+            f.index
+        )
+    })
+}
+
+/// Prints a differential run's classes, coverage and conflicts (each with
+/// `reproduce`'s command); an error if the oracles conflicted or the loader
+/// rejected a program.
+fn print_report(
+    r: &differential::Report,
+    reproduce: &dyn Fn(&differential::Finding) -> String,
+) -> Result<()> {
     let minutes = r.elapsed.as_secs_f64() / 60.0;
     println!(
         "\n{} programs in {:.1} s: {:.0} programs per minute",
@@ -136,11 +196,9 @@ fn model(args: &[String]) -> Result<()> {
     );
     for f in &r.conflicts {
         println!(
-            "\nconflict, program {} (reproduce: cargo xtask fuzz model --count {} --seed {} --threads {}):\n{}\n{}",
+            "\nconflict, program {} (reproduce: {}):\n{}\n{}",
             f.index,
-            f.index + 1,
-            a.seed,
-            a.threads,
+            reproduce(f),
             f.detail,
             f.yaml
         );
