@@ -90,6 +90,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench model [--filter S]        both oracles' cost per litmus test (release build)
   fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
                                   random programs: loom against the axiomatic model (release build)
+  fuzz enumerate [--ops N] [--jobs J]
+                                  every program of at most N operations over two threads in two
+                                  kernels (diy-style), through both oracles (release build)
   fuzz gpu [--count N] [--seed S] [--out DIR]
                                   random programs and their kernels for conformance/fuzz-gpu.sh";
 
