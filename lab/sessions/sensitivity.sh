@@ -17,7 +17,7 @@
 #              conformance.log, machine.txt) and under the built-in one
 #              (builtin.tar.xz), to compare statuses and wall times.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
 case "${1:-run}" in

@@ -25,7 +25,7 @@
 #      burst-suite/ (statuses and wall time of the environment it would make).
 # STEPS (default "1 2 3 4 5 6") picks the steps; 5 and 6 need 4.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 base=${OUT:-target/gridcheck}
 out=$base/session
 mkdir -p "$out"
@@ -89,7 +89,8 @@ for b in $bursts; do
   RESULTS=burst-$n.jsonl LOG=burst-$n.log OUT=$out timeout 60 bash conformance/mutants-gpu.sh \
     $(point_args "$b") --timeout 30 --model-timeout 60 -- -wait-sees-writes~ >"$out/burst-$n.out" 2>&1
   echo "$b: $(grep -E "^mutation score" "$out/burst-$n.log")"
-  kills=$(sed -n 's/^mutation score: \([0-9]*\)\/.*/\1/p' "$out/burst-$n.log")
+  # Killed mutants, from the machine-readable records (one JSON line each).
+  kills=$(grep -c '"status":"killed"' "$out/burst-$n.jsonl" 2>/dev/null)
   if [ -n "$kills" ] && [ "$kills" -gt "$best_kills" ]; then
     best=$b
     best_kills=$kills
