@@ -60,11 +60,21 @@ fn generated_files_are_current() {
     );
 }
 
+/// The shared one-rule fixture as rule `cdp2.test.rule`, listing `names`,
+/// with the test entries `tests_yaml`.
+pub(crate) fn spec_text(tests_yaml: &str, names: &[&str]) -> String {
+    names
+        .iter()
+        .fold(
+            gridcheck_fixture::OneRule::new().id("cdp2.test.rule"),
+            |f, n| f.lists(n),
+        )
+        .unlisted(tests_yaml)
+        .yaml()
+}
+
 pub(crate) fn spec_of(tests_yaml: &str, names: &[&str]) -> Spec {
-    let yaml = format!(
-        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{}]\ntests:\n{tests_yaml}",
-        names.join(", ")
-    );
+    let yaml = spec_text(tests_yaml, names);
     load_sources(
         &[(PathBuf::from("/somewhere/spec/cdp2/x.yaml"), yaml)],
         None,

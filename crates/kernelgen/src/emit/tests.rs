@@ -118,10 +118,7 @@ fn sources_point_nvcc_at_the_spec_line() {
 "#;
     let names = ["broken", "shared", "alias", "host", "inline"];
     let spec = spec_of(tests, &names);
-    let yaml = format!(
-        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{}]\ntests:\n{tests}",
-        names.join(", ")
-    );
+    let yaml = crate::tests::spec_text(tests, &names);
     let files: std::collections::BTreeMap<String, String> =
         generate_all(&spec).into_iter().collect();
     let expect = [
