@@ -6,7 +6,9 @@
 //! the rule whose promise it breaks), or a problem of the newest run of a
 //! GPU that no fact covers, about a test whatever number of rules list it
 //! (a hardware run of a test listed by four rules is one fact, shown with
-//! the four rules).
+//! the four rules), also a row and a section under its rule. The table has
+//! three columns so that it fits the page at 1280 px (the browser test
+//! measures it).
 
 use gridcheck_report::{Fact as KnownFact, FactKind, Status, Subject, TestKey, TrialRecord};
 use gridcheck_spec::TestBody;
