@@ -373,3 +373,41 @@ fn a_result_under_a_former_name_is_the_tests_now() {
         .unwrap_or_else(|| panic!("{said} on the page of {}:\n{page}", r.trial.rule));
     assert!(!row.contains("gc-stale"), "{row}");
 }
+
+/// A program read from its own file (`source_file:`) is shown on its
+/// rule's page, named with its file.
+#[test]
+fn a_program_in_its_own_file_is_shown_with_its_name() {
+    let inputs = common::inputs();
+    let (test, body) = inputs
+        .spec
+        .tests
+        .iter()
+        .find_map(|t| match (&t.body, &t.source_file) {
+            (gridcheck_spec::TestBody::Runtime(r), Some(_)) => Some((t, r)),
+            _ => None,
+        })
+        .expect("a runtime test whose program is in a .cu file");
+    let rule = inputs
+        .spec
+        .rules
+        .iter()
+        .find(|r| r.tests.contains(&test.name))
+        .expect("a rule lists it");
+    let src = gridcheck_docs::site::render(&inputs);
+    let page = src
+        .page(&format!("rules/{}.md", rule.id))
+        .expect("the rule's page");
+    let file = gridcheck_kernelgen::spec_relative(test.source_file.as_ref().unwrap());
+    assert!(file.ends_with(&format!("src/{}.cu", test.name)), "{file}");
+    assert!(
+        page.contains(&format!(
+            "<summary>Source ({} lines, <code>{file}</code>)</summary>",
+            body.source.lines().count()
+        )),
+        "{}: the source's summary names {file}",
+        rule.id
+    );
+    let last = body.source.lines().rfind(|l| !l.trim().is_empty()).unwrap();
+    assert!(page.contains(last), "{}: the program is shown", rule.id);
+}
