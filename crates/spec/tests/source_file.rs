@@ -8,7 +8,7 @@ use gridcheck_fixture::OneRule;
 use gridcheck_spec::{SpecError, TestBody, load_dir};
 
 /// A scratch spec directory holding `a.yaml` and the given files.
-fn scratch(name: &str, yaml: &str, files: &[(&str, &[u8])]) -> PathBuf {
+fn scratch(name: &str, yaml: &str, files: Files) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "gridcheck-source-file-{name}-{}",
         std::process::id()
@@ -21,6 +21,9 @@ fn scratch(name: &str, yaml: &str, files: &[(&str, &[u8])]) -> PathBuf {
     }
     dir
 }
+
+/// Files beside the spec: (path, contents).
+type Files<'a> = &'a [(&'a str, &'a [u8])];
 
 const PROGRAM: &str = "extern \"C\" __global__ void entry(unsigned int *out) {\n  out[0] = 1;\n}\n";
 
@@ -82,7 +85,7 @@ fn a_program_is_read_from_its_file_beside_the_spec() {
 /// the test and the field.
 #[test]
 fn a_bad_source_file_is_located_in_the_spec() {
-    let cases: [(&str, &str, &[(&str, &[u8])], &str); 7] = [
+    let cases: [(&str, &str, Files, &str); 7] = [
         ("missing", "source_file: src/none.cu", &[], "cannot read `"),
         (
             "both",
