@@ -60,17 +60,11 @@ fn generated_files_are_current() {
     );
 }
 
-/// The shared one-rule fixture as rule `cdp2.test.rule`, listing `names`,
-/// with the test entries `tests_yaml`.
+/// The shared fixture's rule as `cdp2.test.rule` listing `names`, then `tests_yaml`.
 pub(crate) fn spec_text(tests_yaml: &str, names: &[&str]) -> String {
-    names
-        .iter()
-        .fold(
-            gridcheck_fixture::OneRule::new().id("cdp2.test.rule"),
-            |f, n| f.lists(n),
-        )
-        .unlisted(tests_yaml)
-        .yaml()
+    let rule = gridcheck_fixture::OneRule::new().id("cdp2.test.rule");
+    let rule = names.iter().fold(rule, |f, n| f.lists(n));
+    rule.unlisted(tests_yaml).yaml()
 }
 
 pub(crate) fn spec_of(tests_yaml: &str, names: &[&str]) -> Spec {
