@@ -138,10 +138,17 @@ fn histogram_for(ctx: &Ctx, r: &TrialRecord, gpu: &str) -> String {
     )
 }
 
-fn rule_head(ctx: &Ctx, rule_id: &str) -> String {
+/// A rule's words: its id in bold (unless `named`, under a heading that
+/// names it), its quote and its source.
+fn rule_head(ctx: &Ctx, rule_id: &str, named: bool) -> String {
     match ctx.inputs.spec.rule(rule_id) {
         Some(rule) => format!(
-            "**{rule_id}**\n\n{}\n{}\n",
+            "{}{}\n{}\n",
+            if named {
+                String::new()
+            } else {
+                format!("**{rule_id}**\n\n")
+            },
             quote_block(rule),
             source_line(rule, "")
         ),
@@ -289,7 +296,7 @@ fn section(ctx: &Ctx, n: usize, f: &Fact, heading: &str, skip_rule: Option<&str>
     }
     s += &format!(" · rules: {}\n\n", rule_links(&f.rules));
     for rule in f.rules.iter().filter(|r| Some(r.as_str()) != skip_rule) {
-        s += &rule_head(ctx, rule);
+        s += &rule_head(ctx, rule, false);
         s += "\n";
     }
     if let Some(x) = f.known {
@@ -445,7 +452,7 @@ fn by_rule(ctx: &Ctx, list: &[(usize, &Fact)], anchor: &str) -> String {
             slug(&rule),
             html(&rule)
         );
-        s += &rule_head(ctx, &rule);
+        s += &rule_head(ctx, &rule, true);
         s += "\n";
         for (i, f) in list.iter().filter(|(_, f)| home_rule(f) == rule) {
             s += &section(ctx, i + 1, f, "h4", Some(&rule));
