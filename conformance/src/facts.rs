@@ -87,6 +87,15 @@ pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Fact
     }
 }
 
+/// Whether a known hang (`kind = "hang"`) is about a GPU trial of `test`.
+pub fn known_hang(facts: &Facts, test: &str) -> bool {
+    facts.entries.iter().any(|f| {
+        f.kind == gridcheck_report::FactKind::Hang
+            && f.subject.tier() == Tier::Gpu
+            && f.subject.test() == test
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +200,21 @@ mod tests {
         let key = "sass/13.2/sm_100/user/wait-in-loop";
         let e = check_with(key, &fact(key), None).unwrap_err();
         assert!(e.starts_with("gpu.toml:2: "), "{e}");
+    }
+
+    #[test]
+    fn a_known_hang_is_found_by_its_test() {
+        let hang = |key: &str| {
+            let toml = format!(
+                "[\"{key}\"]\nkind = \"hang\"\nsummary = \"s\"\ndepends_on = [\"driver\"]\n\
+                 evidence = \"e\"\nmeasured = [{{ gpu = \"G\", sm = \"sm_90\", driver = \"580.1\", date = \"2026-11-24\" }}]\n"
+            );
+            check_with(key, &toml, None).unwrap()
+        };
+        assert!(known_hang(&hang("gpu/sm_90/t-one"), "t-one"));
+        assert!(known_hang(&hang("gpu/sm_90/cdp2.memory.x/t-one"), "t-one"));
+        assert!(!known_hang(&hang("gpu/sm_90/t-one"), "t-two"));
+        // A discrepancy is not a hang.
+        assert!(!known_hang(&check("gpu/sm_90/t-one").unwrap(), "t-one"));
     }
 }

@@ -24,12 +24,14 @@ mod binary;
 pub mod devices;
 mod environment;
 mod facts;
+mod host;
 mod listing;
 mod mutants;
 pub mod options;
 mod progress;
 mod results_file;
 pub mod sass;
+pub mod server;
 pub mod summary;
 mod tiers;
 pub mod timeouts;
@@ -91,6 +93,8 @@ pub struct Ctx {
     progress: OnceLock<progress::Progress>,
     /// `--mutants`: the mutants' records and their file.
     mutants: mutants::Sink,
+    /// The staying GPU workers, one per device (`server.rs`).
+    servers: server::Servers,
 }
 
 fn cached<T>(
@@ -189,6 +193,7 @@ impl Ctx {
             write_error: Mutex::default(),
             progress: OnceLock::new(),
             mutants,
+            servers: server::Servers::default(),
         })
     }
 
@@ -236,21 +241,37 @@ impl Ctx {
                 timeout,
                 ..self.opts.clone()
             };
-            Ok(match spec_test.map(|t| (t, &t.body)) {
+            let result = match spec_test.map(|t| (t, &t.body)) {
                 Some((t, gridcheck_spec::TestBody::Host(h))) => {
                     let choice = self
                         .device_for(test)
                         .map_err(String::clone)
                         .and_then(|d| binary::choose(&opts, d, t));
                     match choice {
-                        Ok(c) => worker::run_host_program(&opts, &c.built.file, h, &place),
+                        Ok(c) => host::run_host_program(&opts, &c.built.file, h, &place),
                         Err(reason) => worker::WorkerResult::NotRun { reason },
                     }
                 }
-                Some((_, gridcheck_spec::TestBody::Litmus(_))) if opts.classify_timeouts => {
-                    timeouts::classified(&opts, test, &place)
+                Some((t, _)) if !opts.fresh_context && server::serves(t) => {
+                    self.servers.run(&opts, slot.unwrap_or(0), test, &place)
                 }
                 _ => worker::run_isolated(&opts, worker::Job::Gpu, test, &place),
+            };
+            let litmus = matches!(
+                spec_test.map(|t| &t.body),
+                Some(gridcheck_spec::TestBody::Litmus(_))
+            );
+            Ok(match result {
+                worker::WorkerResult::Timeout { seconds, .. }
+                    if litmus
+                        && timeouts::should_classify(
+                            &opts,
+                            facts::known_hang(&self.facts, test),
+                        ) =>
+                {
+                    timeouts::classify(&opts, test, &place, seconds)
+                }
+                other => other,
             })
         });
         match cell.get() {
@@ -423,6 +444,9 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if opts.serve {
+        return server::serve(&opts);
+    }
     if let Some((job, test)) = opts.worker.clone() {
         let result = match job {
             worker::Job::Mutant => mutants::gpu_here(&opts, &test),

@@ -36,6 +36,14 @@ pub struct Options {
     /// A litmus GPU trial that times out is rerun alone under watch and
     /// classified: a stall (where) or a long run (its rate).
     pub classify_timeouts: bool,
+    /// `--no-classify-timeouts`: no timed-out trial is rerun under watch
+    /// (by default those no known hang covers are).
+    pub no_classify_timeouts: bool,
+    /// `--fresh-context`: every GPU trial in a process (and CUDA context) of
+    /// its own, instead of the staying worker (`server.rs`).
+    pub fresh_context: bool,
+    /// Worker mode: the staying GPU worker (`--worker-serve`, `server.rs`).
+    pub serve: bool,
     /// Skip trials the results file already has a result for.
     pub resume: bool,
     /// Print progress lines with an estimate on standard error (`None`: when
@@ -118,6 +126,9 @@ pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
   --resume                  skip trials the results file already holds (a killed run goes on)
   --classify-timeouts       rerun a litmus GPU trial that timed out alone under watch: a stall
                             (where the instances stopped) or a long run (its rate)
+  --fresh-context           every GPU trial in a process and CUDA context of its own (default: one
+                            staying worker per device runs the litmus and runtime tests that set
+                            no device runtime limit, each with its own module)
   --progress, --no-progress progress lines with the time left on stderr (default: when stderr
                             is a terminal and stdout is not)
   --junit FILE              also write JUnit XML
@@ -196,6 +207,9 @@ impl Options {
             model_timeout: 300,
             resume: false,
             classify_timeouts: false,
+            no_classify_timeouts: false,
+            fresh_context: false,
+            serve: false,
             progress: None,
             junit: None,
             shard: None,
@@ -367,6 +381,9 @@ impl Options {
                 }
                 "--resume" => o.resume = true,
                 "--classify-timeouts" => o.classify_timeouts = true,
+                "--no-classify-timeouts" => o.no_classify_timeouts = true,
+                "--fresh-context" => o.fresh_context = true,
+                "--worker-serve" => o.serve = true,
                 "--progress" => o.progress = Some(true),
                 "--no-progress" => o.progress = Some(false),
                 "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),

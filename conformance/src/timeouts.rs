@@ -2,8 +2,9 @@
 //! where shorter (a test the spec knows can hang records the hang quickly,
 //! as its finding), and what a trial killed at it says.
 //!
-//! With `--classify-timeouts`, a litmus trial that timed out is run again
-//! alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
+//! A litmus trial that timed out, where no known hang covers its test (or
+//! every one, with `--classify-timeouts`; none with
+//! `--no-classify-timeouts`), is run again alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
 //! words of the launch in flight are copied back every second beside the
 //! kernel; no change for [`STALL_AFTER_S`] seconds is a *stall* (which
 //! kernel did not run, which call did not return, in how many instances),
@@ -51,18 +52,13 @@ pub fn timeout_message(
     }
 }
 
-/// Runs a litmus test's GPU worker; if it times out, runs it again alone
-/// under watch and classifies the timeout (the module docs).
-pub fn classified(opts: &Options, test: &str, place: &Place) -> WorkerResult {
-    let first = worker::run_isolated(opts, Job::Gpu, test, place);
-    let WorkerResult::Timeout { seconds, .. } = first else {
-        return first;
-    };
+/// Runs a litmus test that timed out after `seconds` again, alone under
+/// watch, and classifies the timeout (the module docs).
+pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> WorkerResult {
     let mut watched = place.clone();
-    watched.env.push((
-        "GRIDCHECK_WATCH".into(),
-        format!("{STALL_AFTER_S},{seconds}"),
-    ));
+    watched
+        .env
+        .push(("GRIDCHECK_WATCH".into(), watch_setting(seconds)));
     // The watched run ends itself at `seconds` of launches; the margin is
     // for loading, allocating and the last look at the status words.
     let rerun = Options {
@@ -74,6 +70,24 @@ pub fn classified(opts: &Options, test: &str, place: &Place) -> WorkerResult {
         seconds,
         classified: Some(classification(&again)),
     }
+}
+
+/// `GRIDCHECK_WATCH` for a rerun of a trial killed after `seconds`: a
+/// stall is no status word moving for half the trial's time, between 1 s
+/// and [`STALL_AFTER_S`] (so that a short `gpu_timeout` can still see one:
+/// at 3 s, a 5 s stall could never be seen before the run's time was spent
+/// and every hang read as a long run), and the run's time is the trial's.
+pub fn watch_setting(seconds: u64) -> String {
+    let stall = (seconds as f64 / 2.0).clamp(1.0, STALL_AFTER_S as f64);
+    format!("{stall},{seconds}")
+}
+
+/// Whether a timed-out litmus trial is classified: every one with
+/// `--classify-timeouts`, none with `--no-classify-timeouts`, else those no
+/// known hang covers (a known hang's fact already says where it stalls, and
+/// a rerun would cost its timeout again).
+pub fn should_classify(opts: &Options, known_hang: bool) -> bool {
+    opts.classify_timeouts || (!opts.no_classify_timeouts && !known_hang)
 }
 
 /// What a watched rerun found, in words.
@@ -164,5 +178,19 @@ mod tests {
             classified: None,
         });
         assert!(killed.starts_with("killed too, after 85 s"), "{killed}");
+    }
+
+    #[test]
+    fn a_short_timeout_still_leaves_room_to_see_a_stall() {
+        assert_eq!(watch_setting(3), "1.5,3");
+        assert_eq!(watch_setting(1), "1,1");
+        assert_eq!(watch_setting(60), "5,60");
+        for s in [1, 2, 3, 10, 60] {
+            let (stall, budget) = gridcheck_gpu::watch::parse_watch(&watch_setting(s)).unwrap();
+            assert!(
+                stall <= budget / 2.0 || stall == 1.0,
+                "{s}: {stall} {budget}"
+            );
+        }
     }
 }

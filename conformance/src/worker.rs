@@ -8,21 +8,22 @@
 //! one result line from its standard output. GPU children run one at a time
 //! on each device (`devices.rs` places them).
 
-use std::io::Read;
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use gridcheck_gpu::{Budget, Gpu, RuntimeFailure};
 use gridcheck_report::ModelSummary;
-use gridcheck_spec::{HostTest, State, TestBody};
+use gridcheck_spec::{State, TestBody};
 use serde::{Deserialize, Serialize};
 
 use crate::Options;
 use crate::devices::Place;
 
 /// The line prefix of a worker's result on its standard output.
-const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
+pub(crate) const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
 
 /// What a worker does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,46 +90,16 @@ pub enum WorkerResult {
 /// Runs one job for one test in a child process (see the module docs), a
 /// GPU job on the device `place` gives it.
 pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> WorkerResult {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            return WorkerResult::Crash {
-                exit: "not started".into(),
-                stderr_tail: format!("cannot find the harness executable: {e}"),
-            };
-        }
-    };
-    let mut extra = Vec::new();
-    if let Some(t) = &opts.tune {
-        extra.push("--tune".to_string());
-        extra.push(t.display().to_string());
-    }
     let (flag, timeout) = match job {
         Job::Gpu => ("--worker", opts.timeout),
         Job::Model => ("--worker-model", opts.model_timeout),
         Job::Mutant => ("--worker-mutant", opts.timeout),
         Job::MutantModel => ("--worker-mutant-model", opts.model_timeout),
     };
-    let mut cmd = Command::new(exe);
-    cmd.arg(flag)
-        .arg(test)
-        .arg("--root")
-        .arg(&opts.root)
-        .arg("--spec")
-        .arg(&opts.spec)
-        .arg("--cubins")
-        .arg(&opts.cubins)
-        .args(opts.binary_args())
-        .args(opts.environment_args())
-        .args(["--seed", &opts.seed.to_string()])
-        .args(extra)
-        // Load errors (a missing symbol, a CDP version mismatch) at load
-        // time, not at first launch.
-        .env("CUDA_MODULE_LOADING", "EAGER")
-        .envs(place.env.iter().cloned());
-    if let Some(uuid) = &place.expect_uuid {
-        cmd.args(["--worker-device", uuid]);
-    }
+    let cmd = match command(opts, &[flag, test], place) {
+        Ok(c) => c,
+        Err(e) => return *e,
+    };
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout) else {
         return WorkerResult::Timeout {
             seconds: timeout,
@@ -142,13 +113,57 @@ pub fn run_isolated(opts: &Options, job: Job, test: &str, place: &Place) -> Work
         .and_then(|j| serde_json::from_str::<WorkerResult>(j).ok());
     match (parsed, status) {
         (Some(r), Ok(st)) if st.success() => r,
+        // Printed its result, then did not exit (see run_with_timeout).
+        (Some(r), Err(e)) if e.starts_with("killed after printing") => r,
         (_, status) => crash(&status, &stderr),
     }
 }
 
+/// The harness's own executable as a worker: `args` (the job's flag and
+/// test, or `--worker-serve`), then everything a worker needs to run a test
+/// as the harness would (spec, binaries, environment, seed), on the device
+/// `place` gives it.
+pub(crate) fn command(
+    opts: &Options,
+    args: &[&str],
+    place: &Place,
+) -> Result<Command, Box<WorkerResult>> {
+    let exe = std::env::current_exe().map_err(|e| {
+        Box::new(WorkerResult::Crash {
+            exit: "not started".into(),
+            stderr_tail: format!("cannot find the harness executable: {e}"),
+        })
+    })?;
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .arg("--root")
+        .arg(&opts.root)
+        .arg("--spec")
+        .arg(&opts.spec)
+        .arg("--cubins")
+        .arg(&opts.cubins)
+        .args(opts.binary_args())
+        .args(opts.environment_args())
+        .args(["--seed", &opts.seed.to_string()])
+        // Load errors (a missing symbol, a CDP version mismatch) at load
+        // time, not at first launch.
+        .env("CUDA_MODULE_LOADING", "EAGER")
+        .envs(place.env.iter().cloned());
+    if let Some(t) = &opts.tune {
+        cmd.arg("--tune").arg(t);
+    }
+    if let Some(uuid) = &place.expect_uuid {
+        cmd.args(["--worker-device", uuid]);
+    }
+    Ok(cmd)
+}
+
 /// A child that ended without a result: how it ended and the end of what it
 /// printed on standard error.
-fn crash(status: &Result<std::process::ExitStatus, String>, stderr: &str) -> WorkerResult {
+pub(crate) fn crash(
+    status: &Result<std::process::ExitStatus, String>,
+    stderr: &str,
+) -> WorkerResult {
     let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
     WorkerResult::Crash {
         exit: match status {
@@ -161,8 +176,12 @@ fn crash(status: &Result<std::process::ExitStatus, String>, stderr: &str) -> Wor
 
 /// Runs a command with piped output and a timeout: its exit status (or why
 /// it could not be started or waited for), standard output and standard
-/// error; `None` when it was killed after `timeout` seconds.
-fn run_with_timeout(
+/// error; `None` when it was killed after `timeout` seconds without having
+/// printed a worker's result line. A worker that printed its result and
+/// then does not exit (its CUDA context waiting, at exit, on a kernel that
+/// never ends, as a watched rerun's stall leaves it) is killed after
+/// [`EXIT_GRACE`] and its result stands.
+pub(crate) fn run_with_timeout(
     mut cmd: Command,
     timeout: u64,
 ) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {
@@ -179,135 +198,63 @@ fn run_with_timeout(
             ));
         }
     };
-    let drain = |r: Option<Box<dyn Read + Send>>| {
+    let result_seen = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&result_seen);
+    let out = child.stdout.take().map(|o| {
         std::thread::spawn(move || {
             let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
+            for line in BufReader::new(o).lines() {
+                let Ok(line) = line else { break };
+                if line.starts_with(MARKER) {
+                    seen.store(true, Ordering::SeqCst);
+                }
+                s.push_str(&line);
+                s.push('\n');
             }
             s
         })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
+    });
+    let err = child.stderr.take().map(|mut e| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = e.read_to_string(&mut s);
+            s
+        })
+    });
     let deadline = Instant::now() + Duration::from_secs(timeout);
+    let mut result_at: Option<Instant> = None;
     let status = loop {
         match child.try_wait() {
             Ok(Some(st)) => break Some(Ok(st)),
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+            Ok(None) => {
+                if result_at.is_none() && result_seen.load(Ordering::SeqCst) {
+                    result_at = Some(Instant::now());
+                }
+                let lingering = result_at.is_some_and(|t| t.elapsed() >= EXIT_GRACE);
+                if lingering || Instant::now() >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break lingering.then(|| Err("killed after printing its result".to_string()));
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => break Some(Err(format!("cannot wait for it: {e}"))),
         }
     };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    Some((status?, stdout, stderr))
+    let stdout = out.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr = err.and_then(|t| t.join().ok()).unwrap_or_default();
+    // A result printed just before the deadline still counts.
+    let status = status.or_else(|| {
+        stdout
+            .lines()
+            .any(|l| l.starts_with(MARKER))
+            .then(|| Err("killed after printing its result".to_string()))
+    })?;
+    Some((status, stdout, stderr))
 }
 
-/// The line prefix of a host test's outputs.
-pub const HOST_OUTPUT: &str = "gridcheck-output ";
-
-/// The line prefix of a host test's program that cannot run here: `gridcheck-not-run <reason>`.
-pub const HOST_NOT_RUN: &str = "gridcheck-not-run ";
-
-/// Runs a host test's program (`<cubins>/<sm>/<test>.host`) with the GPU
-/// timeout, on the device `place` gives it, and reads its outputs, in the
-/// test's order. A program that exits with an error, or does not print
-/// every output, produced no result; one that prints `gridcheck-not-run
-/// <reason>` (and no output) did not run.
-pub fn run_host_program(
-    opts: &Options,
-    exe: &Path,
-    test: &HostTest,
-    place: &Place,
-) -> WorkerResult {
-    let start = Instant::now();
-    let mut cmd = Command::new(exe);
-    cmd.envs(place.env.iter().cloned());
-    let Some((status, stdout, stderr)) = run_with_timeout(cmd, opts.timeout) else {
-        return WorkerResult::Timeout {
-            seconds: opts.timeout,
-            classified: None,
-        };
-    };
-    let elapsed_s = start.elapsed().as_secs_f64();
-    match &status {
-        Ok(st) if st.success() => {}
-        _ => return crash(&status, &format!("{stdout}{stderr}")),
-    }
-    if let Some(reason) = stdout
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(HOST_NOT_RUN))
-    {
-        return if stdout.contains(HOST_OUTPUT) {
-            WorkerResult::Error {
-                message: format!(
-                    "{}: the program says it did not run ({reason}) but printed outputs",
-                    exe.display()
-                ),
-            }
-        } else {
-            WorkerResult::NotRun {
-                reason: reason.trim().to_string(),
-            }
-        };
-    }
-    match parse_host_outputs(&stdout, &test.outputs) {
-        Ok(outputs) => WorkerResult::Runtime { outputs, elapsed_s },
-        Err(message) => WorkerResult::Error {
-            message: format!("{}: {message}", exe.display()),
-        },
-    }
-}
-
-/// The values of `names` from a host program's `gridcheck-output <name>
-/// <value>` lines (a value is a 32-bit word, written signed or unsigned).
-pub fn parse_host_outputs(stdout: &str, names: &[String]) -> Result<Vec<u32>, String> {
-    let mut seen = std::collections::HashMap::new();
-    for line in stdout.lines() {
-        let Some(rest) = line.trim().strip_prefix(HOST_OUTPUT) else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        let (Some(name), Some(value), None) = (words.next(), words.next(), words.next()) else {
-            return Err(format!("malformed output line `{line}`"));
-        };
-        let value = value
-            .parse::<u32>()
-            .or_else(|_| value.parse::<i32>().map(|v| v as u32))
-            .map_err(|_| format!("output `{name}` has the value `{value}`, not a 32-bit word"))?;
-        if !names.iter().any(|n| n == name) {
-            return Err(format!(
-                "the program printed `{name}`, which is not an output of the test"
-            ));
-        }
-        if seen.insert(name.to_string(), value).is_some() {
-            return Err(format!("the program printed `{name}` twice"));
-        }
-    }
-    names
-        .iter()
-        .map(|n| {
-            seen.get(n)
-                .copied()
-                .ok_or_else(|| format!("the program did not print the output `{n}`"))
-        })
-        .collect()
-}
+/// How long a worker that printed its result may take to exit.
+pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The worker side of the GPU and model jobs (the mutants' are in
 /// `mutants.rs`).
@@ -396,33 +343,46 @@ pub(crate) fn model_summary(
 }
 
 fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
-    let error = |message: String| WorkerResult::Error { message };
-    let spec = match gridcheck_spec::load_dir(&opts.spec, None) {
-        Ok(s) => s,
-        Err(e) => return error(e.to_string()),
-    };
-    let Some(test) = spec.test(test_name) else {
-        return error(format!("no test `{test_name}` in the spec"));
-    };
-    let gpu = match Gpu::open(0) {
-        Ok(g) => g,
-        Err(e) => return error(e.to_string()),
-    };
+    match open(opts) {
+        Ok((spec, gpu)) => run_test(opts, &spec, &gpu, test_name),
+        Err(e) => *e,
+    }
+}
+
+/// What a GPU worker sets up once: the spec, and the device (the one its
+/// place chose, with the PTX's device runtime).
+pub(crate) fn open(opts: &Options) -> Result<(gridcheck_spec::Spec, Gpu), Box<WorkerResult>> {
+    let error = |message: String| Box::new(WorkerResult::Error { message });
+    let spec = gridcheck_spec::load_dir(&opts.spec, None).map_err(|e| error(e.to_string()))?;
+    let gpu = Gpu::open(0).map_err(|e| error(e.to_string()))?;
     // Placed by `--devices`: device 0 here must be the one chosen.
     if let Some(want) = &opts.worker_device
         && gpu.info().uuid.as_ref() != Some(want)
     {
-        return error(format!(
+        return Err(error(format!(
             "the worker was to run on {want}, but its device 0 is {} (CUDA_VISIBLE_DEVICES={})",
             gpu.info()
                 .uuid
                 .as_deref()
                 .unwrap_or("a device without a UUID"),
             std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_default()
-        ));
+        )));
     }
     // The same choice as the trial's (binary.rs), PTX linked with --devrt.
-    let gpu = gpu.with_devrt(Some(opts.devrt()));
+    Ok((spec, gpu.with_devrt(Some(opts.devrt()))))
+}
+
+/// Runs one GPU test on a device already open.
+pub(crate) fn run_test(
+    opts: &Options,
+    spec: &gridcheck_spec::Spec,
+    gpu: &Gpu,
+    test_name: &str,
+) -> WorkerResult {
+    let error = |message: String| WorkerResult::Error { message };
+    let Some(test) = spec.test(test_name) else {
+        return error(format!("no test `{test_name}` in the spec"));
+    };
     let cubin = match crate::binary::choose(opts, gpu.info(), test) {
         Ok(c) => c.built.file,
         Err(e) => return error(format!("no binary to run: {e}")),
@@ -495,102 +455,29 @@ const EXTRA_SEEDS: u32 = 1 << 30;
 mod tests {
     use super::*;
 
-    /// A stand-in for a host test's program: a shell script.
-    fn program(name: &str, body: &str) -> std::path::PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let dir =
-            std::env::temp_dir().join(format!("gridcheck-host-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let exe = dir.join("p.host");
-        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        exe
-    }
-
-    fn host_test(outputs: &[&str]) -> HostTest {
-        HostTest {
-            arch: "sm_90".into(),
-            flags: Vec::new(),
-            source: String::new(),
-            outputs: names(outputs),
-            expect: Vec::new(),
-        }
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
     }
 
     #[test]
-    fn a_program_that_cannot_run_here_says_why_and_is_not_run() {
-        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
-        let exe = program(
-            "notrun",
-            "echo 'gridcheck-not-run needs 2 devices, found 1'",
-        );
-        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
-        assert_eq!(
-            r,
-            WorkerResult::NotRun {
-                reason: "needs 2 devices, found 1".into()
-            }
-        );
-        // Not run and outputs at once is a contradiction, never a pass.
-        let exe = program(
-            "both",
-            "echo 'gridcheck-not-run x'; echo 'gridcheck-output a 1'",
-        );
-        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+    fn a_worker_that_lingers_after_its_result_keeps_the_result() {
+        let start = Instant::now();
+        let script = format!("echo '{MARKER}{{\"NotRun\":{{\"reason\":\"r\"}}}}'; exec sleep 30");
+        let (status, stdout, _) = run_with_timeout(sh(&script), 20).expect("a result");
         assert!(
-            matches!(&r, WorkerResult::Error { message } if message.contains("printed outputs")),
-            "{r:?}"
+            start.elapsed() < Duration::from_secs(10),
+            "killed after the grace"
         );
+        assert_eq!(status, Err("killed after printing its result".to_string()));
+        assert!(stdout.contains(MARKER));
     }
 
     #[test]
-    fn a_program_runs_on_the_device_its_place_names() {
-        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
-        let exe = program(
-            "place",
-            "[ \"$CUDA_VISIBLE_DEVICES\" = GPU-1,GPU-0 ] && echo 'gridcheck-output placed 1' || echo 'gridcheck-output placed 0'",
-        );
-        let place = Place {
-            env: vec![("CUDA_VISIBLE_DEVICES".into(), "GPU-1,GPU-0".into())],
-            expect_uuid: Some("GPU-1".into()),
-        };
-        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &place);
-        assert!(
-            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[1]),
-            "{r:?}"
-        );
-        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &Place::default());
-        assert!(
-            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[0]),
-            "{r:?}"
-        );
-    }
-
-    fn names(n: &[&str]) -> Vec<String> {
-        n.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn host_outputs_are_read_in_the_tests_order() {
-        let out = "noise\ngridcheck-output b 7\ngridcheck-output a -1\n";
-        assert_eq!(
-            parse_host_outputs(out, &names(&["a", "b"])),
-            Ok(vec![u32::MAX, 7])
-        );
-    }
-
-    #[test]
-    fn host_output_problems_are_named() {
-        let n = names(&["a", "b"]);
-        let e = parse_host_outputs("gridcheck-output a 1\n", &n).unwrap_err();
-        assert!(e.contains("did not print the output `b`"), "{e}");
-        let e = parse_host_outputs("gridcheck-output a 1\ngridcheck-output a 2\n", &n).unwrap_err();
-        assert!(e.contains("`a` twice"), "{e}");
-        let e = parse_host_outputs("gridcheck-output c 1\n", &n).unwrap_err();
-        assert!(e.contains("`c`, which is not an output"), "{e}");
-        let e = parse_host_outputs("gridcheck-output a x\n", &n).unwrap_err();
-        assert!(e.contains("not a 32-bit word"), "{e}");
-        let e = parse_host_outputs("gridcheck-output a\n", &n).unwrap_err();
-        assert!(e.contains("malformed"), "{e}");
+    fn a_worker_without_a_result_at_the_deadline_timed_out() {
+        assert!(run_with_timeout(sh("echo noise; exec sleep 30"), 1).is_none());
+        let (status, stdout, _) = run_with_timeout(sh("echo done"), 5).expect("exited");
+        assert!(status.is_ok_and(|s| s.success()) && stdout == "done\n");
     }
 }

@@ -366,7 +366,7 @@ pub(crate) fn page(ctx: &Ctx) -> String {
           they are believed to depend on and the evidence: where one applies, a trial it covers is \
           `xfail` (measured on that GPU model and driver), `known` (it applies there but was \
           measured elsewhere), `known-hang` (a hang that timed out again) or `changed` (it no \
-          longer reproduces). **Failures** and **quality warnings** are those of the newest run of \
+          longer reproduces, or an outcome listed as never observed showed). **Failures** and **quality warnings** are those of the newest run of \
           each GPU that no fact covers. A fact about a test is listed once, under the rule whose \
           promise it breaks, with every rule that lists the test.\n\n";
     let facts = facts(ctx);
@@ -388,6 +388,12 @@ pub(crate) fn page(ctx: &Ctx) -> String {
             FactKind::Hang,
             "rh-",
             "None listed (`lab/hangs/README.md` has the reproducers of the hangs still open).",
+        ),
+        (
+            "Stronger than the guide (allowed, never observed), by rule",
+            FactKind::Unobserved,
+            "ru-",
+            "None listed.",
         ),
     ] {
         s += &format!("## {heading}\n\n");

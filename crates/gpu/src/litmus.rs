@@ -315,6 +315,7 @@ impl Gpu {
             // c2-tail-sees-named-stream-child back to back hung the H100 in 8
             // of 45 runs, waiting after each launch in none of 32.
             // GRIDCHECK_QUEUE_LAUNCHES queues them.
+            let mut stalled = None;
             if let Some((w, budget_s, side, _, host)) = watch.as_mut() {
                 let total = u64::from(n) * u64::from(budget.launches);
                 let ctx = WatchCtx {
@@ -328,8 +329,23 @@ impl Gpu {
                     budget_s: *budget_s,
                     total,
                 };
-                watch_launch(&ctx, w, li).map_err(GpuError::new)?;
-                w.launch_done(u64::from(n));
+                if let Err(e) = watch_launch(&ctx, w, li) {
+                    stalled = Some(e);
+                } else {
+                    w.launch_done(u64::from(n));
+                }
+            }
+            if let Some(e) = stalled {
+                // The launch in flight may never end: freeing what it uses
+                // (page-locked memory, device memory, the module) would
+                // wait for it forever, so all of it is left to the process,
+                // whose worker ends right after reporting the error.
+                std::mem::forget((watch, mem, status, regs, stress, records, hist, plan_d));
+                std::mem::forget((host, hist_fn, module));
+                return Err(GpuError::new(e));
+            }
+            if let Some((w, budget_s, ..)) = watch.as_mut() {
+                let total = u64::from(n) * u64::from(budget.launches);
                 let t = launches_start.elapsed().as_secs_f64();
                 if t >= *budget_s && li + 1 < budget.launches {
                     return Err(GpuError::new(w.long_run(t, total)));

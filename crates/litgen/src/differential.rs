@@ -204,62 +204,108 @@ pub fn run(
             }
         }
         let programs: Vec<GenProgram> = trees.iter().map(|t| t.current()).collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<std::sync::Mutex<Option<Result<gridcheck_oracle::CrossCheck, String>>>> =
-            programs
-                .iter()
-                .map(|_| std::sync::Mutex::new(None))
-                .collect();
-        let errors = std::sync::Mutex::new(Vec::new());
-        std::thread::scope(|s| {
-            for _ in 0..jobs.max(1) {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(p) = programs.get(i) else { break };
-                        match p.litmus() {
-                            Ok(l) => {
-                                *results[i].lock().unwrap_or_else(|e| e.into_inner()) =
-                                    Some(cross_check_with(&l, &loom_options()))
-                            }
-                            Err(e) => errors.lock().unwrap_or_else(|e| e.into_inner()).push(e),
-                        }
-                    }
-                });
-            }
-        });
-        report
-            .generator_errors
-            .extend(errors.into_inner().unwrap_or_else(|e| e.into_inner()));
+        let (results, errors) = check_all(&programs, jobs);
+        report.generator_errors.extend(errors);
         for ((tree, p), result) in trees.iter_mut().zip(&programs).zip(results) {
             report.programs += 1;
             cover(p, &mut report.coverage);
-            let Some(result) = result.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+            let Some(result) = result else {
                 index += 1;
                 continue;
             };
-            let key = match result {
-                Ok(c) => {
-                    if let Agreement::Conflict { .. } = c.agreement {
-                        let (small, detail) = shrink(tree, c.agreement.to_string());
-                        report.conflicts.push(Finding {
-                            yaml: small.yaml(&format!("fuzz-conflict-{seed}-{index}")),
-                            detail,
-                            index,
-                        });
-                    }
-                    class(&c.agreement).to_string()
-                }
-                Err(e) => {
-                    *report.both_failed.entry(error_kind(&e)).or_default() += 1;
-                    "both-failed".to_string()
-                }
-            };
-            *report.classes.entry(key).or_default() += 1;
+            if let Ok(c) = &result
+                && let Agreement::Conflict { .. } = c.agreement
+            {
+                let (small, detail) = shrink(tree, c.agreement.to_string());
+                report.conflicts.push(Finding {
+                    yaml: small.yaml(&format!("fuzz-conflict-{seed}-{index}")),
+                    detail,
+                    index,
+                });
+            }
+            classify(&mut report, &result);
             index += 1;
         }
         report.elapsed = start.elapsed();
         progress(&report);
+    }
+    report.elapsed = start.elapsed();
+    report
+}
+
+/// Counts one program's cross-check in the report's classes.
+fn classify(report: &mut Report, result: &Result<gridcheck_oracle::CrossCheck, String>) {
+    let key = match result {
+        Ok(c) => class(&c.agreement).to_string(),
+        Err(e) => {
+            *report.both_failed.entry(error_kind(e)).or_default() += 1;
+            "both-failed".to_string()
+        }
+    };
+    *report.classes.entry(key).or_default() += 1;
+}
+
+/// One program's cross-check; `None` where the loader rejected it.
+type Checked = Option<Result<gridcheck_oracle::CrossCheck, String>>;
+
+/// Both oracles on each program, on `jobs` threads: each program's
+/// cross-check, and the loader's errors.
+fn check_all(programs: &[GenProgram], jobs: usize) -> (Vec<Checked>, Vec<String>) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Checked>> = programs
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let errors = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(p) = programs.get(i) else { break };
+                    match p.litmus() {
+                        Ok(l) => {
+                            *results[i].lock().unwrap_or_else(|e| e.into_inner()) =
+                                Some(cross_check_with(&l, &loom_options()))
+                        }
+                        Err(e) => errors.lock().unwrap_or_else(|e| e.into_inner()).push(e),
+                    }
+                }
+            });
+        }
+    });
+    (
+        results
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect(),
+        errors.into_inner().unwrap_or_else(|e| e.into_inner()),
+    )
+}
+
+/// Both oracles on every program of a list (the exhaustive enumeration,
+/// `enumerate.rs`): classes and coverage as [`run`] counts them; a conflict
+/// is reported as it is (the programs are already small), named
+/// `<name>-<index>`.
+pub fn run_list(programs: &[GenProgram], name: &str, jobs: usize) -> Report {
+    let start = Instant::now();
+    let mut report = Report::default();
+    let (results, errors) = check_all(programs, jobs);
+    report.generator_errors = errors;
+    for (index, (p, result)) in programs.iter().zip(results).enumerate() {
+        report.programs += 1;
+        cover(p, &mut report.coverage);
+        let Some(result) = result else { continue };
+        if let Ok(c) = &result
+            && c.is_conflict()
+        {
+            report.conflicts.push(Finding {
+                yaml: p.yaml(&format!("{name}-{index}")),
+                detail: c.agreement.to_string(),
+                index: index as u64,
+            });
+        }
+        classify(&mut report, &result);
     }
     report.elapsed = start.elapsed();
     report

@@ -19,6 +19,7 @@
 //! ready-to-paste YAML test.
 
 pub mod differential;
+pub mod enumerate;
 
 use std::fmt;
 

@@ -196,7 +196,8 @@ impl Facts {
         let found = match status {
             Status::Fail | Status::Crash | Status::Unmodeled => of_kind(FactKind::Discrepancy),
             Status::Timeout => of_kind(FactKind::Hang),
-            Status::Pass | Status::QualityWarning => applying.first(),
+            Status::QualityWarning => of_kind(FactKind::Unobserved).or(applying.first()),
+            Status::Pass => applying.first(),
             _ => return (status, message),
         };
         let Some((f, a)) = found else {
@@ -224,6 +225,29 @@ impl Facts {
         };
         let (summary, at) = (&f.summary, f.at());
         match (status, a) {
+            (Status::Pass | Status::QualityWarning, _) if f.sometimes => (
+                status,
+                format!(
+                    "{message}\n(the known {} \"{summary}\" ({at}) shows only in some runs; not in this one)",
+                    f.kind.as_str()
+                ),
+            ),
+            (Status::QualityWarning, a) if f.kind == FactKind::Unobserved => {
+                let (status, where_) = match a {
+                    Applies::Measured(p) => (Status::Xfail, format!("measured here: {p}")),
+                    Applies::Elsewhere(p) => (
+                        Status::Known,
+                        format!("first measured on {p}, not yet on this machine"),
+                    ),
+                    Applies::No(_) => unreachable!("filtered above"),
+                };
+                (
+                    status,
+                    format!(
+                        "known, stronger than the guide ({summary}; {where_}; {at}): {message}"
+                    ),
+                )
+            }
             (Status::Pass | Status::QualityWarning, a) => {
                 let place = match a {
                     Applies::Measured(p) | Applies::Elsewhere(p) => p,
@@ -369,6 +393,37 @@ mod tests {
         let mut other = h200(Status::Fail);
         other.trial.rule = "c.d".into();
         assert_eq!(f.apply(&other).0, Status::Known);
+    }
+
+    #[test]
+    fn an_outcome_never_observed_is_known_until_it_shows() {
+        let f = facts(RUNTIME, "unobserved");
+        let (status, m) = f.apply(&h100(Status::QualityWarning));
+        assert_eq!(status, Status::Xfail, "{m}");
+        assert!(m.starts_with("known, stronger than the guide"), "{m}");
+        assert_eq!(f.apply(&h200(Status::QualityWarning)).0, Status::Known);
+        // Observed at last: the fact no longer holds.
+        assert_eq!(f.apply(&h100(Status::Pass)).0, Status::Changed);
+        // It explains no failure.
+        assert_eq!(f.apply(&h100(Status::Fail)).0, Status::Fail);
+    }
+
+    #[test]
+    fn a_rare_fact_not_seen_in_a_run_is_not_changed() {
+        let mut f = facts(RUNTIME, "hang");
+        f.entries[0].sometimes = true;
+        let (status, m) = f.apply(&h100(Status::Pass));
+        assert_eq!(status, Status::Pass, "{m}");
+        assert!(m.contains("shows only in some runs"), "{m}");
+        // When it does show, it is known as ever.
+        assert_eq!(f.apply(&h100(Status::Timeout)).0, Status::KnownHang);
+        // The file's spelling; a misspelling is an error.
+        let text = "[\"gpu/sm_90/t\"]\nkind = \"hang\"\nsummary = \"s\"\nreproduces = \"sometimes\"\n\
+                    depends_on = [\"driver\"]\nevidence = \"e\"\nmeasured = [{ gpu = \"G\", sm = \"sm_90\", driver = \"1\", date = \"2026-11-24\" }]\n";
+        let parsed = Facts::parse(text, Path::new("f.toml"), Path::new("/")).unwrap();
+        assert!(parsed[0].sometimes);
+        let bad = text.replace("sometimes", "often");
+        assert!(Facts::parse(&bad, Path::new("f.toml"), Path::new("/")).is_err());
     }
 
     #[test]

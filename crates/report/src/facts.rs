@@ -44,6 +44,12 @@ pub enum FactKind {
     Discrepancy,
     /// The trial does not finish: it times out.
     Hang,
+    /// Stronger than the guide: an outcome the guide allows was never
+    /// observed, in an experiment that would have shown it (more instances,
+    /// other environments, a control that shows the mechanism works). The
+    /// trial is a quality warning; if the outcome ever shows, the fact has
+    /// `changed`.
+    Unobserved,
 }
 
 impl FactKind {
@@ -51,6 +57,7 @@ impl FactKind {
         match self {
             FactKind::Discrepancy => "discrepancy",
             FactKind::Hang => "hang",
+            FactKind::Unobserved => "unobserved",
         }
     }
 }
@@ -217,6 +224,10 @@ pub struct Fact {
     pub depends_on: Vec<Dependency>,
     /// Where it was measured, first measurement first.
     pub measured: Vec<Place>,
+    /// `reproduces = "sometimes"`: a rare behaviour (a hang in some runs
+    /// only, the rate in its evidence); a run that does not show it keeps
+    /// its own status with a note, rather than `changed`. Default: always.
+    pub sometimes: bool,
     /// The file, relative to the repository root when under it.
     pub file: PathBuf,
     /// The line of the fact's key.
@@ -255,6 +266,17 @@ struct RawFact {
     evidence: String,
     depends_on: Vec<Dependency>,
     measured: Vec<Place>,
+    #[serde(default)]
+    reproduces: Reproduces,
+}
+
+/// How often a fact's behaviour shows in a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Reproduces {
+    #[default]
+    Always,
+    Sometimes,
 }
 
 /// Every fact, in file then line order.
@@ -506,6 +528,7 @@ impl Facts {
                 evidence: f.evidence.trim().to_string(),
                 depends_on: f.depends_on,
                 measured: f.measured,
+                sometimes: f.reproduces == Reproduces::Sometimes,
                 file: file.clone(),
                 line,
             });

@@ -1,0 +1,208 @@
+//! Host tests' programs: a test's own executable (`<cubins>/<sm>/<test>.host`),
+//! run as a user runs it, with the GPU timeout, on the device its place
+//! names; its outputs read from `gridcheck-output <name> <value>` lines.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use gridcheck_spec::HostTest;
+
+use crate::Options;
+use crate::devices::Place;
+use crate::worker::{WorkerResult, crash, run_with_timeout};
+
+/// The line prefix of a host test's outputs.
+pub const HOST_OUTPUT: &str = "gridcheck-output ";
+
+/// The line prefix of a host test's program that cannot run here: `gridcheck-not-run <reason>`.
+pub const HOST_NOT_RUN: &str = "gridcheck-not-run ";
+
+/// Runs a host test's program (`<cubins>/<sm>/<test>.host`) with the GPU
+/// timeout, on the device `place` gives it, and reads its outputs, in the
+/// test's order. A program that exits with an error, or does not print
+/// every output, produced no result; one that prints `gridcheck-not-run
+/// <reason>` (and no output) did not run.
+pub fn run_host_program(
+    opts: &Options,
+    exe: &Path,
+    test: &HostTest,
+    place: &Place,
+) -> WorkerResult {
+    let start = Instant::now();
+    let mut cmd = Command::new(exe);
+    cmd.envs(place.env.iter().cloned());
+    let Some((status, stdout, stderr)) = run_with_timeout(cmd, opts.timeout) else {
+        return WorkerResult::Timeout {
+            seconds: opts.timeout,
+            classified: None,
+        };
+    };
+    let elapsed_s = start.elapsed().as_secs_f64();
+    match &status {
+        Ok(st) if st.success() => {}
+        _ => return crash(&status, &format!("{stdout}{stderr}")),
+    }
+    if let Some(reason) = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(HOST_NOT_RUN))
+    {
+        return if stdout.contains(HOST_OUTPUT) {
+            WorkerResult::Error {
+                message: format!(
+                    "{}: the program says it did not run ({reason}) but printed outputs",
+                    exe.display()
+                ),
+            }
+        } else {
+            WorkerResult::NotRun {
+                reason: reason.trim().to_string(),
+            }
+        };
+    }
+    match parse_host_outputs(&stdout, &test.outputs) {
+        Ok(outputs) => WorkerResult::Runtime { outputs, elapsed_s },
+        Err(message) => WorkerResult::Error {
+            message: format!("{}: {message}", exe.display()),
+        },
+    }
+}
+
+/// The values of `names` from a host program's `gridcheck-output <name>
+/// <value>` lines (a value is a 32-bit word, written signed or unsigned).
+pub fn parse_host_outputs(stdout: &str, names: &[String]) -> Result<Vec<u32>, String> {
+    let mut seen = std::collections::HashMap::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.trim().strip_prefix(HOST_OUTPUT) else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(name), Some(value), None) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("malformed output line `{line}`"));
+        };
+        let value = value
+            .parse::<u32>()
+            .or_else(|_| value.parse::<i32>().map(|v| v as u32))
+            .map_err(|_| format!("output `{name}` has the value `{value}`, not a 32-bit word"))?;
+        if !names.iter().any(|n| n == name) {
+            return Err(format!(
+                "the program printed `{name}`, which is not an output of the test"
+            ));
+        }
+        if seen.insert(name.to_string(), value).is_some() {
+            return Err(format!("the program printed `{name}` twice"));
+        }
+    }
+    names
+        .iter()
+        .map(|n| {
+            seen.get(n)
+                .copied()
+                .ok_or_else(|| format!("the program did not print the output `{n}`"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in for a host test's program: a shell script.
+    fn program(name: &str, body: &str) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir =
+            std::env::temp_dir().join(format!("gridcheck-host-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("p.host");
+        std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    fn host_test(outputs: &[&str]) -> HostTest {
+        HostTest {
+            arch: "sm_90".into(),
+            flags: Vec::new(),
+            source: String::new(),
+            outputs: names(outputs),
+            expect: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_program_that_cannot_run_here_says_why_and_is_not_run() {
+        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
+        let exe = program(
+            "notrun",
+            "echo 'gridcheck-not-run needs 2 devices, found 1'",
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        assert_eq!(
+            r,
+            WorkerResult::NotRun {
+                reason: "needs 2 devices, found 1".into()
+            }
+        );
+        // Not run and outputs at once is a contradiction, never a pass.
+        let exe = program(
+            "both",
+            "echo 'gridcheck-not-run x'; echo 'gridcheck-output a 1'",
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        assert!(
+            matches!(&r, WorkerResult::Error { message } if message.contains("printed outputs")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_program_runs_on_the_device_its_place_names() {
+        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
+        let exe = program(
+            "place",
+            "[ \"$CUDA_VISIBLE_DEVICES\" = GPU-1,GPU-0 ] && echo 'gridcheck-output placed 1' || echo 'gridcheck-output placed 0'",
+        );
+        let place = Place {
+            env: vec![("CUDA_VISIBLE_DEVICES".into(), "GPU-1,GPU-0".into())],
+            expect_uuid: Some("GPU-1".into()),
+        };
+        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &place);
+        assert!(
+            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[1]),
+            "{r:?}"
+        );
+        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &Place::default());
+        assert!(
+            matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[0]),
+            "{r:?}"
+        );
+    }
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn host_outputs_are_read_in_the_tests_order() {
+        let out = "noise\ngridcheck-output b 7\ngridcheck-output a -1\n";
+        assert_eq!(
+            parse_host_outputs(out, &names(&["a", "b"])),
+            Ok(vec![u32::MAX, 7])
+        );
+    }
+
+    #[test]
+    fn host_output_problems_are_named() {
+        let n = names(&["a", "b"]);
+        let e = parse_host_outputs("gridcheck-output a 1\n", &n).unwrap_err();
+        assert!(e.contains("did not print the output `b`"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a 1\ngridcheck-output a 2\n", &n).unwrap_err();
+        assert!(e.contains("`a` twice"), "{e}");
+        let e = parse_host_outputs("gridcheck-output c 1\n", &n).unwrap_err();
+        assert!(e.contains("`c`, which is not an output"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a x\n", &n).unwrap_err();
+        assert!(e.contains("not a 32-bit word"), "{e}");
+        let e = parse_host_outputs("gridcheck-output a\n", &n).unwrap_err();
+        assert!(e.contains("malformed"), "{e}");
+    }
+}
