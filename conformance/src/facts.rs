@@ -101,14 +101,8 @@ mod tests {
     use super::*;
 
     fn spec() -> Spec {
-        let yaml = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-tests:
-  - name: t-one
+        let yaml = gridcheck_fixture::OneRule::new().tests(
+            "  - name: t-one
     formerly: [t-old]
     kind: litmus
     memory: { x: 0 }
@@ -119,8 +113,9 @@ tests:
           t0: [store x 1]
     condition: exists x == 1
     expect: required
-";
-        gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap()
+",
+        );
+        gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.yaml())], None).unwrap()
     }
 
     fn check(key: &str) -> Result<Facts, String> {

@@ -559,12 +559,10 @@ mod tests {
     /// output as evidence; a pass lists them all.
     #[test]
     fn a_failure_keeps_the_outputs_that_agreed() {
-        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [h]\ntests:\n  - name: h\n    kind: host\n    source: \"int main() { return 0; }\"\n    outputs: [a, b, c]\n    expect:\n      a: 1\n      b: cudaSuccess\n";
-        let spec = gridcheck_spec::load_sources(
-            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let yaml = gridcheck_fixture::OneRule::new().id("cdp2.t.r").tests("  - name: h\n    kind: host\n    source: \"int main() { return 0; }\"\n    outputs: [a, b, c]\n    expect:\n      a: 1\n      b: cudaSuccess\n").yaml();
+        let spec =
+            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
+                .unwrap_or_else(|e| panic!("{e}"));
         let test = &spec.tests[0];
         let gridcheck_spec::TestBody::Host(h) = &test.body else {
             panic!("a host test")

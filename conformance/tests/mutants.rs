@@ -7,14 +7,12 @@ use std::process::Command;
 
 use gridcheck_report::{MutantRecord, MutantStatus};
 
-const SPEC: &str = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [mp]
-tests:
-  - name: mp
+/// The shared one-rule fixture's rule, listing a message-passing test.
+fn spec() -> String {
+    gridcheck_fixture::OneRule::new().tests(MP).yaml()
+}
+
+const MP: &str = "  - name: mp
     kind: litmus
     memory: { x: 0, y: 0 }
     kernels:
@@ -36,9 +34,13 @@ fn mutants_are_judged_and_recorded_without_a_gpu() {
     let dir = std::env::temp_dir().join(format!("gridcheck-mutants-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("spec")).unwrap();
-    std::fs::write(dir.join("spec/a.yaml"), SPEC).unwrap();
+    std::fs::write(dir.join("spec/a.yaml"), spec()).unwrap();
     std::fs::create_dir_all(dir.join("seeds")).unwrap();
-    std::fs::write(dir.join("seeds/s.txt"), "1 S\nq\n").unwrap();
+    std::fs::write(
+        dir.join("seeds").join(gridcheck_fixture::SEED),
+        gridcheck_fixture::SEED_TEXT,
+    )
+    .unwrap();
     let results = dir.join("mutants.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
         .arg("--spec")

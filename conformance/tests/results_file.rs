@@ -6,24 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SPEC: &str = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-tests:
-  - name: t-one
-    kind: litmus
-    memory: { x: 0 }
-    kernels:
-      - kernel: k
-        launch: host
-        threads:
-          t0: [store x 1, load r0 x]
-    condition: exists k.t0.r0 == 0
-    expect: forbidden
-";
+// The shared one-rule fixture, and a seed its quote occurs in.
+use gridcheck_fixture::{SEED_TEXT, SPEC};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gridcheck-results-{name}-{}", std::process::id()));
@@ -32,7 +16,7 @@ fn scratch(name: &str) -> PathBuf {
     std::fs::write(dir.join("spec/a.yaml"), SPEC).unwrap();
     // A seed the rule's quote and section title occur in.
     std::fs::create_dir_all(dir.join("seeds")).unwrap();
-    std::fs::write(dir.join("seeds/s.txt"), "1 S\nq\n").unwrap();
+    std::fs::write(dir.join("seeds").join(gridcheck_fixture::SEED), SEED_TEXT).unwrap();
     dir
 }
 

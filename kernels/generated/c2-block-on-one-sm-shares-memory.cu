@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 624 "spec/cdp2/device-api.yaml"
+#line 198 "spec/cdp2/device-api.yaml"
 // out[0] neighbour_mismatches  threads that read a wrong neighbour value
 // out[1] threads_on_other_sm   threads whose %smid differs from thread 0's
 // out[2] threads               blockDim.x

@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 736 "spec/cdp2/memory.yaml"
+#line 656 "spec/cdp2/memory.yaml"
 __device__ unsigned int value;
 __global__ void child(unsigned int *a, unsigned int *b, unsigned int *c) {
   *a = 11; *b = 22; *c = 33;

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 656 "spec/cdp2/device-api.yaml"
+#line 230 "spec/cdp2/device-api.yaml"
 #include "gridcheck_host.cuh"
 __global__ void child(volatile unsigned *m, unsigned *bad) {
   for (unsigned i = 0; i < 1000000u && m[1] == 0u; ++i) __nanosleep(1000u);

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 697 "spec/cdp2/device-api.yaml"
+#line 271 "spec/cdp2/device-api.yaml"
 #include "gridcheck_host.cuh"
 __global__ void dev_alloc(void **p, unsigned *err) { *err = cudaMalloc(p, 64); }
 __global__ void dev_free(void *p, volatile unsigned *m) {

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 121 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-device-api-matches-host.cu"
 #include "gridcheck_host.cuh"
 #include <cstring>
 enum { CACHE, STACK, HEAP, FIFO, PENDING, LIMIT_ERRS, COUNT, SMS, SMS_ERR, DEV, DEV_ERR,

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 414 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-device-attribute-ordinal-range.cu"
 #include "gridcheck_host.cuh"
 // r[2 i] the error, r[2 i + 1] the value, for ordinals 0, n, n + 1, -1
 __global__ void dev(int n, unsigned *r) {

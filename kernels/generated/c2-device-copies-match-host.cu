@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 297 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-device-copies-match-host.cu"
 #include "gridcheck_host.cuh"
 #include <cstring>
 #define BYTES 4096

@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 70 "spec/cdp2/scope.yaml"
+#line 1 "spec/cdp2/src/c2-event-shared-across-blocks.cu"
 // Blocks pair up by ticket so that reruns in one module need no reset.
 __device__ unsigned int tickets;
 __device__ cudaEvent_t slot_event[2];

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 845 "spec/cdp2/memory.yaml"
+#line 765 "spec/cdp2/memory.yaml"
 #include "gridcheck_host.cuh"
 #define N 1024
 __global__ void child(volatile unsigned *m, unsigned i) { m[N + i] = m[i] + 1; }

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 751 "spec/cdp2/device-api.yaml"
+#line 325 "spec/cdp2/device-api.yaml"
 #include "gridcheck_host.cuh"
 __device__ unsigned long long now() {
   unsigned long long t;

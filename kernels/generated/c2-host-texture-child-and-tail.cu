@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 905 "spec/cdp2/memory.yaml"
+#line 1 "spec/cdp2/src/c2-host-texture-child-and-tail.cu"
 #include "gridcheck_host.cuh"
 #define N 4096
 __global__ void warm(cudaTextureObject_t t, unsigned *sink) {

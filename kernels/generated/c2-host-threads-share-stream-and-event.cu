@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 797 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-host-threads-share-stream-and-event.cu"
 #include "gridcheck_host.cuh"
 #include <thread>
 __device__ unsigned long long now() {

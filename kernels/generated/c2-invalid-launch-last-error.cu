@@ -17,7 +17,7 @@
 //
 // The test's source, verbatim:
 
-#line 282 "spec/cdp2/limits.yaml"
+#line 175 "spec/cdp2/limits.yaml"
 // out[0] launch_error  t0's first cudaPeekAtLastError() after the launch
 // out[1] peek_again    its second cudaPeekAtLastError()
 // out[2] get_first     its first cudaGetLastError()

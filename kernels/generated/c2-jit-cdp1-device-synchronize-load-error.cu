@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 203 "spec/cdp2/compat.yaml"
+#line 1 "spec/cdp2/src/c2-jit-cdp1-device-synchronize-load-error.cu"
 #include "gridcheck_driver.cuh"
 #include <string>
 extern "C" __global__ void child(unsigned *out) { out[0] = 1; }

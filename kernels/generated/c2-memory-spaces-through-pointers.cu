@@ -25,7 +25,7 @@
 //
 // The test's source, verbatim:
 
-#line 22 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-memory-spaces-through-pointers.cu"
 // out[0] child_read_global_var   the __device__ variable the parent set (11)
 // out[1] child_read_heap         the heap word the parent set (21)
 // out[2] global_pointers_global  __isGlobal of both in the child

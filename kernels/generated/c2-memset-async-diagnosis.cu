@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 567 "spec/cdp2/memory.yaml"
+#line 1 "spec/cdp2/src/c2-memset-async-diagnosis.cu"
 #include "gridcheck_host.cuh"
 #include <cstring>
 #define PAT 0x5au

@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 858 "spec/cdp2/device-api.yaml"
+#line 388 "spec/cdp2/device-api.yaml"
 // out[0] depth_reached    deepest depth at which a grid ran
 // out[1] first_error      the failed launch's cudaError_t (0: none failed)
 // out[2] failed_at_depth  depth of the grid whose launch failed

@@ -14,7 +14,7 @@
 //
 // The test's source, verbatim:
 
-#line 197 "spec/pdl/multi-block.yaml"
+#line 62 "spec/pdl/multi-block.yaml"
 // out[0] block0_child_saw_block1_child, out[1] block1_child_saw_block0_child,
 // out[2] children_ran, out[3] launch_errors, out[4] in_order_violations
 __device__ volatile unsigned int started[2], finished[2];

@@ -17,7 +17,7 @@
 //
 // The test's source, verbatim:
 
-#line 101 "spec/cdp2/limits.yaml"
+#line 1 "spec/cdp2/src/pending-launch-count-exceeded.cu"
 // out[0] first_error  cudaError_t of the first failed launch (0: none failed)
 // out[1] launched     launches that succeeded before it
 // out[2] attempts     launches tried

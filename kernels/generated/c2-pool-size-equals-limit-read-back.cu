@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 186 "spec/cdp2/limits.yaml"
+#line 1 "spec/cdp2/src/c2-pool-size-equals-limit-read-back.cu"
 #include "gridcheck_host.cuh"
 #define ATTEMPTS 8192u
 // w[0] first error, w[1] launched, w[2] attempts, w[3] release, w[4] ran,

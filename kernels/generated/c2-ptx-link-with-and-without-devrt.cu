@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 480 "spec/cdp2/device-api.yaml"
+#line 1 "spec/cdp2/src/c2-ptx-link-with-and-without-devrt.cu"
 #include "gridcheck_driver.cuh"
 // The PTX as string lines. (The test's name avoids `cudadevrt`: nvcc
 // 13.0's device link skips the registration of an object whose file

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 249 "spec/cdp2/api.yaml"
+#line 188 "spec/cdp2/api.yaml"
 #include "gridcheck_host.cuh"
 __device__ unsigned marker;        // one copy on each device
 __device__ unsigned child_device;

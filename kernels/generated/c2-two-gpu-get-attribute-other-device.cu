@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 152 "spec/cdp2/api.yaml"
+#line 1 "spec/cdp2/src/c2-two-gpu-get-attribute-other-device.cu"
 #include "gridcheck_host.cuh"
 #define GC_ATTRS { cudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMinor, \
   cudaDevAttrMultiProcessorCount, cudaDevAttrMaxThreadsPerBlock, cudaDevAttrWarpSize, \

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 92 "spec/pdl/multi-block.yaml"
+#line 1 "spec/pdl/src/pdl-graph-programmatic-edge-early-start.cu"
 #include "gridcheck_host.cuh"
 #define BLOCKS 8
 __device__ unsigned long long now() {

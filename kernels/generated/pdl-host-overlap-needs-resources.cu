@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 119 "spec/pdl/conditions.yaml"
+#line 1 "spec/pdl/src/pdl-host-overlap-needs-resources.cu"
 #include "gridcheck_host.cuh"
 #define POLL_CYCLES (4ull << 20)  // about 2 ms
 

@@ -9,7 +9,7 @@
 //
 // The test's source, verbatim:
 
-#line 231 "spec/pdl/launch.yaml"
+#line 1 "spec/pdl/src/pdl-two-gpu-secondary-not-programmatic.cu"
 #include "gridcheck_host.cuh"
 __device__ unsigned long long now() {
   unsigned long long t;

@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 680 "spec/cdp2/pmpp.yaml"
+#line 1 "spec/cdp2/src/pmpp-bezier-tessellation.cu"
 // PMPP chapter 21, "Bezier calculation with dynamic parallelism", reconstructed for CDP2.
 #include <cuda_runtime.h>
 

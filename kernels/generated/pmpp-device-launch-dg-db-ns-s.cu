@@ -19,7 +19,7 @@
 //
 // The test's source, verbatim:
 
-#line 581 "spec/cdp2/pmpp.yaml"
+#line 1 "spec/cdp2/src/pmpp-device-launch-dg-db-ns-s.cu"
 // PMPP chapter 21: kernel_name<<< Dg, Db, Ns, S >>> from the device, S a named stream.
 #include <cuda_runtime.h>
 

@@ -12,7 +12,7 @@
 //
 // The test's source, verbatim:
 
-#line 522 "spec/cdp2/pmpp.yaml"
+#line 1 "spec/cdp2/src/pmpp-parent-kernel-blocks-from-size.cu"
 // PMPP chapter 21: a parent thread computes its child grid's size from data.
 #include <cuda_runtime.h>
 

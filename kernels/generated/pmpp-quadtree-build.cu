@@ -15,7 +15,7 @@
 //
 // The test's source, verbatim:
 
-#line 868 "spec/cdp2/pmpp.yaml"
+#line 1 "spec/cdp2/src/pmpp-quadtree-build.cu"
 // PMPP chapter 21, "Quadtree with dynamic parallelism: recursive kernel",
 // reconstructed for CDP2 (support classes from the chapter's appendix listing).
 #include <cuda_runtime.h>

@@ -13,7 +13,7 @@
 //
 // The test's source, verbatim:
 
-#line 429 "spec/cdp2/pmpp.yaml"
+#line 1 "spec/cdp2/src/pmpp-revised-child-grid-per-thread.cu"
 // PMPP chapter 21, "A revised example using CUDA dynamic parallelism".
 #include <cuda_runtime.h>
 

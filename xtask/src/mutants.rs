@@ -37,6 +37,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, Test, String)> {
                 body: TestBody::Litmus(c.litmus.clone()),
                 origin: original.origin.clone(),
                 source_line: None,
+                source_file: None,
                 formerly: Vec::new(),
                 // A mutant of a test that can hang can hang too.
                 gpu_timeout: original.gpu_timeout,

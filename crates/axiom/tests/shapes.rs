@@ -10,11 +10,13 @@ use gridcheck_spec::{Litmus, Verdict, render_state};
 /// A one-test document: `memory`, the `kernels:` list's entries (YAML),
 /// the condition and the expectation.
 fn lit(profile: &str, memory: &str, kernels: &str, condition: &str) -> Litmus {
-    let yaml = format!(
-        "rules:\n  - id: {profile}.shape.s\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    quote: q\n    \
-         profile: {profile}\n    tests: [s]\ntests:\n  - name: s\n    kind: litmus\n    memory: {{ {memory} }}\n    \
-         kernels:\n{kernels}    condition: '{condition}'\n    expect: allowed\n"
-    );
+    let yaml = gridcheck_fixture::OneRule::new()
+        .id(&format!("{profile}.shape.s"))
+        .tests(&format!(
+            "  - name: s\n    kind: litmus\n    memory: {{ {memory} }}\n    \
+             kernels:\n{kernels}    condition: '{condition}'\n    expect: allowed\n"
+        ))
+        .yaml();
     load_litmus(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
 }
 

@@ -6,7 +6,9 @@
 //! the rule whose promise it breaks), or a problem of the newest run of a
 //! GPU that no fact covers, about a test whatever number of rules list it
 //! (a hardware run of a test listed by four rules is one fact, shown with
-//! the four rules).
+//! the four rules), also a row and a section under its rule. The table has
+//! three columns so that it fits the page at 1280 px (the browser test
+//! measures it).
 
 use gridcheck_report::{Fact as KnownFact, FactKind, Status, Subject, TestKey, TrialRecord};
 use gridcheck_spec::TestBody;
@@ -136,10 +138,17 @@ fn histogram_for(ctx: &Ctx, r: &TrialRecord, gpu: &str) -> String {
     )
 }
 
-fn rule_head(ctx: &Ctx, rule_id: &str) -> String {
+/// A rule's words: its id in bold (unless `named`, under a heading that
+/// names it), its quote and its source.
+fn rule_head(ctx: &Ctx, rule_id: &str, named: bool) -> String {
     match ctx.inputs.spec.rule(rule_id) {
         Some(rule) => format!(
-            "**{rule_id}**\n\n{}\n{}\n",
+            "{}{}\n{}\n",
+            if named {
+                String::new()
+            } else {
+                format!("**{rule_id}**\n\n")
+            },
             quote_block(rule),
             source_line(rule, "")
         ),
@@ -164,7 +173,8 @@ fn home_rule(f: &Fact) -> String {
     }
 }
 
-/// Each latest run's status for the fact: a badge and the GPU.
+/// Each latest run's status for the fact: a badge, and under it the GPU
+/// (the CSS puts the `<small>` on its own line).
 fn statuses(f: &Fact) -> String {
     let mut out: Vec<String> = Vec::new();
     for (run, r) in &f.seen {
@@ -180,16 +190,15 @@ fn statuses(f: &Fact) -> String {
     if out.is_empty() {
         "not in the latest results".into()
     } else {
-        out.join("<br>")
+        out.join("\n")
     }
 }
 
-/// Where a known fact was measured, one place a line.
-/// Where a fact was measured, for the table: one line a GPU model (or
-/// toolkit-only place) and driver, with the device runtimes or toolkits
-/// and dates measured there; the fact's section lists every place.
+/// Where a known fact was measured, for the table: one line a GPU model
+/// (or toolkit-only place) and driver, with the dates measured there (the
+/// first and the last); the fact's section lists every place.
 fn places(x: &KnownFact) -> String {
-    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    let mut lines: Vec<(String, Vec<&str>)> = Vec::new();
     for p in &x.measured {
         let machine = match (&p.gpu, &p.sm, &p.driver) {
             (Some(g), sm, d) => format!(
@@ -201,40 +210,47 @@ fn places(x: &KnownFact) -> String {
             ),
             _ => "nvcc".to_string(),
         };
-        let what = p
-            .device_runtime
-            .as_ref()
-            .map(|r| format!("runtime {r}"))
-            .or_else(|| p.toolkit.clone())
-            .unwrap_or_default();
-        let item = format!("{what} ({})", p.date).trim().to_string();
         match lines.iter_mut().find(|(m, _)| *m == machine) {
-            Some((_, items)) if !items.contains(&item) => items.push(item),
-            Some(_) => {}
-            None => lines.push((machine, vec![item])),
+            Some((_, dates)) => dates.push(&p.date),
+            None => lines.push((machine, vec![&p.date])),
         }
     }
     lines
-        .iter()
-        .map(|(m, items)| format!("{}: {}", html(m), html(&items.join(", "))))
+        .iter_mut()
+        .map(|(m, dates)| {
+            dates.sort();
+            dates.dedup();
+            let when = match dates.as_slice() {
+                [one] => one.to_string(),
+                [first, .., last] => format!("{first} to {last} ({} dates)", dates.len()),
+                [] => String::new(),
+            };
+            format!("{}, {}", html(m), html(&when))
+        })
         .collect::<Vec<_>>()
-        .join("<br>")
+        .join("; ")
 }
 
-/// The table of every fact: one row each.
+/// The table of every fact: one row each, three columns that fit the page
+/// at 1280 px: the number, the fact (what it is about and its kind, one
+/// line of what the hardware did, where it was measured and what it
+/// depends on) and its status in each latest run.
 fn table(facts: &[Fact]) -> String {
     let mut s = String::from(
-        "<table class=\"gc-facts\">\n<thead><tr><th>#</th><th>fact</th><th>kind</th>\
-         <th>measured on</th><th>depends on</th><th>status in the latest runs</th></tr></thead>\n<tbody>\n",
+        "<table class=\"gc-facts\">\n<thead><tr><th>#</th><th>fact: what the hardware did</th>\
+         <th class=\"gc-st\">status in the latest runs</th></tr></thead>\n<tbody>\n",
     );
     for (i, f) in facts.iter().enumerate() {
         let n = i + 1;
-        let (what, kind, measured, depends) = match f.known {
+        let (what, kind, context) = match f.known {
             Some(x) => (
                 html(&x.summary),
                 x.kind.as_str().to_string(),
-                places(x),
-                html(&x.depends_on_text()),
+                format!(
+                    "measured on {}; depends on {}",
+                    places(x),
+                    html(&x.depends_on_text())
+                ),
             ),
             None => (
                 format!("not a known fact: {}", html(&f.rules.join(", "))),
@@ -243,12 +259,17 @@ fn table(facts: &[Fact]) -> String {
                     _ => "failure".into(),
                 },
                 String::new(),
-                String::new(),
             ),
         };
+        let context = if context.is_empty() {
+            context
+        } else {
+            format!("<br><small class=\"gc-where\">{context}</small>")
+        };
         s += &format!(
-            "<tr><td><a href=\"#d{n}\">{n}</a></td><td><code>{}</code><br>{what}</td>\
-             <td>{kind}</td><td>{measured}</td><td>{depends}</td><td class=\"gc-st\">{}</td></tr>\n",
+            "<tr><td><a href=\"#d{n}\">{n}</a></td><td><code>{}</code> \
+             <small class=\"gc-kind\">{kind}</small><br>{what}{context}</td>\
+             <td class=\"gc-st\">{}</td></tr>\n",
             html(&f.subject.to_string()),
             statuses(f)
         );
@@ -275,7 +296,7 @@ fn section(ctx: &Ctx, n: usize, f: &Fact, heading: &str, skip_rule: Option<&str>
     }
     s += &format!(" · rules: {}\n\n", rule_links(&f.rules));
     for rule in f.rules.iter().filter(|r| Some(r.as_str()) != skip_rule) {
-        s += &rule_head(ctx, rule);
+        s += &rule_head(ctx, rule, false);
         s += "\n";
     }
     if let Some(x) = f.known {
@@ -355,60 +376,56 @@ pub(crate) fn page(ctx: &Ctx) -> String {
         .enumerate()
         .filter(|(_, f)| f.known.is_some())
         .collect();
-    for (heading, kind, none) in [
+    for (heading, kind, anchor, none) in [
         (
             "Known discrepancies, by rule",
             FactKind::Discrepancy,
+            "r-",
             "None listed.",
         ),
         (
             "Known hangs, by rule",
             FactKind::Hang,
+            "rh-",
             "None listed (`lab/hangs/README.md` has the reproducers of the hangs still open).",
         ),
         (
             "Stronger than the guide (allowed, never observed), by rule",
             FactKind::Unobserved,
+            "ru-",
             "None listed.",
         ),
     ] {
         s += &format!("## {heading}\n\n");
-        let of_kind: Vec<&(usize, &Fact)> = known
+        let of_kind: Vec<(usize, &Fact)> = known
             .iter()
             .filter(|(_, f)| f.known.is_some_and(|x| x.kind == kind))
+            .copied()
             .collect();
         if of_kind.is_empty() {
             s += &format!("{none}\n\n");
         }
-        let mut rules: Vec<String> = Vec::new();
-        for (_, f) in &of_kind {
-            let r = home_rule(f);
-            if !rules.contains(&r) {
-                rules.push(r);
-            }
-        }
-        for rule in rules {
-            s += &format!("<h3 id=\"r-{}\">{}</h3>\n\n", slug(&rule), html(&rule));
-            s += &rule_head(ctx, &rule);
-            s += "\n";
-            for (i, f) in of_kind.iter().filter(|(_, f)| home_rule(f) == rule) {
-                s += &section(ctx, i + 1, f, "h4", Some(&rule));
-            }
-        }
+        s += &by_rule(ctx, &of_kind, anchor);
     }
     let (failures, warnings): (Vec<_>, Vec<_>) = facts
         .iter()
         .enumerate()
         .filter(|(_, f)| f.known.is_none())
         .partition(|(_, f)| f.status() != Some(Status::QualityWarning));
-    for (heading, list, none) in [
+    for (heading, list, anchor, none) in [
         (
             "Failures in the latest results",
             &failures,
+            "rf-",
             "None: no fail, crash, timeout or unmodeled state that no fact covers in the newest \
              run of any GPU.",
         ),
-        ("Quality warnings in the latest results", &warnings, "None."),
+        (
+            "Quality warnings in the latest results",
+            &warnings,
+            "rw-",
+            "None.",
+        ),
     ] {
         s += &format!("## {heading}\n\n");
         if list.is_empty() {
@@ -417,8 +434,34 @@ pub(crate) fn page(ctx: &Ctx) -> String {
             s += "Not violations: the guide allows something the GPU was not seen to do (see \
                   [How to read a verdict](reading-a-verdict.md)).\n\n";
         }
-        for (i, f) in list.iter() {
-            s += &section(ctx, i + 1, f, "h3", None);
+        s += &by_rule(ctx, list, anchor);
+    }
+    s
+}
+
+/// Facts under the rule whose promise each breaks ([`home_rule`]): a
+/// heading and the rule's words, then each fact's section, numbered as in
+/// the table. The heading's anchor is `<anchor><rule slug>`, one prefix a
+/// part of the page (a rule can head a part of each).
+fn by_rule(ctx: &Ctx, list: &[(usize, &Fact)], anchor: &str) -> String {
+    let mut s = String::new();
+    let mut rules: Vec<String> = Vec::new();
+    for (_, f) in list {
+        let r = home_rule(f);
+        if !rules.contains(&r) {
+            rules.push(r);
+        }
+    }
+    for rule in rules {
+        s += &format!(
+            "<h3 id=\"{anchor}{}\">{}</h3>\n\n",
+            slug(&rule),
+            html(&rule)
+        );
+        s += &rule_head(ctx, &rule, true);
+        s += "\n";
+        for (i, f) in list.iter().filter(|(_, f)| home_rule(f) == rule) {
+            s += &section(ctx, i + 1, f, "h4", Some(&rule));
         }
     }
     s

@@ -269,8 +269,19 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
         }
     }
     if let TestBody::Runtime(rt) = &test.body {
+        // A program in its own file (`source_file:`) is named with it.
+        let file = test
+            .source_file
+            .as_ref()
+            .map(|f| {
+                format!(
+                    ", <code>{}</code>",
+                    html(&gridcheck_kernelgen::spec_relative(f))
+                )
+            })
+            .unwrap_or_default();
         s += &format!(
-            "<details><summary>Source ({} lines)</summary>\n\n{}\n</details>\n\n",
+            "<details><summary>Source ({} lines{file})</summary>\n\n{}\n</details>\n\n",
             rt.source.lines().count(),
             fenced("cpp", &rt.source)
         );

@@ -1,7 +1,10 @@
 //! Opens the built site in headless Chromium (Debian's `chromium`), follows
 //! the links from the index to a rule page with a litmus test and to the
 //! discrepancies page, and checks what the rendered pages show. Screenshots
-//! of the three pages go to `target/browser-test/`.
+//! of the three pages go to `target/browser-test/`. The discrepancies page
+//! is also laid out at 1280 px with a script that measures its boxes: the
+//! status column of the facts table must lie inside the viewport and every
+//! box that clips it, and the reproduce commands must wrap.
 //!
 //! Without Chromium the test is reported *ignored* with the reason (a
 //! libtest-mimic harness, so that the reason shows: `ignored, no Chromium
@@ -189,6 +192,99 @@ fn not_run(required: bool) -> Result<Completion, Failed> {
     }
 }
 
+/// The script the layout check adds to a copy of a page: it measures, at
+/// the window's width, every cell of the facts table's status column (and
+/// each status badge in it) against the viewport and every ancestor that
+/// clips it, and each reproduce command's box against its own width (it
+/// must wrap, not scroll), then writes one line a problem, after a
+/// `cells=<n>` line, into `<pre id="gc-layout">`.
+const LAYOUT_SCRIPT: &str = r#"<script>
+(function () {
+  var out = [];
+  var vw = document.documentElement.clientWidth;
+  function visibleRight(el) {
+    var right = vw;
+    for (var p = el.parentElement; p; p = p.parentElement) {
+      var st = getComputedStyle(p);
+      if (st.overflowX !== 'visible') right = Math.min(right, p.getBoundingClientRect().right);
+    }
+    return right;
+  }
+  var cells = document.querySelectorAll('table.gc-facts tr > :last-child');
+  cells.forEach(function (c, i) {
+    var r = c.getBoundingClientRect();
+    var right = visibleRight(c);
+    if (r.width < 1 || r.right > right + 1) {
+      out.push('status cell ' + i + ' (' + c.textContent.trim().slice(0, 40) + '): right edge ' +
+               Math.round(r.right) + ' px beyond ' + Math.round(right) + ' px');
+    }
+    if (c.scrollWidth > c.clientWidth + 1) {
+      out.push('status cell ' + i + ' overflows itself: ' + c.scrollWidth + ' > ' + c.clientWidth + ' px');
+    }
+    c.querySelectorAll('.gc-status').forEach(function (b) {
+      var br = b.getBoundingClientRect();
+      if (br.right > Math.min(r.right, right) + 1) {
+        out.push('status badge ' + b.textContent + ' in cell ' + i + ' clipped at ' + Math.round(br.right) + ' px');
+      }
+    });
+  });
+  document.querySelectorAll('.gc-repro pre, .gc-repro pre > code').forEach(function (p, i) {
+    if (p.scrollWidth > p.clientWidth + 1 || p.getBoundingClientRect().right > visibleRight(p) + 1) {
+      out.push('reproduce command ' + i + ' does not wrap: ' + p.scrollWidth + ' > ' + p.clientWidth + ' px');
+    }
+  });
+  var el = document.createElement('pre');
+  el.id = 'gc-layout';
+  el.textContent = 'cells=' + cells.length + '\n' + out.join('\n');
+  document.body.appendChild(el);
+})();
+</script>"#;
+
+/// Lays out a copy of `page` (a file of `book`), with `extra_css` added,
+/// in a 1280 px wide window and measures it with [`LAYOUT_SCRIPT`]: the
+/// number of status cells and the problems found.
+fn layout_at_1280(
+    bin: &Path,
+    scratch: &Path,
+    book: &Path,
+    page: &str,
+    extra_css: &str,
+) -> (usize, Vec<String>) {
+    let html = std::fs::read_to_string(book.join(page)).unwrap();
+    let copy = format!("layout-{}", page.replace('/', "-"));
+    let body_end = html.rfind("</body>").expect("a </body>");
+    let measured = format!(
+        "{}<style>{extra_css}</style>{LAYOUT_SCRIPT}{}",
+        &html[..body_end],
+        &html[body_end..]
+    );
+    // Beside the page, so that its relative links (the CSS) resolve.
+    let path = book.join(Path::new(page).with_file_name(&copy));
+    std::fs::write(&path, measured).unwrap();
+    let dom = browse(
+        bin,
+        scratch,
+        &["--dump-dom".into(), "--window-size=1280,1600".into()],
+        &format!("file://{}", path.display()),
+    );
+    let start = dom
+        .find("<pre id=\"gc-layout\">")
+        .unwrap_or_else(|| panic!("the layout script did not run on {page}: {dom:.300}"))
+        + "<pre id=\"gc-layout\">".len();
+    let report = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let report = report
+        .replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&");
+    let mut lines = report.lines();
+    let cells = lines
+        .next()
+        .and_then(|l| l.strip_prefix("cells="))
+        .and_then(|n| n.parse().ok())
+        .expect("cells=<n>");
+    (cells, lines.map(str::to_string).collect())
+}
+
 fn index_links_to_a_rule_page_and_the_discrepancies(bin: &Path) {
     let (inputs, out, _) = common::built("browser");
     let book = out.join("book");
@@ -339,6 +435,46 @@ fn index_links_to_a_rule_page_and_the_discrepancies(bin: &Path) {
         &url(disc_link),
         &shots.join("discrepancies.png"),
     );
+    let page = disc_link.split('#').next().unwrap();
+    discrepancies_fit_at_1280(bin, &scratch, &book, page, inputs.facts.len());
     eprintln!("screenshots in {}", shots.display());
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// At 1280 px the discrepancies page's status column is whole and its
+/// commands wrap: every fact's row (of at least `known`, and the header)
+/// has its status cell inside the page; and the check finds both problems
+/// on a copy whose CSS makes them.
+fn discrepancies_fit_at_1280(bin: &Path, scratch: &Path, book: &Path, page: &str, known: usize) {
+    // At 1280 px the status column is whole and the commands wrap: every
+    // fact's row (and the header) has its status cell inside the page.
+    let (cells, problems) = layout_at_1280(bin, scratch, book, page, "");
+    assert!(
+        cells > known,
+        "{cells} status cells: one a fact ({} known), and the header's",
+        known
+    );
+    assert!(
+        problems.is_empty(),
+        "the discrepancies page at 1280 px:\n  {}",
+        problems.join("\n  ")
+    );
+    // The check fails on a page whose status column is pushed out of the
+    // window, and on commands that do not wrap.
+    let (_, problems) = layout_at_1280(
+        bin,
+        scratch,
+        book,
+        page,
+        ".gc-facts { table-layout: auto; } .gc-facts td.gc-st { white-space: nowrap; min-width: 1400px; } \
+         .gc-repro pre, .gc-repro code { white-space: pre; }",
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with("status cell")),
+        "a clipped status column is not found: {problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with("reproduce command")),
+        "a command that does not wrap is not found: {problems:?}"
+    );
 }

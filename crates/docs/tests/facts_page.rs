@@ -85,12 +85,13 @@ fn facts_travel_to_another_gpu_on_the_page() {
 }
 
 #[test]
-fn the_site_css_wraps_commands_and_keeps_statuses_whole() {
+fn the_site_css_wraps_commands_and_gives_statuses_their_column() {
     let (_, out, _) = common::built("facts-css");
     let css = std::fs::read_to_string(out.join("gridcheck.css")).unwrap();
     for rule in [
         ".gc-repro pre, .gc-repro code { white-space: pre-wrap;",
-        ".gc-facts td.gc-st { white-space: nowrap;",
+        ".gc-facts .gc-st { width: 11em; }",
+        ".gc-facts td.gc-st small { display: block;",
         ".gc-known, .gc-known-hang {",
         ".gc-changed {",
         ".gc-unmodeled",

@@ -77,7 +77,7 @@ fn pages_say_what_the_records_hold() {
         // A row of the table: the summary, where it was measured, what it
         // depends on; and a section with the evidence.
         let row = disc
-            .find(&format!("<td><code>{subject}</code><br>"))
+            .find(&format!("<td><code>{subject}</code> "))
             .unwrap_or_else(|| panic!("{subject}: a row of the table"));
         let row = &disc[row..row + disc[row..].find("</tr>").unwrap()];
         let esc = |t: &str| {
@@ -91,14 +91,20 @@ fn pages_say_what_the_records_hold() {
             row.contains(&esc(&x.summary)),
             "{subject}: summary in {row}"
         );
-        // The table condenses the places (one line a machine, its device
-        // runtimes or toolkits and dates); the fact's section lists each.
+        // The table condenses the places (a machine and the first and last
+        // dates measured there); the fact's section lists each.
         for p in &x.measured {
             let machine = p.gpu.as_deref().unwrap_or("nvcc");
+            let first = x
+                .measured
+                .iter()
+                .filter(|q| q.gpu == p.gpu)
+                .map(|q| q.date.as_str())
+                .min()
+                .unwrap();
             assert!(
-                row.contains(&esc(machine)) && row.contains(&p.date),
-                "{subject}: measured on {machine} on {} in {row}",
-                p.date
+                row.contains(&esc(machine)) && row.contains(first),
+                "{subject}: measured on {machine} from {first} in {row}"
             );
             assert!(
                 disc.contains(&esc(&p.to_string())),
@@ -366,4 +372,42 @@ fn a_result_under_a_former_name_is_the_tests_now() {
         .find(|l| l.contains(&said))
         .unwrap_or_else(|| panic!("{said} on the page of {}:\n{page}", r.trial.rule));
     assert!(!row.contains("gc-stale"), "{row}");
+}
+
+/// A program read from its own file (`source_file:`) is shown on its
+/// rule's page, named with its file.
+#[test]
+fn a_program_in_its_own_file_is_shown_with_its_name() {
+    let inputs = common::inputs();
+    let (test, body) = inputs
+        .spec
+        .tests
+        .iter()
+        .find_map(|t| match (&t.body, &t.source_file) {
+            (gridcheck_spec::TestBody::Runtime(r), Some(_)) => Some((t, r)),
+            _ => None,
+        })
+        .expect("a runtime test whose program is in a .cu file");
+    let rule = inputs
+        .spec
+        .rules
+        .iter()
+        .find(|r| r.tests.contains(&test.name))
+        .expect("a rule lists it");
+    let src = gridcheck_docs::site::render(&inputs);
+    let page = src
+        .page(&format!("rules/{}.md", rule.id))
+        .expect("the rule's page");
+    let file = gridcheck_kernelgen::spec_relative(test.source_file.as_ref().unwrap());
+    assert!(file.ends_with(&format!("src/{}.cu", test.name)), "{file}");
+    assert!(
+        page.contains(&format!(
+            "<summary>Source ({} lines, <code>{file}</code>)</summary>",
+            body.source.lines().count()
+        )),
+        "{}: the source's summary names {file}",
+        rule.id
+    );
+    let last = body.source.lines().rfind(|l| !l.trim().is_empty()).unwrap();
+    assert!(page.contains(last), "{}: the program is shown", rule.id);
 }

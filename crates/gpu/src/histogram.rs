@@ -189,14 +189,9 @@ mod tests {
     use super::*;
 
     fn litmus() -> Litmus {
-        let yaml = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-tests:
-  - name: t-one
+        let yaml = gridcheck_fixture::OneRule::new()
+            .tests(
+                "  - name: t-one
     kind: litmus
     memory: { x: 0, y: 5 }
     kernels:
@@ -210,8 +205,10 @@ tests:
           t0: [load r0 x, load r1 y]
     condition: exists (child.t0.r0 == 0)
     expect: allowed
-";
-        let spec = gridcheck_spec::load_sources(&[("a.yaml".into(), yaml.to_string())], None)
+",
+            )
+            .yaml();
+        let spec = gridcheck_spec::load_sources(&[("a.yaml".into(), yaml)], None)
             .unwrap_or_else(|e| panic!("{e}"));
         match &spec.tests[0].body {
             gridcheck_spec::TestBody::Litmus(l) => l.clone(),

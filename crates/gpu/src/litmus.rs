@@ -458,11 +458,12 @@ mod tests {
 
     #[test]
     fn instance_decoding() {
-        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [store x 1, launch child tail]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: forbidden\n";
-        let spec = gridcheck_spec::load_sources(
-            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
-            None,
-        );
+        let yaml = gridcheck_fixture::OneRule::new()
+            .id("cdp2.t.r")
+            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [store x 1, launch child tail]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: forbidden\n")
+            .yaml();
+        let spec =
+            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None);
         let spec = spec.unwrap_or_else(|e| panic!("{e}"));
         let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
             panic!()
@@ -496,12 +497,13 @@ mod tests {
 
     #[test]
     fn every_block_of_an_instance_must_run() {
-        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          b0.t0: [store x 1]\n          b1.t0: [load r0 x]\n    condition: exists parent.b1.t0.r0 == 0\n    expect: allowed\n";
-        let spec = gridcheck_spec::load_sources(
-            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let yaml = gridcheck_fixture::OneRule::new()
+            .id("cdp2.t.r")
+            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          b0.t0: [store x 1]\n          b1.t0: [load r0 x]\n    condition: exists parent.b1.t0.r0 == 0\n    expect: allowed\n")
+            .yaml();
+        let spec =
+            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
+                .unwrap_or_else(|e| panic!("{e}"));
         let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
             panic!()
         };
@@ -518,12 +520,13 @@ mod tests {
 
     #[test]
     fn stream_and_event_failures_discard_the_instance() {
-        let yaml = "rules:\n  - id: cdp2.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [launch child s1, record e1 s1]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: allowed\n";
-        let spec = gridcheck_spec::load_sources(
-            &[(std::path::PathBuf::from("spec/x.yaml"), yaml.to_string())],
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let yaml = gridcheck_fixture::OneRule::new()
+            .id("cdp2.t.r")
+            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [launch child s1, record e1 s1]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: allowed\n")
+            .yaml();
+        let spec =
+            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
+                .unwrap_or_else(|e| panic!("{e}"));
         let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
             panic!()
         };

@@ -267,9 +267,9 @@ mod tests {
     use super::*;
 
     fn layout(yaml_threads: &str, extra_kernels: &str) -> Layout {
-        let yaml = format!(
-            "rules:\n  - id: cdp2.t.r\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [{yaml_threads}]\n{extra_kernels}    condition: exists x == 0\n    expect: allowed\n"
-        );
+        let yaml = gridcheck_fixture::OneRule::new().id("cdp2.t.r").tests(&format!(
+            "  - name: t\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [{yaml_threads}]\n{extra_kernels}    condition: exists x == 0\n    expect: allowed\n"
+        )).yaml();
         let spec =
             gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
                 .unwrap_or_else(|e| panic!("{e}"));

@@ -66,7 +66,7 @@ fn runtime_file(
             "// Expect: loading the module fails with {name} ({value})"
         )?,
     }
-    verbatim(w, &rt.source, spec_file, test.source_line)
+    verbatim(w, &rt.source, test, spec_file)
 }
 
 /// The generated file of a host test: the do-not-edit header, how it is
@@ -90,7 +90,7 @@ fn host_file(
         ht.outputs.join(", ")
     )?;
     expect_line(w, &ht.expect)?;
-    verbatim(w, &ht.source, spec_file, test.source_line)
+    verbatim(w, &ht.source, test, spec_file)
 }
 
 fn build_line(w: &mut impl Write, arch: &str, flags: &[String], tail: &str) -> fmt::Result {
@@ -120,17 +120,23 @@ fn expect_line(w: &mut impl Write, checks: &[(String, Check)]) -> fmt::Result {
 }
 
 /// Ends a generated file's header and appends the test's source (with a
-/// final newline if it has none), after `#line <line> "<spec file>"` when
-/// the line the source starts on in the spec file is known.
-fn verbatim(w: &mut impl Write, source: &str, spec_file: &str, line: Option<usize>) -> fmt::Result {
+/// final newline if it has none), after `#line <line> "<file>"` when the
+/// line the source starts on is known: `#line 1 "<the .cu file>"` for a
+/// program read from its own file (`source_file:`), else the spec file
+/// and the line of the spec the source starts on.
+fn verbatim(w: &mut impl Write, source: &str, test: &Test, spec_file: &str) -> fmt::Result {
     writeln!(w, "//")?;
     writeln!(w, "// The test's source, verbatim:")?;
     writeln!(w)?;
-    if let Some(line) = line {
+    if let Some(line) = test.source_line {
+        let file = match &test.source_file {
+            Some(cu) => crate::spec_relative(cu),
+            None => spec_file.to_string(),
+        };
         writeln!(
             w,
             "#line {line} \"{}\"",
-            crate::escape::line_directive_path(spec_file)
+            crate::escape::line_directive_path(&file)
         )?;
     }
     w.write_str(source)?;

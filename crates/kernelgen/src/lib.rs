@@ -120,7 +120,8 @@ pub fn builds_executable(test: &Test) -> bool {
 
 /// A hash of what a test runs, as 16 hex digits (FNV-1a, 64 bits): of its
 /// generated file, or a compile test's snippet, architecture, flags and
-/// expectation. What does not change what runs is left out: the spec file,
+/// expectation. What does not change what runs is left out: the spec file
+/// (and the `.cu` file a program is read from),
 /// the line the test is on, its description, its former names and the
 /// rules that list it.
 /// A record carries it (as herd's `.expected` files carry `Hash=`), so that
@@ -130,6 +131,7 @@ pub fn test_hash(test: &Test) -> String {
         description: None,
         formerly: Vec::new(),
         source_line: None,
+        source_file: None,
         ..test.clone()
     };
     let text = match &bare.body {

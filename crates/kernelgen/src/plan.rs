@@ -215,9 +215,9 @@ mod tests {
     use super::*;
 
     fn program(kind: &str, arch: &str, flags: &str, source: &str) -> Test {
-        let yaml = format!(
-            "rules:\n  - id: cdp2.t.r\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [p]\ntests:\n  - name: p\n    kind: {kind}\n    arch: {arch}\n    flags: [{flags}]\n    source: \"{source}\"\n    outputs: [a]\n    expect:\n      a: 1\n"
-        );
+        let yaml = gridcheck_fixture::OneRule::new().id("cdp2.t.r").tests(&format!(
+            "  - name: p\n    kind: {kind}\n    arch: {arch}\n    flags: [{flags}]\n    source: \"{source}\"\n    outputs: [a]\n    expect:\n      a: 1\n"
+        )).yaml();
         let spec =
             gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
                 .unwrap_or_else(|e| panic!("{e}"));

@@ -60,11 +60,15 @@ fn generated_files_are_current() {
     );
 }
 
+/// The shared fixture's rule as `cdp2.test.rule` listing `names`, then `tests_yaml`.
+pub(crate) fn spec_text(tests_yaml: &str, names: &[&str]) -> String {
+    let rule = gridcheck_fixture::OneRule::new().id("cdp2.test.rule");
+    let rule = names.iter().fold(rule, |f, n| f.lists(n));
+    rule.unlisted(tests_yaml).yaml()
+}
+
 pub(crate) fn spec_of(tests_yaml: &str, names: &[&str]) -> Spec {
-    let yaml = format!(
-        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{}]\ntests:\n{tests_yaml}",
-        names.join(", ")
-    );
+    let yaml = spec_text(tests_yaml, names);
     load_sources(
         &[(PathBuf::from("/somewhere/spec/cdp2/x.yaml"), yaml)],
         None,

@@ -8,9 +8,11 @@ use gridcheck_kernelgen::{generate_all, layout};
 use gridcheck_spec::{Spec, TestBody, load_sources};
 
 fn one(tests_yaml: &str, name: &str) -> (Spec, String) {
-    let yaml = format!(
-        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{name}]\ntests:\n{tests_yaml}"
-    );
+    let yaml = gridcheck_fixture::OneRule::new()
+        .id("cdp2.test.rule")
+        .lists(name)
+        .unlisted(tests_yaml)
+        .yaml();
     let spec = load_sources(
         &[(PathBuf::from("/somewhere/spec/cdp2/x.yaml"), yaml)],
         None,

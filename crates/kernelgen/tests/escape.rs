@@ -7,16 +7,7 @@ use gridcheck_kernelgen::{MAX_BLOCK, STRESS_WARPS, WARP, generate_all};
 use gridcheck_spec::limits::MAX_THREAD_INDEX;
 use gridcheck_spec::load_sources;
 
-const RULE: &str = "rules:
-  - id: cdp2.launch.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [rt-one, lit-one]
-";
-
-const TESTS: &str = "tests:
-  - name: rt-one
+const TESTS: &str = "  - name: rt-one
     kind: runtime
     description: \"a\\nint injected_description;\\\\\"
     flags: [\"-O2\\nint injected_flag;\", \"-DX\\\\\"]
@@ -39,7 +30,11 @@ const TESTS: &str = "tests:
 #[test]
 fn spec_strings_stay_inside_comments() {
     let path = PathBuf::from("spec/evil\nint injected_path;\\.yaml");
-    let spec = load_sources(&[(path, format!("{RULE}{TESTS}"))], None).unwrap();
+    let yaml = gridcheck_fixture::OneRule::new()
+        .id("cdp2.launch.x")
+        .tests(TESTS)
+        .yaml();
+    let spec = load_sources(&[(path, yaml)], None).unwrap();
     let files = generate_all(&spec);
     assert_eq!(files.len(), 2);
     for (name, code) in &files {

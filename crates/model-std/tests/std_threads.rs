@@ -120,12 +120,14 @@ fn program(threads: &[Vec<String>], children: &[(&str, Vec<String>)], pool: Opti
     let limits = pool
         .map(|p| format!("    limits: {{ dev-runtime-pending-launch-count: {p} }}\n"))
         .unwrap_or_default();
-    let yaml = format!(
-        "rules:\n  - id: cdp2.model.random\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    \
-         quote: q\n    profile: cdp2\n    tests: [random]\ntests:\n  - name: random\n    \
+    let yaml = gridcheck_fixture::OneRule::new()
+        .id("cdp2.model.random")
+        .tests(&format!(
+            "  - name: random\n    \
          kind: litmus\n    memory: {{ x: 0, y: 0 }}\n{limits}    kernels:\n{ks}    \
          condition: 'exists x == 0'\n    expect: allowed\n"
-    );
+        ))
+        .yaml();
     let spec = load_sources(&[(PathBuf::from("spec/random.yaml"), yaml.clone())], None)
         .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
     match &spec.tests[0].body {

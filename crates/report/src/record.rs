@@ -331,14 +331,8 @@ mod tests {
 
     /// `live` lists `old` as its former name.
     fn spec() -> Spec {
-        let yaml = "rules:
-  - id: cdp1.a.b
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp1
-    tests: [live]
-tests:
-  - name: live
+        let yaml = gridcheck_fixture::OneRule::new().id("cdp1.a.b").tests(
+            "  - name: live
     formerly: [old]
     kind: litmus
     memory: { x: 0 }
@@ -349,8 +343,9 @@ tests:
           t0: [store x 1]
     condition: exists x == 1
     expect: required
-";
-        gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap()
+",
+        );
+        gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.yaml())], None).unwrap()
     }
 
     #[test]

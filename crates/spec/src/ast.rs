@@ -207,6 +207,10 @@ pub struct Test {
     /// source or the line cannot be found. Generated files point nvcc's
     /// errors there (`#line`).
     pub source_line: Option<usize>,
+    /// The `.cu` file the test's program was read from (`source_file:`,
+    /// joined to the spec file's directory), in which `source_line` is 1;
+    /// `None` for a program written inline in the spec file.
+    pub source_file: Option<PathBuf>,
     /// `gpu_timeout:` seconds after which the harness kills the test's GPU
     /// trial, when shorter than its `--timeout`: a test that is known to be
     /// able to hang records the hang quickly, as its finding.

@@ -27,6 +27,7 @@ mod host;
 mod litmus;
 mod rule;
 mod runtime;
+mod source_file;
 mod test;
 
 pub use crate::limits::MAX_THREADS;

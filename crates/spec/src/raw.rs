@@ -59,6 +59,10 @@ pub struct RawTest {
     pub arch: Option<String>,
     pub flags: Option<Vec<String>>,
     pub source: Option<String>,
+    /// compile, runtime, host: the program's file, relative to the YAML
+    /// file's directory, instead of `source` (the loader reads it into
+    /// `source`).
+    pub source_file: Option<String>,
     pub diagnostic: Option<String>,
     // runtime (also arch, flags, source)
     pub entry: Option<String>,
@@ -70,6 +74,19 @@ pub struct RawTest {
     /// litmus, runtime, host: the GPU trial's timeout in seconds, when
     /// shorter than the harness's `--timeout` (a test that can hang).
     pub gpu_timeout: Option<u64>,
+}
+
+impl RawTest {
+    /// The field that gives the program: `source_file` when the program
+    /// was read from a file, else `source` (the field an error about the
+    /// program's text names).
+    pub fn source_field(&self) -> &'static str {
+        if self.source_file.is_some() {
+            "source_file"
+        } else {
+            "source"
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

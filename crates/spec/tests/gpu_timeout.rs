@@ -12,26 +12,8 @@ fn load_one(yaml: &str) -> Vec<SpecError> {
     }
 }
 
-const GOOD_RULE: &str = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-";
-
-const GOOD_TEST: &str = "tests:
-  - name: t-one
-    kind: litmus
-    memory: { x: 0 }
-    kernels:
-      - kernel: k
-        launch: host
-        threads:
-          t0: [store x 1, load r0 x]
-    condition: exists k.t0.r0 == 0
-    expect: forbidden
-";
+// The shared one-rule fixture: its rule, and its test `t-one`.
+use gridcheck_fixture::{RULE as GOOD_RULE, TESTS as GOOD_TEST};
 
 #[test]
 fn a_gpu_timeout_is_seconds_of_a_gpu_test() {

@@ -10,13 +10,8 @@ use gridcheck_spec::limits::{
 };
 use gridcheck_spec::{SpecError, load_dir, load_sources};
 
-const RULE: &str = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-";
+// The shared one-rule fixture's rule (listing `t-one`).
+use gridcheck_fixture::RULE;
 
 fn test_with(threads: &str, condition: &str) -> String {
     format!(

@@ -4,24 +4,8 @@ use std::path::PathBuf;
 
 use gridcheck_spec::{UntestedStatus, load_sources};
 
-const TESTED: &str = "rules:
-  - id: cdp2.memory.x
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t-one]
-tests:
-  - name: t-one
-    kind: litmus
-    memory: { x: 0 }
-    kernels:
-      - kernel: k
-        launch: host
-        threads:
-          t0: [store x 1, load r0 x]
-    condition: exists k.t0.r0 == 0
-    expect: forbidden
-";
+// The shared one-rule fixture.
+use gridcheck_fixture::SPEC as TESTED;
 
 fn with_rule(status: &str, reason: &str) -> Result<gridcheck_spec::Spec, Vec<String>> {
     let yaml = format!("{TESTED}\n# second file\n",);

@@ -277,14 +277,8 @@ fn a_file_without_gpu_records_is_named_so() {
 
 #[test]
 fn a_run_before_a_rename_and_one_after_share_a_row() {
-    let yaml = "rules:
-  - id: cdp2.a.b
-    source: { seed: s.txt, section: \"1 S\" }
-    quote: q
-    profile: cdp2
-    tests: [t]
-tests:
-  - name: t
+    let yaml = gridcheck_fixture::OneRule::new().id("cdp2.a.b").tests(
+        "  - name: t
     formerly: [old-t]
     kind: litmus
     memory: { x: 0 }
@@ -295,8 +289,9 @@ tests:
           t0: [store x 1]
     condition: exists x == 1
     expect: required
-";
-    let spec = gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.into())], None).unwrap();
+",
+    );
+    let spec = gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.yaml())], None).unwrap();
     let dir = std::env::temp_dir().join(format!("gridcheck-matrix-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let write = |name: &str, r: TrialRecord| {

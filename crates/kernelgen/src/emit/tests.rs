@@ -118,10 +118,7 @@ fn sources_point_nvcc_at_the_spec_line() {
 "#;
     let names = ["broken", "shared", "alias", "host", "inline"];
     let spec = spec_of(tests, &names);
-    let yaml = format!(
-        "rules:\n  - id: cdp2.test.rule\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{}]\ntests:\n{tests}",
-        names.join(", ")
-    );
+    let yaml = crate::tests::spec_text(tests, &names);
     let files: std::collections::BTreeMap<String, String> =
         generate_all(&spec).into_iter().collect();
     let expect = [
@@ -169,4 +166,44 @@ fn sources_point_nvcc_at_the_spec_line() {
         line_of(&yaml, "void entry(unsigned int *out) {") + nth - 1,
         line_of(&yaml, "this_does_not_compile")
     );
+}
+
+/// A program read from its own file (`source_file:`) follows
+/// `#line 1 "<that file>"`, its path from `spec/` on, so that nvcc names
+/// the `.cu` file and its line; its hash is the inline program's.
+#[test]
+fn a_source_file_points_nvcc_at_the_cu_file() {
+    let dir = std::env::temp_dir().join(format!("gridcheck-emit-cu-{}", std::process::id()));
+    let spec_dir = dir.join("spec/cdp2");
+    std::fs::create_dir_all(spec_dir.join("src")).unwrap();
+    let program = "extern \"C\" __global__ void entry(unsigned int *out) {\n  out[0] = 1;\n}\n";
+    std::fs::write(spec_dir.join("src/p.cu"), program).unwrap();
+    let test = |field: &str| {
+        format!(
+            "  - name: p\n    kind: runtime\n    {field}\n    outputs: [v]\n    expect: {{ v: 1 }}\n"
+        )
+    };
+    let yaml = gridcheck_fixture::OneRule::new()
+        .tests(&test("source_file: src/p.cu"))
+        .yaml();
+    std::fs::write(spec_dir.join("x.yaml"), yaml).unwrap();
+    let spec = gridcheck_spec::load_dir(&dir.join("spec"), None).unwrap_or_else(|e| panic!("{e}"));
+    let (_, src) = generate_all(&spec).remove(0);
+    let directive = "#line 1 \"spec/cdp2/src/p.cu\"\n";
+    let at = src
+        .find(directive)
+        .unwrap_or_else(|| panic!("no {directive:?} in:\n{src}"));
+    assert!(src[at + directive.len()..].starts_with(program), "{src}");
+    assert_eq!(src.matches("#line").count(), 1, "{src}");
+    let inline = spec_of(
+        &test(
+            "source: |\n      extern \"C\" __global__ void entry(unsigned int *out) {\n        out[0] = 1;\n      }",
+        ),
+        &["p"],
+    );
+    assert_eq!(
+        crate::test_hash(&spec.tests[0]),
+        crate::test_hash(&inline.tests[0])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -43,12 +43,14 @@ pub fn litmus_with_limits(
             ks += &format!("          {t}: [{}]\n", ops.join(", "));
         }
     }
-    let yaml = format!(
-        "rules:\n  - id: {profile}.model.hand-built\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    \
-         quote: q\n    profile: {profile}\n    tests: [hand-built]\ntests:\n  - name: hand-built\n    \
+    let yaml = gridcheck_fixture::OneRule::new()
+        .id(&format!("{profile}.model.hand-built"))
+        .tests(&format!(
+            "  - name: hand-built\n    \
          kind: litmus\n    memory: {{ {memory} }}\n{limits}    kernels:\n{ks}    condition: '{condition}'\n    \
          expect: {expect}\n"
-    );
+        ))
+        .yaml();
     let spec = load_sources(
         &[(PathBuf::from("spec/hand-built.yaml"), yaml.clone())],
         None,

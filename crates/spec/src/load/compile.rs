@@ -7,8 +7,11 @@ use crate::raw::RawTest;
 impl Cx {
     pub(super) fn compile(&mut self, t: &RawTest, ie: &ItemErr) -> Option<CompileTest> {
         let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a compile test needs `source`"));
+            self.errors.push(ie.at(
+                "source",
+                Some("name:"),
+                "a compile test needs `source` or `source_file`",
+            ));
             return None;
         };
         let arch = self.arch(t, ie);

@@ -9,13 +9,16 @@ impl Cx {
         let before = self.errors.len();
         let arch = self.arch(t, ie);
         let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a host test needs `source`"));
+            self.errors.push(ie.at(
+                "source",
+                Some("name:"),
+                "a host test needs `source` or `source_file`",
+            ));
             return None;
         };
         if !source.contains("int main(") {
             self.errors.push(ie.at(
-                "source",
+                t.source_field(),
                 None,
                 "a host test's source is a whole program with `int main(`",
             ));

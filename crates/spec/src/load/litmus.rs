@@ -5,13 +5,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{Cx, ItemErr, MAX_THREADS};
 use crate::ast::*;
-use crate::condition;
+use crate::condition::{self, Condition};
 use crate::limits::MAX_LAUNCH_DEPTH;
 use crate::ops::{is_ident, parse_op};
 use crate::raw::{RawKernel, RawTest};
 use crate::thread_name;
 
 impl Cx {
+    /// A litmus test, loaded step by step: the expectation, memory, each
+    /// kernel and its threads, the launch structure, the host kernels, the
+    /// limits, then the condition against the test's observables.
     pub(super) fn litmus(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Litmus> {
         let before = self.errors.len();
         let word = self.expect_word(t, ie).unwrap_or_default();
@@ -19,6 +22,44 @@ impl Cx {
         if expect.is_none() && t.expect.is_some() {
             self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
         }
+        let memory = self.memory(t, ie);
+        let locs: BTreeSet<&str> = memory.iter().map(|(l, _)| l.as_str()).collect();
+        let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
+        if raw_kernels.is_empty() {
+            self.errors.push(ie.at(
+                "kernels",
+                Some("name:"),
+                "a litmus test has at least one kernel",
+            ));
+        }
+        let mut kernels = Vec::new();
+        let mut names = BTreeSet::new();
+        for rk in raw_kernels {
+            kernels.push(self.kernel(rk, &locs, &mut names, ie));
+        }
+        self.launch_structure(&kernels, ie);
+        for k in &kernels {
+            self.block_objects(k, ie);
+        }
+        self.host_kernels(&kernels, ie);
+        let limits = self.litmus_limits(t, ie);
+        let cond = self.condition(t, ie);
+        if self.errors.len() > before {
+            return None;
+        }
+        let lit = Litmus {
+            memory,
+            kernels,
+            condition: cond?,
+            expect: expect?,
+            limits,
+        };
+        self.condition_terms(&lit, ie);
+        (self.errors.len() == before).then_some(lit)
+    }
+
+    /// `memory:`: at least one location, each a valid name.
+    fn memory(&mut self, t: &RawTest, ie: &ItemErr) -> Vec<(String, u32)> {
         let memory: Vec<(String, u32)> = t.memory.clone().unwrap_or_default().into_iter().collect();
         if memory.is_empty() {
             self.errors.push(ie.at(
@@ -36,115 +77,126 @@ impl Cx {
                 ));
             }
         }
-        let locs: BTreeSet<&str> = memory.iter().map(|(l, _)| l.as_str()).collect();
-        let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
-        if raw_kernels.is_empty() {
+        memory
+    }
+
+    /// One kernel: its name (new in `names`), launch, threads and their
+    /// blocks.
+    fn kernel(
+        &mut self,
+        rk: &RawKernel,
+        locs: &BTreeSet<&str>,
+        names: &mut BTreeSet<String>,
+        ie: &ItemErr,
+    ) -> Kernel {
+        let kfield = format!("kernels.{}", rk.kernel);
+        let kneedle = format!("kernel: {}", rk.kernel);
+        if !is_ident(&rk.kernel) {
             self.errors.push(ie.at(
-                "kernels",
-                Some("name:"),
-                "a litmus test has at least one kernel",
+                &kfield,
+                Some(&kneedle),
+                format!("`{}` is not a valid kernel name", rk.kernel),
             ));
         }
-        let mut kernels = Vec::new();
-        let mut names = BTreeSet::new();
-        for rk in raw_kernels {
-            let kfield = format!("kernels.{}", rk.kernel);
-            let kneedle = format!("kernel: {}", rk.kernel);
-            if !is_ident(&rk.kernel) {
+        if !names.insert(rk.kernel.clone()) {
+            self.errors.push(ie.at(
+                &kfield,
+                Some(&kneedle),
+                format!("kernel `{}` is declared twice", rk.kernel),
+            ));
+        }
+        let launch = match rk.launch.as_str() {
+            "host" => KernelLaunch::Host { pdl: false },
+            "host-pdl" => KernelLaunch::Host { pdl: true },
+            "device" => KernelLaunch::Device,
+            l => {
                 self.errors.push(ie.at(
-                    &kfield,
-                    Some(&kneedle),
-                    format!("`{}` is not a valid kernel name", rk.kernel),
+                    &format!("{kfield}.launch"),
+                    Some(&format!("launch: {l}")),
+                    format!("unknown launch `{l}`: expected host, host-pdl or device"),
                 ));
+                KernelLaunch::Device
             }
-            if !names.insert(rk.kernel.clone()) {
-                self.errors.push(ie.at(
-                    &kfield,
-                    Some(&kneedle),
-                    format!("kernel `{}` is declared twice", rk.kernel),
-                ));
-            }
-            let launch = match rk.launch.as_str() {
-                "host" => KernelLaunch::Host { pdl: false },
-                "host-pdl" => KernelLaunch::Host { pdl: true },
-                "device" => KernelLaunch::Device,
-                l => {
-                    self.errors.push(ie.at(
-                        &format!("{kfield}.launch"),
-                        Some(&format!("launch: {l}")),
-                        format!("unknown launch `{l}`: expected host, host-pdl or device"),
-                    ));
-                    KernelLaunch::Device
+        };
+        if rk.threads.is_empty() {
+            self.errors.push(ie.at(
+                &format!("{kfield}.threads"),
+                Some(&kneedle),
+                "a kernel has at least one thread",
+            ));
+        }
+        let threads: Vec<Thread> = rk
+            .threads
+            .iter()
+            .map(|(tname, ops)| self.thread(&kfield, tname, ops, locs, ie))
+            .collect();
+        self.blocks(&rk.kernel, &threads, ie);
+        Kernel {
+            name: rk.kernel.clone(),
+            launch,
+            threads,
+        }
+    }
+
+    /// One thread of the kernel at `kfield`: its name and operations, each
+    /// location declared, each register written once.
+    fn thread(
+        &mut self,
+        kfield: &str,
+        tname: &str,
+        ops: &[String],
+        locs: &BTreeSet<&str>,
+        ie: &ItemErr,
+    ) -> Thread {
+        let tfield = format!("{kfield}.threads.{tname}");
+        if let Err(m) = thread_name::check(tname) {
+            self.errors
+                .push(ie.at(&tfield, Some(&format!("{tname}:")), m));
+        }
+        let mut parsed = Vec::new();
+        let mut regs = BTreeSet::new();
+        for (i, text) in ops.iter().enumerate() {
+            let ofield = format!("{tfield}[{i}]");
+            let op = match parse_op(text) {
+                Ok(op) => op,
+                Err(msg) => {
+                    self.errors.push(ie.at(&ofield, Some(text), msg));
+                    continue;
                 }
             };
-            if rk.threads.is_empty() {
+            if let Op::Store { loc, .. } | Op::Load { loc, .. } = &op
+                && !locs.contains(loc.as_str())
+            {
                 self.errors.push(ie.at(
-                    &format!("{kfield}.threads"),
-                    Some(&kneedle),
-                    "a kernel has at least one thread",
+                    &ofield,
+                    Some(text),
+                    format!("location `{loc}` is not declared in `memory`"),
                 ));
             }
-            let mut threads = Vec::new();
-            for (tname, ops) in &rk.threads {
-                let tfield = format!("{kfield}.threads.{tname}");
-                if let Err(m) = thread_name::check(tname) {
-                    self.errors
-                        .push(ie.at(&tfield, Some(&format!("{tname}:")), m));
-                }
-                let mut parsed = Vec::new();
-                let mut regs = BTreeSet::new();
-                for (i, text) in ops.iter().enumerate() {
-                    let ofield = format!("{tfield}[{i}]");
-                    match parse_op(text) {
-                        Ok(op) => {
-                            let bad_loc = match &op {
-                                Op::Store { loc, .. } | Op::Load { loc, .. }
-                                    if !locs.contains(loc.as_str()) =>
-                                {
-                                    Some(loc.clone())
-                                }
-                                _ => None,
-                            };
-                            if let Some(loc) = bad_loc {
-                                self.errors.push(ie.at(
-                                    &ofield,
-                                    Some(text),
-                                    format!("location `{loc}` is not declared in `memory`"),
-                                ));
-                            }
-                            if let Some(reg) = op.register()
-                                && !regs.insert(reg.to_string())
-                            {
-                                self.errors.push(ie.at(
-                                    &ofield,
-                                    Some(text),
-                                    format!(
-                                        "register `{reg}` is written twice in thread `{tname}`"
-                                    ),
-                                ));
-                            }
-                            parsed.push(op);
-                        }
-                        Err(msg) => self.errors.push(ie.at(&ofield, Some(text), msg)),
-                    }
-                }
-                threads.push(Thread {
-                    name: tname.clone(),
-                    ops: parsed,
-                });
+            if let Some(reg) = op.register()
+                && !regs.insert(reg.to_string())
+            {
+                self.errors.push(ie.at(
+                    &ofield,
+                    Some(text),
+                    format!("register `{reg}` is written twice in thread `{tname}`"),
+                ));
             }
-            self.blocks(&rk.kernel, &threads, ie);
-            kernels.push(Kernel {
-                name: rk.kernel.clone(),
-                launch,
-                threads,
-            });
+            parsed.push(op);
         }
-        // Launch structure: each device kernel launched exactly once, host
-        // kernels never; no kernel launches itself or an ancestor.
+        Thread {
+            name: tname.to_string(),
+            ops: parsed,
+        }
+    }
+
+    /// Launch structure: each device kernel launched exactly once, host
+    /// kernels never; no kernel launches itself or an ancestor; launches
+    /// nest at most [`MAX_LAUNCH_DEPTH`] deep.
+    fn launch_structure(&mut self, kernels: &[Kernel], ie: &ItemErr) {
         let mut launched: HashMap<String, usize> = HashMap::new();
         let mut parent_of: BTreeMap<String, String> = BTreeMap::new();
-        for k in &kernels {
+        for k in kernels {
             for th in &k.threads {
                 for op in &th.ops {
                     if let Op::Launch { kernel, .. } = op {
@@ -161,61 +213,81 @@ impl Cx {
                 }
             }
         }
-        for k in &kernels {
+        for k in kernels {
             if k.launch == KernelLaunch::Device {
-                match launched.get(&k.name).copied().unwrap_or(0) {
-                    1 => {}
-                    0 => self.errors.push(ie.at(
-                        &format!("kernels.{}.launch", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` is `launch: device` but no operation launches it",
-                            k.name
-                        ),
-                    )),
-                    n => self.errors.push(ie.at(
-                        &format!("kernels.{}.launch", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` is launched {n} times; each test kernel is launched once",
-                            k.name
-                        ),
-                    )),
-                }
+                self.launched_once(k, launched.get(&k.name).copied().unwrap_or(0), ie);
             }
-            let mut cur = k.name.as_str();
-            let mut steps = 0;
-            while let Some(p) = parent_of.get(cur) {
-                steps += 1;
-                if p == &k.name || steps > kernels.len() {
-                    self.errors.push(ie.at(
-                        &format!("kernels.{}", k.name),
-                        Some(&format!("kernel: {}", k.name)),
-                        format!(
-                            "kernel `{}` launches itself, directly or through its children",
-                            k.name
-                        ),
-                    ));
-                    break;
-                }
-                cur = p;
-            }
-            if steps > MAX_LAUNCH_DEPTH && steps <= kernels.len() {
+            self.nesting(k, kernels.len(), &parent_of, ie);
+        }
+    }
+
+    /// A device kernel is launched by exactly one operation.
+    fn launched_once(&mut self, k: &Kernel, times: usize, ie: &ItemErr) {
+        let field = format!("kernels.{}.launch", k.name);
+        let needle = format!("kernel: {}", k.name);
+        match times {
+            1 => {}
+            0 => self.errors.push(ie.at(
+                &field,
+                Some(&needle),
+                format!(
+                    "kernel `{}` is `launch: device` but no operation launches it",
+                    k.name
+                ),
+            )),
+            n => self.errors.push(ie.at(
+                &field,
+                Some(&needle),
+                format!(
+                    "kernel `{}` is launched {n} times; each test kernel is launched once",
+                    k.name
+                ),
+            )),
+        }
+    }
+
+    /// `k`'s chain of parents: no cycle, at most [`MAX_LAUNCH_DEPTH`] deep.
+    fn nesting(
+        &mut self,
+        k: &Kernel,
+        n_kernels: usize,
+        parent_of: &BTreeMap<String, String>,
+        ie: &ItemErr,
+    ) {
+        let mut cur = k.name.as_str();
+        let mut steps = 0;
+        while let Some(p) = parent_of.get(cur) {
+            steps += 1;
+            if p == &k.name || steps > n_kernels {
                 self.errors.push(ie.at(
                     &format!("kernels.{}", k.name),
                     Some(&format!("kernel: {}", k.name)),
                     format!(
-                        "kernel `{}` is nested {steps} launches deep; the device runtime's \
-                         nesting limit (24 levels, the host grid the first) is not modeled: at \
-                         most {MAX_LAUNCH_DEPTH}",
+                        "kernel `{}` launches itself, directly or through its children",
                         k.name
                     ),
                 ));
+                break;
             }
+            cur = p;
         }
-        for k in &kernels {
-            self.block_objects(k, ie);
+        if steps > MAX_LAUNCH_DEPTH && steps <= n_kernels {
+            self.errors.push(ie.at(
+                &format!("kernels.{}", k.name),
+                Some(&format!("kernel: {}", k.name)),
+                format!(
+                    "kernel `{}` is nested {steps} launches deep; the device runtime's \
+                     nesting limit (24 levels, the host grid the first) is not modeled: at \
+                     most {MAX_LAUNCH_DEPTH}",
+                    k.name
+                ),
+            ));
         }
+    }
+
+    /// At least one host kernel, the first not `host-pdl`; at most
+    /// [`MAX_THREADS`] threads in all.
+    fn host_kernels(&mut self, kernels: &[Kernel], ie: &ItemErr) {
         let host: Vec<&Kernel> = kernels
             .iter()
             .filter(|k| matches!(k.launch, KernelLaunch::Host { .. }))
@@ -233,6 +305,10 @@ impl Cx {
         if n_threads > MAX_THREADS {
             self.errors.push(ie.at("kernels", None, format!("{n_threads} threads in all; a litmus test has at most {MAX_THREADS} (the loom model explores at most 4, the axiomatic model more): use representative threads")));
         }
+    }
+
+    /// `limits:` of a litmus test: the device runtime's, each at least 1.
+    fn litmus_limits(&mut self, t: &RawTest, ie: &ItemErr) -> Vec<(Limit, u64)> {
         let mut limits = Vec::new();
         for (name, v) in t.limits.iter().flatten() {
             let field = format!("limits.{name}");
@@ -257,33 +333,30 @@ impl Cx {
                 )),
             }
         }
-        let cond = match &t.condition {
-            None => {
-                self.errors.push(ie.at(
-                    "condition",
-                    Some("name:"),
-                    "a litmus test needs a `condition`",
-                ));
+        limits
+    }
+
+    /// `condition:`, parsed.
+    fn condition(&mut self, t: &RawTest, ie: &ItemErr) -> Option<Condition> {
+        let Some(c) = &t.condition else {
+            self.errors.push(ie.at(
+                "condition",
+                Some("name:"),
+                "a litmus test needs a `condition`",
+            ));
+            return None;
+        };
+        match condition::parse(c) {
+            Ok(c) => Some(c),
+            Err(m) => {
+                self.errors.push(ie.at("condition", None, m));
                 None
             }
-            Some(c) => match condition::parse(c) {
-                Ok(c) => Some(c),
-                Err(m) => {
-                    self.errors.push(ie.at("condition", None, m));
-                    None
-                }
-            },
-        };
-        if self.errors.len() > before {
-            return None;
         }
-        let lit = Litmus {
-            memory,
-            kernels,
-            condition: cond?,
-            expect: expect?,
-            limits,
-        };
+    }
+
+    /// Every term of the condition is a register or a location of the test.
+    fn condition_terms(&mut self, lit: &Litmus, ie: &ItemErr) {
         let obs: BTreeSet<String> = lit.observables().into_iter().collect();
         for term in lit.condition.terms() {
             if !obs.contains(term) {
@@ -296,6 +369,5 @@ impl Cx {
                 ));
             }
         }
-        (self.errors.len() == before).then_some(lit)
     }
 }

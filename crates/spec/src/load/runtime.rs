@@ -14,8 +14,11 @@ impl Cx {
         let before = self.errors.len();
         let arch = self.arch(t, ie);
         let Some(source) = &t.source else {
-            self.errors
-                .push(ie.at("source", Some("name:"), "a runtime test needs `source`"));
+            self.errors.push(ie.at(
+                "source",
+                Some("name:"),
+                "a runtime test needs `source` or `source_file`",
+            ));
             return None;
         };
         let entry = t.entry.clone().unwrap_or_else(|| "entry".into());
@@ -24,7 +27,7 @@ impl Cx {
                 .push(ie.at("entry", None, format!("`{entry}` is not a kernel name")));
         } else if !source.contains(&format!("extern \"C\" __global__ void {entry}(")) {
             self.errors.push(ie.at(
-                "source",
+                t.source_field(),
                 None,
                 format!(
                     "the source has no `extern \"C\" __global__ void {entry}(unsigned int *out)`"

@@ -6,7 +6,7 @@ use crate::ast::*;
 use crate::raw::RawTest;
 
 impl Cx {
-    pub(super) fn test(&mut self, t: RawTest, ie: &ItemErr) -> Option<Test> {
+    pub(super) fn test(&mut self, mut t: RawTest, ie: &ItemErr) -> Option<Test> {
         let before = self.errors.len();
         if !is_test_name(&t.name) {
             // It becomes part of C symbols (`-` as `_`): a letter first.
@@ -16,7 +16,7 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
-        let fields: [(&str, bool, &[&str]); 14] = [
+        let fields: [(&str, bool, &[&str]); 15] = [
             ("memory", t.memory.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
             ("condition", t.condition.is_some(), &["litmus"]),
@@ -25,6 +25,11 @@ impl Cx {
             (
                 "source",
                 t.source.is_some(),
+                &["compile", "runtime", "host"],
+            ),
+            (
+                "source_file",
+                t.source_file.is_some(),
                 &["compile", "runtime", "host"],
             ),
             ("diagnostic", t.diagnostic.is_some(), &["compile"]),
@@ -59,6 +64,12 @@ impl Cx {
                     format!("`{f}` is not a field of a {} test", t.kind),
                 ));
             }
+        }
+        let source_file = self.source_file(&mut t, ie);
+        if t.source_file.is_some() && source_file.is_none() {
+            // The file could not be read (the error says why): the test's
+            // other checks would only add that it has no program.
+            return None;
         }
         let body = match t.kind.as_str() {
             "litmus" => self.litmus(&t, ie).map(TestBody::Litmus),
@@ -103,7 +114,12 @@ impl Cx {
                 file: ie.file.to_path_buf(),
                 line: ie.from,
             },
-            source_line: ie.text.source_start(ie.from, ie.until),
+            // A program in its own file starts on the file's first line.
+            source_line: match source_file {
+                Some(_) => Some(1),
+                None => ie.text.source_start(ie.from, ie.until),
+            },
+            source_file,
             gpu_timeout: t.gpu_timeout,
         })
     }
