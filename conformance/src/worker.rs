@@ -346,7 +346,7 @@ fn model_here(opts: &Options, test_name: &str) -> WorkerResult {
     };
     match gridcheck_oracle::cross_check(l) {
         Ok(c) => WorkerResult::Model(model_summary(l, c)),
-        Err(e) => error(e),
+        Err(e) => error(e.to_string()),
     }
 }
 
@@ -384,9 +384,12 @@ pub(crate) fn model_summary(
             agreement: agreement.into(),
             note: c.agreement.to_string(),
             loom_verdict: loom.map(|m| m.verdict),
-            loom_error: c.loom.as_ref().and_then(|r| r.as_ref().err().cloned()),
+            loom_error: c
+                .loom
+                .as_ref()
+                .and_then(|r| r.as_ref().err().map(|e| e.to_string())),
             axiomatic_verdict: axiom.map(|a| a.verdict),
-            axiomatic_error: c.axiomatic.as_ref().err().cloned(),
+            axiomatic_error: c.axiomatic.as_ref().err().map(|e| e.to_string()),
             candidates: axiom.map(|a| a.candidates).unwrap_or(0),
             only_loom,
             only_axiomatic,

@@ -205,11 +205,11 @@ pub fn run(
         }
         let programs: Vec<GenProgram> = trees.iter().map(|t| t.current()).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<std::sync::Mutex<Option<Result<gridcheck_oracle::CrossCheck, String>>>> =
-            programs
-                .iter()
-                .map(|_| std::sync::Mutex::new(None))
-                .collect();
+        type Checked = Result<gridcheck_oracle::CrossCheck, gridcheck_oracle::OracleError>;
+        let results: Vec<std::sync::Mutex<Option<Checked>>> = programs
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         let errors = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|s| {
             for _ in 0..jobs.max(1) {
@@ -251,7 +251,10 @@ pub fn run(
                     class(&c.agreement).to_string()
                 }
                 Err(e) => {
-                    *report.both_failed.entry(error_kind(&e)).or_default() += 1;
+                    *report
+                        .both_failed
+                        .entry(error_kind(&e.to_string()))
+                        .or_default() += 1;
                     "both-failed".to_string()
                 }
             };
