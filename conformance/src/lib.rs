@@ -24,6 +24,7 @@ mod binary;
 pub mod devices;
 mod environment;
 mod facts;
+pub mod flags;
 mod listing;
 mod mutants;
 pub mod options;

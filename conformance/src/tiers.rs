@@ -301,7 +301,7 @@ fn gpu_ready<'a>(
         driver: device.driver_version.clone(),
         nvcc: ctx.toolkit.clone(),
         driver_version: device.driver_release.clone(),
-        tuning: Some(ctx.opts.environment()),
+        tuning: Some(ctx.opts.environment.clone()),
         tuning_file: ctx.opts.tuning_file.clone(),
         device: Some(crate::devices::record_device(device)),
         binary: None,

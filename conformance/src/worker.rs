@@ -432,25 +432,21 @@ fn run_here(opts: &Options, test_name: &str) -> WorkerResult {
     };
     match &test.body {
         TestBody::Litmus(l) => {
-            let budget = Budget {
-                instances_per_launch: opts.instances,
-                launches: opts.launches,
-                seed: opts.seed,
+            let env = &opts.environment;
+            let budget = Budget::of(env, opts.seed);
+            let mut run = match gpu.run_litmus_with(&cubin, test_name, l, &budget, env) {
+                Ok(run) => run,
+                Err(e) => return error(e.to_string()),
             };
-            let mut run =
-                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &opts.incantations()) {
-                    Ok(run) => run,
-                    Err(e) => return error(e.to_string()),
-                };
             // The extra environments' launches join the same histogram (one
             // with 0 launches is for the mutants only).
-            for (i, e) in opts.extra.iter().enumerate() {
+            for (i, e) in env.extra.iter().enumerate() {
                 if e.tuning.launches == 0 {
                     continue;
                 }
                 let seed = gridcheck_gpu::launch_seed(opts.seed, EXTRA_SEEDS + i as u32);
-                let (inc, budget) = crate::Options::extra_run(&e.tuning, seed);
-                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &inc) {
+                let budget = Budget::of(&e.tuning, seed);
+                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &e.tuning) {
                     Ok(more) => {
                         for (state, n) in more.histogram {
                             *run.histogram.entry(state).or_default() += n;
