@@ -129,6 +129,91 @@ mod tests {
         assert!(e.starts_with("`--environment "), "{e}");
     }
 
+    /// Each environment flag names a field of the environment (a wrong
+    /// name would be an unknown field) and sets it alone.
+    #[test]
+    fn each_environment_flag_sets_its_field() {
+        let base = Tuning::default();
+        for (flag, value, want) in [
+            (
+                "--instances",
+                "7",
+                Tuning {
+                    instances: 7,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--launches",
+                "3",
+                Tuning {
+                    launches: 3,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--max-delay",
+                "5",
+                Tuning {
+                    max_delay_cycles: 5,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-words",
+                "9",
+                Tuning {
+                    stress_words: 9,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-iters",
+                "11",
+                Tuning {
+                    stress_iters: 11,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--permute",
+                "off",
+                Tuning {
+                    permute: false,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-lines",
+                "on",
+                Tuning {
+                    stress_lines: true,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--line-burst",
+                "13",
+                Tuning {
+                    line_burst: 13,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--mutant-budget",
+                "2.5",
+                Tuning {
+                    mutant_budget_s: 2.5,
+                    ..base.clone()
+                },
+            ),
+        ] {
+            let o = parse(&["bin", flag, value]).unwrap_or_else(|e| panic!("{flag}: {e}"));
+            assert_eq!(o.environment, want, "{flag} {value}");
+            assert_ne!(want, base, "{flag} {value} changes something");
+        }
+    }
+
     /// The H100's environment (`conformance/tuning/sm_90.toml`), with and
     /// without flags, is what the harness made before the environment was
     /// one type, and the worker gets exactly that: the flags the harness
