@@ -1,62 +1,32 @@
-//! The testing environment the options make: the values given as flags
-//! or taken from the GPU's tuned file (`conformance/tuning/<gpu>.toml`,
-//! else its architecture's, `conformance/tuning/sm_90.toml`; flags winning,
-//! the file used recorded), its extra environments, the incantations and budgets the
-//! GPU runs take, and the flags that hand it all to a worker.
+//! The testing environment the options make (`Options::environment`, one
+//! `gridcheck_report::Tuning`): the built-in one, else the GPU's tuned file
+//! (`conformance/tuning/<gpu>.toml`, else its architecture's,
+//! `conformance/tuning/sm_90.toml`, or `--tuning FILE`), with the fields
+//! given as flags winning, the file used recorded; and the flag that hands
+//! it all, extra environments included, to a worker. Fields are merged by
+//! name, never copied one by one: a new incantation is a field of the
+//! environment type and a row of the flag table (`flags.rs`).
 
 use crate::Options;
+use gridcheck_report::Tuning;
 
 impl Options {
-    /// The testing environment these options make.
-    pub fn environment(&self) -> gridcheck_report::Tuning {
-        gridcheck_report::Tuning {
-            instances: self.instances,
-            launches: self.launches,
-            max_delay_cycles: self.max_delay,
-            stress_words: self.stress_words,
-            stress_iters: self.stress_iters,
-            permute: self.permute,
-            stress_lines: self.stress_lines,
-            line_burst: self.line_burst,
-            mutant_budget_s: self.mutant_budget_s,
-            extra: self.extra.clone(),
-        }
+    /// `base` with the fields given as flags in place of its own.
+    pub fn with_flags(&self, base: &Tuning) -> Result<Tuning, String> {
+        let mut fields = match serde_json::to_value(base) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => return Err("the testing environment is not an object".into()),
+        };
+        fields.extend(self.environment_flags.clone());
+        serde_json::from_value(serde_json::Value::Object(fields))
+            .map_err(|e| format!("the environment flags: {e}"))
     }
 
-    /// Takes every value of `t` that was not given as a flag.
-    pub fn apply_tuning(&mut self, t: &gridcheck_report::Tuning, from: String) {
-        let given = |f: &str| self.given.contains(&f);
-        if !given("instances") {
-            self.instances = t.instances;
-        }
-        if !given("launches") {
-            self.launches = t.launches;
-        }
-        if !given("max_delay_cycles") {
-            self.max_delay = t.max_delay_cycles;
-        }
-        if !given("stress_words") {
-            self.stress_words = t.stress_words;
-        }
-        if !given("stress_iters") {
-            self.stress_iters = t.stress_iters;
-        }
-        if !given("permute") {
-            self.permute = t.permute;
-        }
-        if !given("stress_lines") {
-            self.stress_lines = t.stress_lines;
-        }
-        if !given("line_burst") {
-            self.line_burst = t.line_burst;
-        }
-        if !given("mutant_budget_s") {
-            self.mutant_budget_s = t.mutant_budget_s;
-        }
-        if !given("extra") {
-            self.extra = t.extra.clone();
-        }
+    /// Takes `t` as the environment, but for the fields given as flags.
+    pub fn apply_tuning(&mut self, t: &Tuning, from: String) -> Result<(), String> {
+        self.environment = self.with_flags(t)?;
         self.tuned_from = from;
+        Ok(())
     }
 
     /// Takes the testing environment from `--tuning FILE`, or from the GPU's
@@ -67,125 +37,278 @@ impl Options {
             return Ok(());
         }
         let found = match (&self.tuning, device) {
-            (Some(path), _) => Some((path.clone(), gridcheck_report::Tuning::load(path)?)),
-            (None, Some(d)) => gridcheck_report::Tuning::for_device(&self.root, &d.name, &d.sm)?,
+            (Some(path), _) => Some((path.clone(), Tuning::load(path)?)),
+            (None, Some(d)) => Tuning::for_device(&self.root, &d.name, &d.sm)?,
             (None, None) => None,
         };
         if let Some((path, t)) = found {
             let shown = path.strip_prefix(&self.root).unwrap_or(&path);
             self.tuning_file = Some(shown.display().to_string());
-            let from = format!("{} (flags given: {:?})", shown.display(), self.given);
-            self.apply_tuning(&t, from);
+            let given: Vec<&String> = self.environment_flags.keys().collect();
+            let from = format!("{} (flags given: {given:?})", shown.display());
+            self.apply_tuning(&t, from)?;
         }
         Ok(())
     }
 
-    /// The incantations of the environment.
-    pub fn incantations(&self) -> gridcheck_gpu::Incantations {
-        Self::incantations_of(&self.environment())
-    }
-
-    /// The incantations of a testing environment.
-    pub fn incantations_of(t: &gridcheck_report::Tuning) -> gridcheck_gpu::Incantations {
-        gridcheck_gpu::Incantations {
-            max_delay_cycles: t.max_delay_cycles,
-            stress_words: t.stress_words,
-            stress_iters: t.stress_iters,
-            permute: t.permute,
-            stress_lines: t.stress_lines,
-            line_burst: t.line_burst,
-        }
-    }
-
-    /// The flags that give a worker this environment.
+    /// The flag that gives a worker this environment, extra environments
+    /// included.
     pub fn environment_args(&self) -> Vec<String> {
-        let mut args: Vec<String> = vec![
-            "--instances".into(),
-            self.instances.to_string(),
-            "--launches".into(),
-            self.launches.to_string(),
-            "--max-delay".into(),
-            self.max_delay.to_string(),
-            "--stress-words".into(),
-            self.stress_words.to_string(),
-            "--stress-iters".into(),
-            self.stress_iters.to_string(),
-            "--permute".into(),
-            if self.permute { "on" } else { "off" }.into(),
-            "--stress-lines".into(),
-            if self.stress_lines { "on" } else { "off" }.into(),
-            "--line-burst".into(),
-            self.line_burst.to_string(),
-            "--mutant-budget".into(),
-            self.mutant_budget_s.to_string(),
-        ];
-        for e in &self.extra {
-            args.push("--extra-environment".into());
-            args.push(serde_json::to_string(e).unwrap_or_default());
-        }
-        args
-    }
-
-    /// The incantations and budget of one of the extra environments.
-    pub fn extra_run(
-        e: &gridcheck_report::Tuning,
-        seed: u64,
-    ) -> (gridcheck_gpu::Incantations, gridcheck_gpu::Budget) {
-        (
-            Self::incantations_of(e),
-            gridcheck_gpu::Budget {
-                instances_per_launch: e.instances,
-                launches: e.launches,
-                seed,
-            },
-        )
+        vec![
+            "--environment".into(),
+            serde_json::to_string(&self.environment).unwrap_or_default(),
+        ]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gridcheck_gpu::Budget;
+    use gridcheck_report::SearchPoint;
 
     fn parse(a: &[&str]) -> Result<Options, String> {
         Options::parse(a.iter().map(|s| s.to_string()).collect(), "/r".into())
     }
 
+    fn worker_of(o: &Options) -> Options {
+        let mut argv = vec!["bin".to_string()];
+        argv.extend(o.environment_args());
+        Options::parse(argv, "/r".into()).unwrap()
+    }
+
     #[test]
     fn a_flag_wins_over_the_tuned_file_and_reaches_workers() {
-        let mut t = parse(&["bin"]).unwrap().environment();
-        t.line_burst = 256;
-        t.stress_lines = true;
-        let mut late = t.clone();
-        late.max_delay_cycles = 0;
-        late.launches = 0;
-        t.extra = vec![gridcheck_report::SearchPoint {
+        let mut t = Tuning {
+            line_burst: 256,
+            stress_lines: true,
+            ..Tuning::default()
+        };
+        let late = Tuning {
+            max_delay_cycles: 0,
+            launches: 0,
+            ..t.clone()
+        };
+        t.extra = vec![SearchPoint {
             name: "late".into(),
             tuning: late,
         }];
         let mut o = parse(&["bin", "--line-burst", "64"]).unwrap();
-        o.apply_tuning(&t, "t.toml".into());
-        assert_eq!(o.line_burst, 64, "the flag wins");
-        assert!(o.stress_lines, "the file gives what no flag gave");
-        assert_eq!(o.incantations().line_burst, 64);
-        assert_eq!(o.extra, t.extra, "the file's extra environments");
-        let mut argv = vec!["bin".to_string()];
-        argv.extend(o.environment_args());
-        let w = Options::parse(argv.clone(), "/r".into()).unwrap();
+        assert_eq!(o.environment.line_burst, 64, "the flag over the built-in");
+        o.apply_tuning(&t, "t.toml".into()).unwrap();
+        assert_eq!(o.environment.line_burst, 64, "the flag wins");
+        assert!(
+            o.environment.stress_lines,
+            "the file gives what no flag gave"
+        );
         assert_eq!(
-            w.environment(),
-            o.environment(),
+            o.environment.extra, t.extra,
+            "the file's extra environments"
+        );
+        let w = worker_of(&o);
+        assert_eq!(
+            w.environment, o.environment,
             "a worker gets the same environment, extra ones included"
         );
+        // A worker's environment is all flags: no file changes it.
+        let mut again = w.clone();
+        again
+            .apply_tuning(&Tuning::default(), "u.toml".into())
+            .unwrap();
+        assert_eq!(again.environment, o.environment);
         // Extra environments given as flags win over the file's.
-        let mut mine = w.clone();
+        let late = serde_json::to_string(&t.extra[0]).unwrap();
+        let mut mine = parse(&["bin", "--extra-environment", &late]).unwrap();
         let mut other = t.clone();
         other.extra[0].name = "other".into();
-        mine.apply_tuning(&other, "u.toml".into());
-        assert_eq!(mine.extra[0].name, "late");
-        assert!(
-            parse(&["bin", "--extra-environment", "{"])
-                .unwrap_err()
-                .contains("--extra-environment")
+        mine.apply_tuning(&other, "u.toml".into()).unwrap();
+        assert_eq!(mine.environment.extra[0].name, "late");
+        let e = parse(&["bin", "--extra-environment", "{"]).unwrap_err();
+        assert!(e.starts_with("`--extra-environment {`"), "{e}");
+        let e = parse(&["bin", "--environment", "{\"instances\": 1}"]).unwrap_err();
+        assert!(e.starts_with("`--environment "), "{e}");
+    }
+
+    /// Each environment flag names a field of the environment (a wrong
+    /// name would be an unknown field) and sets it alone.
+    #[test]
+    fn each_environment_flag_sets_its_field() {
+        let base = Tuning::default();
+        for (flag, value, want) in [
+            (
+                "--instances",
+                "7",
+                Tuning {
+                    instances: 7,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--launches",
+                "3",
+                Tuning {
+                    launches: 3,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--max-delay",
+                "5",
+                Tuning {
+                    max_delay_cycles: 5,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-words",
+                "9",
+                Tuning {
+                    stress_words: 9,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-iters",
+                "11",
+                Tuning {
+                    stress_iters: 11,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--permute",
+                "off",
+                Tuning {
+                    permute: false,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--stress-lines",
+                "on",
+                Tuning {
+                    stress_lines: true,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--line-burst",
+                "13",
+                Tuning {
+                    line_burst: 13,
+                    ..base.clone()
+                },
+            ),
+            (
+                "--mutant-budget",
+                "2.5",
+                Tuning {
+                    mutant_budget_s: 2.5,
+                    ..base.clone()
+                },
+            ),
+        ] {
+            let o = parse(&["bin", flag, value]).unwrap_or_else(|e| panic!("{flag}: {e}"));
+            assert_eq!(o.environment, want, "{flag} {value}");
+            assert_ne!(want, base, "{flag} {value} changes something");
+        }
+    }
+
+    /// The H100's environment (`conformance/tuning/sm_90.toml`), with and
+    /// without flags, is what the harness made before the environment was
+    /// one type, and the worker gets exactly that: the flags the harness
+    /// handed its workers then (field by field) and the one it hands them
+    /// now make the same environment and the same budget.
+    #[test]
+    fn the_sm_90_file_and_flags_make_the_same_environment_as_before() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let file = Tuning::load(&root.join("conformance/tuning/sm_90.toml")).unwrap();
+        let late = SearchPoint {
+            name: "late-write".into(),
+            tuning: Tuning {
+                instances: 64,
+                // In the litmus trials too since 2026-11-26 (the file says why).
+                launches: 32,
+                max_delay_cycles: 0,
+                stress_words: 0,
+                stress_iters: 65536,
+                permute: true,
+                stress_lines: false,
+                line_burst: 8192,
+                mutant_budget_s: 0.5,
+                extra: Vec::new(),
+            },
+        };
+        let h100 = Tuning {
+            instances: 64,
+            launches: 512,
+            max_delay_cycles: 131072,
+            stress_words: 0,
+            stress_iters: 65536,
+            permute: true,
+            stress_lines: false,
+            line_burst: 0,
+            mutant_budget_s: 0.5,
+            extra: vec![late.clone()],
+        };
+        let mut o = parse(&["bin"]).unwrap();
+        o.apply_tuning(&file, "sm_90.toml".into()).unwrap();
+        assert_eq!(o.environment, h100);
+        let before = [
+            "bin",
+            "--instances",
+            "64",
+            "--launches",
+            "512",
+            "--max-delay",
+            "131072",
+            "--stress-words",
+            "0",
+            "--stress-iters",
+            "65536",
+            "--permute",
+            "on",
+            "--stress-lines",
+            "off",
+            "--line-burst",
+            "0",
+            "--mutant-budget",
+            "0.5",
+            "--extra-environment",
+            r#"{"name":"late-write","instances":64,"launches":32,"max_delay_cycles":0,"stress_words":0,"stress_iters":65536,"permute":true,"stress_lines":false,"line_burst":8192,"mutant_budget_s":0.5}"#,
+        ];
+        let old_worker = parse(&before).unwrap();
+        let new_worker = worker_of(&o);
+        assert_eq!(old_worker.environment, h100);
+        assert_eq!(new_worker.environment, h100);
+        assert_eq!(
+            Budget::of(&new_worker.environment, new_worker.seed),
+            Budget {
+                instances_per_launch: 64,
+                launches: 512,
+                seed: 1
+            }
         );
+        // Flags win field by field; the rest is the file's.
+        let mut o = parse(&[
+            "bin",
+            "--instances",
+            "8",
+            "--permute",
+            "off",
+            "--max-delay",
+            "0",
+        ])
+        .unwrap();
+        o.apply_tuning(&file, "sm_90.toml".into()).unwrap();
+        let flagged = Tuning {
+            instances: 8,
+            permute: false,
+            max_delay_cycles: 0,
+            ..h100.clone()
+        };
+        assert_eq!(o.environment, flagged);
+        assert_eq!(worker_of(&o).environment, flagged);
+        assert_ne!(flagged, h100, "the check can tell them apart");
     }
 }

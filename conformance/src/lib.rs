@@ -24,6 +24,7 @@ mod binary;
 pub mod devices;
 mod environment;
 mod facts;
+pub mod flags;
 mod host;
 mod listing;
 mod mutants;
@@ -59,13 +60,9 @@ type Shared<T> = Arc<OnceLock<Result<T, String>>>;
 pub struct Ctx {
     pub opts: Options,
     pub spec: Spec,
-    pub nvcc: Result<Nvcc, String>,
-    /// nvcc's version for the GPU records, found even when the static
-    /// tier is off: the device runtime the facts judge by (the kernels link
-    /// the `libcudadevrt` of the toolkit that built them, the same release
-    /// as the harness's nvcc on a bundle's GPU machine).
-    pub toolkit: Option<String>,
-    /// The toolchain of `nvcc`: `--toolchain`'s, else the default one's.
+    /// The toolchain (`--toolchain`'s, else the default nvcc's), found when
+    /// a tier needs it: the static and sass tiers compile with its nvcc, and
+    /// the GPU records name its version ([`Ctx::toolkit`]).
     pub toolchain: Result<Toolchain, String>,
     /// The first device of the GPU tier (the one without `--devices`), or
     /// why the tier cannot run here.
@@ -122,18 +119,6 @@ impl Ctx {
         };
         let spec =
             gridcheck_spec::load_dir(&opts.spec, seeds.as_ref()).map_err(|e| e.to_string())?;
-        let toolchain = if opts.runs(Tier::Static) || opts.runs(Tier::Sass) {
-            match &opts.toolchain {
-                Some(name) => gridcheck_toolchain::find_toolchain(&opts.root, name),
-                None => gridcheck_toolchain::find_nvcc(&opts.root).map(Toolchain::of_nvcc),
-            }
-        } else {
-            Err("the static tier is off".into())
-        };
-        let nvcc = toolchain
-            .as_ref()
-            .map(|t| t.nvcc.clone())
-            .map_err(Clone::clone);
         let (device, devices) = if opts.runs(Tier::Gpu) {
             match devices::Pool::new(opts.devices.as_ref())? {
                 Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
@@ -143,12 +128,13 @@ impl Ctx {
             (Err("the gpu tier is off".into()), None)
         };
         opts.tune(device.as_ref().ok())?;
-        let toolkit = match (&nvcc, &device) {
-            (Ok(n), _) => Some(n.version.clone()),
-            (Err(_), Ok(_)) => gridcheck_toolchain::find_nvcc(&opts.root)
-                .ok()
-                .map(|n| n.version),
-            (Err(_), Err(_)) => None,
+        let toolchain = if opts.runs(Tier::Static) || opts.runs(Tier::Sass) || device.is_ok() {
+            match &opts.toolchain {
+                Some(name) => gridcheck_toolchain::find_toolchain(&opts.root, name),
+                None => gridcheck_toolchain::find_nvcc(&opts.root).map(Toolchain::of_nvcc),
+            }
+        } else {
+            Err("no tier that needs nvcc is on".into())
         };
         // Every fact, whatever this machine can run; they name trials of
         // the checkout's own spec.
@@ -175,8 +161,6 @@ impl Ctx {
         Ok(Ctx {
             opts,
             spec,
-            nvcc,
-            toolkit,
             toolchain,
             device,
             devices,
@@ -195,6 +179,19 @@ impl Ctx {
             mutants,
             servers: server::Servers::default(),
         })
+    }
+
+    /// The toolchain's nvcc, or why there is none.
+    pub fn nvcc(&self) -> Result<&Nvcc, &String> {
+        self.toolchain.as_ref().map(|t| &t.nvcc)
+    }
+
+    /// nvcc's version for the GPU records: the device runtime the facts
+    /// judge by (the kernels link the `libcudadevrt` of the toolkit that
+    /// built them, the same release as the harness's nvcc on a bundle's
+    /// GPU machine).
+    pub fn toolkit(&self) -> Option<String> {
+        self.nvcc().ok().map(|n| n.version.clone())
     }
 
     /// The model's outcome for a litmus test, computed once, in a worker

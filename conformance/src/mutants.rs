@@ -104,14 +104,14 @@ fn record_for(
         decided_by: String::new(),
         kill_states: Vec::new(),
         runs: Vec::new(),
-        budget_s: ctx.opts.mutant_budget_s,
+        budget_s: ctx.opts.environment.mutant_budget_s,
         environment: ctx.device.as_ref().ok().map(|d| Environment {
             gpu: d.name.clone(),
             sm: d.sm.clone(),
             driver: d.driver_version.clone(),
             nvcc: None,
             driver_version: d.driver_release.clone(),
-            tuning: Some(ctx.opts.environment()),
+            tuning: Some(ctx.opts.environment.clone()),
             tuning_file: ctx.opts.tuning_file.clone(),
             device: None,
             binary: None,
@@ -340,9 +340,9 @@ pub(crate) fn gpu_here(opts: &crate::Options, name: &str) -> WorkerResult {
         },
         None => std::iter::once(SearchPoint {
             name: "tuned".into(),
-            tuning: opts.environment(),
+            tuning: opts.environment.clone(),
         })
-        .chain(opts.extra.iter().cloned())
+        .chain(opts.environment.extra.iter().cloned())
         .collect(),
     };
     let sequence = opts.tune.is_none();
@@ -387,7 +387,6 @@ fn run_budgeted(
     seed: u64,
 ) -> Result<MutantRun, String> {
     let t: &Tuning = &env.tuning;
-    let inc = crate::Options::incantations_of(t);
     let budget = Duration::from_secs_f64(t.mutant_budget_s);
     let wall_limit = budget * 4 + Duration::from_secs(5);
     let start = Instant::now();
@@ -411,7 +410,7 @@ fn run_budgeted(
             seed: gridcheck_gpu::launch_seed(seed, chunk),
         };
         let r = gpu
-            .run_litmus_with(cubin, &c.name, &c.litmus, &b, &inc)
+            .run_litmus_with(cubin, &c.name, &c.litmus, &b, t)
             .map_err(|e| e.to_string())?;
         gpu_time += r.launch_elapsed;
         run.instances += r.instances;

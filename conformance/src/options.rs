@@ -1,5 +1,6 @@
 //! The harness's own options, taken out of the command line before the rest
-//! goes to libtest-mimic (filters, `--list`, `--ignored`, `--format`, ...).
+//! goes to libtest-mimic (filters, `--list`, `--ignored`, `--format`, ...):
+//! what they are here, how each flag reads in `flags.rs`.
 
 use std::path::PathBuf;
 
@@ -26,8 +27,6 @@ pub struct Options {
     pub devrt: Option<PathBuf>,
     /// JSON-lines results file, appended to as each trial finishes.
     pub results: PathBuf,
-    pub instances: u32,
-    pub launches: u32,
     pub seed: u64,
     /// Seconds a GPU test may run before its process is killed.
     pub timeout: u64,
@@ -53,22 +52,13 @@ pub struct Options {
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
-    /// The testing environment: incantations and the mutants' GPU budget.
-    /// `instances`, `launches` and these come from the GPU's tuned
-    /// environment (`--tuning`) unless given as flags.
-    pub max_delay: u32,
-    pub stress_words: u32,
-    pub stress_iters: u32,
-    pub permute: bool,
-    pub stress_lines: bool,
-    pub line_burst: u32,
-    pub mutant_budget_s: f64,
-    /// The tuned file's further environments (`[[extra]]`), run after the
-    /// one above; `--extra-environment` flags replace them, `--tuning none`
-    /// has none.
-    pub extra: Vec<gridcheck_report::SearchPoint>,
-    /// Environment flags given on the command line (they win over a file).
-    pub given: Vec<&'static str>,
+    /// The testing environment: instances, launches, incantations, the
+    /// mutants' GPU budget and the further environments (`[[extra]]`). The
+    /// built-in one, then the GPU's tuned file (`--tuning`), then the
+    /// environment flags: they win (`environment.rs`).
+    pub environment: gridcheck_report::Tuning,
+    /// The environment's fields given as flags, by field name.
+    pub environment_flags: serde_json::Map<String, serde_json::Value>,
     /// `--tuning FILE`; `None` with `no_tuning` false: the GPU's own file
     /// under `conformance/tuning/`, when there is one.
     pub tuning: Option<PathBuf>,
@@ -103,60 +93,6 @@ pub struct Options {
     pub libtest: Vec<String>,
 }
 
-pub const USAGE: &str = "gridcheck conformance options (before libtest's own):
-  --tier model|static|gpu|sass  run only this tier (repeatable; default: all); a tier named
-                            here that cannot run on this machine is an error
-  --toolchain RELEASE       an installed toolchain (.toolchains/RELEASE, cargo xtask toolchain
-                            install): its nvcc for the static and sass tiers, its kernels
-                            (target/kernels-nvcc-RELEASE) for the GPU tier
-  --sass-arch LIST          the sass tier's architectures (default: sm_90,sm_100,sm_120)
-  --root DIR                repository root (default: the workspace)
-  --spec DIR                the spec to run (default: <root>/spec)
-  --seeds DIR               seed documents for the quote check (default: ../shared/seeds)
-  --cubins DIR              built kernels (default: target/kernels)
-  --binary auto|ptx         auto: the device's cubin, else a lower minor's of its major, else the
-                            PTX through the driver's JIT; ptx: the PTX only (default: auto)
-  --devrt FILE              the libcudadevrt.a PTX is linked with (default: <cubins>/libcudadevrt.a)
-  --results FILE            JSON-lines results (default: target/gridcheck/results.jsonl)
-  --instances N             litmus instances per launch (default: 1024)
-  --launches N              launches per litmus test (default: 32)
-  --seed N                  incantation seed (default: 1)
-  --timeout SECS            kill a GPU test's process after this long (default: 60)
-  --model-timeout SECS      kill the model's process for one test after this long (default: 300)
-  --resume                  skip trials the results file already holds (a killed run goes on)
-  --classify-timeouts       rerun a litmus GPU trial that timed out alone under watch: a stall
-                            (where the instances stopped) or a long run (its rate)
-  --fresh-context           every GPU trial in a process and CUDA context of its own (default: one
-                            staying worker per device runs the litmus and runtime tests that set
-                            no device runtime limit, each with its own module)
-  --progress, --no-progress progress lines with the time left on stderr (default: when stderr
-                            is a terminal and stdout is not)
-  --junit FILE              also write JUnit XML
-  --shard I/N               run the I-th of N shards of the trials (1-based)
-  --tuning FILE|none        the testing environment (default: conformance/tuning/<gpu>.toml when
-                            it exists, else the built-in one); flags below win over it
-  --max-delay CYCLES        random delay bound before each operation (0: none)
-  --stress-words N          words the stress warps hammer (0: no stress)
-  --stress-iters N          a stress warp's iterations per phase
-  --permute on|off          permute instances over memory slots
-  --stress-lines on|off     stress warps contend the test's own location lines
-  --line-burst N            reductions the block issues on the line of each location a phase
-                            stores to, before the phase's barrier
-                            (0: none; at most 65536)
-  --extra-environment JSON  one more environment after the first (how the harness hands a tuned
-                            file's [[extra]] environments to its workers)
-  --mutants                 run the mutants of the spec's tests on the GPU (mutation testing)
-                            instead of the tiers, and print the mutation score
-  --mutant-budget SECS      GPU seconds a mutant may run before it survives
-  --mutant-results FILE     mutants' JSON-lines records (default: target/gridcheck/mutants.jsonl)
-  --tune FILE               with --mutants: every mutant under each environment of FILE
-                            (conformance/tuning/search.toml), and the kills per GPU second of each
-  --min-score PCT           with --mutants: fail the run when fewer than PCT % of the mutants
-                            that ran are killed (a kernelgen or incantation change that lowers it)
-  --devices all|0,1,...     run the GPU tier on these GPUs at once, one worker at a time on
-                            each, the tests dealt out over them (default: device 0)
-Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.";
-
 /// The flags that print the help: ours, then libtest's.
 pub const HELP_FLAGS: [&str; 3] = ["--help", "-h", "--help-gridcheck"];
 
@@ -168,8 +104,9 @@ pub fn print_help(program: &str) -> ! {
     let _ = writeln!(
         out,
         "usage: cargo xtask conformance [options] [filter] [-- libtest options]\n\
-         (a bundle: bash conformance/gpu-run.sh [options] [libtest options])\n\n{USAGE}\n\n\
-         libtest's options (after ours; `cargo xtask conformance` takes them after `--`):"
+         (a bundle: bash conformance/gpu-run.sh [options] [libtest options])\n\n{}\n\n\
+         libtest's options (after ours; `cargo xtask conformance` takes them after `--`):",
+        crate::flags::usage()
     );
     let _ = out.flush();
     drop(out);
@@ -177,31 +114,59 @@ pub fn print_help(program: &str) -> ! {
     std::process::exit(0)
 }
 
-fn value(args: &mut std::vec::IntoIter<String>, flag: &str) -> Result<String, String> {
-    args.next()
-        .ok_or_else(|| format!("`{flag}` needs a value\n\n{USAGE}"))
-}
-
-fn number<T: std::str::FromStr>(s: String, flag: &str) -> Result<T, String> {
-    s.parse()
-        .map_err(|_| format!("`{flag} {s}`: not a valid number\n\n{USAGE}"))
-}
-
 impl Options {
     /// Splits our options from libtest's. `root` is the default repository root.
     pub fn parse(argv: Vec<String>, root: PathBuf) -> Result<Options, String> {
-        let mut o = Options {
+        let mut d = crate::flags::Draft {
+            o: Options::defaults(root),
+            spec: None,
+            cubins: None,
+            results: None,
+        };
+        crate::flags::parse(argv, &mut d)?;
+        let mut o = d.o;
+        // Paths default relative to the root, whichever order flags come in.
+        o.spec = d.spec.unwrap_or_else(|| o.root.join("spec"));
+        o.cubins = d.cubins.unwrap_or_else(|| match &o.toolchain {
+            Some(t) => o.root.join(format!("target/kernels-nvcc-{t}")),
+            None => o.root.join(gridcheck_kernelgen::BUILD_DIR),
+        });
+        o.results = d
+            .results
+            .unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
+        if o.mutant_results.as_os_str().is_empty() {
+            o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
+        }
+        o.tiers_given = !o.tiers.is_empty() && !o.mutants;
+        if o.mutants {
+            // Mutants need the oracles and the GPU, and nothing of the tiers.
+            o.tiers = vec![Tier::Gpu];
+        } else if o.tiers.is_empty() {
+            o.tiers = Tier::ALL.to_vec();
+        }
+        if o.seeds.is_none() {
+            o.seeds = gridcheck_spec::seeds::default_dir(&o.root);
+        }
+        o.environment = o.with_flags(&gridcheck_report::Tuning::default())?;
+        if o.environment.instances == 0 || o.environment.launches == 0 {
+            return Err("--instances and --launches must be at least 1".into());
+        }
+        Ok(o)
+    }
+
+    /// The options before any flag: the built-in environment, paths under
+    /// `root`.
+    fn defaults(root: PathBuf) -> Options {
+        Options {
             tiers: Vec::new(),
             tiers_given: false,
             binary: Default::default(),
             devrt: None,
             seeds: None,
-            cubins: root.join(gridcheck_kernelgen::BUILD_DIR),
-            results: root.join("target/gridcheck/results.jsonl"),
-            spec: root.join("spec"),
+            cubins: PathBuf::new(),
+            results: PathBuf::new(),
+            spec: PathBuf::new(),
             root,
-            instances: 1024,
-            launches: 32,
             seed: 1,
             timeout: 60,
             model_timeout: 300,
@@ -213,15 +178,8 @@ impl Options {
             progress: None,
             junit: None,
             shard: None,
-            max_delay: gridcheck_gpu::Incantations::default().max_delay_cycles,
-            stress_words: gridcheck_gpu::Incantations::default().stress_words,
-            stress_iters: gridcheck_gpu::Incantations::default().stress_iters,
-            permute: true,
-            stress_lines: false,
-            line_burst: 0,
-            mutant_budget_s: 1.0,
-            extra: Vec::new(),
-            given: Vec::new(),
+            environment: gridcheck_report::Tuning::default(),
+            environment_flags: serde_json::Map::new(),
             tuning: None,
             no_tuning: false,
             tuned_from: "the built-in environment".into(),
@@ -236,210 +194,7 @@ impl Options {
             toolchain: None,
             sass_arches: ["sm_90", "sm_100", "sm_120"].map(String::from).to_vec(),
             libtest: Vec::new(),
-        };
-        let mut args = argv.into_iter();
-        // Paths default relative to the root, whichever order flags come in.
-        let (mut spec, mut cubins, mut results): (
-            Option<PathBuf>,
-            Option<PathBuf>,
-            Option<PathBuf>,
-        ) = (None, None, None);
-        if let Some(program) = args.next() {
-            o.libtest.push(program);
         }
-        while let Some(a) = args.next() {
-            match a.as_str() {
-                "--tier" => {
-                    let t = value(&mut args, "--tier")?;
-                    let tier =
-                        Tier::ALL
-                            .into_iter()
-                            .find(|x| x.as_str() == t)
-                            .ok_or_else(|| {
-                                format!("unknown tier `{t}`: expected model, static, gpu or sass")
-                            })?;
-                    o.tiers.push(tier);
-                }
-                "--root" => o.root = value(&mut args, "--root")?.into(),
-                "--toolchain" => o.toolchain = Some(value(&mut args, "--toolchain")?),
-                "--sass-arch" => {
-                    o.sass_arches = value(&mut args, "--sass-arch")?
-                        .split(',')
-                        .map(|a| a.trim().to_string())
-                        .filter(|a| !a.is_empty())
-                        .collect();
-                }
-                "--spec" => spec = Some(value(&mut args, "--spec")?.into()),
-                "--seeds" => o.seeds = Some(value(&mut args, "--seeds")?.into()),
-                "--cubins" => cubins = Some(value(&mut args, "--cubins")?.into()),
-                "--binary" => o.binary = crate::binary::parse_mode(&value(&mut args, "--binary")?)?,
-                "--devrt" => o.devrt = Some(value(&mut args, "--devrt")?.into()),
-                "--results" => results = Some(value(&mut args, "--results")?.into()),
-                "--instances" => {
-                    o.instances = number(value(&mut args, "--instances")?, "--instances")?;
-                    o.given.push("instances");
-                }
-                "--launches" => {
-                    o.launches = number(value(&mut args, "--launches")?, "--launches")?;
-                    o.given.push("launches");
-                }
-                "--max-delay" => {
-                    o.max_delay = number(value(&mut args, "--max-delay")?, "--max-delay")?;
-                    o.given.push("max_delay_cycles");
-                }
-                "--stress-words" => {
-                    o.stress_words = number(value(&mut args, "--stress-words")?, "--stress-words")?;
-                    o.given.push("stress_words");
-                }
-                "--stress-iters" => {
-                    o.stress_iters = number(value(&mut args, "--stress-iters")?, "--stress-iters")?;
-                    o.given.push("stress_iters");
-                }
-                "--permute" => {
-                    o.permute = match value(&mut args, "--permute")?.as_str() {
-                        "on" => true,
-                        "off" => false,
-                        v => return Err(format!("`--permute {v}`: expected on or off")),
-                    };
-                    o.given.push("permute");
-                }
-                "--stress-lines" => {
-                    o.stress_lines = match value(&mut args, "--stress-lines")?.as_str() {
-                        "on" => true,
-                        "off" => false,
-                        v => return Err(format!("`--stress-lines {v}`: expected on or off")),
-                    };
-                    o.given.push("stress_lines");
-                }
-                "--line-burst" => {
-                    o.line_burst = number(value(&mut args, "--line-burst")?, "--line-burst")?;
-                    if o.line_burst > gridcheck_report::MAX_LINE_BURST {
-                        return Err(format!(
-                            "`--line-burst {}`: expected at most {}",
-                            o.line_burst,
-                            gridcheck_report::MAX_LINE_BURST
-                        ));
-                    }
-                    o.given.push("line_burst");
-                }
-                "--mutant-budget" => {
-                    let v = value(&mut args, "--mutant-budget")?;
-                    o.mutant_budget_s = number(v.clone(), "--mutant-budget")?;
-                    if !(o.mutant_budget_s > 0.0 && o.mutant_budget_s <= 60.0) {
-                        return Err(format!("`--mutant-budget {v}`: expected 0 < SECS <= 60"));
-                    }
-                    o.given.push("mutant_budget_s");
-                }
-                "--tuning" => match value(&mut args, "--tuning")?.as_str() {
-                    "none" => o.no_tuning = true,
-                    f => o.tuning = Some(f.into()),
-                },
-                "--mutants" => o.mutants = true,
-                "--mutant-results" => {
-                    o.mutant_results = value(&mut args, "--mutant-results")?.into()
-                }
-                "--min-score" => {
-                    let v = value(&mut args, "--min-score")?;
-                    let pct: f64 = number(v.clone(), "--min-score")?;
-                    if !(0.0..=100.0).contains(&pct) {
-                        return Err(format!(
-                            "`--min-score {v}`: expected a percentage, 0 to 100"
-                        ));
-                    }
-                    o.min_score = Some(pct);
-                }
-                "--extra-environment" => {
-                    let v = value(&mut args, "--extra-environment")?;
-                    let e: gridcheck_report::SearchPoint = serde_json::from_str(&v)
-                        .map_err(|e| format!("--extra-environment: {e}"))?;
-                    o.extra.push(e);
-                    if !o.given.contains(&"extra") {
-                        o.given.push("extra");
-                    }
-                }
-                "--tune" => {
-                    o.tune = Some(value(&mut args, "--tune")?.into());
-                    o.mutants = true;
-                }
-                "--worker-mutant" => {
-                    o.worker = Some((
-                        crate::worker::Job::Mutant,
-                        value(&mut args, "--worker-mutant")?,
-                    ))
-                }
-                "--worker-mutant-model" => {
-                    o.worker = Some((
-                        crate::worker::Job::MutantModel,
-                        value(&mut args, "--worker-mutant-model")?,
-                    ))
-                }
-                "--seed" => o.seed = number(value(&mut args, "--seed")?, "--seed")?,
-                "--timeout" => o.timeout = number(value(&mut args, "--timeout")?, "--timeout")?,
-                "--model-timeout" => {
-                    o.model_timeout =
-                        number(value(&mut args, "--model-timeout")?, "--model-timeout")?
-                }
-                "--resume" => o.resume = true,
-                "--classify-timeouts" => o.classify_timeouts = true,
-                "--no-classify-timeouts" => o.no_classify_timeouts = true,
-                "--fresh-context" => o.fresh_context = true,
-                "--worker-serve" => o.serve = true,
-                "--progress" => o.progress = Some(true),
-                "--no-progress" => o.progress = Some(false),
-                "--junit" => o.junit = Some(value(&mut args, "--junit")?.into()),
-                "--shard" => {
-                    let v = value(&mut args, "--shard")?;
-                    let parsed = v
-                        .split_once('/')
-                        .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
-                        .filter(|&(i, n): &(usize, usize)| i >= 1 && i <= n);
-                    o.shard =
-                        Some(parsed.ok_or_else(|| {
-                            format!("`--shard {v}`: expected i/n with 1 <= i <= n")
-                        })?);
-                }
-                "--worker" => {
-                    o.worker = Some((crate::worker::Job::Gpu, value(&mut args, "--worker")?))
-                }
-                "--worker-model" => {
-                    o.worker = Some((
-                        crate::worker::Job::Model,
-                        value(&mut args, "--worker-model")?,
-                    ))
-                }
-                // The GPUs of the GPU tier (devices.rs).
-                "--devices" => {
-                    let v = value(&mut args, "--devices")?;
-                    o.devices = Some(crate::devices::Devices::parse(&v)?);
-                }
-                "--worker-device" => o.worker_device = Some(value(&mut args, "--worker-device")?),
-                "--help-gridcheck" => return Err(USAGE.to_string()),
-                _ => o.libtest.push(a),
-            }
-        }
-        o.spec = spec.unwrap_or_else(|| o.root.join("spec"));
-        o.cubins = cubins.unwrap_or_else(|| match &o.toolchain {
-            Some(t) => o.root.join(format!("target/kernels-nvcc-{t}")),
-            None => o.root.join(gridcheck_kernelgen::BUILD_DIR),
-        });
-        o.results = results.unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
-        if o.mutant_results.as_os_str().is_empty() {
-            o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
-        }
-        o.tiers_given = !o.tiers.is_empty() && !o.mutants;
-        if o.mutants {
-            // Mutants need the oracles and the GPU, and nothing of the tiers.
-            o.tiers = vec![Tier::Gpu];
-        } else if o.tiers.is_empty() {
-            o.tiers = Tier::ALL.to_vec();
-        }
-        if o.seeds.is_none() {
-            o.seeds = gridcheck_spec::seeds::default_dir(&o.root);
-        }
-        if o.instances == 0 || o.launches == 0 {
-            return Err("--instances and --launches must be at least 1".into());
-        }
-        Ok(o)
     }
 
     pub fn runs(&self, tier: Tier) -> bool {
@@ -468,7 +223,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(o.tiers, vec![Tier::Model]);
-        assert_eq!(o.instances, 8);
+        assert_eq!(o.environment.instances, 8);
         assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
         assert_eq!(parse(&["bin"]).unwrap().tiers, Tier::ALL.to_vec());
         assert!(!parse(&["bin"]).unwrap().tiers_given);
@@ -540,6 +295,114 @@ mod tests {
             parse(&["bin", "--shard", "2/3"]).unwrap().shard,
             Some((2, 3))
         );
+    }
+
+    /// Every flag the hand-written parser took, with its spelling.
+    const FLAGS_BEFORE: [&str; 43] = [
+        "--tier",
+        "--toolchain",
+        "--sass-arch",
+        "--root",
+        "--spec",
+        "--seeds",
+        "--cubins",
+        "--binary",
+        "--devrt",
+        "--results",
+        "--instances",
+        "--launches",
+        "--seed",
+        "--timeout",
+        "--model-timeout",
+        "--resume",
+        "--classify-timeouts",
+        "--progress",
+        "--no-progress",
+        "--junit",
+        "--shard",
+        "--tuning",
+        "--max-delay",
+        "--stress-words",
+        "--stress-iters",
+        "--permute",
+        "--stress-lines",
+        "--line-burst",
+        "--extra-environment",
+        "--mutants",
+        "--mutant-budget",
+        "--mutant-results",
+        "--tune",
+        "--min-score",
+        "--devices",
+        "--worker",
+        "--worker-model",
+        "--worker-mutant",
+        "--worker-mutant-model",
+        "--worker-device",
+        "--help-gridcheck",
+        "--help",
+        "-h",
+    ];
+
+    #[test]
+    fn every_flag_keeps_its_spelling_and_the_help_shows_ours() {
+        use crate::flags::{FLAGS, usage};
+        let help = usage();
+        for f in &FLAGS_BEFORE[..40] {
+            let flag = FLAGS.iter().find(|x| x.name == *f);
+            let flag = flag.unwrap_or_else(|| panic!("{f} is no flag any more"));
+            let shown = help.contains(&format!("\n  {f} "));
+            assert_eq!(shown, !flag.help.is_empty(), "{f} in the help:\n{help}");
+            assert_eq!(flag.help.is_empty(), f.starts_with("--worker"), "{f}");
+        }
+        assert_eq!(&FLAGS_BEFORE[41..], &HELP_FLAGS[..2]);
+        let mut names: Vec<&str> = FLAGS.iter().map(|f| f.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), FLAGS.len(), "a flag is in the table twice");
+        let e = parse(&["bin", "--help-gridcheck"]).unwrap_err();
+        assert!(
+            e.contains("--line-burst N") && e.contains("is libtest's"),
+            "{e}"
+        );
+        // A switch takes no value; a flag with one takes the next argument.
+        let o = parse(&["bin", "--resume", "f", "--junit", "j.xml", "g"]).unwrap();
+        assert_eq!(o.libtest, vec!["bin", "f", "g"]);
+        assert_eq!(o.junit, Some(PathBuf::from("j.xml")));
+        let o = parse(&["bin", "--tune", "s.toml"]).unwrap();
+        assert!(o.mutants && !o.tiers_given);
+        assert_eq!(o.tiers, vec![Tier::Gpu]);
+    }
+
+    #[test]
+    fn errors_name_the_flag_and_its_value() {
+        for (argv, start) in [
+            (
+                &["bin", "--timeout", "soon"][..],
+                "`--timeout soon`: not a valid number",
+            ),
+            (
+                &["bin", "--permute", "maybe"],
+                "`--permute maybe`: expected on or off",
+            ),
+            (&["bin", "--tier", "gpux"], "`--tier gpux`: unknown tier"),
+            (
+                &["bin", "--min-score", "101"],
+                "`--min-score 101`: expected a percentage",
+            ),
+            (
+                &["bin", "--mutant-budget", "0"],
+                "`--mutant-budget 0`: expected 0 < SECS",
+            ),
+            (
+                &["bin", "--binary", "sass"],
+                "`--binary sass`: not auto or ptx",
+            ),
+            (&["bin", "--junit"], "`--junit` needs a value"),
+        ] {
+            let e = parse(argv).unwrap_err();
+            assert!(e.starts_with(start), "{argv:?}: {e}");
+        }
     }
 
     #[test]

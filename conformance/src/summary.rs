@@ -108,10 +108,10 @@ pub fn print(ctx: &Ctx) {
         println!("{l}");
     }
     if ctx.opts.runs(crate::Tier::Gpu) && ctx.device.is_ok() {
-        let e = ctx.opts.environment();
+        let e = &ctx.opts.environment;
         println!(
             "GPU environment: {}; from {}",
-            describe_environment(&e),
+            describe_environment(e),
             ctx.opts.tuned_from
         );
         for x in &e.extra {

@@ -30,7 +30,7 @@ pub(crate) fn trial(ctx: &Arc<Ctx>, tier: Tier, rule: &Rule, test: &Test) -> Opt
     // record, with the reason, is written after the run.
     let unavailable = match tier {
         Tier::Gpu if !required(&ctx.opts, Tier::Gpu) => ctx.device.as_ref().err(),
-        Tier::Static if !required(&ctx.opts, Tier::Static) => ctx.nvcc.as_ref().err(),
+        Tier::Static if !required(&ctx.opts, Tier::Static) => ctx.nvcc().err(),
         _ => None,
     };
     if let Some(reason) = unavailable {
@@ -189,7 +189,7 @@ pub(crate) fn required(opts: &crate::Options, tier: Tier) -> bool {
 /// then stops before any trial, recording nothing.
 pub(crate) fn required_but_unavailable(ctx: &Ctx) -> Option<String> {
     [
-        (Tier::Static, ctx.nvcc.as_ref().err()),
+        (Tier::Static, ctx.nvcc().err()),
         (Tier::Gpu, ctx.device.as_ref().err()),
         (Tier::Sass, ctx.toolchain.as_ref().err()),
     ]
@@ -217,7 +217,7 @@ fn unavailable(rec: &mut TrialRecord, opts: &crate::Options, tier: Tier, reason:
 }
 
 fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
-    let nvcc = match &ctx.nvcc {
+    let nvcc = match ctx.nvcc() {
         Ok(n) => n,
         Err(e) => {
             unavailable(rec, &ctx.opts, Tier::Static, e);
@@ -299,9 +299,9 @@ fn gpu_ready<'a>(
         gpu: device.name.clone(),
         sm: device.sm.clone(),
         driver: device.driver_version.clone(),
-        nvcc: ctx.toolkit.clone(),
+        nvcc: ctx.toolkit(),
         driver_version: device.driver_release.clone(),
-        tuning: Some(ctx.opts.environment()),
+        tuning: Some(ctx.opts.environment.clone()),
         tuning_file: ctx.opts.tuning_file.clone(),
         device: Some(crate::devices::record_device(device)),
         binary: None,

@@ -293,7 +293,7 @@ fn model_here(opts: &Options, test_name: &str) -> WorkerResult {
     };
     match gridcheck_oracle::cross_check(l) {
         Ok(c) => WorkerResult::Model(model_summary(l, c)),
-        Err(e) => error(e),
+        Err(e) => error(e.to_string()),
     }
 }
 
@@ -331,9 +331,12 @@ pub(crate) fn model_summary(
             agreement: agreement.into(),
             note: c.agreement.to_string(),
             loom_verdict: loom.map(|m| m.verdict),
-            loom_error: c.loom.as_ref().and_then(|r| r.as_ref().err().cloned()),
+            loom_error: c
+                .loom
+                .as_ref()
+                .and_then(|r| r.as_ref().err().map(|e| e.to_string())),
             axiomatic_verdict: axiom.map(|a| a.verdict),
-            axiomatic_error: c.axiomatic.as_ref().err().cloned(),
+            axiomatic_error: c.axiomatic.as_ref().err().map(|e| e.to_string()),
             candidates: axiom.map(|a| a.candidates).unwrap_or(0),
             only_loom,
             only_axiomatic,
@@ -389,25 +392,21 @@ pub(crate) fn run_test(
     };
     match &test.body {
         TestBody::Litmus(l) => {
-            let budget = Budget {
-                instances_per_launch: opts.instances,
-                launches: opts.launches,
-                seed: opts.seed,
+            let env = &opts.environment;
+            let budget = Budget::of(env, opts.seed);
+            let mut run = match gpu.run_litmus_with(&cubin, test_name, l, &budget, env) {
+                Ok(run) => run,
+                Err(e) => return error(e.to_string()),
             };
-            let mut run =
-                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &opts.incantations()) {
-                    Ok(run) => run,
-                    Err(e) => return error(e.to_string()),
-                };
             // The extra environments' launches join the same histogram (one
             // with 0 launches is for the mutants only).
-            for (i, e) in opts.extra.iter().enumerate() {
+            for (i, e) in env.extra.iter().enumerate() {
                 if e.tuning.launches == 0 {
                     continue;
                 }
                 let seed = gridcheck_gpu::launch_seed(opts.seed, EXTRA_SEEDS + i as u32);
-                let (inc, budget) = crate::Options::extra_run(&e.tuning, seed);
-                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &inc) {
+                let budget = Budget::of(&e.tuning, seed);
+                match gpu.run_litmus_with(&cubin, test_name, l, &budget, &e.tuning) {
                     Ok(more) => {
                         for (state, n) in more.histogram {
                             *run.histogram.entry(state).or_default() += n;

@@ -33,8 +33,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::AxiomError;
 use crate::program::{AOp, Prog, Start, Stream};
+use crate::{AxiomError, ErrorKind};
 
 /// One resolution of the control choices.
 #[derive(Debug, Clone)]
@@ -133,6 +133,7 @@ pub(crate) fn product(lens: &[usize]) -> Vec<Vec<usize>> {
 
 fn too_many(limit: usize) -> AxiomError {
     AxiomError {
+        kind: ErrorKind::BoundExceeded,
         message: format!(
             "more than {limit} control resolutions (stream and pool orders): the test is too \
              large for exhaustive enumeration"

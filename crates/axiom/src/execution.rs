@@ -49,7 +49,7 @@ use crate::control::{self, Control, product};
 use crate::graph::{Bits, Graph};
 use crate::program::{AOp, INIT, POOL_FULL, Prog, SYNC_DEPTH};
 use crate::relations::{self, Edges};
-use crate::{AxiomError, Options};
+use crate::{AxiomError, ErrorKind, Options};
 
 /// What the enumeration found.
 #[derive(Debug, Default)]
@@ -125,6 +125,7 @@ pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
         }
         if !feasible && deadlock {
             return Err(AxiomError {
+                kind: ErrorKind::Deadlock,
                 message: "deadlock: some execution blocks forever (a wait whose condition can \
                           only hold after the wait returns)"
                     .into(),
@@ -194,6 +195,7 @@ fn combine(
         found.candidates += 1;
         if found.candidates > opts.max_candidates as u64 {
             return Err(AxiomError {
+                kind: ErrorKind::BoundExceeded,
                 message: format!(
                     "more than {} candidate executions: the test is too large",
                     opts.max_candidates
@@ -286,6 +288,7 @@ fn location(
         });
         if out.len() > opts.max_candidates {
             return Err(AxiomError {
+                kind: ErrorKind::BoundExceeded,
                 message: format!(
                     "more than {} coherence and reads-from choices for one location",
                     opts.max_candidates
@@ -308,6 +311,7 @@ fn linear_extensions(
         out.push(cur.clone());
         if out.len() > limit {
             return Err(AxiomError {
+                kind: ErrorKind::BoundExceeded,
                 message: format!("more than {limit} coherence orders for one location"),
             });
         }
@@ -429,6 +433,7 @@ fn product_bounded(lens: &[usize], limit: usize) -> Result<Vec<Vec<usize>>, Axio
         .unwrap_or(usize::MAX);
     if total > limit {
         return Err(AxiomError {
+            kind: ErrorKind::BoundExceeded,
             message: format!(
                 "{total} combinations of per-location choices exceed the limit of {limit}"
             ),

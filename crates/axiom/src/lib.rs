@@ -87,10 +87,40 @@ pub struct AxiomOutcome {
 }
 
 /// Why the model gives no answer: a deadlock, a construct it does not
-/// define, or a test too large to enumerate.
+/// define, or a test too large to enumerate. `kind` says which, for callers
+/// that decide by it (`crates/oracle`); `message` says it for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AxiomError {
+    pub kind: ErrorKind,
     pub message: String,
+}
+
+/// The kinds of [`AxiomError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// An enumeration went past its bound ([`Options::max_candidates`]):
+    /// the test is too large, not wrong.
+    BoundExceeded,
+    /// Some execution blocks forever, or the threads of a block execute
+    /// different numbers of barriers.
+    Deadlock,
+    /// A construct the model does not define.
+    Unsupported,
+    /// A program the spec's loader rejects (an undeclared name, a kernel
+    /// launched twice, a launch cycle, ...) or a condition that cannot be
+    /// evaluated.
+    Invalid,
+    /// No candidate execution is consistent with the axioms.
+    NoConsistentExecution,
+}
+
+impl AxiomError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> AxiomError {
+        AxiomError {
+            kind,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for AxiomError {
@@ -147,9 +177,10 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<AxiomOutcome, Ax
     let prog = program::compile(litmus)?;
     let found = execution::explore(&prog, options)?;
     if found.states.is_empty() {
-        return Err(AxiomError {
-            message: "no candidate execution is consistent".into(),
-        });
+        return Err(AxiomError::new(
+            ErrorKind::NoConsistentExecution,
+            "no candidate execution is consistent",
+        ));
     }
     Ok(AxiomOutcome {
         verdict: verdict(litmus, &found.states)?,
@@ -168,7 +199,7 @@ pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, Axi
         let holds = litmus
             .condition
             .holds(s)
-            .map_err(|message| AxiomError { message })?;
+            .map_err(|message| AxiomError::new(ErrorKind::Invalid, message))?;
         some |= holds;
         all &= holds;
     }

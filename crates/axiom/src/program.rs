@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
-use crate::AxiomError;
+use crate::{AxiomError, ErrorKind};
 
 /// `cudaErrorLaunchPendingCountExceeded`.
 pub(crate) const POOL_FULL: u32 = 69;
@@ -144,7 +144,11 @@ pub(crate) struct Prog {
 pub(crate) const INIT: usize = 0;
 
 fn err(m: impl Into<String>) -> AxiomError {
-    AxiomError { message: m.into() }
+    AxiomError::new(ErrorKind::Invalid, m)
+}
+
+fn unsupported(m: impl Into<String>) -> AxiomError {
+    AxiomError::new(ErrorKind::Unsupported, m)
 }
 
 fn stream_of(s: &StreamRef) -> Stream {
@@ -242,7 +246,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
                     Op::GetLastError { .. } => AOp::GetError,
                     Op::PeekAtLastError { .. } => AOp::PeekError,
                     #[allow(unreachable_patterns)]
-                    other => return Err(err(format!("`{other}` is not modeled"))),
+                    other => return Err(unsupported(format!("`{other}` is not modeled"))),
                 });
             }
             counts[t.block()].push((t.name.clone(), barrier));
@@ -274,12 +278,15 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
                 } else {
                     "kernel".to_string()
                 };
-                return Err(err(format!(
-                    "deadlock: the threads of {block} `{}` execute different numbers of \
+                return Err(AxiomError::new(
+                    ErrorKind::Deadlock,
+                    format!(
+                        "deadlock: the threads of {block} `{}` execute different numbers of \
                      `syncthreads` ({}); a block barrier waits for every thread of the block",
-                    k.name,
-                    detail.join(", ")
-                )));
+                        k.name,
+                        detail.join(", ")
+                    ),
+                ));
             }
             per_block.push(counts.first().map(|c| c.1).unwrap_or(0));
         }
@@ -380,10 +387,10 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
 /// undefined: the guide says nothing of them).
 fn event_stream(s: &StreamRef, op: &Op) -> Result<Stream, AxiomError> {
     match s {
-        StreamRef::Tail => Err(err(format!(
+        StreamRef::Tail => Err(unsupported(format!(
             "`{op}`: events on the tail stream are not modeled"
         ))),
-        StreamRef::FireAndForget => Err(err(format!(
+        StreamRef::FireAndForget => Err(unsupported(format!(
             "`{op}`: events on the fire-and-forget stream are not modeled"
         ))),
         s => Ok(stream_of(s)),

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use gridcheck_gpu::{Budget, Gpu, Incantations, probe};
+use gridcheck_gpu::{Budget, Environment, Gpu, probe};
 use gridcheck_spec::{RuntimeExpect, TestBody, render_state};
 
 fn main() {
@@ -37,16 +37,17 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let plain = Incantations {
+    let plain = Environment {
         max_delay_cycles: 0,
         stress_words: 0,
         stress_iters: 0,
         permute: false,
         stress_lines: false,
         line_burst: 0,
+        ..Environment::default()
     };
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
-    let mut tuned = Incantations::default();
+    let mut tuned = Environment::default();
     if let Some(d) = env("GC_DELAY") {
         tuned.max_delay_cycles = d;
     }
@@ -66,12 +67,12 @@ fn main() {
             println!("== {}: skipped, {} is not built", t.name, cubin.display());
             continue;
         }
-        for (label, inc) in [("incantations", tuned), ("plain", plain)] {
+        for (label, inc) in [("incantations", &tuned), ("plain", &plain)] {
             println!(
                 "== {} [{label}] ({} expected {})",
                 t.name, l.condition, l.expect
             );
-            match gpu.run_litmus_with(&cubin, &t.name, l, &budget, &inc) {
+            match gpu.run_litmus_with(&cubin, &t.name, l, &budget, inc) {
                 Ok(run) => {
                     let order = l.observables();
                     for (s, n) in &run.histogram {

@@ -1,10 +1,17 @@
 //! The testing environment of a litmus run: how much work it does
-//! ([`Budget`]), the incantations the generated code implements
-//! ([`Incantations`]), the parameters every generated kernel receives
-//! (`Params`, the Rust mirror of `gc_params` in `kernels/include/gridcheck.cuh`),
-//! and the seeds and co-prime slot permutations of each launch.
+//! ([`Budget`]), the incantations the generated code implements (the
+//! environment, [`Environment`]: `gridcheck_report::Tuning`, the one type
+//! that tuned files, flags and records share), the parameters every
+//! generated kernel receives (`Params`, the Rust mirror of `gc_params` in
+//! `kernels/include/gridcheck.cuh`), and the seeds and co-prime slot
+//! permutations of each launch.
 
 use cudarc::driver::sys;
+
+/// The testing environment: instances, launches, the incantations' knobs
+/// (random delays, stress warps, slot permutation, line burst) and the
+/// mutants' budget. Its default is the built-in environment.
+pub use gridcheck_report::Tuning as Environment;
 
 /// How much work one litmus run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,46 +23,13 @@ pub struct Budget {
     pub seed: u64,
 }
 
-/// Knobs of the incantations the generated code implements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Incantations {
-    /// Upper bound, in clock cycles, of the random delay before each test
-    /// operation; 0 disables delays.
-    pub max_delay_cycles: u32,
-    /// Size in words of the buffer the stress warps hammer, rounded up to a
-    /// power of two; 0 disables stress.
-    pub stress_words: u32,
-    /// Cap on a stress warp's iterations per phase.
-    pub stress_iters: u32,
-    /// Permute instances to memory slots (a random co-prime multiplier and
-    /// offset per launch); off: slot = block index.
-    pub permute: bool,
-    /// The stress warps contend the padding words of the instance's own
-    /// location lines (atomic adds) instead of a separate buffer.
-    pub stress_lines: bool,
-    /// Reductions the whole block issues to the padding words of the line
-    /// of each location a phase stores to, before the barrier that opens
-    /// the phase (`gc_block_burst`), so that the stores become visible
-    /// late; 0 disables the burst.
-    pub line_burst: u32,
-}
-
-/// Measured on an H100 (2026-11-22, `examples/litmus_smoke`): the allowed
-/// weak outcomes of the CDP and PDL tests need long delays (up to 2^20
-/// cycles, about 0.6 ms) and launches that do not fill the GPU: with 256
-/// instances per launch 7% of the instances of mp-parent-child-no-syncthreads
-/// and 1.2% of pdl-read-before-wait-may-be-stale showed them, with 1024
-/// 0.7% and 1%, with 65536 none (the children and the PDL secondary only
-/// start once the parent or primary grid is mostly done).
-impl Default for Incantations {
-    fn default() -> Self {
-        Incantations {
-            max_delay_cycles: 1 << 20,
-            stress_words: 1 << 16,
-            stress_iters: 1 << 16,
-            permute: true,
-            stress_lines: false,
-            line_burst: 0,
+impl Budget {
+    /// The instances and launches of `env`, seeded with `seed`.
+    pub fn of(env: &Environment, seed: u64) -> Budget {
+        Budget {
+            instances_per_launch: env.instances,
+            launches: env.launches,
+            seed,
         }
     }
 }

@@ -40,7 +40,7 @@ pub mod watch;
 
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
 use device::{device_info, init_driver};
-pub use environment::{Budget, Incantations, launch_seed, permutation};
+pub use environment::{Budget, Environment, launch_seed, permutation};
 pub use jit::{ImageError, is_ptx};
 pub use litmus::{LitmusRun, MAX_LIMITED_LAUNCHES};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};

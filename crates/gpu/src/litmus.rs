@@ -12,7 +12,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError
 use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
-use crate::environment::{Budget, Incantations, Params, launch_seed, permutation};
+use crate::environment::{Budget, Environment, Params, launch_seed, permutation};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
 use crate::{Gpu, GpuError, cuda_error_name, driver_error, drv, histogram};
 
@@ -82,7 +82,8 @@ fn instance_state(lay: &Layout, regs: &[u32], mem: &[u32]) -> State {
 }
 
 impl Gpu {
-    /// Runs a litmus test with the default [`Incantations`].
+    /// Runs a litmus test in the built-in [`Environment`] (its incantations;
+    /// `budget` says how much work).
     pub fn run_litmus(
         &self,
         cubin: &Path,
@@ -90,11 +91,13 @@ impl Gpu {
         litmus: &Litmus,
         budget: &Budget,
     ) -> Result<LitmusRun, GpuError> {
-        self.run_litmus_with(cubin, test_name, litmus, budget, &Incantations::default())
+        self.run_litmus_with(cubin, test_name, litmus, budget, &Environment::default())
     }
 
     /// Runs `budget.launches` host launches of `budget.instances_per_launch`
-    /// instances of a litmus test from its generated cubin.
+    /// instances of a litmus test from its generated cubin, with the
+    /// incantations of `env` (its instances and launches are `budget`'s
+    /// business: [`Budget::of`]).
     ///
     /// A test that sets device runtime limits (the launch pool, the sync
     /// depth) gets them set before its module is loaded and restored
@@ -107,7 +110,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Incantations,
+        inc: &Environment,
     ) -> Result<LitmusRun, GpuError> {
         if litmus.limits.is_empty() {
             return self.run_litmus_core(cubin, test_name, litmus, budget, inc);
@@ -134,7 +137,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Incantations,
+        inc: &Environment,
     ) -> Result<LitmusRun, GpuError> {
         let start = Instant::now();
         let n = budget.instances_per_launch;

@@ -234,11 +234,17 @@ pub fn run(
 }
 
 /// Counts one program's cross-check in the report's classes.
-fn classify(report: &mut Report, result: &Result<gridcheck_oracle::CrossCheck, String>) {
+fn classify(
+    report: &mut Report,
+    result: &Result<gridcheck_oracle::CrossCheck, gridcheck_oracle::OracleError>,
+) {
     let key = match result {
         Ok(c) => class(&c.agreement).to_string(),
         Err(e) => {
-            *report.both_failed.entry(error_kind(e)).or_default() += 1;
+            *report
+                .both_failed
+                .entry(error_kind(&e.to_string()))
+                .or_default() += 1;
             "both-failed".to_string()
         }
     };
@@ -246,7 +252,7 @@ fn classify(report: &mut Report, result: &Result<gridcheck_oracle::CrossCheck, S
 }
 
 /// One program's cross-check; `None` where the loader rejected it.
-type Checked = Option<Result<gridcheck_oracle::CrossCheck, String>>;
+type Checked = Option<Result<gridcheck_oracle::CrossCheck, gridcheck_oracle::OracleError>>;
 
 /// Both oracles on each program, on `jobs` threads: each program's
 /// cross-check, and the loader's errors.

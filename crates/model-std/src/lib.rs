@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use gridcheck_spec::{Litmus, State};
 
-pub use gridcheck_model::ModelError;
+pub use gridcheck_model::{ErrorKind, ModelError};
 
 #[path = "../../model/src/block.rs"]
 mod block;
@@ -70,6 +70,7 @@ pub fn sample(
         // execution the model's views call incoherent is a bug in the views
         // (see the model's `memory.rs`).
         let state = run::execute(&program).ok_or_else(|| ModelError {
+            kind: ErrorKind::Failed,
             message: "a load on std threads returned a store its thread's coherence view had \
                       passed: the model's views follow an edge that is not happens-before"
                 .into(),

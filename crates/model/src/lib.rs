@@ -259,9 +259,43 @@ pub struct ModelOutcome {
 
 /// Why the model could not decide a test: a deadlock (synchronization that
 /// can never be satisfied), a test beyond loom's limits, or a loom failure.
+/// `kind` says which, for callers that decide by it (`crates/oracle`);
+/// `message` says it for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelError {
+    pub kind: ErrorKind,
     pub message: String,
+}
+
+/// The kinds of [`ModelError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// More threads than loom explores ([`MAX_GPU_THREADS`]).
+    TooManyThreads,
+    /// An execution took more scheduling decisions than
+    /// [`Options::max_branches`] (a wait that is never satisfied?).
+    BranchLimit,
+    /// Some execution blocks forever, or the threads of a block execute
+    /// different numbers of barriers.
+    Deadlock,
+    /// A construct, or a size of one, the model does not define.
+    Unsupported,
+    /// A program the spec's loader rejects (an undeclared name, a kernel
+    /// launched twice, ...) or a condition that cannot be evaluated.
+    Invalid,
+    /// No execution reached a final state.
+    NoFinalState,
+    /// loom failed otherwise, or the model on std threads broke coherence.
+    Failed,
+}
+
+impl ModelError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> ModelError {
+        ModelError {
+            kind,
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for ModelError {
@@ -335,11 +369,12 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
     let start = Instant::now();
     let n = litmus.thread_count();
     if n > MAX_GPU_THREADS {
-        return Err(ModelError {
-            message: format!(
+        return Err(ModelError::new(
+            ErrorKind::TooManyThreads,
+            format!(
                 "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
             ),
-        });
+        ));
     }
     let program = Arc::new(program::compile(litmus)?);
     let mut bounds = vec![options.preemption_bound];
@@ -428,20 +463,28 @@ fn explore(
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "loom panicked".to_string());
-        let message = if what.contains("deadlock") {
-            format!(
-                "deadlock: some execution blocks forever (synchronization that can never be \
+        let (kind, message) = if what.contains("deadlock") {
+            let kind = ErrorKind::Deadlock;
+            (
+                kind,
+                format!(
+                    "deadlock: some execution blocks forever (synchronization that can never be \
                  satisfied) [loom: {what}]"
+                ),
             )
         } else if what.contains("maximum number of branches") {
-            format!(
-                "an execution exceeded {max_branches} scheduling decisions (a wait that is \
+            let kind = ErrorKind::BranchLimit;
+            (
+                kind,
+                format!(
+                    "an execution exceeded {max_branches} scheduling decisions (a wait that is \
                  never satisfied?) [loom: {what}]"
+                ),
             )
         } else {
-            format!("the model failed: {what}")
+            (ErrorKind::Failed, format!("the model failed: {what}"))
         };
-        return Err(ModelError { message });
+        return Err(ModelError::new(kind, message));
     }
     let states = std::mem::take(&mut *states.lock().unwrap_or_else(|e| e.into_inner()));
     Ok((
@@ -454,9 +497,10 @@ fn explore(
 /// The verdict of `litmus.condition` over a set of reachable final states.
 pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, ModelError> {
     if states.is_empty() {
-        return Err(ModelError {
-            message: "no execution reached a final state".into(),
-        });
+        return Err(ModelError::new(
+            ErrorKind::NoFinalState,
+            "no execution reached a final state",
+        ));
     }
     let mut some = false;
     let mut all = true;
@@ -464,7 +508,7 @@ pub fn verdict(litmus: &Litmus, states: &BTreeSet<State>) -> Result<Verdict, Mod
         let holds = litmus
             .condition
             .holds(s)
-            .map_err(|message| ModelError { message })?;
+            .map_err(|message| ModelError::new(ErrorKind::Invalid, message))?;
         some |= holds;
         all &= holds;
     }

@@ -16,8 +16,8 @@
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
-use crate::ModelError;
 use crate::slots::Slots;
+use crate::{ErrorKind, ModelError};
 
 /// The most GPU threads one test may have: loom's `MAX_THREADS` (5) less the
 /// main thread.
@@ -201,9 +201,7 @@ impl Program {
 }
 
 fn err(msg: impl Into<String>) -> ModelError {
-    ModelError {
-        message: msg.into(),
-    }
+    ModelError::new(ErrorKind::Invalid, msg)
 }
 
 /// Host kernels whose completion `finished(k)` means in host-stream order:
@@ -312,7 +310,12 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                     Op::GetLastError { .. } => MOp::GetError,
                     Op::PeekAtLastError { .. } => MOp::PeekError,
                     #[allow(unreachable_patterns)]
-                    other => return Err(err(format!("`{other}` is not modeled"))),
+                    other => {
+                        return Err(ModelError::new(
+                            ErrorKind::Unsupported,
+                            format!("`{other}` is not modeled"),
+                        ));
+                    }
                 });
             }
             per_thread.push(ops);
@@ -322,10 +325,13 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let nk = l.kernels.len();
     for (k, sl) in l.kernels.iter().zip(&slots) {
         if sl.next * nk > u64::BITS as usize {
-            return Err(err(format!(
-                "kernel `{}` uses too many streams and events for the model ({} with {nk} kernels)",
-                k.name, sl.next
-            )));
+            return Err(ModelError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "kernel `{}` uses too many streams and events for the model ({} with {nk} kernels)",
+                    k.name, sl.next
+                ),
+            ));
         }
     }
 
@@ -393,12 +399,15 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
                 } else {
                     "kernel".to_string()
                 };
-                return Err(err(format!(
-                    "deadlock: the threads of {block} `{}` execute different numbers of \
+                return Err(ModelError::new(
+                    ErrorKind::Deadlock,
+                    format!(
+                        "deadlock: the threads of {block} `{}` execute different numbers of \
                      `syncthreads` ({}); a block barrier waits for every thread of the block",
-                    k.name,
-                    detail.join(", ")
-                )));
+                        k.name,
+                        detail.join(", ")
+                    ),
+                ));
             }
         }
 

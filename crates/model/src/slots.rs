@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use gridcheck_spec::StreamRef;
 
-use crate::ModelError;
+use crate::{ErrorKind, ModelError};
 
 /// The slots of a kernel's blocks' stream state (compiled once for the
 /// kernel; each block has its own word of them): its in-order streams (NULL
@@ -64,8 +64,7 @@ impl Slots {
     }
 }
 
+/// Every error here is a construct the model does not define.
 fn err(msg: impl Into<String>) -> ModelError {
-    ModelError {
-        message: msg.into(),
-    }
+    ModelError::new(ErrorKind::Unsupported, msg)
 }

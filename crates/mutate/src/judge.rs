@@ -34,7 +34,7 @@ pub enum Judgement {
 
 /// Judges a candidate by both oracles (see the module docs).
 pub fn judge(c: &Candidate) -> Result<Judgement, String> {
-    let check = gridcheck_oracle::cross_check(&c.litmus)?;
+    let check = gridcheck_oracle::cross_check(&c.litmus).map_err(|e| e.to_string())?;
     judge_check(c, &check)
 }
 

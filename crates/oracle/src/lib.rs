@@ -16,8 +16,12 @@
 //!   the difference is this pinned limit, and the axiomatic model (the
 //!   guide's set) decides.
 //! - **One oracle cannot run the test** (more threads than loom explores, or
-//!   beyond the axiomatic model's enumeration bound): the other decides
-//!   alone, and the result says so.
+//!   beyond the axiomatic model's enumeration bound,
+//!   `gridcheck_axiom::ErrorKind::BoundExceeded`): the other decides
+//!   alone, and the result says so. Any other failure of one oracle (a
+//!   deadlock, a construct it does not define, loom's branch limit) is a
+//!   conflict; both failing is an [`OracleError`]. The errors' kinds decide,
+//!   never their text.
 //! - **Anything else is a conflict**: one of the two is wrong, the verdict
 //!   cannot be trusted, and the harness reports `oracle-conflict` with both
 //!   state sets.
@@ -33,8 +37,10 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use gridcheck_axiom::{AxiomOutcome, Options as AxiomOptions};
-use gridcheck_model::{MAX_GPU_THREADS, ModelOutcome};
+use gridcheck_axiom::{
+    AxiomError, AxiomOutcome, ErrorKind as AxiomErrorKind, Options as AxiomOptions,
+};
+use gridcheck_model::{MAX_GPU_THREADS, ModelError, ModelOutcome};
 use gridcheck_spec::{Litmus, State, Verdict};
 
 /// Which oracle gave the verdict.
@@ -88,8 +94,10 @@ pub struct CrossCheck {
     pub states: BTreeSet<State>,
     pub decided_by: DecidedBy,
     pub agreement: Agreement,
-    pub loom: Option<Result<ModelOutcome, String>>,
-    pub axiomatic: Result<AxiomOutcome, String>,
+    /// loom's answer; `None` when it did not run (more threads than it
+    /// explores).
+    pub loom: Option<Result<ModelOutcome, ModelError>>,
+    pub axiomatic: Result<AxiomOutcome, AxiomError>,
     /// The verdict with load buffering allowed (the PTX memory model's
     /// answer), when it differs from `verdict`.
     pub load_buffering_verdict: Option<Verdict>,
@@ -128,14 +136,30 @@ fn diff(a: &BTreeSet<State>, b: &BTreeSet<State>) -> Vec<State> {
     a.difference(b).cloned().collect()
 }
 
-fn too_large(e: &str) -> bool {
-    e.contains("more than") || e.contains("exceed")
+/// Why neither oracle gave an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OracleError {
+    /// loom's failure; `None` when loom did not run (more threads than it
+    /// explores).
+    pub loom: Option<ModelError>,
+    pub axiomatic: AxiomError,
 }
+
+impl fmt::Display for OracleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.loom {
+            None => write!(f, "the axiomatic model failed: {}", self.axiomatic),
+            Some(m) => write!(f, "loom: {m}; the axiomatic model: {}", self.axiomatic),
+        }
+    }
+}
+
+impl std::error::Error for OracleError {}
 
 /// Runs both oracles on `l`, loom with its default exploration. `Err` when
 /// neither gives an answer (both report the same kind of failure, e.g. a
 /// deadlock).
-pub fn cross_check(l: &Litmus) -> Result<CrossCheck, String> {
+pub fn cross_check(l: &Litmus) -> Result<CrossCheck, OracleError> {
     cross_check_with(l, &gridcheck_model::Options::default())
 }
 
@@ -144,10 +168,10 @@ pub fn cross_check(l: &Litmus) -> Result<CrossCheck, String> {
 pub fn cross_check_with(
     l: &Litmus,
     loom_options: &gridcheck_model::Options,
-) -> Result<CrossCheck, String> {
-    let axiomatic = gridcheck_axiom::check(l).map_err(|e| e.to_string());
-    let loom = (l.thread_count() <= MAX_GPU_THREADS)
-        .then(|| gridcheck_model::check_with(l, loom_options).map_err(|e| e.to_string()));
+) -> Result<CrossCheck, OracleError> {
+    let axiomatic = gridcheck_axiom::check(l);
+    let loom =
+        (l.thread_count() <= MAX_GPU_THREADS).then(|| gridcheck_model::check_with(l, loom_options));
     let load_buffering_verdict = match &axiomatic {
         Ok(a) => {
             let lb = AxiomOptions {
@@ -161,91 +185,17 @@ pub fn cross_check_with(
         }
         Err(_) => None,
     };
-    let (verdict, states, decided_by, agreement) = match (&loom, &axiomatic) {
-        (None, Ok(a)) => (
-            a.verdict,
-            a.states.clone(),
-            DecidedBy::Axiomatic,
-            Agreement::Single {
-                reason: format!(
-                    "the axiomatic model decides alone: {} threads, beyond loom's reach (it \
-                     explores at most {MAX_GPU_THREADS})",
-                    l.thread_count()
-                ),
-            },
-        ),
-        (None, Err(e)) => return Err(format!("the axiomatic model failed: {e}")),
-        (Some(Ok(m)), Ok(a)) => {
-            let agreement = if m.states == a.states {
-                Agreement::Same
-            } else {
-                let restricted = gridcheck_axiom::check_with(l, &AxiomOptions::loom())
-                    .map(|o| o.states)
-                    .unwrap_or_default();
-                match m.preemption_bound {
-                    None if m.states == restricted && m.states.is_subset(&a.states) => {
-                        Agreement::LoomOrdersWrites {
-                            missing: diff(&a.states, &m.states),
-                        }
-                    }
-                    Some(bound) if m.states.is_subset(&restricted) => Agreement::LoomBounded {
-                        bound,
-                        missing: diff(&a.states, &m.states),
-                    },
-                    _ => Agreement::Conflict {
-                        only_loom: diff(&m.states, &a.states),
-                        only_axiomatic: diff(&a.states, &m.states),
-                        detail: format!(
-                            "loom reaches {} states, the axiomatic model {} ({} under loom's \
-                             write order); loom says {}, the axiomatic model {}",
-                            m.states.len(),
-                            a.states.len(),
-                            restricted.len(),
-                            m.verdict,
-                            a.verdict
-                        ),
-                    },
-                }
-            };
-            let decided_by = if agreement == Agreement::Same {
-                DecidedBy::Both
-            } else {
-                DecidedBy::Axiomatic
-            };
-            (a.verdict, a.states.clone(), decided_by, agreement)
-        }
-        (Some(Ok(m)), Err(e)) if too_large(e) => (
-            m.verdict,
-            m.states.clone(),
-            DecidedBy::Loom,
-            Agreement::Single {
-                reason: format!("loom decides alone: the axiomatic model gave up ({e})"),
-            },
-        ),
-        (Some(Ok(m)), Err(e)) => (
-            m.verdict,
-            m.states.clone(),
-            DecidedBy::Loom,
-            Agreement::Conflict {
-                only_loom: m.states.iter().cloned().collect(),
-                only_axiomatic: Vec::new(),
-                detail: format!("loom says {}, the axiomatic model fails: {e}", m.verdict),
-            },
-        ),
-        (Some(Err(e)), Ok(a)) => (
-            a.verdict,
-            a.states.clone(),
-            DecidedBy::Axiomatic,
-            Agreement::Conflict {
-                only_loom: Vec::new(),
-                only_axiomatic: a.states.iter().cloned().collect(),
-                detail: format!("the axiomatic model says {}, loom fails: {e}", a.verdict),
-            },
-        ),
-        (Some(Err(m)), Err(a)) => {
-            return Err(format!("loom: {m}; the axiomatic model: {a}"));
-        }
+    let restricted = || {
+        gridcheck_axiom::check_with(l, &AxiomOptions::loom())
+            .map(|o| o.states)
+            .unwrap_or_default()
     };
+    let Decision {
+        verdict,
+        states,
+        decided_by,
+        agreement,
+    } = decide(l.thread_count(), loom.as_ref(), &axiomatic, restricted)?;
     Ok(CrossCheck {
         verdict,
         states,
@@ -256,3 +206,132 @@ pub fn cross_check_with(
         load_buffering_verdict,
     })
 }
+
+/// Who gives the verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Decision {
+    verdict: Verdict,
+    states: BTreeSet<State>,
+    decided_by: DecidedBy,
+    agreement: Agreement,
+}
+
+impl Decision {
+    fn new(verdict: Verdict, states: &BTreeSet<State>, by: DecidedBy, a: Agreement) -> Decision {
+        Decision {
+            verdict,
+            states: states.clone(),
+            decided_by: by,
+            agreement: a,
+        }
+    }
+}
+
+/// The decision over both oracles' answers (see the crate docs): `threads`,
+/// the test's; `loom`, `None` when loom did not run; `restricted`, the
+/// axiomatic model's states under loom's write order, computed only when
+/// the two state sets differ. Decided by the errors' kinds, never by their
+/// text: only an axiomatic enumeration past its bound lets loom decide
+/// alone.
+fn decide(
+    threads: usize,
+    loom: Option<&Result<ModelOutcome, ModelError>>,
+    axiomatic: &Result<AxiomOutcome, AxiomError>,
+    restricted: impl FnOnce() -> BTreeSet<State>,
+) -> Result<Decision, OracleError> {
+    use DecidedBy::{Axiomatic, Loom};
+    Ok(match (loom, axiomatic) {
+        (None, Ok(a)) => Decision::new(
+            a.verdict,
+            &a.states,
+            Axiomatic,
+            Agreement::Single {
+                reason: format!(
+                    "the axiomatic model decides alone: {threads} threads, beyond loom's reach \
+                     (it explores at most {MAX_GPU_THREADS})"
+                ),
+            },
+        ),
+        (None, Err(e)) => {
+            return Err(OracleError {
+                loom: None,
+                axiomatic: e.clone(),
+            });
+        }
+        (Some(Ok(m)), Ok(a)) => both_answered(m, a, restricted),
+        (Some(Ok(m)), Err(e)) if e.kind == AxiomErrorKind::BoundExceeded => Decision::new(
+            m.verdict,
+            &m.states,
+            Loom,
+            Agreement::Single {
+                reason: format!("loom decides alone: the axiomatic model gave up ({e})"),
+            },
+        ),
+        (Some(Ok(m)), Err(e)) => Decision::new(
+            m.verdict,
+            &m.states,
+            Loom,
+            Agreement::Conflict {
+                only_loom: m.states.iter().cloned().collect(),
+                only_axiomatic: Vec::new(),
+                detail: format!("loom says {}, the axiomatic model fails: {e}", m.verdict),
+            },
+        ),
+        (Some(Err(e)), Ok(a)) => Decision::new(
+            a.verdict,
+            &a.states,
+            Axiomatic,
+            Agreement::Conflict {
+                only_loom: Vec::new(),
+                only_axiomatic: a.states.iter().cloned().collect(),
+                detail: format!("the axiomatic model says {}, loom fails: {e}", a.verdict),
+            },
+        ),
+        (Some(Err(m)), Err(a)) => {
+            return Err(OracleError {
+                loom: Some(m.clone()),
+                axiomatic: a.clone(),
+            });
+        }
+    })
+}
+
+/// Both oracles answered: the same states, a pinned limit, or a conflict.
+fn both_answered(
+    m: &ModelOutcome,
+    a: &AxiomOutcome,
+    restricted: impl FnOnce() -> BTreeSet<State>,
+) -> Decision {
+    if m.states == a.states {
+        return Decision::new(a.verdict, &a.states, DecidedBy::Both, Agreement::Same);
+    }
+    let restricted = restricted();
+    let agreement = match m.preemption_bound {
+        None if m.states == restricted && m.states.is_subset(&a.states) => {
+            Agreement::LoomOrdersWrites {
+                missing: diff(&a.states, &m.states),
+            }
+        }
+        Some(bound) if m.states.is_subset(&restricted) => Agreement::LoomBounded {
+            bound,
+            missing: diff(&a.states, &m.states),
+        },
+        _ => Agreement::Conflict {
+            only_loom: diff(&m.states, &a.states),
+            only_axiomatic: diff(&a.states, &m.states),
+            detail: format!(
+                "loom reaches {} states, the axiomatic model {} ({} under loom's write order); \
+                 loom says {}, the axiomatic model {}",
+                m.states.len(),
+                a.states.len(),
+                restricted.len(),
+                m.verdict,
+                a.verdict
+            ),
+        },
+    };
+    Decision::new(a.verdict, &a.states, DecidedBy::Axiomatic, agreement)
+}
+
+#[cfg(test)]
+mod tests;

@@ -21,7 +21,11 @@ pub const TUNING_DIR: &str = "conformance/tuning";
 /// The most reductions a line burst may issue on one line.
 pub const MAX_LINE_BURST: u32 = 1 << 16;
 
-/// One testing environment.
+/// One testing environment: the one type the tuned files, the harness's
+/// flags (`conformance/src/flags.rs`), the GPU runner (`crates/gpu`, as
+/// `Environment`) and the records share. A new incantation is a field here
+/// (with its bound in `check`, its default and its flag) and its use in
+/// the generated code; nothing copies the fields one by one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tuning {
@@ -51,6 +55,32 @@ pub struct Tuning {
     /// extra environment itself or in a search point).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<SearchPoint>,
+}
+
+/// The built-in environment (no tuned file, `--tuning none`). Its
+/// incantations were measured on an H100 (2026-11-22,
+/// `crates/gpu/examples/litmus_smoke`): the allowed weak outcomes of the
+/// CDP and PDL tests need long delays (up to 2^20 cycles, about 0.6 ms) and
+/// launches that do not fill the GPU: with 256 instances per launch 7% of
+/// the instances of mp-parent-child-no-syncthreads and 1.2% of
+/// pdl-read-before-wait-may-be-stale showed them, with 1024 0.7% and 1%,
+/// with 65536 none (the children and the PDL secondary only start once the
+/// parent or primary grid is mostly done).
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            instances: 1024,
+            launches: 32,
+            max_delay_cycles: 1 << 20,
+            stress_words: 1 << 16,
+            stress_iters: 1 << 16,
+            permute: true,
+            stress_lines: false,
+            line_burst: 0,
+            mutant_budget_s: 1.0,
+            extra: Vec::new(),
+        }
+    }
 }
 
 /// A point of the search: a named environment.

@@ -1,0 +1,522 @@
+//! The harness's flags as a table ([`FLAGS`]): each flag's spelling, its
+//! value, its help line and what it sets. One driver ([`parse`]) reads the
+//! command line with it, leaving whatever is not ours to libtest-mimic, and
+//! the help ([`usage`]) is printed from it, so a flag and its help cannot
+//! drift apart. An error names the flag and the value it got.
+//!
+//! The testing environment's flags (`--instances`, `--max-delay`, ...) set
+//! a field of the one environment type (`gridcheck_report::Tuning`) by its
+//! name, into `Options::environment_flags`; they win over a tuned file
+//! (`environment.rs`), and a new incantation needs one row here.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::Options;
+use gridcheck_report::Tier;
+
+/// One flag: `--name VALUE` (or a switch when `value` is `None`), its help
+/// (empty: not shown, the harness's own worker flags), and what it sets.
+pub struct Flag {
+    pub name: &'static str,
+    pub value: Option<&'static str>,
+    pub help: &'static str,
+    set: fn(&mut Draft, &str) -> Result<(), String>,
+}
+
+/// The options while the command line is read: paths that default under
+/// the root are resolved once every flag is in, whatever their order.
+pub(crate) struct Draft {
+    pub(crate) o: Options,
+    pub(crate) spec: Option<PathBuf>,
+    pub(crate) cubins: Option<PathBuf>,
+    pub(crate) results: Option<PathBuf>,
+}
+
+impl Draft {
+    /// Sets the environment's field `field` (a flag wins over a tuned file).
+    fn env(&mut self, field: &str, v: impl Into<Value>) -> Result<(), String> {
+        self.o.environment_flags.insert(field.into(), v.into());
+        Ok(())
+    }
+}
+
+fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
+    v.parse().map_err(|_| "not a valid number".to_string())
+}
+
+fn on_off(v: &str) -> Result<bool, String> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("expected on or off".into()),
+    }
+}
+
+fn line_burst(v: &str) -> Result<u32, String> {
+    let n: u32 = number(v)?;
+    if n > gridcheck_report::MAX_LINE_BURST {
+        return Err(format!(
+            "expected at most {}",
+            gridcheck_report::MAX_LINE_BURST
+        ));
+    }
+    Ok(n)
+}
+
+fn mutant_budget(v: &str) -> Result<f64, String> {
+    let s: f64 = number(v)?;
+    if !(s > 0.0 && s <= 60.0) {
+        return Err("expected 0 < SECS <= 60".into());
+    }
+    Ok(s)
+}
+
+fn percentage(v: &str) -> Result<f64, String> {
+    let pct: f64 = number(v)?;
+    if !(0.0..=100.0).contains(&pct) {
+        return Err("expected a percentage, 0 to 100".into());
+    }
+    Ok(pct)
+}
+
+fn tier(v: &str) -> Result<Tier, String> {
+    Tier::ALL
+        .into_iter()
+        .find(|x| x.as_str() == v)
+        .ok_or_else(|| "unknown tier: expected model, static, gpu or sass".into())
+}
+
+fn shard(v: &str) -> Result<(usize, usize), String> {
+    v.split_once('/')
+        .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
+        .filter(|&(i, n): &(usize, usize)| i >= 1 && i <= n)
+        .ok_or_else(|| "expected i/n with 1 <= i <= n".into())
+}
+
+/// `--extra-environment`: one more environment, appended to the flags'.
+fn extra_environment(d: &mut Draft, v: &str) -> Result<(), String> {
+    let e: gridcheck_report::SearchPoint =
+        serde_json::from_str(v).map_err(|e| format!("not an environment: {e}"))?;
+    let e = serde_json::to_value(e).map_err(|e| e.to_string())?;
+    match d.o.environment_flags.get_mut("extra") {
+        Some(Value::Array(list)) => list.push(e),
+        _ => {
+            d.o.environment_flags
+                .insert("extra".into(), Value::Array(vec![e]));
+        }
+    }
+    Ok(())
+}
+
+/// `--environment`: the whole environment (how the harness hands its own
+/// to a worker), every field as if given as a flag.
+fn environment(d: &mut Draft, v: &str) -> Result<(), String> {
+    let t: gridcheck_report::Tuning =
+        serde_json::from_str(v).map_err(|e| format!("not an environment: {e}"))?;
+    let Value::Object(fields) = serde_json::to_value(&t).map_err(|e| e.to_string())? else {
+        return Err("not an environment: not an object".into());
+    };
+    d.o.environment_flags.extend(fields);
+    // No extra environments is a value too: none from a tuned file either.
+    d.o.environment_flags
+        .entry("extra")
+        .or_insert(Value::Array(Vec::new()));
+    Ok(())
+}
+
+macro_rules! flag {
+    ($name:literal, $value:expr, $help:literal, $set:expr) => {
+        Flag {
+            name: $name,
+            value: $value,
+            help: $help,
+            set: $set,
+        }
+    };
+}
+
+/// Every flag of the harness, in the order of the help.
+pub const FLAGS: &[Flag] = &[
+    flag!(
+        "--tier",
+        Some("model|static|gpu|sass"),
+        "run only this tier (repeatable; default: all); a tier named\nhere that cannot run on this machine is an error",
+        |d, v| {
+            d.o.tiers.push(tier(v)?);
+            Ok(())
+        }
+    ),
+    flag!(
+        "--toolchain",
+        Some("RELEASE"),
+        "an installed toolchain (.toolchains/RELEASE, cargo xtask toolchain\ninstall): its nvcc for the static and sass tiers, its kernels\n(target/kernels-nvcc-RELEASE) for the GPU tier",
+        |d, v| {
+            d.o.toolchain = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--sass-arch",
+        Some("LIST"),
+        "the sass tier's architectures (default: sm_90,sm_100,sm_120)",
+        |d, v| {
+            d.o.sass_arches = v
+                .split(',')
+                .map(|a| a.trim().to_string())
+                .filter(|a| !a.is_empty())
+                .collect();
+            Ok(())
+        }
+    ),
+    flag!(
+        "--root",
+        Some("DIR"),
+        "repository root (default: the workspace)",
+        |d, v| {
+            d.o.root = v.into();
+            Ok(())
+        }
+    ),
+    flag!(
+        "--spec",
+        Some("DIR"),
+        "the spec to run (default: <root>/spec)",
+        |d, v| {
+            d.spec = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--seeds",
+        Some("DIR"),
+        "seed documents for the quote check (default: ../shared/seeds)",
+        |d, v| {
+            d.o.seeds = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--cubins",
+        Some("DIR"),
+        "built kernels (default: target/kernels)",
+        |d, v| {
+            d.cubins = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--binary",
+        Some("auto|ptx"),
+        "auto: the device's cubin, else a lower minor's of its major, else the\nPTX through the driver's JIT; ptx: the PTX only (default: auto)",
+        |d, v| {
+            d.o.binary = crate::binary::parse_mode(v).map_err(|_| "not auto or ptx")?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--devrt",
+        Some("FILE"),
+        "the libcudadevrt.a PTX is linked with (default: <cubins>/libcudadevrt.a)",
+        |d, v| {
+            d.o.devrt = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--results",
+        Some("FILE"),
+        "JSON-lines results (default: target/gridcheck/results.jsonl)",
+        |d, v| {
+            d.results = Some(v.into());
+            Ok(())
+        }
+    ),
+    flag!(
+        "--instances",
+        Some("N"),
+        "litmus instances per launch (default: 1024)",
+        |d, v| d.env("instances", number::<u32>(v)?)
+    ),
+    flag!(
+        "--launches",
+        Some("N"),
+        "launches per litmus test (default: 32)",
+        |d, v| d.env("launches", number::<u32>(v)?)
+    ),
+    flag!(
+        "--seed",
+        Some("N"),
+        "incantation seed (default: 1)",
+        |d, v| {
+            d.o.seed = number(v)?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--timeout",
+        Some("SECS"),
+        "kill a GPU test's process after this long (default: 60)",
+        |d, v| {
+            d.o.timeout = number(v)?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--model-timeout",
+        Some("SECS"),
+        "kill the model's process for one test after this long (default: 300)",
+        |d, v| {
+            d.o.model_timeout = number(v)?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--resume",
+        None,
+        "skip trials the results file already holds (a killed run goes on)",
+        |d, _| {
+            d.o.resume = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--classify-timeouts",
+        None,
+        "rerun every litmus GPU trial that timed out alone under watch: a stall\n(where the instances stopped) or a long run (its rate); by default\nonly those no known hang covers",
+        |d, _| {
+            d.o.classify_timeouts = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--no-classify-timeouts",
+        None,
+        "rerun no timed-out trial under watch",
+        |d, _| {
+            d.o.no_classify_timeouts = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--fresh-context",
+        None,
+        "every GPU trial in a process and CUDA context of its own (default: one\nstaying worker a device runs the litmus and runtime tests that set no\ndevice runtime limit, each with its own module)",
+        |d, _| {
+            d.o.fresh_context = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--progress",
+        None,
+        "progress lines with the time left on stderr (default: when stderr\nis a terminal and stdout is not)",
+        |d, _| {
+            d.o.progress = Some(true);
+            Ok(())
+        }
+    ),
+    flag!("--no-progress", None, "no progress lines", |d, _| {
+        d.o.progress = Some(false);
+        Ok(())
+    }),
+    flag!("--junit", Some("FILE"), "also write JUnit XML", |d, v| {
+        d.o.junit = Some(v.into());
+        Ok(())
+    }),
+    flag!(
+        "--shard",
+        Some("I/N"),
+        "run the I-th of N shards of the trials (1-based)",
+        |d, v| {
+            d.o.shard = Some(shard(v)?);
+            Ok(())
+        }
+    ),
+    flag!(
+        "--tuning",
+        Some("FILE|none"),
+        "the testing environment (default: conformance/tuning/<gpu>.toml when\nit exists, else the built-in one); flags below win over it",
+        |d, v| {
+            match v {
+                "none" => d.o.no_tuning = true,
+                f => d.o.tuning = Some(f.into()),
+            }
+            Ok(())
+        }
+    ),
+    flag!(
+        "--max-delay",
+        Some("CYCLES"),
+        "random delay bound before each operation (0: none)",
+        |d, v| d.env("max_delay_cycles", number::<u32>(v)?)
+    ),
+    flag!(
+        "--stress-words",
+        Some("N"),
+        "words the stress warps hammer (0: no stress)",
+        |d, v| d.env("stress_words", number::<u32>(v)?)
+    ),
+    flag!(
+        "--stress-iters",
+        Some("N"),
+        "a stress warp's iterations per phase",
+        |d, v| d.env("stress_iters", number::<u32>(v)?)
+    ),
+    flag!(
+        "--permute",
+        Some("on|off"),
+        "permute instances over memory slots",
+        |d, v| d.env("permute", on_off(v)?)
+    ),
+    flag!(
+        "--stress-lines",
+        Some("on|off"),
+        "stress warps contend the test's own location lines",
+        |d, v| d.env("stress_lines", on_off(v)?)
+    ),
+    flag!(
+        "--line-burst",
+        Some("N"),
+        "reductions the block issues on the line of each location a phase\nstores to, before the phase's barrier (0: none; at most 65536)",
+        |d, v| d.env("line_burst", line_burst(v)?)
+    ),
+    flag!(
+        "--extra-environment",
+        Some("JSON"),
+        "one more environment after the first (JSON, as a tuned file's\n[[extra]] environment)",
+        extra_environment
+    ),
+    flag!(
+        "--environment",
+        Some("JSON"),
+        "the whole testing environment as JSON, every field as if given as a\nflag (how the harness hands its environment to its workers)",
+        environment
+    ),
+    flag!(
+        "--mutants",
+        None,
+        "run the mutants of the spec's tests on the GPU (mutation testing)\ninstead of the tiers, and print the mutation score",
+        |d, _| {
+            d.o.mutants = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--mutant-budget",
+        Some("SECS"),
+        "GPU seconds a mutant may run before it survives",
+        |d, v| d.env("mutant_budget_s", mutant_budget(v)?)
+    ),
+    flag!(
+        "--mutant-results",
+        Some("FILE"),
+        "mutants' JSON-lines records (default: target/gridcheck/mutants.jsonl)",
+        |d, v| {
+            d.o.mutant_results = v.into();
+            Ok(())
+        }
+    ),
+    flag!(
+        "--tune",
+        Some("FILE"),
+        "with --mutants: every mutant under each environment of FILE\n(conformance/tuning/search.toml), and the kills per GPU second of each",
+        |d, v| {
+            d.o.tune = Some(v.into());
+            d.o.mutants = true;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--min-score",
+        Some("PCT"),
+        "with --mutants: fail the run when fewer than PCT % of the mutants\nthat ran are killed (a kernelgen or incantation change that lowers it)",
+        |d, v| {
+            d.o.min_score = Some(percentage(v)?);
+            Ok(())
+        }
+    ),
+    flag!(
+        "--devices",
+        Some("all|0,1,..."),
+        "run the GPU tier on these GPUs at once, one worker at a time on\neach, the tests dealt out over them (default: device 0)",
+        |d, v| {
+            d.o.devices = Some(crate::devices::Devices::parse(v)?);
+            Ok(())
+        }
+    ),
+    flag!("--worker-serve", None, "", |d, _| {
+        d.o.serve = true;
+        Ok(())
+    }),
+    flag!("--worker", Some("TEST"), "", |d, v| {
+        d.o.worker = Some((crate::worker::Job::Gpu, v.into()));
+        Ok(())
+    }),
+    flag!("--worker-model", Some("TEST"), "", |d, v| {
+        d.o.worker = Some((crate::worker::Job::Model, v.into()));
+        Ok(())
+    }),
+    flag!("--worker-mutant", Some("MUTANT"), "", |d, v| {
+        d.o.worker = Some((crate::worker::Job::Mutant, v.into()));
+        Ok(())
+    }),
+    flag!("--worker-mutant-model", Some("MUTANT"), "", |d, v| {
+        d.o.worker = Some((crate::worker::Job::MutantModel, v.into()));
+        Ok(())
+    }),
+    flag!("--worker-device", Some("UUID"), "", |d, v| {
+        d.o.worker_device = Some(v.into());
+        Ok(())
+    }),
+];
+
+/// Our options' help, from [`FLAGS`].
+pub fn usage() -> String {
+    const WIDTH: usize = 26;
+    let mut out = String::from("gridcheck conformance options (before libtest's own):\n");
+    for f in FLAGS.iter().filter(|f| !f.help.is_empty()) {
+        let head = match f.value {
+            Some(v) => format!("{} {v}", f.name),
+            None => f.name.to_string(),
+        };
+        for (i, line) in f.help.lines().enumerate() {
+            let left = if i == 0 { head.as_str() } else { "" };
+            out += &format!(
+                "  {left:<WIDTH$}{}{line}\n",
+                if left.len() >= WIDTH { "  " } else { "" }
+            );
+        }
+    }
+    out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's."
+}
+
+/// Reads `argv` (the program first) into `d` with [`FLAGS`]: ours are
+/// applied in order, the rest is kept for libtest-mimic.
+pub(crate) fn parse(argv: Vec<String>, d: &mut Draft) -> Result<(), String> {
+    let mut args = argv.into_iter();
+    if let Some(program) = args.next() {
+        d.o.libtest.push(program);
+    }
+    while let Some(a) = args.next() {
+        if a == "--help-gridcheck" {
+            return Err(usage());
+        }
+        let Some(flag) = FLAGS.iter().find(|f| f.name == a) else {
+            d.o.libtest.push(a);
+            continue;
+        };
+        let value = match flag.value {
+            Some(_) => args
+                .next()
+                .ok_or_else(|| format!("`{a}` needs a value\n\n{}", usage()))?,
+            None => String::new(),
+        };
+        (flag.set)(d, &value).map_err(|e| match flag.value {
+            Some(_) => format!("`{a} {value}`: {e}"),
+            None => format!("`{a}`: {e}"),
+        })?;
+    }
+    Ok(())
+}
