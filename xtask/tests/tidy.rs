@@ -349,8 +349,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     // Being split at their steps.
     "conformance/src/lib.rs::main_with",
     "crates/axiom/src/program.rs::compile",
-    "crates/bench/src/gpu/bezier.rs::bezier_group",
-    "crates/bench/src/gpu/launch.rs::launch_group",
     "crates/docs/src/markdown_report.rs::markdown",
     "crates/docs/src/rule_page.rs::test_section",
     "crates/docs/src/svg.rs::bar_chart",
