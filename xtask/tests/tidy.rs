@@ -352,7 +352,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     "crates/docs/src/markdown_report.rs::markdown",
     "crates/docs/src/rule_page.rs::test_section",
     "crates/docs/src/svg.rs::bar_chart",
-    "crates/gpu/src/litmus.rs::run_litmus_core",
     "crates/kernelgen/src/layout.rs::layout",
     "crates/kernelgen/src/litmus.rs::prologue",
     "crates/litgen/src/lib.rs::normalize",

@@ -35,6 +35,7 @@ mod environment;
 pub mod histogram;
 mod jit;
 mod litmus;
+mod run_buffers;
 mod runtime;
 pub mod watch;
 
