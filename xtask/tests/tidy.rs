@@ -354,8 +354,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     "crates/kernelgen/src/layout.rs::layout",
     "crates/kernelgen/src/litmus.rs::prologue",
     "crates/litgen/src/lib.rs::normalize",
-    "crates/spec/src/scan.rs::scan",
-    "crates/spec/src/sentences/splitter.rs::split",
     "xtask/src/bench_model.rs::run",
     "xtask/src/build.rs::run",
 ];
