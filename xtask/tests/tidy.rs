@@ -354,7 +354,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     "crates/kernelgen/src/layout.rs::layout",
     "crates/kernelgen/src/litmus.rs::prologue",
     "crates/litgen/src/lib.rs::normalize",
-    "xtask/src/build.rs::run",
 ];
 const MAX_FN_LINES: usize = 120;
 
