@@ -348,9 +348,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     "crates/spec/src/load/litmus.rs::litmus",
     // Being split at their steps.
     "conformance/src/lib.rs::main_with",
-    "crates/docs/src/markdown_report.rs::markdown",
-    "crates/docs/src/rule_page.rs::test_section",
-    "crates/docs/src/svg.rs::bar_chart",
     "crates/kernelgen/src/layout.rs::layout",
     "crates/kernelgen/src/litmus.rs::prologue",
     "crates/litgen/src/lib.rs::normalize",
