@@ -348,7 +348,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     "crates/spec/src/load/litmus.rs::litmus",
     // Being split at their steps.
     "conformance/src/lib.rs::main_with",
-    "crates/litgen/src/lib.rs::normalize",
 ];
 const MAX_FN_LINES: usize = 120;
 
