@@ -347,7 +347,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[
     // The typed spec-loading change removes this one.
     "crates/spec/src/load/litmus.rs::litmus",
     // Being split at their steps.
-    "conformance/src/lib.rs::main_with",
 ];
 const MAX_FN_LINES: usize = 120;
 
