@@ -399,7 +399,6 @@ const CYCLES_BEING_REMOVED: &[&str] = &[
     "crates/gpu",
     "crates/kernelgen",
     "crates/model",
-    "crates/mutate",
     "crates/report",
     "xtask",
 ];
