@@ -394,10 +394,14 @@ fn no_function_is_over_120_lines() {
 
 /// Crates whose import cycles another change is removing.
 const CYCLES_BEING_REMOVED: &[&str] = &[
+    // A module uses an item the crate root defines while the root uses the
+    // module: the item belongs in a module of its own. Left where other
+    // changes at work rewrite the same code (the oracles' typed errors in
+    // model and axiom; the harness's testing environment and argument
+    // parser in conformance; xtask's main.rs, which every command touches).
     "conformance",
     "crates/axiom",
     "crates/gpu",
-    "crates/kernelgen",
     "crates/model",
     "crates/report",
     "xtask",

@@ -4,8 +4,8 @@
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
+use crate::abi::{LOC_STRIDE, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP};
 use crate::plan::observes_errors;
-use crate::{LOC_STRIDE, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP};
 
 /// A memory location of one instance.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use std::fmt::{self, Write};
 
 use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
 
+use crate::abi::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 use crate::describe::description;
 use crate::emit::{header, to_string};
 use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
-use crate::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 
 /// CUDA source for a litmus test. `spec_file` is the test's spec file
 /// relative to the repository root; `rule_ids` the rules that list the test.

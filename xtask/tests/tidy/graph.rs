@@ -161,7 +161,7 @@ fn root_refs(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
 }
 
 /// The module graph of a crate: top-level module → the top-level modules
-/// its files (its own and its submodules') name through `crate::` (or
+/// its non-test files (its own and its submodules') name through `crate::` (or
 /// `super::` in a top-level module's own file). The crate root is a node
 /// too, named by its file (`lib.rs`): a module that uses an item the root
 /// defines depends on the root, and the root depends on the modules it uses.
@@ -188,7 +188,10 @@ pub fn module_graph(krate: &Path) -> BTreeMap<String, BTreeSet<String>> {
         }
         _ => BTreeMap::new(),
     };
-    for f in &files {
+    // A test module's file (`tests.rs`) is test code, like a `#[cfg(test)]`
+    // module: not a dependency of the crate.
+    let is_test = |f: &Path| f.file_name().is_some_and(|n| n == "tests.rs");
+    for f in files.iter().filter(|f| !is_test(f)) {
         let Some(m) = top(f) else {
             continue;
         };
