@@ -403,7 +403,6 @@ const CYCLES_BEING_REMOVED: &[&str] = &[
     "crates/axiom",
     "crates/gpu",
     "crates/model",
-    "crates/report",
     "xtask",
 ];
 
