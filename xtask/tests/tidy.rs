@@ -401,7 +401,6 @@ const CYCLES_BEING_REMOVED: &[&str] = &[
     // parser in conformance; xtask's main.rs, which every command touches).
     "conformance",
     "crates/axiom",
-    "crates/gpu",
     "crates/model",
     "xtask",
 ];

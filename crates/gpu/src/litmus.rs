@@ -13,10 +13,11 @@ use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
 use gridcheck_kernelgen::Layout;
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
+use crate::context::Gpu;
 use crate::environment::{Budget, Incantations, Params, launch_seed, permutation};
+use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
-use crate::{Gpu, GpuError, drv};
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.

@@ -11,7 +11,8 @@ use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{Litmus, State};
 
 use crate::environment::{Budget, Incantations};
-use crate::{GpuError, cuda_error_name, driver_error, drv, histogram};
+use crate::error::{GpuError, cuda_error_name, driver_error, drv};
+use crate::histogram;
 
 /// A run's outcome as read back from the GPU (see `LitmusRun`).
 #[derive(Default)]
