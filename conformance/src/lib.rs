@@ -467,14 +467,8 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut all = trials(&ctx);
-    if let Some((i, n)) = ctx.opts.shard {
-        all.sort_by(|a, b| a.name().cmp(b.name()));
-        all = all
-            .into_iter()
-            .enumerate()
-            .filter(|(k, _)| k % n == i - 1)
-            .map(|(_, t)| t)
-            .collect();
+    if let Some(shard) = ctx.opts.shard {
+        all = take_shard(all, shard);
     }
     if args.list {
         return listing::list(&args, &all);
@@ -484,28 +478,54 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         .map(|t| (t.name().to_string(), args.is_filtered_out(t)))
         .collect();
     if let Some(pool) = &ctx.devices {
-        // The GPU tests this run selects, dealt out over the devices.
-        let tests: Vec<String> = names
-            .iter()
-            .filter(|(_, out)| !out)
-            .filter_map(|(n, _)| n.parse::<TrialId>().ok())
-            .filter(|t| t.tier == Tier::Gpu)
-            .map(|t| t.test)
-            .collect();
-        pool.assign(&tests);
-        if ctx.opts.devices.is_some() && !args.list {
-            for (slot, d) in pool.selected().iter().enumerate() {
-                let n = tests.iter().filter(|t| pool.slot(t) == slot).count();
-                eprintln!(
-                    "GPU tier on device {} ({}, {}, {}): {n} test runs",
-                    d.ordinal,
-                    d.name,
-                    d.pci_bus_id.as_deref().unwrap_or("no PCI bus id"),
-                    d.uuid.as_deref().unwrap_or("no UUID")
-                );
-            }
+        deal_gpu_tests(&ctx, pool, &names, &args);
+    }
+    start_progress(&ctx, &all, &args);
+    let conclusion = libtest_mimic::run(&args, all);
+    if let Err(code) = finish(&ctx, &args, &names) {
+        return code;
+    }
+    conclusion.exit_code()
+}
+
+/// Shard `i` of `n` (from 1): every `n`th trial in name order.
+fn take_shard(mut all: Vec<Trial>, (i, n): (usize, usize)) -> Vec<Trial> {
+    all.sort_by(|a, b| a.name().cmp(b.name()));
+    all.into_iter()
+        .enumerate()
+        .filter(|(k, _)| k % n == i - 1)
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// The GPU tests this run selects, dealt out over the devices (and, with
+/// `--devices`, each device's share said).
+fn deal_gpu_tests(ctx: &Ctx, pool: &devices::Pool, names: &[(String, bool)], args: &Arguments) {
+    let tests: Vec<String> = names
+        .iter()
+        .filter(|(_, out)| !out)
+        .filter_map(|(n, _)| n.parse::<TrialId>().ok())
+        .filter(|t| t.tier == Tier::Gpu)
+        .map(|t| t.test)
+        .collect();
+    pool.assign(&tests);
+    if ctx.opts.devices.is_some() && !args.list {
+        for (slot, d) in pool.selected().iter().enumerate() {
+            let n = tests.iter().filter(|t| pool.slot(t) == slot).count();
+            eprintln!(
+                "GPU tier on device {} ({}, {}, {}): {n} test runs",
+                d.ordinal,
+                d.name,
+                d.pci_bus_id.as_deref().unwrap_or("no PCI bus id"),
+                d.uuid.as_deref().unwrap_or("no UUID")
+            );
         }
     }
+}
+
+/// The progress line on a terminal's standard error (or as `--progress`
+/// says), counting the trials to run.
+fn start_progress(ctx: &Ctx, all: &[Trial], args: &Arguments) {
     let show_progress = ctx.opts.progress.unwrap_or_else(|| {
         use std::io::IsTerminal;
         std::io::stderr().is_terminal() && !std::io::stdout().is_terminal()
@@ -517,20 +537,25 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             .count();
         let _ = ctx.progress.set(progress::Progress::new(total));
     }
-    let conclusion = libtest_mimic::run(&args, all);
+}
+
+/// After the trials: the mutants' score or the summary, the JUnit file,
+/// and the records' completeness; the exit code that overrides the
+/// trials', if any.
+fn finish(ctx: &Ctx, args: &Arguments, names: &[(String, bool)]) -> Result<(), ExitCode> {
     let mut score_ok = true;
     if !args.list {
         if ctx.opts.mutants {
-            score_ok = mutants::print_summary(&ctx);
+            score_ok = mutants::print_summary(ctx);
         } else {
             ctx.record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
-            summary::print(&ctx);
+            summary::print(ctx);
         }
         if let Some(path) = &ctx.opts.junit
             && let Err(e) = std::fs::write(path, gridcheck_report::junit(&ctx.records()))
         {
             eprintln!("cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     if let Some(e) = ctx
@@ -541,14 +566,14 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
         .clone()
     {
         eprintln!("error: the mutants' records are incomplete: {e}");
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
     if let Some(e) = ctx.write_error() {
         eprintln!("error: the results file is incomplete: {e}");
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
     if !score_ok {
-        return ExitCode::FAILURE;
+        return Err(ExitCode::FAILURE);
     }
-    conclusion.exit_code()
+    Ok(())
 }

@@ -17,10 +17,10 @@
 //! runs itself again from a release build, so that the times are those of
 //! the release harness; `--here` skips that.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use gridcheck_model::Options;
-use gridcheck_spec::TestBody;
+use gridcheck_model::{ModelOutcome, Options};
+use gridcheck_spec::{Litmus, Test, TestBody};
 
 use crate::{Result, load_spec, root};
 
@@ -43,7 +43,47 @@ pub fn run(args: &[String]) -> Result<()> {
         return crate::rerun_release(&rest);
     }
     let spec = load_spec(&root())?;
-    let options = Options::default();
+    print_header(&Options::default());
+    let start = Instant::now();
+    let mut tally = Tally::default();
+    for t in &spec.tests {
+        let TestBody::Litmus(l) = &t.body else {
+            continue;
+        };
+        if filter
+            .as_ref()
+            .is_some_and(|f| !t.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        bench_test(t, l, &mut tally)?;
+    }
+    let wall = start.elapsed();
+    print_totals(&mut tally, wall);
+    println!("load average after: {}", load_average());
+    if tally.mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "model verdicts differ from the spec:\n  {}",
+            tally.mismatches.join("\n  ")
+        ))
+    }
+}
+
+/// What the tests so far add up to: the axiomatic model's time, loom's
+/// outcomes, the tests the axiomatic model decided alone, the verdicts that
+/// differ from the spec.
+#[derive(Default)]
+struct Tally {
+    axiom_time: Duration,
+    rows: Vec<(String, ModelOutcome)>,
+    single: Vec<String>,
+    mismatches: Vec<String>,
+}
+
+/// The options, the load average, the table's header.
+fn print_header(options: &Options) {
     println!(
         "model bench: default options (exhaustive up to {} executions, then preemption bounds {:?}), one test at a time",
         options.budget.unwrap_or(0),
@@ -64,96 +104,90 @@ pub fn run(args: &[String]) -> Result<()> {
         "axiomatic",
         "both"
     );
-    let mut axiom_time = std::time::Duration::ZERO;
-    let start = Instant::now();
-    let mut rows = Vec::new();
-    let mut single = Vec::new();
-    let mut mismatches = Vec::new();
-    for t in &spec.tests {
-        let TestBody::Litmus(l) = &t.body else {
-            continue;
-        };
-        if filter
-            .as_ref()
-            .is_some_and(|f| !t.name.contains(f.as_str()))
-        {
-            continue;
-        }
-        let t0 = Instant::now();
-        let c = gridcheck_oracle::cross_check(l)
-            .map_err(|e| format!("{}: both oracles failed: {e}", t.name))?;
-        let total = t0.elapsed();
-        // loom does not run a test over its thread limit, or gives up on a
-        // pinned limit (the axiomatic model decides alone, `single`); any
-        // other loom failure is an error.
-        let loom = match c.loom.clone() {
-            Some(Ok(o)) => Some(o),
-            None => None,
-            Some(Err(_)) if matches!(c.agreement, gridcheck_oracle::Agreement::Single { .. }) => {
-                None
-            }
-            Some(Err(e)) => {
-                return Err(format!(
-                    "{}: loom gave no answer ({e}; {})",
-                    t.name, c.agreement
-                ));
-            }
-        };
-        let axiom = c
-            .axiomatic
-            .as_ref()
-            .map_err(|e| format!("{}: {e}", t.name))?;
-        let bound = loom
-            .as_ref()
-            .and_then(|o| o.preemption_bound)
-            .map_or("-".to_string(), |b| b.to_string());
-        let dash = |f: &dyn Fn(&gridcheck_model::ModelOutcome) -> String| {
-            loom.as_ref().map_or("-".to_string(), f)
-        };
-        let mark = if c.is_conflict() {
-            mismatches.push(format!("{} ({}): {}", t.name, t.origin, c.agreement));
-            "  CONFLICT"
-        } else if c.verdict == l.expect {
-            ""
-        } else {
-            mismatches.push(format!(
-                "{} ({}): model says {}, the spec expects {}",
-                t.name, t.origin, c.verdict, l.expect
+}
+
+/// Runs both oracles on one test and prints its row.
+fn bench_test(t: &Test, l: &Litmus, tally: &mut Tally) -> Result<()> {
+    let t0 = Instant::now();
+    let c = gridcheck_oracle::cross_check(l)
+        .map_err(|e| format!("{}: both oracles failed: {e}", t.name))?;
+    let total = t0.elapsed();
+    // loom does not run a test over its thread limit, or gives up on a
+    // pinned limit (the axiomatic model decides alone, `single`); any
+    // other loom failure is an error.
+    let loom = match c.loom.clone() {
+        Some(Ok(o)) => Some(o),
+        None => None,
+        Some(Err(_)) if matches!(c.agreement, gridcheck_oracle::Agreement::Single { .. }) => None,
+        Some(Err(e)) => {
+            return Err(format!(
+                "{}: loom gave no answer ({e}; {})",
+                t.name, c.agreement
             ));
-            "  MISMATCH"
-        };
-        println!(
-            "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>9} {:>10} {:>8.4}s {:>8.3}s{mark}",
+        }
+    };
+    let axiom = c
+        .axiomatic
+        .as_ref()
+        .map_err(|e| format!("{}: {e}", t.name))?;
+    let bound = loom
+        .as_ref()
+        .and_then(|o| o.preemption_bound)
+        .map_or("-".to_string(), |b| b.to_string());
+    let dash = |f: &dyn Fn(&gridcheck_model::ModelOutcome) -> String| {
+        loom.as_ref().map_or("-".to_string(), f)
+    };
+    let mark = if c.is_conflict() {
+        tally
+            .mismatches
+            .push(format!("{} ({}): {}", t.name, t.origin, c.agreement));
+        "  CONFLICT"
+    } else if c.verdict == l.expect {
+        ""
+    } else {
+        tally.mismatches.push(format!(
+            "{} ({}): model says {}, the spec expects {}",
+            t.name, t.origin, c.verdict, l.expect
+        ));
+        "  MISMATCH"
+    };
+    println!(
+        "{:<50} {:>7} {:>9} {:>9} {:>10} {:>7} {:>10} {:>9} {:>10} {:>8.4}s {:>8.3}s{mark}",
+        t.name,
+        l.thread_count(),
+        c.verdict.as_str(),
+        c.decided_by.as_str(),
+        dash(&|o| o.executions.to_string()),
+        bound,
+        dash(&|o| o.abandoned_executions.to_string()),
+        dash(&|o| format!("{:.3}s", o.elapsed.as_secs_f64())),
+        axiom.candidates,
+        axiom.elapsed.as_secs_f64(),
+        total.as_secs_f64()
+    );
+    tally.axiom_time += axiom.elapsed;
+    match loom {
+        Some(o) => tally.rows.push((t.name.clone(), o)),
+        None => tally.single.push(format!(
+            "{} ({} threads, {} candidates, {:.4} s)",
             t.name,
             l.thread_count(),
-            c.verdict.as_str(),
-            c.decided_by.as_str(),
-            dash(&|o| o.executions.to_string()),
-            bound,
-            dash(&|o| o.abandoned_executions.to_string()),
-            dash(&|o| format!("{:.3}s", o.elapsed.as_secs_f64())),
             axiom.candidates,
-            axiom.elapsed.as_secs_f64(),
-            total.as_secs_f64()
-        );
-        axiom_time += axiom.elapsed;
-        match loom {
-            Some(o) => rows.push((t.name.clone(), o)),
-            None => single.push(format!(
-                "{} ({} threads, {} candidates, {:.4} s)",
-                t.name,
-                l.thread_count(),
-                axiom.candidates,
-                axiom.elapsed.as_secs_f64()
-            )),
-        }
+            axiom.elapsed.as_secs_f64()
+        )),
     }
-    let wall = start.elapsed();
-    let executions: u64 = rows
+    Ok(())
+}
+
+/// The totals, the bounds used, the slowest tests.
+fn print_totals(tally: &mut Tally, wall: Duration) {
+    let executions: u64 = tally
+        .rows
         .iter()
         .map(|(_, o)| o.executions + o.abandoned_executions)
         .sum();
-    let bounded: Vec<String> = rows
+    let bounded: Vec<String> = tally
+        .rows
         .iter()
         .filter_map(|(n, o)| o.preemption_bound.map(|b| format!("{n} (bound {b})")))
         .collect();
@@ -161,15 +195,15 @@ pub fn run(args: &[String]) -> Result<()> {
     println!(
         "total: {} tests, {executions} loom executions, {:.2} s for both oracles (the axiomatic \
          model's part {:.3} s; one test at a time, the harness runs two workers at once)",
-        rows.len() + single.len(),
+        tally.rows.len() + tally.single.len(),
         wall.as_secs_f64(),
-        axiom_time.as_secs_f64()
+        tally.axiom_time.as_secs_f64()
     );
-    if !single.is_empty() {
+    if !tally.single.is_empty() {
         println!(
             "decided by the axiomatic model alone (over loom's {} threads, or a pinned limit): {}",
             gridcheck_model::MAX_GPU_THREADS,
-            single.join(", ")
+            tally.single.join(", ")
         );
     }
     if bounded.is_empty() {
@@ -177,24 +211,15 @@ pub fn run(args: &[String]) -> Result<()> {
     } else {
         println!("bounds used: {}", bounded.join(", "));
     }
-    rows.sort_by_key(|r| std::cmp::Reverse(r.1.elapsed));
+    tally.rows.sort_by_key(|r| std::cmp::Reverse(r.1.elapsed));
     println!("slowest:");
-    for (n, o) in rows.iter().take(10) {
+    for (n, o) in tally.rows.iter().take(10) {
         println!(
             "  {:<50} {:>10} executions {:>8.3}s",
             n,
             o.executions + o.abandoned_executions,
             o.elapsed.as_secs_f64()
         );
-    }
-    println!("load average after: {}", load_average());
-    if mismatches.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "model verdicts differ from the spec:\n  {}",
-            mismatches.join("\n  ")
-        ))
     }
 }
 

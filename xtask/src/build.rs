@@ -151,66 +151,7 @@ pub fn run(
     let (targets, _) = targets(&nvcc, kernels)?;
     let src_dir = root.join(gridcheck_kernelgen::GENERATED_DIR);
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
-    let mut work = Vec::new();
-    let mut missing = Vec::new();
-    let mut wanted = std::collections::BTreeSet::new();
-    let mut skipped = 0;
-    for test in &spec.tests {
-        if !gridcheck_kernelgen::has_generated_file(test) {
-            continue;
-        }
-        let file = gridcheck_kernelgen::file_name(test);
-        wanted.insert(file.clone());
-        let src = src_dir.join(&file);
-        if !src.is_file() {
-            missing.push(src.display().to_string());
-            continue;
-        }
-        let executable = gridcheck_kernelgen::builds_executable(test);
-        for arch in &archs {
-            match gridcheck_kernelgen::build_plan(test, arch) {
-                Ok(Some(flags)) => work.push(Job {
-                    src: src.clone(),
-                    arch: arch.clone(),
-                    flags,
-                    output: if executable {
-                        Output::Executable
-                    } else {
-                        Output::Cubin
-                    },
-                }),
-                Ok(None) => {}
-                Err(_) => skipped += 1,
-            }
-        }
-        if let Some(arch) = gridcheck_kernelgen::ptx_arch(test, &targets)
-            && let Ok(Some(flags)) = gridcheck_kernelgen::build_plan(test, arch)
-        {
-            work.push(Job {
-                src: src.clone(),
-                arch: arch.to_string(),
-                flags,
-                output: Output::Ptx,
-            });
-        }
-    }
-    if !missing.is_empty() {
-        return Err(format!(
-            "generated kernels are missing (run `cargo xtask codegen`):\n  {}",
-            missing.join("\n  ")
-        ));
-    }
-    if let Ok(entries) = std::fs::read_dir(&src_dir) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".cu") && !wanted.contains(&name) {
-                println!(
-                    "build: not building {}: no test of the spec generates it (run `cargo xtask codegen`)",
-                    e.path().display()
-                );
-            }
-        }
-    }
+    let (mut work, skipped) = plan_jobs(&spec, &src_dir, &archs, &targets)?;
     // PTX first, then one architecture after another: an interrupted build
     // leaves whole architectures.
     let rank = |j: &Job| {
@@ -254,9 +195,87 @@ pub fn run(
         nvcc.found_via
     );
     built.push(devrt);
-    // The toolchain that built them, beside every architecture's kernels
-    // and at the root (the PTX's), for the GPU tier's records.
-    let stamp = crate::toolchain::record(&toolchain);
+    stamp_toolchain(&toolchain, kernels, &archs)?;
+    Ok(built)
+}
+
+/// The jobs: each generated file for each architecture its plan allows,
+/// and its PTX; with the count of test-architecture pairs a plan excludes.
+/// A missing generated file is an error; a generated file no test makes is
+/// noted.
+fn plan_jobs(
+    spec: &gridcheck_spec::Spec,
+    src_dir: &Path,
+    archs: &[String],
+    targets: &[String],
+) -> Result<(Vec<Job>, usize)> {
+    let mut work = Vec::new();
+    let mut missing = Vec::new();
+    let mut wanted = std::collections::BTreeSet::new();
+    let mut skipped = 0;
+    for test in &spec.tests {
+        if !gridcheck_kernelgen::has_generated_file(test) {
+            continue;
+        }
+        let file = gridcheck_kernelgen::file_name(test);
+        wanted.insert(file.clone());
+        let src = src_dir.join(&file);
+        if !src.is_file() {
+            missing.push(src.display().to_string());
+            continue;
+        }
+        let executable = gridcheck_kernelgen::builds_executable(test);
+        for arch in archs {
+            match gridcheck_kernelgen::build_plan(test, arch) {
+                Ok(Some(flags)) => work.push(Job {
+                    src: src.clone(),
+                    arch: arch.clone(),
+                    flags,
+                    output: if executable {
+                        Output::Executable
+                    } else {
+                        Output::Cubin
+                    },
+                }),
+                Ok(None) => {}
+                Err(_) => skipped += 1,
+            }
+        }
+        if let Some(arch) = gridcheck_kernelgen::ptx_arch(test, targets)
+            && let Ok(Some(flags)) = gridcheck_kernelgen::build_plan(test, arch)
+        {
+            work.push(Job {
+                src: src.clone(),
+                arch: arch.to_string(),
+                flags,
+                output: Output::Ptx,
+            });
+        }
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "generated kernels are missing (run `cargo xtask codegen`):\n  {}",
+            missing.join("\n  ")
+        ));
+    }
+    if let Ok(entries) = std::fs::read_dir(src_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".cu") && !wanted.contains(&name) {
+                println!(
+                    "build: not building {}: no test of the spec generates it (run `cargo xtask codegen`)",
+                    e.path().display()
+                );
+            }
+        }
+    }
+    Ok((work, skipped))
+}
+
+/// The toolchain that built the kernels, beside every architecture's
+/// kernels and at the root (the PTX's), for the GPU tier's records.
+fn stamp_toolchain(toolchain: &Toolchain, kernels: &Path, archs: &[String]) -> Result<()> {
+    let stamp = crate::toolchain::record(toolchain);
     for dir in std::iter::once(kernels.to_path_buf()).chain(archs.iter().map(|a| kernels.join(a))) {
         if dir.is_dir() {
             stamp
@@ -264,7 +283,7 @@ pub fn run(
                 .map_err(|e| format!("the kernels' toolchain: {e}"))?;
         }
     }
-    Ok(built)
+    Ok(())
 }
 
 /// Compiles the jobs, `jobs` at a time (each thread takes the next job),

@@ -1,15 +1,25 @@
 //! The architecture's invariants, checked by `cargo test` as
 //! rust-analyzer's tidy checks its own: every source file opens with a `//!`
-//! doc; ARCHITECTURE.md's code map names every module of every crate; only
-//! `crates/spec` reads YAML; `crates/model` and `crates/kernelgen` do no I/O;
-//! every member uses the workspace lints; no source file is over 600 lines;
-//! no two modules of a crate import each other, directly or not.
+//! doc; ARCHITECTURE.md's code map names every module of every crate, and
+//! nothing that is not there; only `crates/spec` reads YAML; `crates/model`
+//! and `crates/kernelgen` do no I/O; every member uses the workspace lints;
+//! no source file is over 600 lines; no function outside tests is over 120
+//! lines; no two modules of a crate, the crate root among them, import each
+//! other, directly or not.
 //!
 //! A listed exception is checked too: once it no longer applies, the test
 //! fails until it is taken off the list, so the lists cannot go stale.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+#[path = "tidy/functions.rs"]
+mod functions;
+#[path = "tidy/graph.rs"]
+mod graph;
+
+use functions::functions;
+use graph::{crate_refs, find_cycle, module_graph, root_items};
 
 fn root() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -153,6 +163,59 @@ fn architecture_names_every_module() {
     );
 }
 
+/// The source files a code-map bullet names: the backquoted names ending in
+/// `.rs` (`ast.rs`, `load/litmus.rs`).
+fn named_files(bullet: &str) -> Vec<String> {
+    bullet
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|n| {
+            n.ends_with(".rs")
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// What a code map names that is not there: a bullet's path that does not
+/// exist, a source file that no file of the bullet's crate ends with.
+fn stale_names(map: &BTreeMap<String, String>) -> Vec<String> {
+    let mut stale = Vec::new();
+    for (key, bullet) in map {
+        let dir = root().join(key);
+        if !dir.exists() {
+            stale.push(format!("`{key}` (no such path)"));
+            continue;
+        }
+        if !dir.join("Cargo.toml").is_file() {
+            continue;
+        }
+        let files = rs_files(Path::new(key));
+        for name in named_files(bullet) {
+            let suffix = format!("/{}", name.trim_start_matches("src/"));
+            if !files
+                .iter()
+                .any(|f| format!("/{}", f.display()).ends_with(&suffix))
+            {
+                stale.push(format!("{key}: `{name}` (no such file in the crate)"));
+            }
+        }
+    }
+    stale
+}
+
+#[test]
+fn architecture_names_only_what_exists() {
+    let stale = stale_names(&code_map());
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md's code map names what is not there:\n  {}",
+        stale.join("\n  ")
+    );
+}
+
 #[test]
 fn only_the_spec_crate_reads_yaml() {
     let mut found = Vec::new();
@@ -276,114 +339,66 @@ fn no_source_file_is_over_600_lines() {
     );
 }
 
-/// The first path segment of every `crate::` path in `text` (`use
-/// crate::{a, b::c}` gives `a` and `b`).
-fn crate_refs(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let ident = |s: &str| -> String {
-        s.chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut rest = text;
-    while let Some(i) = rest.find("crate::") {
-        let before = rest[..i].chars().last();
-        rest = &rest[i + "crate::".len()..];
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue; // `gridcheck_crate::`, not this crate
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 0;
-            let mut item = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        out.insert(ident(item.trim()));
-                        item.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                if depth == 0 || c != '{' {
-                    item.push(c);
-                }
-            }
-            out.insert(ident(item.trim()));
-        } else {
-            out.insert(ident(rest));
-        }
-    }
-    out.remove("");
-    out
+/// Functions over the limit that another change is splitting, as
+/// `path::name`. Its owner takes each off the list once split.
+const LONG_FUNCTIONS_BEING_SPLIT: &[&str] = &[];
+const MAX_FN_LINES: usize = 120;
+
+/// The files whose functions count: every crate's `.rs` files but its
+/// `tests/` directories and test modules' files (`tests.rs`); `benches/`
+/// and `examples/` count.
+fn non_test_files() -> Vec<PathBuf> {
+    all_rs_files()
+        .into_iter()
+        .filter(|f| {
+            !f.components().any(|c| c.as_os_str() == "tests")
+                && f.file_name().is_some_and(|n| n != "tests.rs")
+        })
+        .collect()
 }
 
-/// The module graph of a crate: top-level module → the top-level modules
-/// its files (its own and its submodules') name through `crate::`.
-fn module_graph(krate: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let src = krate.join("src");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let files = rs_files(&src);
-    let top = |f: &Path| -> Option<String> {
-        let rel = f.strip_prefix(&src).ok()?;
-        let first = rel.components().next()?.as_os_str().to_string_lossy();
-        let name = first.trim_end_matches(".rs").to_string();
-        (!matches!(name.as_str(), "lib" | "main")).then_some(name)
-    };
-    let names: BTreeSet<String> = files.iter().filter_map(|f| top(f)).collect();
-    for f in &files {
-        let Some(m) = top(f) else {
-            continue;
-        };
-        // Imports and paths in code; a doc link is not a dependency.
-        let code: String = non_test_code(&read(f))
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let refs = crate_refs(&code);
-        let e = graph.entry(m.clone()).or_default();
-        e.extend(refs.into_iter().filter(|r| *r != m && names.contains(r)));
-    }
-    graph
-}
-
-/// A cycle of the graph, if it has one.
-fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        n: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|p| p == n) {
-            let mut cycle = path[i..].to_vec();
-            cycle.push(n.to_string());
-            return Some(cycle);
-        }
-        if done.contains(n) {
-            return None;
-        }
-        path.push(n.to_string());
-        for next in graph.get(n).into_iter().flatten() {
-            if let Some(c) = visit(next, graph, path, done) {
-                return Some(c);
+#[test]
+fn no_function_is_over_120_lines() {
+    let mut long = Vec::new();
+    let mut seen = BTreeSet::new();
+    for f in non_test_files() {
+        for (name, line, n) in functions(&read(&f)) {
+            let key = format!("{}::{name}", f.display());
+            let excepted = LONG_FUNCTIONS_BEING_SPLIT.contains(&key.as_str());
+            if n > MAX_FN_LINES && !excepted {
+                long.push(format!("{}:{line}: fn {name} is {n} lines", f.display()));
+            }
+            if excepted && n > MAX_FN_LINES {
+                seen.insert(key);
             }
         }
-        path.pop();
-        done.insert(n.to_string());
-        None
     }
-    let mut done = BTreeSet::new();
-    graph
-        .keys()
-        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+    for key in LONG_FUNCTIONS_BEING_SPLIT {
+        if !seen.contains(*key) {
+            long.push(format!(
+                "{key} is no longer over {MAX_FN_LINES} lines: take it off LONG_FUNCTIONS_BEING_SPLIT"
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these functions at their steps, each a named function (at most {MAX_FN_LINES} lines):\n  {}",
+        long.join("\n  ")
+    );
 }
 
 /// Crates whose import cycles another change is removing.
-const CYCLES_BEING_REMOVED: &[&str] = &[];
+const CYCLES_BEING_REMOVED: &[&str] = &[
+    // A module uses an item the crate root defines while the root uses the
+    // module: the item belongs in a module of its own. Left where other
+    // changes at work rewrite the same code (the oracles' typed errors in
+    // model and axiom; the harness's testing environment and argument
+    // parser in conformance; xtask's main.rs, which every command touches).
+    "conformance",
+    "crates/axiom",
+    "crates/model",
+    "xtask",
+];
 
 #[test]
 fn no_import_cycle_between_modules() {
@@ -431,4 +446,45 @@ fn the_checks_see_what_they_check() {
     let docs = module_graph(Path::new("crates/docs"));
     assert!(docs["site"].contains("pages") && docs["pages"].contains("context"));
     assert!(code_map().contains_key("crates/docs"));
+
+    // A crate root is a node: a module using an item the root defines
+    // depends on it, a re-export resolves to its module, and the root
+    // depends on the modules it names by bare path.
+    let mods: BTreeSet<String> = ["options", "tiers"].map(String::from).into();
+    let items = root_items(
+        "pub use options::{Options, Tier};\npub struct Ctx {\n    x: u8,\n}\nfn cached() {}",
+        "lib.rs",
+        &mods,
+    );
+    assert_eq!(items["Options"], "options");
+    assert_eq!(items["Ctx"], "lib.rs");
+    assert_eq!(items["cached"], "lib.rs");
+    assert!(!items.contains_key("x"));
+    let conformance = module_graph(Path::new("conformance"));
+    assert!(conformance["lib.rs"].contains("tiers"));
+
+    // A function over the limit is seen, with its length from `fn` to its
+    // closing brace; one in a test module, a declaration and an empty body
+    // are not.
+    let long_body = "        x();\n".repeat(130);
+    let text = format!(
+        "trait T {{\n    fn decl(&self);\n}}\nfn empty() {{}}\npub(crate) fn long(\n    a: u8,\n) -> u8 {{\n{long_body}}}\n\
+         #[cfg(test)]\nmod tests {{\n    fn in_test() {{\n{long_body}    }}\n}}\n"
+    );
+    assert_eq!(functions(&text), vec![("long".to_string(), 5, 134)]);
+
+    // A code map naming a file or path that is not there is caught.
+    let mut map = BTreeMap::new();
+    map.insert(
+        "crates/docs".to_string(),
+        "- `crates/docs` — `site.rs`, `gone.rs`".to_string(),
+    );
+    map.insert("no-such-dir".to_string(), "- `no-such-dir`".to_string());
+    assert_eq!(
+        stale_names(&map),
+        [
+            "crates/docs: `gone.rs` (no such file in the crate)",
+            "`no-such-dir` (no such path)"
+        ]
+    );
 }

@@ -172,187 +172,44 @@ fn chain(l: &Litmus, host: &[usize], pos: usize) -> Vec<usize> {
     out
 }
 
+/// Who launches each device kernel: kernel, thread, operation, stream.
+type Launcher = Vec<Option<(usize, usize, usize, Stream)>>;
+
+/// The threads of a test resolved, before its kernels: each kernel's
+/// threads by block, its blocks' barrier counts, the next free event.
+struct Threads {
+    threads: Vec<AThread>,
+    launcher: Launcher,
+    kthreads: Vec<Vec<Vec<usize>>>,
+    barrier_counts: Vec<Vec<usize>>,
+    next_event: usize,
+}
+
 pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
     if l.thread_count() == 0 {
         return Err(err("the test has no threads"));
     }
-    let kidx: BTreeMap<&str, usize> = l
-        .kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.name.as_str(), i))
-        .collect();
-    let lidx = |name: &str| {
-        l.memory
-            .iter()
-            .position(|(m, _)| m == name)
-            .ok_or_else(|| err(format!("location `{name}` is not declared")))
-    };
     let host: Vec<usize> = (0..l.kernels.len())
         .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
         .collect();
-
-    let mut next_event = 1;
-    let mut threads = Vec::new();
-    let mut launcher: Vec<Option<(usize, usize, usize, Stream)>> = vec![None; l.kernels.len()];
-    let mut kthreads: Vec<Vec<Vec<usize>>> = Vec::new();
-    let mut barrier_counts: Vec<Vec<usize>> = Vec::new();
-    for (ki, k) in l.kernels.iter().enumerate() {
-        let mut counts = vec![Vec::new(); k.blocks()];
-        let mut by_block = vec![Vec::new(); k.blocks()];
-        for t in &k.threads {
-            let tid = threads.len();
-            let mut ops = Vec::new();
-            let mut barrier = 0;
-            for (oi, op) in t.ops.iter().enumerate() {
-                ops.push(match op {
-                    Op::Store { loc, value } => AOp::Store {
-                        loc: lidx(loc)?,
-                        value: *value,
-                    },
-                    Op::Load { loc, .. } => AOp::Load { loc: lidx(loc)? },
-                    Op::SyncThreads => {
-                        barrier += 1;
-                        AOp::Barrier { index: barrier - 1 }
-                    }
-                    Op::Launch { kernel, stream } => {
-                        let c = *kidx
-                            .get(kernel.as_str())
-                            .ok_or_else(|| err(format!("kernel `{kernel}` is not declared")))?;
-                        if l.kernels[c].launch != KernelLaunch::Device {
-                            return Err(err(format!(
-                                "kernel `{kernel}` is launched from the host and from device code"
-                            )));
-                        }
-                        if launcher[c].is_some() {
-                            return Err(err(format!("kernel `{kernel}` is launched twice")));
-                        }
-                        launcher[c] = Some((ki, tid, oi, stream_of(stream)));
-                        AOp::Launch { child: c }
-                    }
-                    Op::EventRecord { event, stream } => AOp::Record {
-                        event: event.clone(),
-                        stream: event_stream(stream, op)?,
-                    },
-                    Op::StreamWaitEvent { stream, event } => AOp::WaitEvent {
-                        stream: event_stream(stream, op)?,
-                        event: event.clone(),
-                    },
-                    Op::Trigger => AOp::Trigger,
-                    Op::GridDependencySync => AOp::GridSync,
-                    Op::DeviceSynchronize { reg } => AOp::DeviceSync {
-                        record: reg.is_some(),
-                    },
-                    Op::GetLastError { .. } => AOp::GetError,
-                    Op::PeekAtLastError { .. } => AOp::PeekError,
-                    #[allow(unreachable_patterns)]
-                    other => return Err(unsupported(format!("`{other}` is not modeled"))),
-                });
-            }
-            counts[t.block()].push((t.name.clone(), barrier));
-            let regs = t
-                .ops
-                .iter()
-                .filter_map(|o| o.register().map(|r| format!("{}.{}.{}", k.name, t.name, r)))
-                .collect();
-            let n_ops = ops.len();
-            threads.push(AThread {
-                kernel: ki,
-                block: t.block(),
-                ops,
-                regs,
-                first_event: next_event,
-            });
-            next_event += n_ops + 2;
-            by_block[t.block()].push(tid);
-        }
-        let mut per_block = Vec::new();
-        for (b, counts) in counts.iter().enumerate() {
-            if counts.iter().any(|(_, c)| *c != counts[0].1) {
-                let detail: Vec<String> = counts
-                    .iter()
-                    .map(|(t, c)| format!("{t} executes {c}"))
-                    .collect();
-                let block = if k.blocks() > 1 {
-                    format!("block b{b} of kernel")
-                } else {
-                    "kernel".to_string()
-                };
-                return Err(AxiomError::new(
-                    ErrorKind::Deadlock,
-                    format!(
-                        "deadlock: the threads of {block} `{}` execute different numbers of \
-                     `syncthreads` ({}); a block barrier waits for every thread of the block",
-                        k.name,
-                        detail.join(", ")
-                    ),
-                ));
-            }
-            per_block.push(counts.first().map(|c| c.1).unwrap_or(0));
-        }
-        barrier_counts.push(per_block);
-        kthreads.push(by_block);
-    }
-
+    let Threads {
+        threads,
+        launcher,
+        kthreads,
+        barrier_counts,
+        mut next_event,
+    } = resolve_threads(l)?;
     let mut kernels = Vec::new();
-    for (ki, k) in l.kernels.iter().enumerate() {
-        let start = match k.launch {
-            KernelLaunch::Host { pdl } => {
-                let pos = host.iter().position(|&h| h == ki).unwrap_or(0);
-                match (pos, pdl) {
-                    (0, true) => {
-                        return Err(err(format!(
-                            "kernel `{}` is `host-pdl` but no host kernel precedes it",
-                            k.name
-                        )));
-                    }
-                    (0, false) => Start::HostFirst,
-                    (_, false) => Start::HostAfter {
-                        wait: chain(l, &host, pos - 1),
-                    },
-                    (_, true) => Start::HostPdl {
-                        primary: host[pos - 1],
-                        wait: chain(l, &host, pos - 1),
-                    },
-                }
-            }
-            KernelLaunch::Device => match &launcher[ki] {
-                Some((parent, thread, op, stream)) => Start::Device {
-                    parent: *parent,
-                    thread: *thread,
-                    op: *op,
-                    stream: stream.clone(),
-                },
-                None => return Err(err(format!("device kernel `{}` is never launched", k.name))),
-            },
-        };
-        let children = (0..l.kernels.len())
-            .filter(|&c| matches!(&launcher[c], Some((p, ..)) if *p == ki))
-            .collect();
-        let done = next_event;
-        let finished = next_event + 1;
-        next_event += 2;
-        let mut blocks = Vec::new();
-        for (b, threads) in kthreads[ki].iter().enumerate() {
-            let all_exited = next_event;
-            next_event += 1;
-            let barriers = (0..barrier_counts[ki][b]).map(|i| next_event + i).collect();
-            next_event += barrier_counts[ki][b];
-            blocks.push(ABlock {
-                threads: threads.clone(),
-                all_exited,
-                barriers,
-            });
-        }
-        kernels.push(AKernel {
-            threads: kthreads[ki].concat(),
-            blocks,
+    for ki in 0..l.kernels.len() {
+        let start = start_of(l, &host, &launcher, ki)?;
+        kernels.push(kernel(
+            l,
+            &launcher,
+            ki,
             start,
-            children,
-            depth: 0,
-            done,
-            finished,
-        });
+            (&kthreads[ki], &barrier_counts[ki]),
+            &mut next_event,
+        ));
     }
     for ki in 0..kernels.len() {
         let mut depth = 0;
@@ -380,6 +237,244 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
         sync_depth,
         events: next_event,
     })
+}
+
+/// Every thread's operations resolved, in kernel order, each thread with
+/// its first event; who launches each device kernel; every block's barrier
+/// count, the same for all its threads.
+fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
+    let kidx: BTreeMap<&str, usize> = l
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.name.as_str(), i))
+        .collect();
+    let mut next_event = 1;
+    let mut threads = Vec::new();
+    let mut launcher: Launcher = vec![None; l.kernels.len()];
+    let mut kthreads: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut barrier_counts: Vec<Vec<usize>> = Vec::new();
+    for (ki, k) in l.kernels.iter().enumerate() {
+        let mut counts = vec![Vec::new(); k.blocks()];
+        let mut by_block = vec![Vec::new(); k.blocks()];
+        for t in &k.threads {
+            let tid = threads.len();
+            let mut ops = Vec::new();
+            let mut barrier = 0;
+            for (oi, op) in t.ops.iter().enumerate() {
+                ops.push(resolve_op(
+                    l,
+                    &kidx,
+                    op,
+                    (ki, tid, oi),
+                    &mut barrier,
+                    &mut launcher,
+                )?);
+            }
+            counts[t.block()].push((t.name.clone(), barrier));
+            let regs = t
+                .ops
+                .iter()
+                .filter_map(|o| o.register().map(|r| format!("{}.{}.{}", k.name, t.name, r)))
+                .collect();
+            let n_ops = ops.len();
+            threads.push(AThread {
+                kernel: ki,
+                block: t.block(),
+                ops,
+                regs,
+                first_event: next_event,
+            });
+            next_event += n_ops + 2;
+            by_block[t.block()].push(tid);
+        }
+        barrier_counts.push(block_barriers(k, &counts)?);
+        kthreads.push(by_block);
+    }
+    Ok(Threads {
+        threads,
+        launcher,
+        kthreads,
+        barrier_counts,
+        next_event,
+    })
+}
+
+/// One operation of thread `tid` (operation `oi`, kernel `ki`), names
+/// resolved: a barrier numbered in the thread's order, a launch recorded in
+/// `launcher`.
+fn resolve_op(
+    l: &Litmus,
+    kidx: &BTreeMap<&str, usize>,
+    op: &Op,
+    (ki, tid, oi): (usize, usize, usize),
+    barrier: &mut usize,
+    launcher: &mut Launcher,
+) -> Result<AOp, AxiomError> {
+    let lidx = |name: &str| {
+        l.memory
+            .iter()
+            .position(|(m, _)| m == name)
+            .ok_or_else(|| err(format!("location `{name}` is not declared")))
+    };
+    Ok(match op {
+        Op::Store { loc, value } => AOp::Store {
+            loc: lidx(loc)?,
+            value: *value,
+        },
+        Op::Load { loc, .. } => AOp::Load { loc: lidx(loc)? },
+        Op::SyncThreads => {
+            *barrier += 1;
+            AOp::Barrier {
+                index: *barrier - 1,
+            }
+        }
+        Op::Launch { kernel, stream } => {
+            let c = *kidx
+                .get(kernel.as_str())
+                .ok_or_else(|| err(format!("kernel `{kernel}` is not declared")))?;
+            if l.kernels[c].launch != KernelLaunch::Device {
+                return Err(err(format!(
+                    "kernel `{kernel}` is launched from the host and from device code"
+                )));
+            }
+            if launcher[c].is_some() {
+                return Err(err(format!("kernel `{kernel}` is launched twice")));
+            }
+            launcher[c] = Some((ki, tid, oi, stream_of(stream)));
+            AOp::Launch { child: c }
+        }
+        Op::EventRecord { event, stream } => AOp::Record {
+            event: event.clone(),
+            stream: event_stream(stream, op)?,
+        },
+        Op::StreamWaitEvent { stream, event } => AOp::WaitEvent {
+            stream: event_stream(stream, op)?,
+            event: event.clone(),
+        },
+        Op::Trigger => AOp::Trigger,
+        Op::GridDependencySync => AOp::GridSync,
+        Op::DeviceSynchronize { reg } => AOp::DeviceSync {
+            record: reg.is_some(),
+        },
+        Op::GetLastError { .. } => AOp::GetError,
+        Op::PeekAtLastError { .. } => AOp::PeekError,
+        #[allow(unreachable_patterns)]
+        other => return Err(unsupported(format!("`{other}` is not modeled"))),
+    })
+}
+
+/// Each block's barrier count, from its threads' `(name, count)`: a block
+/// whose threads reach different numbers of barriers deadlocks.
+fn block_barriers(
+    k: &gridcheck_spec::Kernel,
+    counts: &[Vec<(String, usize)>],
+) -> Result<Vec<usize>, AxiomError> {
+    let mut per_block = Vec::new();
+    for (b, counts) in counts.iter().enumerate() {
+        if counts.iter().any(|(_, c)| *c != counts[0].1) {
+            let detail: Vec<String> = counts
+                .iter()
+                .map(|(t, c)| format!("{t} executes {c}"))
+                .collect();
+            let block = if k.blocks() > 1 {
+                format!("block b{b} of kernel")
+            } else {
+                "kernel".to_string()
+            };
+            return Err(AxiomError::new(
+                ErrorKind::Deadlock,
+                format!(
+                    "deadlock: the threads of {block} `{}` execute different numbers of \
+                 `syncthreads` ({}); a block barrier waits for every thread of the block",
+                    k.name,
+                    detail.join(", ")
+                ),
+            ));
+        }
+        per_block.push(counts.first().map(|c| c.1).unwrap_or(0));
+    }
+    Ok(per_block)
+}
+
+/// How kernel `ki` starts: after its host predecessors, overlapping one
+/// through PDL, or launched by a thread of its parent.
+fn start_of(
+    l: &Litmus,
+    host: &[usize],
+    launcher: &Launcher,
+    ki: usize,
+) -> Result<Start, AxiomError> {
+    let k = &l.kernels[ki];
+    Ok(match k.launch {
+        KernelLaunch::Host { pdl } => {
+            let pos = host.iter().position(|&h| h == ki).unwrap_or(0);
+            match (pos, pdl) {
+                (0, true) => {
+                    return Err(err(format!(
+                        "kernel `{}` is `host-pdl` but no host kernel precedes it",
+                        k.name
+                    )));
+                }
+                (0, false) => Start::HostFirst,
+                (_, false) => Start::HostAfter {
+                    wait: chain(l, host, pos - 1),
+                },
+                (_, true) => Start::HostPdl {
+                    primary: host[pos - 1],
+                    wait: chain(l, host, pos - 1),
+                },
+            }
+        }
+        KernelLaunch::Device => match &launcher[ki] {
+            Some((parent, thread, op, stream)) => Start::Device {
+                parent: *parent,
+                thread: *thread,
+                op: *op,
+                stream: stream.clone(),
+            },
+            None => return Err(err(format!("device kernel `{}` is never launched", k.name))),
+        },
+    })
+}
+
+/// Kernel `ki` with its events numbered from `next_event`: done, finished,
+/// then per block its threads' exit and its barriers.
+fn kernel(
+    l: &Litmus,
+    launcher: &Launcher,
+    ki: usize,
+    start: Start,
+    (kthreads, barrier_counts): (&[Vec<usize>], &[usize]),
+    next_event: &mut usize,
+) -> AKernel {
+    let children = (0..l.kernels.len())
+        .filter(|&c| matches!(&launcher[c], Some((p, ..)) if *p == ki))
+        .collect();
+    let done = *next_event;
+    let finished = *next_event + 1;
+    *next_event += 2;
+    let mut blocks = Vec::new();
+    for (b, threads) in kthreads.iter().enumerate() {
+        let all_exited = *next_event;
+        *next_event += 1;
+        let barriers = (0..barrier_counts[b]).map(|i| *next_event + i).collect();
+        *next_event += barrier_counts[b];
+        blocks.push(ABlock {
+            threads: threads.clone(),
+            all_exited,
+            barriers,
+        });
+    }
+    AKernel {
+        threads: kthreads.concat(),
+        blocks,
+        start,
+        children,
+        depth: 0,
+        done,
+        finished,
+    }
 }
 
 /// Events are defined on the NULL and named streams only (the model, like

@@ -84,6 +84,17 @@ pub fn markdown(
     driver_version: Option<&str>,
 ) -> String {
     let mut s = format!("# {title}\n\n");
+    s += &machines_list(records, driver_version);
+    s += &counts_table(records);
+    s += &status_sections(records, spec);
+    s += &not_run_table(records);
+    s += &litmus_histograms(records, spec);
+    s
+}
+
+/// The GPUs the trials ran on, or that none ran.
+fn machines_list(records: &[TrialRecord], driver_version: Option<&str>) -> String {
+    let mut s = String::new();
     let mut machines: Vec<Machine> = records
         .iter()
         .filter_map(|r| Machine::of(r, driver_version))
@@ -98,6 +109,12 @@ pub fn markdown(
         }
         s += "\n";
     }
+    s
+}
+
+/// Trials per tier and status, and in all.
+fn counts_table(records: &[TrialRecord]) -> String {
+    let mut s = String::new();
     let c = counts(records);
     let tiers: Vec<&String> = {
         let mut t: Vec<&String> = c.keys().map(|(t, _)| t).collect();
@@ -140,7 +157,14 @@ pub fn markdown(
         s += &format!(" {n} |");
     }
     s += "\n";
+    s
+}
 
+/// A section per group of statuses that needs a reader (failures, changed
+/// facts, xfails, known facts, quality warnings), each trial's message and
+/// histogram.
+fn status_sections(records: &[TrialRecord], spec: Option<&Spec>) -> String {
+    let mut s = String::new();
     let sections: [(&str, &[Status]); 5] = [
         (
             "Failures",
@@ -182,7 +206,12 @@ pub fn markdown(
             s += "\n";
         }
     }
+    s
+}
 
+/// The trials not run, by status and reason.
+fn not_run_table(records: &[TrialRecord]) -> String {
+    let mut s = String::new();
     let mut not_run: BTreeMap<(Status, &str), usize> = BTreeMap::new();
     for r in records
         .iter()
@@ -199,8 +228,12 @@ pub fn markdown(
             s += &format!("| {st} | {n} | {} |\n", cell(why));
         }
     }
+    s
+}
 
-    // One histogram a hardware run: a test listed by several rules ran once.
+/// One histogram a hardware run: a test listed by several rules ran once.
+fn litmus_histograms(records: &[TrialRecord], spec: Option<&Spec>) -> String {
+    let mut s = String::new();
     let mut litmus: Vec<(TestKey, Vec<&TrialRecord>)> = Vec::new();
     for r in records.iter().filter(|r| r.hardware.is_some()) {
         let key = r.trial.test_key();

@@ -5,7 +5,8 @@
 
 use gridcheck_report::{ModelSummary, Subject, Tier, TrialRecord, litmus_block};
 use gridcheck_spec::{
-    CompileExpect, KernelLaunch, Litmus, Rule, RuntimeExpect, Test, TestBody, Verdict, render_state,
+    CompileExpect, CompileTest, HostTest, KernelLaunch, Litmus, Rule, RuntimeExpect, RuntimeTest,
+    Test, TestBody, Verdict, render_state,
 };
 
 use crate::context::Ctx;
@@ -144,130 +145,12 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
     if let Some(d) = &test.description {
         s += &format!("{}\n\n", html(d.trim()));
     }
-    match &test.body {
-        TestBody::Litmus(l) => {
-            let mem: Vec<String> = l.memory.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-            s += &format!("Memory, initially: {}\n\n", code(&mem.join(", ")));
-            s += &thread_table(l);
-            s += &format!(
-                "\nCondition: {}. The guide's verdict: **{}**: {}.\n\n",
-                code(&l.condition.to_string()),
-                l.expect,
-                verdict_words(l.expect)
-            );
-            let model = ctx.latest.iter().find_map(|run| {
-                find(run, Tier::Model, &rule.id, &test.name)
-                    .or_else(|| find(run, Tier::Gpu, &rule.id, &test.name))
-                    .and_then(|r| r.model.as_ref().map(|m| (run, r, m)))
-            });
-            match model {
-                Some((run, r, m)) => {
-                    s += &model_section(l, m, &format!("`{}`, run of {}", r.trial, run.date));
-                }
-                None => s += "**Model**: no model result in the latest runs.\n",
-            }
-            s += "\n";
-            for run in &ctx.latest {
-                let Some(r) = find(run, Tier::Gpu, &rule.id, &test.name) else {
-                    continue;
-                };
-                s += &format!(
-                    "**Hardware: {}** ({}): {}\n\n",
-                    html(&run.machine.label()),
-                    run.date,
-                    status_of(ctx, r)
-                );
-                match &r.hardware {
-                    Some(hw) => {
-                        let title = format!(
-                            "{} on {}: {} instances, observation {}",
-                            test.name, run.machine.gpu, hw.instances, hw.observation
-                        );
-                        s += &format!(
-                            "<div class=\"gc-plot\">{}</div>\n\n",
-                            svg::histogram(l, hw, &title)
-                        );
-                        s += &format!("{}\n\n", html(&r.message));
-                        s += &format!(
-                            "<details><summary>litmus7 block</summary>\n\n{}\n</details>\n\n",
-                            fenced("text", &litmus_block(&test.name, l, hw))
-                        );
-                    }
-                    None => s += &format!("{}\n\n", html(&r.message)),
-                }
-            }
-        }
-        TestBody::Runtime(rt) => {
-            s += &format!(
-                "A CUDA program for `{}`: entry `{}<<<{}, {}>>>(out)`",
-                rt.arch, rt.entry, rt.grid, rt.block
-            );
-            if !rt.limits.is_empty() {
-                let l: Vec<String> = rt
-                    .limits
-                    .iter()
-                    .map(|(k, v)| format!("{} = {v}", k.as_str()))
-                    .collect();
-                s += &format!(", with the context limits {}", code(&l.join(", ")));
-            }
-            s += ".\n\n";
-            match &rt.expect {
-                RuntimeExpect::Values(v) => s += &expected_outputs(v),
-                RuntimeExpect::LoadError { name, value } => {
-                    s += &format!("Loading the module must fail with `{name}` ({value}).\n");
-                }
-            }
-            s += "\n";
-            s += &hardware_lines(ctx, rule, test);
-        }
-        TestBody::Host(h) => {
-            let flags = if h.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", h.flags.join(" "))
-            };
-            s += &format!(
-                "A whole CUDA program (host test), built with {} and run as its own \
-                 process on a `{}` device; it prints each output once.\n\n",
-                code(&format!("nvcc -rdc=true{flags} -lcudadevrt")),
-                h.arch
-            );
-            s += &expected_outputs(&h.expect);
-            s += "\n";
-            s += &hardware_lines(ctx, rule, test);
-        }
-        TestBody::Compile(c) => {
-            let flags = if c.flags.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", c.flags.join(" "))
-            };
-            s += &format!(
-                "nvcc {} must **{}**",
-                code(&format!("-arch={} -rdc=true{flags}", c.arch)),
-                match &c.expect {
-                    CompileExpect::Accept => "accept it without a warning".to_string(),
-                    CompileExpect::Reject { diagnostic } =>
-                        format!("reject it with {}", code(diagnostic)),
-                    CompileExpect::Warn { diagnostic } => format!("warn with {}", code(diagnostic)),
-                }
-            );
-            s += ":\n\n";
-            s += &fenced("cpp", &c.source);
-            s += "\n";
-            for run in &ctx.latest {
-                if let Some(r) = find(run, Tier::Static, &rule.id, &test.name) {
-                    s += &format!(
-                        "**Compiler** (run of {} on {}): {} {}\n\n",
-                        run.date,
-                        html(&run.machine.gpu),
-                        status_of(ctx, r),
-                        html(r.message.lines().next().unwrap_or(""))
-                    );
-                }
-            }
-        }
-    }
+    s += &match &test.body {
+        TestBody::Litmus(l) => litmus_body(ctx, rule, test, l),
+        TestBody::Runtime(rt) => runtime_body(ctx, rule, test, rt),
+        TestBody::Host(h) => host_body(ctx, rule, test, h),
+        TestBody::Compile(c) => compile_body(ctx, rule, test, c),
+    };
     if let TestBody::Runtime(rt) = &test.body {
         // A program in its own file (`source_file:`) is named with it.
         let file = test
@@ -287,6 +170,146 @@ fn test_section(ctx: &Ctx, rule: &Rule, test: &Test) -> String {
         );
     } else {
         s += &generated_kernel(ctx, test);
+    }
+    s
+}
+
+/// A litmus test's memory, threads, condition and verdict, the model's
+/// result and each latest run's hardware histogram.
+fn litmus_body(ctx: &Ctx, rule: &Rule, test: &Test, l: &Litmus) -> String {
+    let mut s = String::new();
+    let mem: Vec<String> = l.memory.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    s += &format!("Memory, initially: {}\n\n", code(&mem.join(", ")));
+    s += &thread_table(l);
+    s += &format!(
+        "\nCondition: {}. The guide's verdict: **{}**: {}.\n\n",
+        code(&l.condition.to_string()),
+        l.expect,
+        verdict_words(l.expect)
+    );
+    let model = ctx.latest.iter().find_map(|run| {
+        find(run, Tier::Model, &rule.id, &test.name)
+            .or_else(|| find(run, Tier::Gpu, &rule.id, &test.name))
+            .and_then(|r| r.model.as_ref().map(|m| (run, r, m)))
+    });
+    match model {
+        Some((run, r, m)) => {
+            s += &model_section(l, m, &format!("`{}`, run of {}", r.trial, run.date));
+        }
+        None => s += "**Model**: no model result in the latest runs.\n",
+    }
+    s += "\n";
+    for run in &ctx.latest {
+        let Some(r) = find(run, Tier::Gpu, &rule.id, &test.name) else {
+            continue;
+        };
+        s += &format!(
+            "**Hardware: {}** ({}): {}\n\n",
+            html(&run.machine.label()),
+            run.date,
+            status_of(ctx, r)
+        );
+        match &r.hardware {
+            Some(hw) => {
+                let title = format!(
+                    "{} on {}: {} instances, observation {}",
+                    test.name, run.machine.gpu, hw.instances, hw.observation
+                );
+                s += &format!(
+                    "<div class=\"gc-plot\">{}</div>\n\n",
+                    svg::histogram(l, hw, &title)
+                );
+                s += &format!("{}\n\n", html(&r.message));
+                s += &format!(
+                    "<details><summary>litmus7 block</summary>\n\n{}\n</details>\n\n",
+                    fenced("text", &litmus_block(&test.name, l, hw))
+                );
+            }
+            None => s += &format!("{}\n\n", html(&r.message)),
+        }
+    }
+    s
+}
+
+/// A runtime test's launch, limits and expected outputs, and the hardware's
+/// results.
+fn runtime_body(ctx: &Ctx, rule: &Rule, test: &Test, rt: &RuntimeTest) -> String {
+    let mut s = String::new();
+    s += &format!(
+        "A CUDA program for `{}`: entry `{}<<<{}, {}>>>(out)`",
+        rt.arch, rt.entry, rt.grid, rt.block
+    );
+    if !rt.limits.is_empty() {
+        let l: Vec<String> = rt
+            .limits
+            .iter()
+            .map(|(k, v)| format!("{} = {v}", k.as_str()))
+            .collect();
+        s += &format!(", with the context limits {}", code(&l.join(", ")));
+    }
+    s += ".\n\n";
+    match &rt.expect {
+        RuntimeExpect::Values(v) => s += &expected_outputs(v),
+        RuntimeExpect::LoadError { name, value } => {
+            s += &format!("Loading the module must fail with `{name}` ({value}).\n");
+        }
+    }
+    s += "\n";
+    s += &hardware_lines(ctx, rule, test);
+    s
+}
+
+/// A host test's build and expected outputs, and the hardware's results.
+fn host_body(ctx: &Ctx, rule: &Rule, test: &Test, h: &HostTest) -> String {
+    let mut s = String::new();
+    let flags = if h.flags.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", h.flags.join(" "))
+    };
+    s += &format!(
+        "A whole CUDA program (host test), built with {} and run as its own \
+         process on a `{}` device; it prints each output once.\n\n",
+        code(&format!("nvcc -rdc=true{flags} -lcudadevrt")),
+        h.arch
+    );
+    s += &expected_outputs(&h.expect);
+    s += "\n";
+    s += &hardware_lines(ctx, rule, test);
+    s
+}
+
+/// A compile test's flags, expectation and source, and the compiler's
+/// results.
+fn compile_body(ctx: &Ctx, rule: &Rule, test: &Test, c: &CompileTest) -> String {
+    let mut s = String::new();
+    let flags = if c.flags.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", c.flags.join(" "))
+    };
+    s += &format!(
+        "nvcc {} must **{}**",
+        code(&format!("-arch={} -rdc=true{flags}", c.arch)),
+        match &c.expect {
+            CompileExpect::Accept => "accept it without a warning".to_string(),
+            CompileExpect::Reject { diagnostic } => format!("reject it with {}", code(diagnostic)),
+            CompileExpect::Warn { diagnostic } => format!("warn with {}", code(diagnostic)),
+        }
+    );
+    s += ":\n\n";
+    s += &fenced("cpp", &c.source);
+    s += "\n";
+    for run in &ctx.latest {
+        if let Some(r) = find(run, Tier::Static, &rule.id, &test.name) {
+            s += &format!(
+                "**Compiler** (run of {} on {}): {} {}\n\n",
+                run.date,
+                html(&run.machine.gpu),
+                status_of(ctx, r),
+                html(r.message.lines().next().unwrap_or(""))
+            );
+        }
     }
     s
 }

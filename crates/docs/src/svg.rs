@@ -128,50 +128,62 @@ pub fn bar_chart(c: &Chart) -> String {
         );
     }
     for (i, b) in c.bars.iter().enumerate() {
-        let y = TOP + ROW * i as f64;
-        let w = c.scale(b.value);
-        let color = if b.highlight { HIGHLIGHT } else { PLAIN };
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>",
-            f1(x0 - 6.0),
-            f1(y + 15.0),
-            html(&b.label)
-        );
-        let _ = write!(
-            s,
-            "<rect class=\"gc-bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\"><title>{}: {}</title></rect>",
-            if b.highlight { " gc-hi" } else { "" },
-            f1(x0),
-            f1(y + 3.0),
-            f1(w),
-            f1(ROW - 6.0),
-            html(&b.label),
-            html(&b.value_label)
-        );
-        let mut text_x = x0 + w + 6.0;
-        if let Some((lo, hi)) = b.whisker {
-            let (a, z) = (x0 + c.scale(lo), x0 + c.scale(hi));
-            let mid = y + ROW / 2.0;
-            let _ = write!(
-                s,
-                "<path class=\"gc-whisker\" d=\"M{a} {mid}H{z}M{a} {t}V{u}M{z} {t}V{u}\" stroke=\"currentColor\" stroke-width=\"1.5\" fill=\"none\"/>",
-                a = f1(a),
-                z = f1(z),
-                mid = f1(mid),
-                t = f1(mid - 5.0),
-                u = f1(mid + 5.0)
-            );
-            text_x = text_x.max(z + 6.0);
-        }
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" fill=\"currentColor\">{}</text>",
-            f1(text_x),
-            f1(y + 15.0),
-            html(&b.value_label)
-        );
+        bar(&mut s, c, x0, i, b);
     }
+    axis_and_legend(&mut s, c, x0);
+    s.push_str("</svg>");
+    s
+}
+
+/// Bar `i`: its label, its bar, its whisker if it has one, its value.
+fn bar(s: &mut String, c: &Chart, x0: f64, i: usize, b: &Bar) {
+    let y = TOP + ROW * i as f64;
+    let w = c.scale(b.value);
+    let color = if b.highlight { HIGHLIGHT } else { PLAIN };
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>",
+        f1(x0 - 6.0),
+        f1(y + 15.0),
+        html(&b.label)
+    );
+    let _ = write!(
+        s,
+        "<rect class=\"gc-bar{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{color}\"><title>{}: {}</title></rect>",
+        if b.highlight { " gc-hi" } else { "" },
+        f1(x0),
+        f1(y + 3.0),
+        f1(w),
+        f1(ROW - 6.0),
+        html(&b.label),
+        html(&b.value_label)
+    );
+    let mut text_x = x0 + w + 6.0;
+    if let Some((lo, hi)) = b.whisker {
+        let (a, z) = (x0 + c.scale(lo), x0 + c.scale(hi));
+        let mid = y + ROW / 2.0;
+        let _ = write!(
+            s,
+            "<path class=\"gc-whisker\" d=\"M{a} {mid}H{z}M{a} {t}V{u}M{z} {t}V{u}\" stroke=\"currentColor\" stroke-width=\"1.5\" fill=\"none\"/>",
+            a = f1(a),
+            z = f1(z),
+            mid = f1(mid),
+            t = f1(mid - 5.0),
+            u = f1(mid + 5.0)
+        );
+        text_x = text_x.max(z + 6.0);
+    }
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" fill=\"currentColor\">{}</text>",
+        f1(text_x),
+        f1(y + 15.0),
+        html(&b.value_label)
+    );
+}
+
+/// The value axis with its label, and the legend if the chart has one.
+fn axis_and_legend(s: &mut String, c: &Chart, x0: f64) {
     let axis_y = TOP + ROW * c.bars.len().max(1) as f64 + 2.0;
     let _ = write!(
         s,
@@ -206,8 +218,6 @@ pub fn bar_chart(c: &Chart) -> String {
             lx += 16.0 + text.chars().count() as f64 * CHAR_W + 18.0;
         }
     }
-    s.push_str("</svg>");
-    s
 }
 
 /// The outcome histogram of a hardware litmus result: one bar a final state,

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use gridcheck_gpu::{Budget, Environment, Gpu, probe};
-use gridcheck_spec::{RuntimeExpect, TestBody, render_state};
+use gridcheck_gpu::{Budget, Environment, Gpu, LitmusRun, probe};
+use gridcheck_spec::{Litmus, RuntimeExpect, RuntimeTest, TestBody, render_state};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -46,14 +46,7 @@ fn main() {
         line_burst: 0,
         ..Environment::default()
     };
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
-    let mut tuned = Environment::default();
-    if let Some(d) = env("GC_DELAY") {
-        tuned.max_delay_cycles = d;
-    }
-    if let Some(s) = env("GC_STRESS") {
-        tuned.stress_words = s;
-    }
+    let tuned = tuned();
     let only = std::env::var("GC_ONLY").unwrap_or_default();
     for t in &spec.tests {
         let TestBody::Litmus(l) = &t.body else {
@@ -73,41 +66,7 @@ fn main() {
                 t.name, l.condition, l.expect
             );
             match gpu.run_litmus_with(&cubin, &t.name, l, &budget, inc) {
-                Ok(run) => {
-                    let order = l.observables();
-                    for (s, n) in &run.histogram {
-                        let hit = l.condition.holds(s).unwrap_or(false);
-                        println!(
-                            "  {n:>9}  {}{}",
-                            render_state(&order, s),
-                            if hit { "   <- condition" } else { "" }
-                        );
-                    }
-                    let secs = run.elapsed.as_secs_f64();
-                    let hits: u64 = run
-                        .histogram
-                        .iter()
-                        .filter(|(s, _)| l.condition.holds(s).unwrap_or(false))
-                        .map(|(_, n)| n)
-                        .sum();
-                    println!(
-                        "  instances {} failures {} first error {:?} elapsed {secs:.3}s",
-                        run.instances, run.launch_failures, run.first_launch_error
-                    );
-                    // One line per run for the rate table: test, mode,
-                    // instances, whole run (s), instances/s over the whole
-                    // run, condition hits, hits/s, launches only (s),
-                    // instances/s over the launches only.
-                    let launch_secs = run.launch_elapsed.as_secs_f64();
-                    println!(
-                        "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}\t{launch_secs:.4}\t{:.0}",
-                        t.name,
-                        run.instances,
-                        run.instances as f64 / secs,
-                        hits as f64 / secs,
-                        run.instances as f64 / launch_secs
-                    );
-                }
+                Ok(run) => print_litmus_run(&t.name, label, l, &run),
                 Err(e) => println!("  ERROR: {e}"),
             }
         }
@@ -125,44 +84,100 @@ fn main() {
         }
         let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
         println!("== {} (runtime)", t.name);
-        let verdict = match (gpu.run_runtime(&cubin, r), &r.expect) {
-            (Ok(run), RuntimeExpect::Values(checks)) => {
-                for (name, v) in r.outputs.iter().zip(&run.outputs) {
-                    let check = checks.iter().find(|(n, _)| n == name).map(|(_, c)| c);
-                    let mark = match check {
-                        Some(c) if c.holds(*v) => format!("   ok ({})", c.text),
-                        Some(c) => format!("   EXPECTED {}", c.text),
-                        None => String::new(),
-                    };
-                    println!("  {name} = {v}{mark}");
-                }
-                println!("  elapsed {:.6}s", run.elapsed.as_secs_f64());
-                checks.iter().all(|(n, c)| {
-                    r.outputs
-                        .iter()
-                        .zip(&run.outputs)
-                        .any(|(o, v)| o == n && c.holds(*v))
-                })
-            }
-            (Ok(run), RuntimeExpect::LoadError { name, .. }) => {
-                println!(
-                    "  loaded and ran ({:?}), expected {name} at load",
-                    run.outputs
-                );
-                false
-            }
-            (
-                Err(gridcheck_gpu::RuntimeFailure::Load { code, message }),
-                RuntimeExpect::LoadError { name, value },
-            ) => {
-                println!("  load failed: {message}; expected {name} ({value})");
-                code == *value
-            }
-            (Err(e), _) => {
-                println!("  ERROR: {e}");
-                false
-            }
-        };
+        let verdict = run_runtime(&gpu, &cubin, r);
         println!("  {}", if verdict { "PASS" } else { "FAIL" });
+    }
+}
+
+/// The default incantations, with `GC_DELAY` and `GC_STRESS` applied.
+fn tuned() -> Environment {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
+    let mut tuned = Environment::default();
+    if let Some(d) = env("GC_DELAY") {
+        tuned.max_delay_cycles = d;
+    }
+    if let Some(s) = env("GC_STRESS") {
+        tuned.stress_words = s;
+    }
+    tuned
+}
+
+/// Prints a litmus run's histogram, its counts and its `RATE` line.
+fn print_litmus_run(name: &str, label: &str, l: &Litmus, run: &LitmusRun) {
+    let order = l.observables();
+    for (s, n) in &run.histogram {
+        let hit = l.condition.holds(s).unwrap_or(false);
+        println!(
+            "  {n:>9}  {}{}",
+            render_state(&order, s),
+            if hit { "   <- condition" } else { "" }
+        );
+    }
+    let secs = run.elapsed.as_secs_f64();
+    let hits: u64 = run
+        .histogram
+        .iter()
+        .filter(|(s, _)| l.condition.holds(s).unwrap_or(false))
+        .map(|(_, n)| n)
+        .sum();
+    println!(
+        "  instances {} failures {} first error {:?} elapsed {secs:.3}s",
+        run.instances, run.launch_failures, run.first_launch_error
+    );
+    // One line per run for the rate table: test, mode,
+    // instances, whole run (s), instances/s over the whole
+    // run, condition hits, hits/s, launches only (s),
+    // instances/s over the launches only.
+    let launch_secs = run.launch_elapsed.as_secs_f64();
+    println!(
+        "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}\t{launch_secs:.4}\t{:.0}",
+        name,
+        run.instances,
+        run.instances as f64 / secs,
+        hits as f64 / secs,
+        run.instances as f64 / launch_secs
+    );
+}
+
+/// Runs a runtime test and prints its outputs against the expectation:
+/// whether it passed.
+fn run_runtime(gpu: &Gpu, cubin: &Path, r: &RuntimeTest) -> bool {
+    match (gpu.run_runtime(cubin, r), &r.expect) {
+        (Ok(run), RuntimeExpect::Values(checks)) => {
+            for (name, v) in r.outputs.iter().zip(&run.outputs) {
+                let check = checks.iter().find(|(n, _)| n == name).map(|(_, c)| c);
+                let mark = match check {
+                    Some(c) if c.holds(*v) => format!("   ok ({})", c.text),
+                    Some(c) => format!("   EXPECTED {}", c.text),
+                    None => String::new(),
+                };
+                println!("  {name} = {v}{mark}");
+            }
+            println!("  elapsed {:.6}s", run.elapsed.as_secs_f64());
+            checks.iter().all(|(n, c)| {
+                r.outputs
+                    .iter()
+                    .zip(&run.outputs)
+                    .any(|(o, v)| o == n && c.holds(*v))
+            })
+        }
+        (Ok(run), RuntimeExpect::LoadError { name, .. }) => {
+            println!(
+                "  loaded and ran ({:?}), expected {name} at load",
+                run.outputs
+            );
+            false
+        }
+        (
+            Err(gridcheck_gpu::RuntimeFailure::Load { code, message }),
+            RuntimeExpect::LoadError { name, value },
+        ) => {
+            println!("  load failed: {message}; expected {name} ({value})");
+            code == *value
+        }
+        (Err(e), _) => {
+            println!("  ERROR: {e}");
+            false
+        }
     }
 }

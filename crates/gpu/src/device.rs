@@ -5,7 +5,7 @@
 
 use cudarc::driver::{result, sys};
 
-use crate::driver_error;
+use crate::error::driver_error;
 
 /// The device found by [`probe`] or opened by [`Gpu::open`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,8 @@ use std::path::Path;
 
 use cudarc::driver::sys;
 
-use crate::{Gpu, GpuError, driver_error_long};
+use crate::context::Gpu;
+use crate::error::{GpuError, driver_error_long};
 
 /// Why no image could be made: a `CUresult` of the linker (its code and
 /// message, with the linker's error log), or anything else.

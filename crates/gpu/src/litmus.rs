@@ -6,15 +6,18 @@
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, sys};
-use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
+use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, sys};
+use gridcheck_kernelgen::Layout;
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
+use crate::context::Gpu;
 use crate::environment::{Budget, Environment, Params, launch_seed, permutation};
+use crate::error::{GpuError, drv};
+use crate::run_buffers::{Collected, RunBuffers, alloc};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
-use crate::{Gpu, GpuError, cuda_error_name, driver_error, drv, histogram};
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
@@ -39,48 +42,6 @@ pub struct LitmusRun {
     pub seed: u64,
 }
 
-/// Why an instance's outcome cannot be recorded, if it cannot: a device
-/// runtime call (a launch, creating a stream or event, `record`,
-/// `waitevent`) was not reached or failed, or a kernel did not run.
-fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
-    for e in lay.error_words() {
-        let code = status[e.word as usize];
-        if code == STATUS_NOT_REACHED {
-            return Some(format!("{} was not reached", e.what));
-        }
-        if code != 0 {
-            return Some(format!(
-                "{} failed: {} ({code})",
-                e.what,
-                cuda_error_name(code)
-            ));
-        }
-    }
-    lay.kernels
-        .iter()
-        .filter(|k| k.must_run)
-        .find(|k| status[k.status_word as usize] != k.ran_value())
-        .map(|k| match k.blocks {
-            1 => format!("kernel `{}` did not run", k.name),
-            n => format!(
-                "kernel `{}` did not run: {} of its {n} blocks ran",
-                k.name, status[k.status_word as usize]
-            ),
-        })
-}
-
-/// The final state of one instance: its registers and memory slot.
-fn instance_state(lay: &Layout, regs: &[u32], mem: &[u32]) -> State {
-    let mut s = State::new();
-    for (i, r) in lay.registers.iter().enumerate() {
-        s.insert(r.name.clone(), regs[i]);
-    }
-    for l in &lay.locations {
-        s.insert(l.name.clone(), mem[l.offset as usize]);
-    }
-    s
-}
-
 impl Gpu {
     /// Runs a litmus test in the built-in [`Environment`] (its incantations;
     /// `budget` says how much work).
@@ -95,9 +56,7 @@ impl Gpu {
     }
 
     /// Runs `budget.launches` host launches of `budget.instances_per_launch`
-    /// instances of a litmus test from its generated cubin, with the
-    /// incantations of `env` (its instances and launches are `budget`'s
-    /// business: [`Budget::of`]).
+    /// instances of a litmus test from its generated cubin.
     ///
     /// A test that sets device runtime limits (the launch pool, the sync
     /// depth) gets them set before its module is loaded and restored
@@ -155,18 +114,71 @@ impl Gpu {
             .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
             .map_err(drv(&format!("cannot load {}", cubin.display())))?;
         let lay = gridcheck_kernelgen::layout(litmus);
-        // Per host kernel: the function, its blocks per instance, threads
-        // per block, and whether it is a PDL secondary.
-        let mut host: Vec<(CudaFunction, u32, u32, bool)> = Vec::new();
-        for k in lay.host_kernels() {
-            let sym = gridcheck_kernelgen::kernel_symbol(test_name, &k.name);
-            let f = module.load_function(&sym).map_err(drv(&format!(
-                "kernel `{sym}` is not in {}",
+        let host = host_kernels(&module, cubin, test_name, &lay)?;
+        self.raise_pending_limit(litmus, &lay, n)?;
+        let mut run = LitmusRun {
+            histogram: BTreeMap::new(),
+            instances: 0,
+            launch_failures: 0,
+            first_launch_error: None,
+            elapsed: Duration::ZERO,
+            launch_elapsed: Duration::ZERO,
+            seed: budget.seed,
+        };
+        let bufs = RunBuffers::new(&self.stream, litmus, &lay, budget, inc)?;
+        let hist_fn = module
+            .load_function("gridcheck_histogram")
+            .map_err(drv(&format!(
+                "kernel `gridcheck_histogram` is not in {} (rebuild it: `cargo xtask build`)",
                 cubin.display()
             )))?;
-            let pdl = k.launch == (KernelLaunch::Host { pdl: true });
-            host.push((f, k.blocks, k.block_dim, pdl));
+        self.stream
+            .synchronize()
+            .map_err(drv("cannot prepare the run"))?;
+        let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
+        let mut watch = self.open_watch(n as usize, &lay)?;
+        let launches = Launches {
+            stream: &self.stream,
+            lay: &lay,
+            host: &host,
+            hist_fn: &hist_fn,
+            bufs: &bufs,
+            test_name,
+            budget,
+            inc,
+            sync_each,
+        };
+        let launches_start = Instant::now();
+        for li in 0..budget.launches {
+            if let Err(e) = launches.launch(li, launches_start, watch.as_mut()) {
+                if watch.is_some() {
+                    // A watched launch that stalled may never end: freeing
+                    // what it uses (page-locked memory, device memory, the
+                    // module) would wait for it forever, so all of it is
+                    // left to the process, a rerun under watch whose worker
+                    // ends right after reporting the error.
+                    std::mem::forget((watch, bufs, hist_fn, host, module));
+                }
+                return Err(e);
+            }
         }
+        self.stream
+            .synchronize()
+            .map_err(drv(&format!("a launch of {test_name} failed")))?;
+        run.launch_elapsed = launches_start.elapsed();
+        let mut got = Collected::default();
+        bufs.collect(&self.stream, &lay, &mut got)?;
+        run.histogram = got.histogram;
+        run.instances = got.instances;
+        run.launch_failures = got.launch_failures;
+        run.first_launch_error = got.first_launch_error;
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+
+    /// Raises the pending launch limit to what `n` instances launch at
+    /// once, unless the test sets that limit itself.
+    fn raise_pending_limit(&self, litmus: &Litmus, lay: &Layout, n: u32) -> Result<(), GpuError> {
         let pending = u64::from(n) * u64::from(lay.pending_launches_per_instance());
         if pending > 0 && litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none() {
             let limit = sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
@@ -181,231 +193,172 @@ impl Gpu {
                 )))?;
             }
         }
+        Ok(())
+    }
+
+    /// GRIDCHECK_WATCH: each launch watched instead of waited for
+    /// (`watch.rs`); a stall or a run out of time ends the run with its
+    /// classification as the error.
+    fn open_watch(&self, nz: usize, lay: &Layout) -> Result<Option<Watch>, GpuError> {
+        let Ok(v) = std::env::var("GRIDCHECK_WATCH") else {
+            return Ok(None);
+        };
+        let (stall, budget_s) = watch::parse_watch(&v).map_err(GpuError::new)?;
+        let side = self
+            .ctx
+            .new_stream()
+            .map_err(drv("cannot create the watch stream"))?;
+        // SAFETY: written by the copies before it is read (page-locked,
+        // so that a copy beside a hung kernel cannot block the host).
+        let mut host = unsafe {
+            self.ctx
+                .alloc_pinned_with_flags::<u32>((nz * lay.status_stride as usize).max(1), 0)
+        }
+        .map_err(alloc("the watch buffer"))?;
+        let ptr = host.as_mut_ptr().map_err(drv("the watch buffer"))?;
+        Ok(Some(Watch {
+            watcher: Watcher::new(stall),
+            budget_s,
+            side,
+            _host: host,
+            ptr,
+        }))
+    }
+}
+
+/// Per host kernel of the test: the function, its blocks per instance,
+/// threads per block, and whether it is a PDL secondary.
+type HostKernel = (CudaFunction, u32, u32, bool);
+
+/// The test's host kernels, from its module.
+fn host_kernels(
+    module: &Arc<CudaModule>,
+    cubin: &Path,
+    test_name: &str,
+    lay: &Layout,
+) -> Result<Vec<HostKernel>, GpuError> {
+    let mut host = Vec::new();
+    for k in lay.host_kernels() {
+        let sym = gridcheck_kernelgen::kernel_symbol(test_name, &k.name);
+        let f = module.load_function(&sym).map_err(drv(&format!(
+            "kernel `{sym}` is not in {}",
+            cubin.display()
+        )))?;
+        let pdl = k.launch == (KernelLaunch::Host { pdl: true });
+        host.push((f, k.blocks, k.block_dim, pdl));
+    }
+    Ok(host)
+}
+
+/// A watched run's state: the watcher, the time budget, the side stream
+/// and the page-locked buffer its copies land in.
+struct Watch {
+    watcher: Watcher,
+    budget_s: f64,
+    side: Arc<CudaStream>,
+    _host: cudarc::driver::PinnedHostSlice<u32>,
+    ptr: *mut u32,
+}
+
+/// What every launch of a run shares.
+struct Launches<'a> {
+    stream: &'a Arc<CudaStream>,
+    lay: &'a Layout,
+    host: &'a [HostKernel],
+    hist_fn: &'a CudaFunction,
+    bufs: &'a RunBuffers,
+    test_name: &'a str,
+    budget: &'a Budget,
+    inc: &'a Environment,
+    /// Each launch waited for (not with GRIDCHECK_QUEUE_LAUNCHES).
+    sync_each: bool,
+}
+
+impl Launches<'_> {
+    /// Launch `li`: fresh buffers, the test's host kernels, the histogram
+    /// kernel; then the launch waited for, or watched.
+    fn launch(
+        &self,
+        li: u32,
+        launches_start: Instant,
+        watch: Option<&mut Watch>,
+    ) -> Result<(), GpuError> {
+        let (stream, lay, bufs, inc) = (self.stream, self.lay, self.bufs, self.inc);
+        let n = bufs.n;
         let nz = n as usize;
-        let mut run = LitmusRun {
-            histogram: BTreeMap::new(),
-            instances: 0,
-            launch_failures: 0,
-            first_launch_error: None,
-            elapsed: Duration::ZERO,
-            launch_elapsed: Duration::ZERO,
-            seed: budget.seed,
-        };
-        let stress_words = if inc.stress_words == 0 {
-            0
-        } else {
-            inc.stress_words.next_power_of_two()
-        };
-        let stream = &self.stream;
-        let alloc = |what: &'static str| {
-            move |e: DriverError| {
-                GpuError::new(format!("cannot allocate {what}: {}", driver_error(e)))
-            }
-        };
-        // Each launch gets fresh memory, status words and registers. Reusing
-        // one set, reset on the device between launches, went with hangs on
-        // the H100: pmpp-kernel-b-more-stuff-in-tail-launch timed out in 4
-        // of 34 runs that way, in none of 30 with fresh buffers (cause not
-        // determined; see ARCHITECTURE.md).
-        let mem_init: Vec<u32> = lay.initial_slot().repeat(nz);
-        let status_init: Vec<u32> = lay.initial_status().repeat(nz);
-        let stress: CudaSlice<u32> = stream
-            .alloc_zeros(stress_words.max(1) as usize)
-            .map_err(alloc("the stress buffer"))?;
-        let plan = histogram::Plan::new(litmus, &lay);
-        let plan_d = stream
-            .clone_htod(&plan.words())
-            .map_err(alloc("the histogram plan"))?;
-        let hist: CudaSlice<u64> = stream
-            .alloc_zeros(plan.hist_len())
-            .map_err(alloc("the histogram"))?;
-        // Room for every instance of the run: nothing is ever dropped.
-        let capacity = u64::from(n) * u64::from(budget.launches);
-        let rec_words = histogram::record_words(&lay);
-        let records: CudaSlice<u32> = stream
-            .alloc_zeros(1 + capacity as usize * rec_words)
-            .map_err(alloc("the record buffer"))?;
-        let hist_fn = module
-            .load_function("gridcheck_histogram")
-            .map_err(drv(&format!(
-                "kernel `gridcheck_histogram` is not in {} (rebuild it: `cargo xtask build`)",
-                cubin.display()
-            )))?;
         let plain = |p: &CudaSlice<u32>| p.device_ptr(stream).0;
-        // The histogram's parameters; each launch fills in its buffers.
-        let hp_for = |mem: u64, regs: u64, status: u64| histogram::HistParams {
-            mem,
-            regs,
-            status,
-            plan: plain(&plan_d),
-            hist: hist.device_ptr(stream).0,
-            records: plain(&records),
+        let seed = launch_seed(self.budget.seed, li);
+        let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
+        let mem = stream
+            .clone_htod(&bufs.mem_init)
+            .map_err(alloc("test memory"))?;
+        let status = stream
+            .clone_htod(&bufs.status_init)
+            .map_err(alloc("status words"))?;
+        let regs: CudaSlice<u32> = stream
+            .alloc_zeros((nz * lay.reg_stride as usize).max(1))
+            .map_err(alloc("registers"))?;
+        let hp = bufs.hist_params(stream, lay, plain(&mem), plain(&regs), plain(&status));
+        let params = Params {
+            mem: hp.mem,
+            regs: hp.regs,
+            status: hp.status,
+            stress: plain(&bufs.stress),
+            seed,
             instances: n,
-            nobs: plan.offsets.len() as u32,
-            ndom: plan.domain.len() as u32,
-            status_stride: lay.status_stride,
-            reg_stride: lay.reg_stride,
+            perm_mul,
+            perm_add,
+            max_delay: inc.max_delay_cycles,
+            stress_words: bufs.stress_words,
+            stress_iters: inc.stress_iters,
+            stress_lines: u32::from(inc.stress_lines),
             slot_stride: lay.slot_stride,
-            record_capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
-            bins: plan.bins as u32,
+            lines: lay.locations.len() as u32,
+            line_burst: inc.line_burst,
         };
-        stream
-            .synchronize()
-            .map_err(drv("cannot prepare the run"))?;
-        let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
-        // GRIDCHECK_WATCH: each launch watched instead of waited for
-        // (`watch.rs`); a stall or a run out of time ends the run with its
-        // classification as the error.
-        let mut watch = match std::env::var("GRIDCHECK_WATCH") {
-            Ok(v) => {
-                let (stall, budget_s) = watch::parse_watch(&v).map_err(GpuError::new)?;
-                let side = self
-                    .ctx
-                    .new_stream()
-                    .map_err(drv("cannot create the watch stream"))?;
-                // SAFETY: written by the copies before it is read (page-locked,
-                // so that a copy beside a hung kernel cannot block the host).
-                let mut host = unsafe {
-                    self.ctx
-                        .alloc_pinned_with_flags::<u32>((nz * lay.status_stride as usize).max(1), 0)
-                }
-                .map_err(alloc("the watch buffer"))?;
-                let ptr = host.as_mut_ptr().map_err(drv("the watch buffer"))?;
-                Some((Watcher::new(stall), budget_s, side, host, ptr))
-            }
-            Err(_) => None,
-        };
-        let launches_start = Instant::now();
-        for li in 0..budget.launches {
-            let seed = launch_seed(budget.seed, li);
-            let (perm_mul, perm_add) = permutation(seed, n, inc.permute);
-            let mem = stream.clone_htod(&mem_init).map_err(alloc("test memory"))?;
-            let status = stream
-                .clone_htod(&status_init)
-                .map_err(alloc("status words"))?;
-            let regs: CudaSlice<u32> = stream
-                .alloc_zeros((nz * lay.reg_stride as usize).max(1))
-                .map_err(alloc("registers"))?;
-            let hp = hp_for(plain(&mem), plain(&regs), plain(&status));
-            let params = Params {
-                mem: hp.mem,
-                regs: hp.regs,
-                status: hp.status,
-                stress: plain(&stress),
-                seed,
-                instances: n,
-                perm_mul,
-                perm_add,
-                max_delay: inc.max_delay_cycles,
-                stress_words,
-                stress_iters: inc.stress_iters,
-                stress_lines: u32::from(inc.stress_lines),
-                slot_stride: lay.slot_stride,
-                lines: lay.locations.len() as u32,
-                line_burst: inc.line_burst,
+        // An instance of a kernel of several blocks is that many
+        // consecutive blocks (see `gridcheck_kernelgen::KernelPlan`).
+        for (f, blocks, block, pdl) in self.host {
+            let grid = n.checked_mul(*blocks).ok_or_else(|| {
+                GpuError::new(format!("{n} instances of {blocks} blocks overflow a grid"))
+            })?;
+            launch(stream, f, grid, *block, *pdl, params)?;
+        }
+        launch(stream, self.hist_fn, n.div_ceil(256), 256, false, hp)?;
+        // Each launch is waited for before the next is queued: in an
+        // earlier version with reused buffers, queuing the 32 launches of
+        // c2-tail-sees-named-stream-child back to back hung the H100 in 8
+        // of 45 runs, waiting after each launch in none of 32.
+        // GRIDCHECK_QUEUE_LAUNCHES queues them.
+        if let Some(w) = watch {
+            let total = u64::from(n) * u64::from(self.budget.launches);
+            let ctx = WatchCtx {
+                stream,
+                side: &w.side,
+                lay,
+                status: plain(&status),
+                host: w.ptr,
+                words: nz * lay.status_stride as usize,
+                start: launches_start,
+                budget_s: w.budget_s,
+                total,
             };
-            // An instance of a kernel of several blocks is that many
-            // consecutive blocks (see `gridcheck_kernelgen::KernelPlan`).
-            for (f, blocks, block, pdl) in &host {
-                let grid = n.checked_mul(*blocks).ok_or_else(|| {
-                    GpuError::new(format!("{n} instances of {blocks} blocks overflow a grid"))
-                })?;
-                launch(stream, f, grid, *block, *pdl, params)?;
-            }
-            launch(stream, &hist_fn, n.div_ceil(256), 256, false, hp)?;
-            // Each launch is waited for before the next is queued: in an
-            // earlier version with reused buffers, queuing the 32 launches of
-            // c2-tail-sees-named-stream-child back to back hung the H100 in 8
-            // of 45 runs, waiting after each launch in none of 32.
-            // GRIDCHECK_QUEUE_LAUNCHES queues them.
-            let mut stalled = None;
-            if let Some((w, budget_s, side, _, host)) = watch.as_mut() {
-                let total = u64::from(n) * u64::from(budget.launches);
-                let ctx = WatchCtx {
-                    stream,
-                    side,
-                    lay: &lay,
-                    status: plain(&status),
-                    host: *host,
-                    words: nz * lay.status_stride as usize,
-                    start: launches_start,
-                    budget_s: *budget_s,
-                    total,
-                };
-                if let Err(e) = watch_launch(&ctx, w, li) {
-                    stalled = Some(e);
-                } else {
-                    w.launch_done(u64::from(n));
-                }
-            }
-            if let Some(e) = stalled {
-                // The launch in flight may never end: freeing what it uses
-                // (page-locked memory, device memory, the module) would
-                // wait for it forever, so all of it is left to the process,
-                // whose worker ends right after reporting the error.
-                std::mem::forget((watch, mem, status, regs, stress, records, hist, plan_d));
-                std::mem::forget((host, hist_fn, module));
+            if let Err(e) = watch_launch(&ctx, &mut w.watcher, li) {
+                // The launch may never end: its buffers stay (see run_litmus_core).
+                std::mem::forget((mem, status, regs));
                 return Err(GpuError::new(e));
             }
-            if let Some((w, budget_s, ..)) = watch.as_mut() {
-                let total = u64::from(n) * u64::from(budget.launches);
-                let t = launches_start.elapsed().as_secs_f64();
-                if t >= *budget_s && li + 1 < budget.launches {
-                    return Err(GpuError::new(w.long_run(t, total)));
-                }
-            } else if sync_each {
-                stream
-                    .synchronize()
-                    .map_err(drv(&format!("launch {li} of {test_name} failed")))?;
+            w.watcher.launch_done(u64::from(n));
+            let t = launches_start.elapsed().as_secs_f64();
+            if t >= w.budget_s && li + 1 < self.budget.launches {
+                return Err(GpuError::new(w.watcher.long_run(t, total)));
             }
+        } else if self.sync_each {
+            stream
+                .synchronize()
+                .map_err(drv(&format!("launch {li} of {} failed", self.test_name)))?;
         }
-        stream
-            .synchronize()
-            .map_err(drv(&format!("a launch of {test_name} failed")))?;
-        run.launch_elapsed = launches_start.elapsed();
-        let hist_h = stream
-            .clone_dtoh(&hist)
-            .map_err(drv("cannot copy the histogram back"))?;
-        run.histogram = plan.decode(&hist_h);
-        let bins = plan.bins as usize;
-        let (failed, odd) = (hist_h[bins], hist_h[bins + 1]);
-        run.launch_failures = failed;
-        run.instances = hist_h[..bins].iter().sum::<u64>() + odd;
-        if failed + odd > 0 {
-            let count = stream
-                .clone_dtoh(&records.slice(0..1))
-                .map_err(drv("cannot copy the record count back"))?[0]
-                as usize;
-            let stored = count.min(capacity as usize);
-            let recs = stream
-                .clone_dtoh(&records.slice(1..1 + stored * rec_words))
-                .map_err(drv("cannot copy the records back"))?;
-            let (mut seen_failed, mut seen_odd) = (0, 0);
-            for r in recs.chunks_exact(rec_words) {
-                let (rg, rest) = r.split_at(lay.reg_stride as usize);
-                let (mm, st) = rest.split_at(lay.slot_stride as usize);
-                match instance_failure(&lay, st) {
-                    Some(why) => {
-                        seen_failed += 1;
-                        run.first_launch_error.get_or_insert(why);
-                    }
-                    None => {
-                        seen_odd += 1;
-                        *run.histogram
-                            .entry(instance_state(&lay, rg, mm))
-                            .or_default() += 1;
-                    }
-                }
-            }
-            if (seen_failed, seen_odd) != (failed, odd) {
-                return Err(GpuError::new(format!(
-                    "the GPU histogram counted {failed} failed and {odd} out-of-domain instances \
-                     but recorded {seen_failed} and {seen_odd}"
-                )));
-            }
-        }
-        run.elapsed = start.elapsed();
-        Ok(run)
+        Ok(())
     }
 }
 
@@ -453,96 +406,4 @@ fn launch<P: Copy>(
     }
     .result()
     .map_err(drv("cuLaunchKernelEx failed"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn instance_decoding() {
-        let yaml = gridcheck_fixture::OneRule::new()
-            .id("cdp2.t.r")
-            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [store x 1, launch child tail]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: forbidden\n")
-            .yaml();
-        let spec =
-            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None);
-        let spec = spec.unwrap_or_else(|e| panic!("{e}"));
-        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
-            panic!()
-        };
-        let lay = gridcheck_kernelgen::layout(l);
-        assert!(
-            instance_failure(&lay, &lay.initial_status())
-                .unwrap()
-                .contains("not reached")
-        );
-        assert!(
-            instance_failure(&lay, &[1, 1, 69])
-                .unwrap()
-                .contains("cudaErrorLaunchPendingCountExceeded")
-        );
-        assert!(
-            instance_failure(&lay, &[1, 0, 0])
-                .unwrap()
-                .contains("child")
-        );
-        assert_eq!(instance_failure(&lay, &[1, 1, 0]), None);
-        let mut mem = lay.initial_slot();
-        mem[0] = 1;
-        let s = instance_state(&lay, &[0], &mem);
-        let keys: Vec<String> = s.keys().cloned().collect();
-        let mut obs = l.observables();
-        obs.sort();
-        assert_eq!(keys, obs);
-        assert_eq!((s["child.t0.r0"], s["x"]), (0, 1));
-    }
-
-    #[test]
-    fn every_block_of_an_instance_must_run() {
-        let yaml = gridcheck_fixture::OneRule::new()
-            .id("cdp2.t.r")
-            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          b0.t0: [store x 1]\n          b1.t0: [load r0 x]\n    condition: exists parent.b1.t0.r0 == 0\n    expect: allowed\n")
-            .yaml();
-        let spec =
-            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
-                .unwrap_or_else(|e| panic!("{e}"));
-        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
-            panic!()
-        };
-        let lay = gridcheck_kernelgen::layout(l);
-        assert_eq!((lay.kernels[0].blocks, lay.kernels[0].ran_value()), (2, 2));
-        assert_eq!(instance_failure(&lay, &[2]), None);
-        assert_eq!(
-            instance_failure(&lay, &[1]).unwrap(),
-            "kernel `parent` did not run: 1 of its 2 blocks ran"
-        );
-        let plan = histogram::Plan::new(l, &lay);
-        assert_eq!(plan.status_expect, [2]);
-    }
-
-    #[test]
-    fn stream_and_event_failures_discard_the_instance() {
-        let yaml = gridcheck_fixture::OneRule::new()
-            .id("cdp2.t.r")
-            .tests("  - name: t\n    kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: parent\n        launch: host\n        threads:\n          t0: [launch child s1, record e1 s1]\n      - kernel: child\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists child.t0.r0 == 0\n    expect: allowed\n")
-            .yaml();
-        let spec =
-            gridcheck_spec::load_sources(&[(std::path::PathBuf::from("spec/x.yaml"), yaml)], None)
-                .unwrap_or_else(|e| panic!("{e}"));
-        let gridcheck_spec::TestBody::Litmus(l) = &spec.tests[0].body else {
-            panic!()
-        };
-        let lay = gridcheck_kernelgen::layout(l);
-        // ran: parent, child; launch; create s1, e1; record.
-        assert_eq!(lay.status_stride, 6);
-        assert_eq!(instance_failure(&lay, &[1, 1, 0, 0, 0, 0]), None);
-        let why = instance_failure(&lay, &[1, 1, 0, 2, 0, 0]).unwrap();
-        assert_eq!(
-            why,
-            "parent creating stream s1 failed: cudaErrorMemoryAllocation (2)"
-        );
-        let why = instance_failure(&lay, &[1, 1, 0, 0, 0, STATUS_NOT_REACHED]).unwrap();
-        assert_eq!(why, "parent.t0 `record e1 s1` was not reached");
-    }
 }

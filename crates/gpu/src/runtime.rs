@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaSlice, DevicePtr, DriverError, sys};
 use gridcheck_spec::{Limit, RuntimeTest};
 
-use crate::{Gpu, GpuError, driver_error, driver_error_long, drv};
+use crate::context::Gpu;
+use crate::error::{GpuError, driver_error, driver_error_long, drv};
 
 /// The outcome of [`Gpu::run_runtime`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -130,7 +130,7 @@ fn verbatim(w: &mut impl Write, source: &str, test: &Test, spec_file: &str) -> f
     writeln!(w)?;
     if let Some(line) = test.source_line {
         let file = match &test.source_file {
-            Some(cu) => crate::spec_relative(cu),
+            Some(cu) => crate::paths::spec_relative(cu),
             None => spec_file.to_string(),
         };
         writeln!(

@@ -4,8 +4,8 @@
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
+use crate::abi::{LOC_STRIDE, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP};
 use crate::plan::observes_errors;
-use crate::{LOC_STRIDE, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP};
 
 /// A memory location of one instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,6 +231,36 @@ pub fn layout(litmus: &Litmus) -> Layout {
             offset: i as u32 * LOC_STRIDE,
         })
         .collect();
+    let registers = registers(litmus);
+    let kernels = kernel_plans(litmus);
+    let launches = device_launches(litmus, kernels.len() as u32);
+    let mut next = (kernels.len() + launches.len()) as u32;
+    let objects = block_objects(litmus, &mut next);
+    let calls = api_calls(litmus, &mut next);
+    let launch_ops = litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+        .filter(|op| matches!(op, Op::Launch { .. }))
+        .count() as u32;
+    Layout {
+        launch_ops,
+        slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
+        locations,
+        reg_stride: registers.len().max(1) as u32,
+        registers,
+        status_stride: next.max(1),
+        kernels,
+        launches,
+        objects,
+        calls,
+    }
+}
+
+/// Every register a thread loads or reads into, in kernel, thread and
+/// program order.
+fn registers(litmus: &Litmus) -> Vec<Register> {
     let mut registers = Vec::new();
     for k in &litmus.kernels {
         for t in &k.threads {
@@ -247,7 +277,12 @@ pub fn layout(litmus: &Litmus) -> Layout {
             }
         }
     }
-    let kernels: Vec<KernelPlan> = litmus
+    registers
+}
+
+/// Each kernel's plan: blocks, block size, status word, whether it must run.
+fn kernel_plans(litmus: &Litmus) -> Vec<KernelPlan> {
+    litmus
         .kernels
         .iter()
         .enumerate()
@@ -268,7 +303,12 @@ pub fn layout(litmus: &Litmus) -> Layout {
                     || litmus.limit(Limit::DevRuntimePendingLaunchCount).is_none(),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The device launches whose errors are checked, their status words after
+/// the `first_word` kernels'.
+fn device_launches(litmus: &Litmus, first_word: u32) -> Vec<DeviceLaunch> {
     let mut launches = Vec::new();
     for k in &litmus.kernels {
         for t in &k.threads {
@@ -284,13 +324,17 @@ pub fn layout(litmus: &Litmus) -> Layout {
                         thread: t.name.clone(),
                         child: kernel.clone(),
                         stream: stream.clone(),
-                        status_word: (kernels.len() + launches.len()) as u32,
+                        status_word: first_word + launches.len() as u32,
                     });
                 }
             }
         }
     }
-    let mut next = (kernels.len() + launches.len()) as u32;
+    launches
+}
+
+/// Each block's named streams and events, their status words from `next`.
+fn block_objects(litmus: &Litmus, next: &mut u32) -> Vec<BlockObject> {
     let mut objects: Vec<BlockObject> = Vec::new();
     for k in &litmus.kernels {
         for kind in [ObjectKind::Stream, ObjectKind::Event] {
@@ -300,12 +344,18 @@ pub fn layout(litmus: &Litmus) -> Layout {
                     block: block as u32,
                     kind,
                     name,
-                    status_word: next,
+                    status_word: *next,
                 });
-                next += 1;
+                *next += 1;
             }
         }
     }
+    objects
+}
+
+/// The device runtime calls whose results are checked, their status words
+/// from `next`.
+fn api_calls(litmus: &Litmus, next: &mut u32) -> Vec<ApiCall> {
     let mut calls = Vec::new();
     for k in &litmus.kernels {
         for t in &k.threads {
@@ -321,32 +371,14 @@ pub fn layout(litmus: &Litmus) -> Layout {
                         thread: t.name.clone(),
                         op_index,
                         op: op.clone(),
-                        status_word: next,
+                        status_word: *next,
                     });
-                    next += 1;
+                    *next += 1;
                 }
             }
         }
     }
-    let launch_ops = litmus
-        .kernels
-        .iter()
-        .flat_map(|k| &k.threads)
-        .flat_map(|t| &t.ops)
-        .filter(|op| matches!(op, Op::Launch { .. }))
-        .count() as u32;
-    Layout {
-        launch_ops,
-        slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
-        locations,
-        reg_stride: registers.len().max(1) as u32,
-        registers,
-        status_stride: next.max(1),
-        kernels,
-        launches,
-        objects,
-        calls,
-    }
+    calls
 }
 
 /// The named streams or the events a kernel's threads use, in order of

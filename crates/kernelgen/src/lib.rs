@@ -20,15 +20,15 @@
 //! parameters, array layout, status words) is documented in
 //! `kernels/include/gridcheck.cuh`; [`Layout`] is its Rust description.
 //!
-//! Modules: `layout` (the memory and launch plan of a litmus test), `plan`
+//! Modules: `abi` (the constants and kernel names the generated code shares
+//! with `gridcheck.cuh` and the runner), `layout` (the memory and launch plan of a litmus test), `plan`
 //! (which tests build for which architecture with which flags), `emit` (the
 //! do-not-edit header, runtime and host test files), `litmus` (the CUDA
 //! of a litmus test) and `describe` (its header comment: the test, its
 //! kernels and its layout).
 
+mod abi;
 mod escape;
-
-use std::path::{Component, Path};
 
 use gridcheck_spec::{Spec, Test, TestBody};
 
@@ -36,14 +36,20 @@ mod describe;
 mod emit;
 mod layout;
 mod litmus;
+mod paths;
 mod plan;
 
+pub use abi::{
+    LOC_STRIDE, MAX_BLOCK, PARAMS_BYTES, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP,
+    kernel_symbol,
+};
 pub use emit::{generate_host, generate_runtime};
 pub use layout::{
     ApiCall, BlockObject, DeviceLaunch, ErrorWord, KernelPlan, Layout, Location, ObjectKind,
     Register, layout,
 };
 pub use litmus::generate;
+pub use paths::spec_relative;
 pub use plan::{
     CDP1_FLAGS, arch_number, build_plan, observes_errors, pins_targets, profile_runs_on, ptx_arch,
     source_uses_pdl, uses_cdp1, uses_pdl,
@@ -58,51 +64,9 @@ pub const INCLUDE_DIR: &str = "kernels/include";
 /// root: `<arch>/<test>.cubin`, a host test's `<arch>/<test>.host`, and the
 /// objects under `obj/<arch>/`. The harness reads the cubins from there.
 pub const BUILD_DIR: &str = "target/kernels";
-/// Words between two locations of one instance (128 bytes: one cache line each).
-pub const LOC_STRIDE: u32 = 32;
-/// Threads per warp; representative thread `tN` is `threadIdx.x == N * WARP`.
-pub const WARP: u32 = 32;
-/// Extra warps per block that stress memory (`GC_STRESS_WARPS`).
-pub const STRESS_WARPS: u32 = 2;
-/// Status word value once a kernel of an instance has run (`GC_RAN`).
-pub const STATUS_RAN: u32 = 1;
-/// Initial value of a launch status word (`GC_NOT_REACHED`).
-pub const STATUS_NOT_REACHED: u32 = 0xffff_ffff;
-/// Size in bytes of `gc_params`, the one parameter of every host kernel.
-pub const PARAMS_BYTES: usize = 80;
-/// Largest block the generator emits.
-pub const MAX_BLOCK: u32 = 1024;
-
 /// The generated `.cu` file name for a test, e.g. `mp-parent-child-own-write.cu`.
 pub fn file_name(test: &Test) -> String {
     format!("{}.cu", test.name)
-}
-
-/// The exported (`extern "C"`) name of a kernel of a test:
-/// `<test name with - replaced by _>__<kernel name>` (a mutant's `~`, see
-/// `gridcheck_mutate`, is spelled `__` too).
-pub fn kernel_symbol(test_name: &str, kernel: &str) -> String {
-    format!(
-        "{}__{}",
-        test_name.replace('-', "_").replace('~', "__"),
-        kernel
-    )
-}
-
-/// The spec file of a test as a path relative to the repository root
-/// (`spec/...`), whatever directory the spec was loaded from.
-pub fn spec_relative(file: &Path) -> String {
-    let parts: Vec<String> = file
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    match parts.iter().rposition(|p| p == "spec") {
-        Some(i) => parts[i..].join("/"),
-        None => parts.join("/"),
-    }
 }
 
 /// Whether a test has a generated `.cu` file: litmus, runtime and host

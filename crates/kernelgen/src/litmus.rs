@@ -9,10 +9,10 @@ use std::fmt::{self, Write};
 
 use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
 
+use crate::abi::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 use crate::describe::description;
 use crate::emit::{header, to_string};
 use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
-use crate::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 
 /// CUDA source for a litmus test. `spec_file` is the test's spec file
 /// relative to the repository root; `rule_ids` the rules that list the test.
@@ -136,9 +136,51 @@ impl KernelEmitter<'_> {
         split: &[Vec<Vec<(usize, &Op)>>],
     ) -> fmt::Result {
         let k = self.kernel;
-        let sym = kernel_symbol(&self.test.name, &k.name);
         writeln!(w)?;
         writeln!(w, "// Kernel `{}`.", k.name)?;
+        self.signature(w)?;
+        let blocks = self.plan.blocks;
+        if self.plan.block_dim > MAX_BLOCK {
+            writeln!(
+                w,
+                "#error \"gridcheck: kernel `{}` needs {} threads per block (thread tN runs as threadIdx.x == N*32); use lower thread numbers\"",
+                k.name, self.plan.block_dim
+            )?;
+        }
+        self.pointers(w)?;
+        self.block_objects(w, objects)?;
+        if blocks > 1 {
+            let counts: Vec<usize> = (0..k.blocks())
+                .map(|b| k.block_threads(b).count())
+                .collect();
+            let mut expr = format!("{}u", counts[counts.len() - 1]);
+            if counts.iter().any(|&n| n != counts[0]) {
+                for (b, n) in counts.iter().enumerate().rev().skip(1) {
+                    expr = format!("block == {b}u ? {n}u : {expr}");
+                }
+            }
+            writeln!(
+                w,
+                "  const unsigned int gc_modeled = {expr};  // this block's modeled threads"
+            )?;
+        }
+        self.block_burst(w, split, 0)?;
+        writeln!(w, "  __syncthreads();")?;
+        for t in &k.threads {
+            for op in &t.ops {
+                if let Some(reg) = op.register() {
+                    writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The kernel's signature and its instance's slot (and block of the
+    /// test, when it has several).
+    fn signature(&self, w: &mut impl Write) -> fmt::Result {
+        let k = self.kernel;
+        let sym = kernel_symbol(&self.test.name, &k.name);
         let blocks = self.plan.blocks;
         match k.launch {
             KernelLaunch::Host { .. } if blocks > 1 => {
@@ -170,13 +212,13 @@ impl KernelEmitter<'_> {
                 }
             }
         }
-        if self.plan.block_dim > MAX_BLOCK {
-            writeln!(
-                w,
-                "#error \"gridcheck: kernel `{}` needs {} threads per block (thread tN runs as threadIdx.x == N*32); use lower thread numbers\"",
-                k.name, self.plan.block_dim
-            )?;
-        }
+        Ok(())
+    }
+
+    /// The memory and register pointers of the instance, when the kernel
+    /// uses them.
+    fn pointers(&self, w: &mut impl Write) -> fmt::Result {
+        let k = self.kernel;
         let has_mem = k.threads.iter().any(|t| {
             t.ops
                 .iter()
@@ -198,6 +240,12 @@ impl KernelEmitter<'_> {
                 "  volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;"
             )?;
         }
+        Ok(())
+    }
+
+    /// The block's arrival counter, and its streams and events, created by
+    /// thread 0.
+    fn block_objects(&self, w: &mut impl Write, objects: &[&BlockObject]) -> fmt::Result {
         writeln!(w, "  __shared__ unsigned int gc_arrived;")?;
         if objects.is_empty() {
             writeln!(w, "  if (threadIdx.x == 0u) gc_arrived = 0u;")?;
@@ -228,30 +276,6 @@ impl KernelEmitter<'_> {
                 )?;
             }
             writeln!(w, "  }}")?;
-        }
-        if blocks > 1 {
-            let counts: Vec<usize> = (0..k.blocks())
-                .map(|b| k.block_threads(b).count())
-                .collect();
-            let mut expr = format!("{}u", counts[counts.len() - 1]);
-            if counts.iter().any(|&n| n != counts[0]) {
-                for (b, n) in counts.iter().enumerate().rev().skip(1) {
-                    expr = format!("block == {b}u ? {n}u : {expr}");
-                }
-            }
-            writeln!(
-                w,
-                "  const unsigned int gc_modeled = {expr};  // this block's modeled threads"
-            )?;
-        }
-        self.block_burst(w, split, 0)?;
-        writeln!(w, "  __syncthreads();")?;
-        for t in &k.threads {
-            for op in &t.ops {
-                if let Some(reg) = op.register() {
-                    writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
-                }
-            }
         }
         Ok(())
     }

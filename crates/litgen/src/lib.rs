@@ -207,9 +207,18 @@ pub fn strategy(cfg: GenConfig) -> impl Strategy<Value = GenProgram> {
 /// launches by existing threads, locations that exist, events that are
 /// recorded before they are waited on somewhere in the block.
 fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
-    // Thread budget: drop threads from the end, then kernels that have none
-    // (and every kernel launched by a dropped one).
-    let mut budget = cfg.max_threads;
+    keep_thread_budget(&mut p, cfg.max_threads);
+    renumber_blocks(&mut p);
+    keep_op_budget(&mut p, cfg.max_total_ops);
+    fix_operands(&mut p);
+    fix_launch_sites(&mut p);
+    p
+}
+
+/// Thread budget: drops threads from the end, then kernels that have none
+/// (and every kernel launched by a dropped one).
+fn keep_thread_budget(p: &mut GenProgram, max_threads: usize) {
+    let mut budget = max_threads;
     for k in &mut p.kernels {
         let keep = k.threads.len().min(budget);
         k.threads.truncate(keep);
@@ -237,7 +246,10 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
         }
     }
     p.kernels = kept;
-    // Blocks: one per thread as drawn, renumbered in order of appearance.
+}
+
+/// Blocks: one per thread as drawn, renumbered in order of appearance.
+fn renumber_blocks(p: &mut GenProgram) {
     for k in &mut p.kernels {
         let mut seen: Vec<usize> = Vec::new();
         let drawn = std::mem::take(&mut k.blocks);
@@ -250,13 +262,16 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
             k.blocks.push(pos);
         }
     }
-    // Operation budget: launches count, then trim the longest thread.
+}
+
+/// Operation budget: launches count, then the longest thread is trimmed.
+fn keep_op_budget(p: &mut GenProgram, max_total_ops: usize) {
     let launches = p
         .kernels
         .iter()
         .filter(|k| matches!(k.launch, GenLaunch::Device { .. }))
         .count();
-    let budget = cfg.max_total_ops.saturating_sub(launches);
+    let budget = max_total_ops.saturating_sub(launches);
     loop {
         let total: usize = p
             .kernels
@@ -276,6 +291,12 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
             t.pop();
         }
     }
+}
+
+/// Locations that exist, `devicesync` only under CDP1, streams and events
+/// of the block that uses them, and no wait on an event the block never
+/// records.
+fn fix_operands(p: &mut GenProgram) {
     let n_loc = p.locations as u8;
     for k in &mut p.kernels {
         for (t, &b) in k.threads.iter_mut().zip(&k.blocks) {
@@ -317,6 +338,10 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
             }
         }
     }
+}
+
+/// Launches by existing threads, at existing positions.
+fn fix_launch_sites(p: &mut GenProgram) {
     let counts: Vec<usize> = p.kernels.iter().map(|k| k.threads.len()).collect();
     let lens: Vec<Vec<usize>> = p
         .kernels
@@ -335,7 +360,6 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
             *pos %= lens[*parent][*thread] + 1;
         }
     }
-    p
 }
 
 fn stream_ref(s: GenStream) -> StreamRef {

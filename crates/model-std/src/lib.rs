@@ -24,6 +24,8 @@ pub use gridcheck_model::{ErrorKind, ModelError};
 mod block;
 #[path = "../../model/src/cdp1.rs"]
 mod cdp1;
+#[path = "../../model/src/compile.rs"]
+mod compile;
 #[path = "../../model/src/completion.rs"]
 mod completion;
 #[path = "../../model/src/grid.rs"]
@@ -62,7 +64,7 @@ pub fn sample(
     executions: u64,
     seed: u64,
 ) -> Result<BTreeMap<State, u64>, ModelError> {
-    let program = Arc::new(program::compile(litmus)?);
+    let program = Arc::new(compile::compile(litmus)?);
     sync::seed(seed);
     let mut out = BTreeMap::new();
     for _ in 0..executions {

@@ -204,6 +204,7 @@
 
 mod block;
 mod cdp1;
+mod compile;
 mod completion;
 mod grid;
 mod latch;
@@ -376,7 +377,7 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
             ),
         ));
     }
-    let program = Arc::new(program::compile(litmus)?);
+    let program = Arc::new(compile::compile(litmus)?);
     let mut bounds = vec![options.preemption_bound];
     for &b in &options.fallback_bounds {
         let last = *bounds.last().unwrap_or(&None);

@@ -8,7 +8,7 @@ use gridcheck_oracle::{Agreement, CrossCheck};
 use gridcheck_spec::{State, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::{Candidate, kills};
+use crate::candidates::{Candidate, kills};
 
 /// The oracles' answer on a mutant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -253,60 +253,8 @@ pub fn scan(src: &str) -> Result<Scan, Refusal> {
                 (anchors.get(name).copied().unwrap_or_default(), None)
             }
         };
-        total.nodes = total.nodes.saturating_add(cost.nodes);
-        total.bytes = total.bytes.saturating_add(cost.bytes);
-        if total.nodes > MAX_NODES {
-            return Err(refuse(format!(
-                "the file holds more than {MAX_NODES} YAML values, counting what aliases repeat"
-            )));
-        }
-        if total.bytes > MAX_SCALAR_BYTES {
-            return Err(refuse(format!(
-                "the file holds more than {} MiB of text, counting what aliases repeat",
-                MAX_SCALAR_BYTES >> 20
-            )));
-        }
-        // Where this node sits: a key, a value, a list entry.
-        let role = match stack.last_mut() {
-            None => Role::Root,
-            Some(parent) if parent.map => {
-                if parent.key_turn {
-                    parent.key_turn = false;
-                    parent.key = scalar.map(<[u8]>::to_vec);
-                    Role::Other
-                } else {
-                    parent.key_turn = true;
-                    let key = parent.key.as_deref();
-                    match (parent.role, key) {
-                        (Role::Root, Some(b"rules")) => Role::List(ItemKind::Rule),
-                        (Role::Root, Some(b"tests")) => Role::List(ItemKind::Test),
-                        (Role::Item(i), Some(k)) => {
-                            let item = &mut out.items[i];
-                            let named = match item.kind {
-                                ItemKind::Rule => k == b"id",
-                                ItemKind::Test => k == b"name",
-                            };
-                            if named && let Some(v) = scalar {
-                                item.key = Some(String::from_utf8_lossy(v).into_owned());
-                            }
-                            Role::Other
-                        }
-                        _ => Role::Other,
-                    }
-                }
-            }
-            Some(parent) => match parent.role {
-                Role::List(kind) => {
-                    out.items.push(Item {
-                        kind,
-                        line: pos.0,
-                        key: None,
-                    });
-                    Role::Item(out.items.len() - 1)
-                }
-                _ => Role::Other,
-            },
-        };
+        add_checked(&mut total, cost).map_err(refuse)?;
+        let role = role_of(&mut stack, scalar, pos.0, &mut out);
         match ev {
             Ev::Start { map, anchor } => {
                 if stack.len() >= MAX_NESTING {
@@ -339,6 +287,71 @@ pub fn scan(src: &str) -> Result<Scan, Refusal> {
         }
     }
     Ok(out)
+}
+
+/// Adds a node's cost to the file's totals: more values or text than the
+/// limits, counting what aliases repeat, is refused.
+fn add_checked(total: &mut Totals, cost: Totals) -> Result<(), String> {
+    total.nodes = total.nodes.saturating_add(cost.nodes);
+    total.bytes = total.bytes.saturating_add(cost.bytes);
+    if total.nodes > MAX_NODES {
+        return Err(format!(
+            "the file holds more than {MAX_NODES} YAML values, counting what aliases repeat"
+        ));
+    }
+    if total.bytes > MAX_SCALAR_BYTES {
+        return Err(format!(
+            "the file holds more than {} MiB of text, counting what aliases repeat",
+            MAX_SCALAR_BYTES >> 20
+        ));
+    }
+    Ok(())
+}
+
+/// Where a node sits under the top of `stack`: a key, a value (an item's
+/// `id` or `name` sets its key), a list entry (a rule or a test starts at
+/// `line`).
+fn role_of(stack: &mut [Frame], scalar: Option<&[u8]>, line: usize, out: &mut Scan) -> Role {
+    match stack.last_mut() {
+        None => Role::Root,
+        Some(parent) if parent.map => {
+            if parent.key_turn {
+                parent.key_turn = false;
+                parent.key = scalar.map(<[u8]>::to_vec);
+                Role::Other
+            } else {
+                parent.key_turn = true;
+                let key = parent.key.as_deref();
+                match (parent.role, key) {
+                    (Role::Root, Some(b"rules")) => Role::List(ItemKind::Rule),
+                    (Role::Root, Some(b"tests")) => Role::List(ItemKind::Test),
+                    (Role::Item(i), Some(k)) => {
+                        let item = &mut out.items[i];
+                        let named = match item.kind {
+                            ItemKind::Rule => k == b"id",
+                            ItemKind::Test => k == b"name",
+                        };
+                        if named && let Some(v) = scalar {
+                            item.key = Some(String::from_utf8_lossy(v).into_owned());
+                        }
+                        Role::Other
+                    }
+                    _ => Role::Other,
+                }
+            }
+        }
+        Some(parent) => match parent.role {
+            Role::List(kind) => {
+                out.items.push(Item {
+                    kind,
+                    line,
+                    key: None,
+                });
+                Role::Item(out.items.len() - 1)
+            }
+            _ => Role::Other,
+        },
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use cudarc::driver::CudaFunction;
+
 use super::buffers::{Args, DevBuf};
 use super::{Bench, Outcome, PENDING_LIMIT_LAUNCH, R, col, diff, fig};
 
@@ -23,31 +25,43 @@ pub(super) fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
     let c = DevBuf::new(8)?;
     let total = (b.plan.micro_warmup + b.plan.micro_repeats) as u64;
     let n: i32 = if b.plan.quick { 64 } else { 256 };
-    let n_str = n.to_string();
+    host_launches(b, out, &child, &c, total, n)?;
+    host_round_trips(b, out, &child, &c, total)?;
+    device_launches(b, out, &fan, &c, total, n)?;
+    tail_chain(b, out, &tail, &c, total, n)
+}
 
-    // Host launches, back to back into one stream: the GPU's time per
-    // launch with all of them queued, and the host's time per launch call.
+/// Host launches, back to back into one stream: the GPU's time per launch
+/// with all of them queued, and the host's time per launch call.
+fn host_launches(
+    b: &Bench,
+    out: &mut Outcome,
+    f: &CudaFunction,
+    c: &DevBuf,
+    total: u64,
+    n: i32,
+) -> R<()> {
     c.zero_async(b.s())?;
     let rows = b.repeat_micro(|_| {
         let mut submit = 0.0;
         let t = b.time(|| {
             let t0 = Instant::now();
             for _ in 0..n {
-                b.launch(&child, 1, 1, 0, false, Args::default().p(&c))?;
+                b.launch(f, 1, 1, 0, false, Args::default().p(c))?;
             }
             submit = t0.elapsed().as_secs_f64() * 1e6;
             Ok(())
         })?;
         Ok(vec![t / f64::from(n), submit / f64::from(n)])
     })?;
-    b.check_counters(&c, total * n as u64, "host launches")?;
+    b.check_counters(c, total * n as u64, "host launches")?;
     out.figures.push(fig(
         "launch.host.latency",
         "host launch, one stream, serial: GPU time per launch, all queued",
         "us",
         true,
         &col(&rows, 0),
-        &[("launches", n_str.clone())],
+        &[("launches", n.to_string())],
     )?);
     out.figures.push(fig(
         "launch.host.submit",
@@ -55,21 +69,30 @@ pub(super) fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
         "us",
         true,
         &col(&rows, 1),
-        &[("launches", n_str.clone())],
+        &[("launches", n.to_string())],
     )?);
+    Ok(())
+}
 
-    // Host launch and synchronize: the round trip the device avoids.
+/// Host launch and synchronize: the round trip the device avoids.
+fn host_round_trips(
+    b: &Bench,
+    out: &mut Outcome,
+    f: &CudaFunction,
+    c: &DevBuf,
+    total: u64,
+) -> R<()> {
     let rt = 32;
     c.zero_async(b.s())?;
     let rows = b.repeat_micro(|_| {
         let t = Instant::now();
         for _ in 0..rt {
-            b.launch(&child, 1, 1, 0, false, Args::default().p(&c))?;
+            b.launch(f, 1, 1, 0, false, Args::default().p(c))?;
             b.sync("host round trip")?;
         }
         Ok(vec![t.elapsed().as_secs_f64() * 1e6 / f64::from(rt)])
     })?;
-    b.check_counters(&c, total * rt as u64, "host round trips")?;
+    b.check_counters(c, total * rt as u64, "host round trips")?;
     out.figures.push(fig(
         "launch.host.round-trip",
         "host launch + stream synchronize (host clock, per launch)",
@@ -78,49 +101,51 @@ pub(super) fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
         &col(&rows, 0),
         &[("launches", rt.to_string())],
     )?);
+    Ok(())
+}
 
-    // Device launches: serial from one thread, and fan-out from many blocks;
-    // the cost of a launch is the parent's time above an empty parent's.
+/// Device launches into each stream: serial from one thread, and fan-out
+/// from many blocks; the cost of a launch is the parent's time above an
+/// empty parent's.
+fn device_launches(
+    b: &Bench,
+    out: &mut Outcome,
+    f: &CudaFunction,
+    c: &DevBuf,
+    total: u64,
+    n: i32,
+) -> R<()> {
     let blocks: u32 = if b.plan.quick { 64 } else { 128 };
     let per_block: i32 = 16;
     for (kind, slug, name) in KINDS {
         c.zero_async(b.s())?;
         let rows = b.repeat_micro(|_| {
-            let full =
-                b.time(|| b.launch(&fan, 1, 1, 0, false, Args::default().i(kind).i(n).p(&c)))?;
+            let full = b.time(|| b.launch(f, 1, 1, 0, false, Args::default().i(kind).i(n).p(c)))?;
             let empty =
-                b.time(|| b.launch(&fan, 1, 1, 0, false, Args::default().i(kind).i(0).p(&c)))?;
+                b.time(|| b.launch(f, 1, 1, 0, false, Args::default().i(kind).i(0).p(c)))?;
             let wide = b.time(|| {
                 b.launch(
-                    &fan,
+                    f,
                     blocks,
                     1,
                     0,
                     false,
-                    Args::default().i(kind).i(per_block).p(&c),
+                    Args::default().i(kind).i(per_block).p(c),
                 )
             })?;
-            let wide0 = b.time(|| {
-                b.launch(
-                    &fan,
-                    blocks,
-                    1,
-                    0,
-                    false,
-                    Args::default().i(kind).i(0).p(&c),
-                )
-            })?;
+            let wide0 =
+                b.time(|| b.launch(f, blocks, 1, 0, false, Args::default().i(kind).i(0).p(c)))?;
             Ok(vec![full, empty, wide, wide0])
         })?;
         let want = total * (n as u64 + u64::from(blocks) * per_block as u64);
-        b.check_counters(&c, want, &format!("device launches into {name}"))?;
+        b.check_counters(c, want, &format!("device launches into {name}"))?;
         out.figures.push(fig(
             &format!("launch.device.{slug}.latency"),
             &format!("device launch into {name}, one thread, serial (per launch)"),
             "us",
             true,
             &diff(&rows, 0, 1, f64::from(n)),
-            &[("blocks", "1".into()), ("launches", n_str.clone())],
+            &[("blocks", "1".into()), ("launches", n.to_string())],
         )?);
         out.figures.push(fig(
             &format!("launch.device.{slug}.throughput"),
@@ -134,22 +159,32 @@ pub(super) fn launch_group(b: &Bench, out: &mut Outcome) -> R<()> {
             ],
         )?);
     }
+    Ok(())
+}
 
-    // A tail-launch chain: each link tail-launches the next.
+/// A tail-launch chain: each link tail-launches the next.
+fn tail_chain(
+    b: &Bench,
+    out: &mut Outcome,
+    f: &CudaFunction,
+    c: &DevBuf,
+    total: u64,
+    n: i32,
+) -> R<()> {
     c.zero_async(b.s())?;
     let rows = b.repeat_micro(|_| {
-        let full = b.time(|| b.launch(&tail, 1, 1, 0, false, Args::default().i(n).p(&c)))?;
-        let empty = b.time(|| b.launch(&tail, 1, 1, 0, false, Args::default().i(0).p(&c)))?;
+        let full = b.time(|| b.launch(f, 1, 1, 0, false, Args::default().i(n).p(c)))?;
+        let empty = b.time(|| b.launch(f, 1, 1, 0, false, Args::default().i(0).p(c)))?;
         Ok(vec![full, empty])
     })?;
-    b.check_counters(&c, total * (n as u64 + 2), "the tail-launch chain")?;
+    b.check_counters(c, total * (n as u64 + 2), "the tail-launch chain")?;
     out.figures.push(fig(
         "launch.device.tail-chain.per-link",
         "tail-launch chain (per link)",
         "us",
         true,
         &diff(&rows, 0, 1, f64::from(n)),
-        &[("links", n_str)],
+        &[("links", n.to_string())],
     )?);
     Ok(())
 }

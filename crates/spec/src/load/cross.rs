@@ -8,190 +8,276 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::{Cx, Errors, ItemErr, Located};
+use crate::ast::{Rule, Test};
 use crate::locate::Text;
 use crate::seeds::Seeds;
 
+/// Errors about items, placed in their files: the files, their texts and
+/// the error list.
+struct Out<'a> {
+    files: &'a [(PathBuf, String)],
+    texts: Vec<Text<'a>>,
+    errors: &'a mut Errors,
+}
+
+impl Out<'_> {
+    /// An error about `item` at `field` (at `needle` in it, if given).
+    fn push(&mut self, at: &Located, item: String, field: &str, needle: Option<&str>, msg: String) {
+        let file = &self.files[at.file].0;
+        let e = ItemErr {
+            file,
+            text: &self.texts[at.file],
+            item,
+            from: at.from,
+            until: at.until,
+            quiet: Rc::new(Cell::new(self.errors.full_for(file))),
+        }
+        .at(field, needle, msg);
+        self.errors.push(e);
+    }
+}
+
 impl Cx {
     pub(super) fn cross_checks(&mut self, files: &[(PathBuf, String)], seeds: Option<&Seeds>) {
-        let texts: Vec<Text> = files.iter().map(|(_, t)| Text::new(t)).collect();
-        let err_at = |errors: &Errors,
-                      at: &Located,
-                      item: String,
-                      field: &str,
-                      needle: Option<&str>,
-                      msg: String| {
-            let file = &files[at.file].0;
-            ItemErr {
-                file,
-                text: &texts[at.file],
-                item,
-                from: at.from,
-                until: at.until,
-                quiet: Rc::new(Cell::new(errors.full_for(file))),
-            }
-            .at(field, needle, msg)
+        let Cx {
+            rules,
+            tests,
+            rule_at,
+            test_at,
+            errors,
+        } = self;
+        let mut out = Out {
+            files,
+            texts: files.iter().map(|(_, t)| Text::new(t)).collect(),
+            errors,
         };
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        for (i, r) in self.rules.iter().enumerate() {
-            if let Some(&first) = ids.get(r.id.as_str()) {
-                let prev = &self.rules[first].origin;
-                self.errors.push(err_at(
-                    &self.errors,
-                    &self.rule_at[i],
+        let ids = unique_ids(&mut out, rules, rule_at);
+        let names = unique_names(&mut out, tests, test_at);
+        let former = former_names(&mut out, tests, test_at, &names);
+        let referenced = listed_tests(&mut out, (rules, rule_at), tests, (&names, &former), seeds);
+        reasons_name_rules(&mut out, rules, rule_at, &ids);
+        every_test_listed(&mut out, tests, test_at, &referenced);
+    }
+}
+
+/// Rule ids are unique: the map from id to the first rule with it.
+fn unique_ids<'r>(
+    out: &mut Out,
+    rules: &'r [Rule],
+    rule_at: &[Located],
+) -> HashMap<&'r str, usize> {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in rules.iter().enumerate() {
+        if let Some(&first) = ids.get(r.id.as_str()) {
+            let prev = &rules[first].origin;
+            out.push(
+                &rule_at[i],
+                format!("rule `{}`", r.id),
+                "id",
+                None,
+                format!("duplicate id: also defined at {prev}"),
+            );
+        } else {
+            ids.insert(&r.id, i);
+        }
+    }
+    ids
+}
+
+/// Test names are unique: the map from name to the first test with it.
+fn unique_names<'t>(
+    out: &mut Out,
+    tests: &'t [Test],
+    test_at: &[Located],
+) -> HashMap<&'t str, usize> {
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        if let Some(&first) = names.get(t.name.as_str()) {
+            let prev = &tests[first].origin;
+            out.push(
+                &test_at[i],
+                format!("test `{}`", t.name),
+                "name",
+                None,
+                format!("duplicate test name: also defined at {prev}"),
+            );
+        } else {
+            names.insert(&t.name, i);
+        }
+    }
+    names
+}
+
+/// A former name belongs to one test and is no test's name now, so that a
+/// result recorded under it has one test to go to: the map from former
+/// name to its test.
+fn former_names<'t>(
+    out: &mut Out,
+    tests: &'t [Test],
+    test_at: &[Located],
+    names: &HashMap<&str, usize>,
+) -> HashMap<&'t str, usize> {
+    let mut former: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        for f in &t.formerly {
+            let clash = if f == &t.name {
+                Some(format!("`{f}` is the test's own name, not a former one"))
+            } else if let Some(&live) = names.get(f.as_str()) {
+                Some(format!(
+                    "`{f}` is the name of a test now (at {}): a former name is no test's name",
+                    tests[live].origin
+                ))
+            } else if let Some(&first) = former.get(f.as_str()).filter(|&&j| j != i) {
+                Some(format!(
+                    "`{f}` is also a former name of `{}` (at {}): results recorded under it would belong to two tests",
+                    tests[first].name, tests[first].origin
+                ))
+            } else {
+                former.insert(f, i);
+                None
+            };
+            if let Some(msg) = clash {
+                out.push(
+                    &test_at[i],
+                    format!("test `{}`", t.name),
+                    "formerly",
+                    None,
+                    msg,
+                );
+            }
+        }
+    }
+    former
+}
+
+/// Every test a rule lists is defined (or renamed: then its new name is
+/// said), and the rule's source checked against the seeds: the tests listed.
+fn listed_tests<'r>(
+    out: &mut Out,
+    (rules, rule_at): (&'r [Rule], &[Located]),
+    tests: &[Test],
+    (names, former): (&HashMap<&str, usize>, &HashMap<&str, usize>),
+    seeds: Option<&Seeds>,
+) -> BTreeSet<&'r str> {
+    let mut referenced = BTreeSet::new();
+    for (i, r) in rules.iter().enumerate() {
+        for name in &r.tests {
+            referenced.insert(name.as_str());
+            if !names.contains_key(name.as_str()) {
+                let msg = match former.get(name.as_str()) {
+                    Some(&now) => format!(
+                        "test `{name}` is now called `{}` (its `formerly` lists `{name}`)",
+                        tests[now].name
+                    ),
+                    None => format!("test `{name}` is not defined in any spec file"),
+                };
+                out.push(
+                    &rule_at[i],
                     format!("rule `{}`", r.id),
-                    "id",
-                    None,
-                    format!("duplicate id: also defined at {prev}"),
-                ));
-            } else {
-                ids.insert(&r.id, i);
+                    "tests",
+                    Some(name),
+                    msg,
+                );
             }
         }
-        let mut names: HashMap<&str, usize> = HashMap::new();
-        for (i, t) in self.tests.iter().enumerate() {
-            if let Some(&first) = names.get(t.name.as_str()) {
-                let prev = &self.tests[first].origin;
-                self.errors.push(err_at(
-                    &self.errors,
-                    &self.test_at[i],
-                    format!("test `{}`", t.name),
-                    "name",
-                    None,
-                    format!("duplicate test name: also defined at {prev}"),
-                ));
-            } else {
-                names.insert(&t.name, i);
+        if let Some(seeds) = seeds {
+            check_source(out, r, &rule_at[i], seeds);
+        }
+    }
+    referenced
+}
+
+/// A rule's seed exists, its quote is verbatim in it, and so is its
+/// section's title.
+fn check_source(out: &mut Out, r: &Rule, at: &Located, seeds: &Seeds) {
+    if !seeds.has(&r.source.seed) {
+        let known: Vec<&str> = seeds.names().collect();
+        out.push(
+            at,
+            format!("rule `{}`", r.id),
+            "source.seed",
+            Some(&r.source.seed),
+            format!(
+                "no seed `{}` in {} (have: {})",
+                r.source.seed,
+                seeds.dir.display(),
+                known.join(", ")
+            ),
+        );
+    } else if !seeds.contains(&r.source.seed, &r.quote) {
+        let prefix = seeds.matching_prefix(&r.source.seed, &r.quote);
+        out.push(
+            at,
+            format!("rule `{}`", r.id),
+            "quote",
+            None,
+            format!(
+                "the quote is not verbatim in {}: it matches up to \"{}\" and then differs",
+                r.source.seed, prefix
+            ),
+        );
+    } else {
+        let title = r
+            .source
+            .section
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+        if !seeds.contains(&r.source.seed, title) {
+            out.push(
+                at,
+                format!("rule `{}`", r.id),
+                "source.section",
+                None,
+                format!(
+                    "section title `{title}` does not occur in {}",
+                    r.source.seed
+                ),
+            );
+        }
+    }
+}
+
+/// A rule whose untested status names rules names them by id, and only
+/// rules that exist.
+fn reasons_name_rules(
+    out: &mut Out,
+    rules: &[Rule],
+    rule_at: &[Located],
+    ids: &HashMap<&str, usize>,
+) {
+    for (i, r) in rules.iter().enumerate() {
+        if let Some(u) = r.untested.as_ref().filter(|u| u.status.names_rules()) {
+            let named = crate::sentences::rule_ids_in(&u.reason);
+            let msg = match named.iter().find(|id| !ids.contains_key(id.as_str())) {
+                Some(id) => Some(format!("the reason names `{id}`, which is no rule")),
+                None if named.is_empty() => Some(format!(
+                    "a `{}` names the rules it concerns by id in its reason",
+                    u.status.as_str()
+                )),
+                None => None,
+            };
+            if let Some(msg) = msg {
+                out.push(&rule_at[i], format!("rule `{}`", r.id), "reason", None, msg);
             }
         }
-        // A former name belongs to one test and is no test's name now, so
-        // that a result recorded under it has one test to go to.
-        let mut former: HashMap<&str, usize> = HashMap::new();
-        for (i, t) in self.tests.iter().enumerate() {
-            for f in &t.formerly {
-                let clash = if f == &t.name {
-                    Some(format!("`{f}` is the test's own name, not a former one"))
-                } else if let Some(&live) = names.get(f.as_str()) {
-                    Some(format!(
-                        "`{f}` is the name of a test now (at {}): a former name is no test's name",
-                        self.tests[live].origin
-                    ))
-                } else if let Some(&first) = former.get(f.as_str()).filter(|&&j| j != i) {
-                    Some(format!(
-                        "`{f}` is also a former name of `{}` (at {}): results recorded under it would belong to two tests",
-                        self.tests[first].name, self.tests[first].origin
-                    ))
-                } else {
-                    former.insert(f, i);
-                    None
-                };
-                if let Some(msg) = clash {
-                    self.errors.push(err_at(
-                        &self.errors,
-                        &self.test_at[i],
-                        format!("test `{}`", t.name),
-                        "formerly",
-                        None,
-                        msg,
-                    ));
-                }
-            }
-        }
-        let mut referenced = BTreeSet::new();
-        for (i, r) in self.rules.iter().enumerate() {
-            for name in &r.tests {
-                referenced.insert(name.as_str());
-                if !names.contains_key(name.as_str()) {
-                    let msg = match former.get(name.as_str()) {
-                        Some(&now) => format!(
-                            "test `{name}` is now called `{}` (its `formerly` lists `{name}`)",
-                            self.tests[now].name
-                        ),
-                        None => format!("test `{name}` is not defined in any spec file"),
-                    };
-                    self.errors.push(err_at(
-                        &self.errors,
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "tests",
-                        Some(name),
-                        msg,
-                    ));
-                }
-            }
-            if let Some(seeds) = seeds {
-                if !seeds.has(&r.source.seed) {
-                    let known: Vec<&str> = seeds.names().collect();
-                    self.errors.push(err_at(
-                        &self.errors,
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "source.seed",
-                        Some(&r.source.seed),
-                        format!(
-                            "no seed `{}` in {} (have: {})",
-                            r.source.seed,
-                            seeds.dir.display(),
-                            known.join(", ")
-                        ),
-                    ));
-                } else if !seeds.contains(&r.source.seed, &r.quote) {
-                    let prefix = seeds.matching_prefix(&r.source.seed, &r.quote);
-                    self.errors.push(err_at(&self.errors, &self.rule_at[i], format!("rule `{}`", r.id), "quote", None, format!("the quote is not verbatim in {}: it matches up to \"{}\" and then differs", r.source.seed, prefix)));
-                } else {
-                    let title = r
-                        .source
-                        .section
-                        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
-                    if !seeds.contains(&r.source.seed, title) {
-                        self.errors.push(err_at(
-                            &self.errors,
-                            &self.rule_at[i],
-                            format!("rule `{}`", r.id),
-                            "source.section",
-                            None,
-                            format!(
-                                "section title `{title}` does not occur in {}",
-                                r.source.seed
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        for (i, r) in self.rules.iter().enumerate() {
-            if let Some(u) = r.untested.as_ref().filter(|u| u.status.names_rules()) {
-                let named = crate::sentences::rule_ids_in(&u.reason);
-                let msg = match named.iter().find(|id| !ids.contains_key(id.as_str())) {
-                    Some(id) => Some(format!("the reason names `{id}`, which is no rule")),
-                    None if named.is_empty() => Some(format!(
-                        "a `{}` names the rules it concerns by id in its reason",
-                        u.status.as_str()
-                    )),
-                    None => None,
-                };
-                if let Some(msg) = msg {
-                    self.errors.push(err_at(
-                        &self.errors,
-                        &self.rule_at[i],
-                        format!("rule `{}`", r.id),
-                        "reason",
-                        None,
-                        msg,
-                    ));
-                }
-            }
-        }
-        for (i, t) in self.tests.iter().enumerate() {
-            if !referenced.contains(t.name.as_str()) {
-                self.errors.push(err_at(
-                    &self.errors,
-                    &self.test_at[i],
-                    format!("test `{}`", t.name),
-                    "name",
-                    None,
-                    "no rule lists this test in its `tests`".into(),
-                ));
-            }
+    }
+}
+
+/// Every test is listed by a rule.
+fn every_test_listed(
+    out: &mut Out,
+    tests: &[Test],
+    test_at: &[Located],
+    referenced: &BTreeSet<&str>,
+) {
+    for (i, t) in tests.iter().enumerate() {
+        if !referenced.contains(t.name.as_str()) {
+            out.push(
+                &test_at[i],
+                format!("test `{}`", t.name),
+                "name",
+                None,
+                "no rule lists this test in its `tests`".into(),
+            );
         }
     }
 }

@@ -154,6 +154,19 @@ enum Block {
 
 /// Splits a seed's text into sentences and items (see the module docs).
 pub fn split(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    for b in join_page_breaks(blocks(text)) {
+        match b {
+            Block::Item(s) => out.push(s),
+            Block::Para(lines) => para_sentences(&lines, &mut out),
+        }
+    }
+    out
+}
+
+/// The text's paragraphs and items (headings, code, navigation, captions,
+/// table rows), in order.
+fn blocks(text: &str) -> Vec<Block> {
     let lines: Vec<&str> = text.lines().collect();
     let mut blocks: Vec<Block> = Vec::new();
     let mut para: Vec<(usize, String)> = Vec::new();
@@ -235,9 +248,12 @@ pub fn split(text: &str) -> Vec<Sentence> {
         para.push((n, t.to_string()));
     }
     flush(&mut para, &mut blocks);
+    blocks
+}
 
-    // A paragraph cut by a page break continues in the next one when that
-    // starts with a lowercase letter.
+/// A paragraph cut by a page break continues in the next one when that
+/// starts with a lowercase letter.
+fn join_page_breaks(blocks: Vec<Block>) -> Vec<Block> {
     let mut merged: Vec<Block> = Vec::new();
     for b in blocks {
         if let (Some(Block::Para(prev)), Block::Para(next)) = (merged.last_mut(), &b) {
@@ -254,54 +270,50 @@ pub fn split(text: &str) -> Vec<Sentence> {
         }
         merged.push(b);
     }
+    merged
+}
 
-    let mut out = Vec::new();
-    for b in merged {
-        match b {
-            Block::Item(s) => out.push(s),
-            Block::Para(lines) => {
-                let first = lines[0].0;
-                let joined = lines
-                    .iter()
-                    .map(|(_, s)| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let single = lines.len() == 1;
-                if single
-                    && joined.split_whitespace().count() <= 12
-                    && !joined.trim_end().ends_with(['.', ':', ';', '?', '!'])
-                {
-                    out.push(Sentence {
-                        line: first,
-                        text: joined,
-                        form: Some(NotAClaim::Heading),
-                    });
-                    continue;
-                }
-                // Line numbers: each sentence starts on the line holding its
-                // first character.
-                let mut offsets = Vec::new();
-                let mut at = 0;
-                for (l, s) in &lines {
-                    offsets.push((at, *l));
-                    at += s.len() + 1;
-                }
-                for (start, s) in sentence_spans(&joined) {
-                    let line = offsets
-                        .iter()
-                        .rev()
-                        .find(|(o, _)| *o <= start)
-                        .map_or(first, |(_, l)| *l);
-                    out.push(Sentence {
-                        line,
-                        text: s.to_string(),
-                        form: None,
-                    });
-                }
-            }
-        }
+/// A paragraph's sentences, each with the line it starts on; a short
+/// unpunctuated one-line paragraph is a heading.
+fn para_sentences(lines: &[(usize, String)], out: &mut Vec<Sentence>) {
+    let first = lines[0].0;
+    let joined = lines
+        .iter()
+        .map(|(_, s)| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let single = lines.len() == 1;
+    if single
+        && joined.split_whitespace().count() <= 12
+        && !joined.trim_end().ends_with(['.', ':', ';', '?', '!'])
+    {
+        out.push(Sentence {
+            line: first,
+            text: joined,
+            form: Some(NotAClaim::Heading),
+        });
+        return;
     }
-    out
+    // Line numbers: each sentence starts on the line holding its
+    // first character.
+    let mut offsets = Vec::new();
+    let mut at = 0;
+    for (l, s) in lines {
+        offsets.push((at, *l));
+        at += s.len() + 1;
+    }
+    for (start, s) in sentence_spans(&joined) {
+        let line = offsets
+            .iter()
+            .rev()
+            .find(|(o, _)| *o <= start)
+            .map_or(first, |(_, l)| *l);
+        out.push(Sentence {
+            line,
+            text: s.to_string(),
+            form: None,
+        });
+    }
 }
 
 const ABBREVIATIONS: &[&str] = &["i.e.", "e.g.", "etc.", "vs.", "cf.", "fig.", "no."];
