@@ -395,8 +395,6 @@ const CYCLES_BEING_REMOVED: &[&str] = &[
     // model and axiom; the harness's testing environment and argument
     // parser in conformance; xtask's main.rs, which every command touches).
     "conformance",
-    "crates/axiom",
-    "crates/model",
     "xtask",
 ];
 

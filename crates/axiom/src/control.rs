@@ -33,8 +33,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::error::{AxiomError, ErrorKind};
 use crate::program::{AOp, Prog, Start, Stream};
-use crate::{AxiomError, ErrorKind};
 
 /// One resolution of the control choices.
 #[derive(Debug, Clone)]

@@ -46,10 +46,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use gridcheck_spec::State;
 
 use crate::control::{self, Control, product};
+use crate::error::{AxiomError, ErrorKind};
 use crate::graph::{Bits, Graph};
+use crate::options::Options;
 use crate::program::{AOp, INIT, POOL_FULL, Prog, SYNC_DEPTH};
 use crate::relations::{self, Edges};
-use crate::{AxiomError, ErrorKind, Options};
 
 /// What the enumeration found.
 #[derive(Debug, Default)]

@@ -61,16 +61,20 @@
 //!   and `relations.rs`: stream state, barrier and trigger per block).
 
 mod control;
+mod error;
 mod execution;
 mod graph;
+mod options;
 mod program;
 mod relations;
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use gridcheck_spec::{Litmus, State, Verdict};
+
+pub use error::{AxiomError, ErrorKind};
+pub use options::Options;
 
 /// What the axiomatic model found for one litmus test.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,87 +88,6 @@ pub struct AxiomOutcome {
     /// Candidates the axioms kept.
     pub consistent: u64,
     pub elapsed: Duration,
-}
-
-/// Why the model gives no answer: a deadlock, a construct it does not
-/// define, or a test too large to enumerate. `kind` says which, for callers
-/// that decide by it (`crates/oracle`); `message` says it for people.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AxiomError {
-    pub kind: ErrorKind,
-    pub message: String,
-}
-
-/// The kinds of [`AxiomError`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// An enumeration went past its bound ([`Options::max_candidates`]):
-    /// the test is too large, not wrong.
-    BoundExceeded,
-    /// Some execution blocks forever, or the threads of a block execute
-    /// different numbers of barriers.
-    Deadlock,
-    /// A construct the model does not define.
-    Unsupported,
-    /// A program the spec's loader rejects (an undeclared name, a kernel
-    /// launched twice, a launch cycle, ...) or a condition that cannot be
-    /// evaluated.
-    Invalid,
-    /// No candidate execution is consistent with the axioms.
-    NoConsistentExecution,
-}
-
-impl AxiomError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> AxiomError {
-        AxiomError {
-            kind,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for AxiomError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for AxiomError {}
-
-/// Which axioms hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// Allow load buffering (drop the `exec | rf` acyclicity axiom): the PTX
-    /// memory model's answer for tests without dependencies. Default `false`.
-    pub load_buffering: bool,
-    /// Coherence order follows execution order (`exec | rf | co` acyclic):
-    /// the loom model's operational restriction, not the guide's. Default
-    /// `false`.
-    pub co_follows_execution: bool,
-    /// Upper bound on each enumerated product (control resolutions, per
-    /// location choices, candidates).
-    pub max_candidates: usize,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            load_buffering: false,
-            co_follows_execution: false,
-            max_candidates: 2_000_000,
-        }
-    }
-}
-
-impl Options {
-    /// The loom model's semantics: the guide's, plus coherence order
-    /// following execution order.
-    pub fn loom() -> Options {
-        Options {
-            co_follows_execution: true,
-            ..Options::default()
-        }
-    }
 }
 
 /// The guide's semantics ([`Options::default`]).

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
-use crate::{AxiomError, ErrorKind};
+use crate::error::{AxiomError, ErrorKind};
 
 /// `cudaErrorLaunchPendingCountExceeded`.
 pub(crate) const POOL_FULL: u32 = 69;

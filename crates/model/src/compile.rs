@@ -18,7 +18,7 @@ use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 use crate::program::{KernelInfo, MOp, Program, Start, Stream, ThreadInfo};
 use crate::slots::Slots;
 
-use crate::{ErrorKind, ModelError};
+use crate::error::{ErrorKind, ModelError};
 
 fn err(msg: impl Into<String>) -> ModelError {
     ModelError::new(ErrorKind::Invalid, msg)

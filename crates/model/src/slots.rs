@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use gridcheck_spec::StreamRef;
 
-use crate::{ErrorKind, ModelError};
+use crate::error::{ErrorKind, ModelError};
 
 /// The slots of a kernel's blocks' stream state (compiled once for the
 /// kernel; each block has its own word of them): its in-order streams (NULL
