@@ -162,7 +162,7 @@ fn crash(status: &Result<std::process::ExitStatus, String>, stderr: &str) -> Wor
 /// Runs a command with piped output and a timeout: its exit status (or why
 /// it could not be started or waited for), standard output and standard
 /// error; `None` when it was killed after `timeout` seconds.
-fn run_with_timeout(
+pub(crate) fn run_with_timeout(
     mut cmd: Command,
     timeout: u64,
 ) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {

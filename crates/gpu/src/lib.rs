@@ -42,7 +42,7 @@ pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_
 use device::{device_info, init_driver};
 pub use environment::{Budget, Incantations, launch_seed, permutation};
 pub use jit::{ImageError, is_ptx};
-pub use litmus::{LitmusRun, MAX_LIMITED_LAUNCHES};
+pub use litmus::{LitmusRun, LoadedModule, MAX_LIMITED_LAUNCHES};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};
 
 /// Anything that went wrong talking to the GPU.

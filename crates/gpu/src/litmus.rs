@@ -5,10 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, sys};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, sys,
+};
 use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
@@ -128,6 +131,44 @@ impl Gpu {
         })
     }
 
+    /// Loads a cubin (or PTX) once, for [`Gpu::run_litmus_in`]: a batch of
+    /// programs compiled into one module runs from one load.
+    pub fn load_module(&self, cubin: &Path) -> Result<LoadedModule, GpuError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let bytes = self.module_image(cubin).map_err(GpuError::from)?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
+            .map_err(drv(&format!("cannot load {}", cubin.display())))?;
+        Ok(LoadedModule {
+            module,
+            file: cubin.to_path_buf(),
+        })
+    }
+
+    /// Runs a litmus test (one without device runtime limits) whose kernels
+    /// are in a module already loaded: `test_name` picks its kernels.
+    pub fn run_litmus_in(
+        &self,
+        module: &LoadedModule,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Incantations,
+    ) -> Result<LitmusRun, GpuError> {
+        if !litmus.limits.is_empty() {
+            return Err(GpuError::new(format!(
+                "{test_name} sets device runtime limits: run it with run_litmus_with"
+            )));
+        }
+        let start = Instant::now();
+        let mut run = self.run_loaded(module, test_name, litmus, budget, inc)?;
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+
     fn run_litmus_core(
         &self,
         cubin: &Path,
@@ -137,6 +178,21 @@ impl Gpu {
         inc: &Incantations,
     ) -> Result<LitmusRun, GpuError> {
         let start = Instant::now();
+        let module = self.load_module(cubin)?;
+        let mut run = self.run_loaded(&module, test_name, litmus, budget, inc)?;
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+
+    fn run_loaded(
+        &self,
+        loaded: &LoadedModule,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Incantations,
+    ) -> Result<LitmusRun, GpuError> {
+        let (module, cubin) = (&loaded.module, loaded.file.as_path());
         let n = budget.instances_per_launch;
         if n == 0 {
             return Err(GpuError::new(
@@ -146,11 +202,6 @@ impl Gpu {
         self.ctx
             .bind_to_thread()
             .map_err(drv("cannot bind the context"))?;
-        let bytes = self.module_image(cubin).map_err(GpuError::from)?;
-        let module = self
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
-            .map_err(drv(&format!("cannot load {}", cubin.display())))?;
         let lay = gridcheck_kernelgen::layout(litmus);
         // Per host kernel: the function, its blocks per instance, threads
         // per block, and whether it is a PDL secondary.
@@ -385,9 +436,14 @@ impl Gpu {
                 )));
             }
         }
-        run.elapsed = start.elapsed();
         Ok(run)
     }
+}
+
+/// A module loaded once ([`Gpu::load_module`]) and the file it came from.
+pub struct LoadedModule {
+    module: Arc<CudaModule>,
+    file: PathBuf,
 }
 
 /// One host launch of `n` blocks through `cuLaunchKernelEx`, with the

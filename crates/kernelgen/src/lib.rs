@@ -23,9 +23,11 @@
 //! Modules: `layout` (the memory and launch plan of a litmus test), `plan`
 //! (which tests build for which architecture with which flags), `emit` (the
 //! do-not-edit header, runtime and host test files), `litmus` (the CUDA
-//! of a litmus test) and `describe` (its header comment: the test, its
-//! kernels and its layout).
+//! of a litmus test), `describe` (its header comment: the test, its
+//! kernels and its layout) and `batch` (many programs in one `.cu`, one
+//! namespace each, for a random-program campaign).
 
+mod batch;
 mod escape;
 
 use std::path::{Component, Path};
@@ -38,6 +40,7 @@ mod layout;
 mod litmus;
 mod plan;
 
+pub use batch::{batch_namespace, batch_source};
 pub use emit::{generate_host, generate_runtime};
 pub use layout::{
     ApiCall, BlockObject, DeviceLaunch, ErrorWord, KernelPlan, Layout, Location, ObjectKind,

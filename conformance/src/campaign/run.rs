@@ -1,0 +1,513 @@
+//! A campaign's GPU side: the worker (`conformance campaign-worker BATCH`,
+//! the module loaded once, each program run and reported as one line), and
+//! the driver that runs each batch in such a worker under a deadline,
+//! restarts it after the program in flight when it stops, appends one line
+//! a program to `campaign.jsonl`, and ends with the findings.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use gridcheck_gpu::watch::{LONG_RUN, STALL};
+use gridcheck_gpu::{Budget, Gpu, Incantations, launch_seed};
+use gridcheck_spec::{Litmus, Test};
+use serde::{Deserialize, Serialize};
+
+use super::findings::{Class, Outcome, ProgramRecord, classify, known_hang, shape};
+use super::{Args, CUBIN, CampaignProgram, batches, compile, read_batch};
+
+/// The line prefix of a worker's report of one program.
+const MARKER: &str = "GRIDCHECK-CAMPAIGN ";
+/// A worker's exit code after a program that left the context unusable.
+const STOPPED: u8 = 3;
+/// A worker's exit code when its module did not load.
+const NO_MODULE: u8 = 4;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Line {
+    index: usize,
+    outcome: Outcome,
+}
+
+fn say(index: usize, outcome: Outcome) {
+    let l = Line { index, outcome };
+    if let Ok(j) = serde_json::to_string(&l) {
+        println!("{MARKER}{j}");
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// The worker: `BATCH --from K [--skip I,J] --instances N --launches L --seed S`.
+pub fn worker_main(argv: &[String]) -> ExitCode {
+    let mut it = argv.iter();
+    let dir = it.next().cloned().unwrap_or_default();
+    let (mut from, mut skip, mut instances, mut launches, mut seed) =
+        (0usize, Vec::new(), 512u32, 2u32, 1u64);
+    while let (Some(f), Some(v)) = (it.next(), it.next()) {
+        match f.as_str() {
+            "--from" => from = v.parse().unwrap_or(0),
+            "--skip" => {
+                skip = v
+                    .split(',')
+                    .filter_map(|s| s.parse::<usize>().ok())
+                    .collect()
+            }
+            "--instances" => instances = v.parse().unwrap_or(512),
+            "--launches" => launches = v.parse().unwrap_or(2),
+            "--seed" => seed = v.parse().unwrap_or(1),
+            _ => {}
+        }
+    }
+    let dir = Path::new(&dir);
+    let programs = match read_batch(dir) {
+        Ok(p) => p,
+        Err(e) => {
+            say(from, Outcome::NotRun { reason: e });
+            return ExitCode::from(NO_MODULE);
+        }
+    };
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            say(
+                from,
+                Outcome::NotRun {
+                    reason: format!("no GPU: {e}"),
+                },
+            );
+            return ExitCode::from(NO_MODULE);
+        }
+    };
+    let module = match gpu.load_module(&dir.join(CUBIN)) {
+        Ok(m) => m,
+        Err(e) => {
+            say(
+                from,
+                Outcome::NotRun {
+                    reason: format!("the batch's module did not load: {e}"),
+                },
+            );
+            return ExitCode::from(NO_MODULE);
+        }
+    };
+    for (i, p) in programs.iter().enumerate().skip(from) {
+        if skip.contains(&i) {
+            continue;
+        }
+        let (t, l) = match p.litmus() {
+            Ok(x) => x,
+            Err(e) => {
+                say(i, Outcome::NotRun { reason: e });
+                continue;
+            }
+        };
+        let budget = Budget {
+            instances_per_launch: instances,
+            launches,
+            seed: launch_seed(seed, i as u32),
+        };
+        match gpu.run_litmus_in(&module, &t.name, &l, &budget, &Incantations::default()) {
+            Ok(r) => say(
+                i,
+                Outcome::Ran {
+                    histogram: r.histogram.into_iter().collect(),
+                    instances: r.instances,
+                    launch_failures: r.launch_failures,
+                    first_launch_error: r.first_launch_error,
+                    elapsed_s: r.elapsed.as_secs_f64(),
+                },
+            ),
+            Err(e) => {
+                let message = e.to_string();
+                let hang = message.contains(STALL) || message.contains(LONG_RUN);
+                say(
+                    i,
+                    if hang {
+                        Outcome::Hang { message }
+                    } else {
+                        Outcome::Error { message }
+                    },
+                );
+                return ExitCode::from(STOPPED);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// A batch's programs with their tests, ready to run and classify.
+pub(super) struct Batch {
+    pub name: String,
+    pub dir: std::path::PathBuf,
+    pub programs: Vec<CampaignProgram>,
+    pub parsed: Vec<Result<(Test, Litmus), String>>,
+}
+
+impl Batch {
+    pub fn read(dir: &Path) -> Result<Batch, String> {
+        let programs = read_batch(dir)?;
+        let parsed = programs.iter().map(CampaignProgram::litmus).collect();
+        Ok(Batch {
+            name: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            dir: dir.to_path_buf(),
+            programs,
+            parsed,
+        })
+    }
+
+    pub fn record(&self, index: usize, outcome: Outcome) -> ProgramRecord {
+        let p = &self.programs[index];
+        let (class, detail, sh, kh) = match &self.parsed[index] {
+            Ok((_, l)) => {
+                let (c, d) = classify(l, &p.states, &outcome);
+                (c, d, shape(l), known_hang(l).map(String::from))
+            }
+            Err(e) => (Class::NotRun, e.clone(), String::new(), None),
+        };
+        ProgramRecord {
+            batch: self.name.clone(),
+            index,
+            name: p.name.clone(),
+            class,
+            detail,
+            shape: sh,
+            known_hang: kh,
+            oracle: p.oracle.clone(),
+            outcome,
+        }
+    }
+}
+
+/// How a batch is run.
+pub(super) struct RunCfg<'a> {
+    pub args: &'a Args,
+    pub deadline: Instant,
+    /// Hangs seen per known hang pattern.
+    pub hangs: BTreeMap<String, usize>,
+}
+
+/// Runs one batch (see the module docs); `sink` gets each program's record.
+pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(ProgramRecord)) {
+    let a = cfg.args;
+    let n = b.programs.len();
+    let mut done = vec![false; n];
+    let mut from = 0;
+    let exe = std::env::current_exe().unwrap_or_else(|_| "conformance".into());
+    while from < n {
+        if Instant::now() >= cfg.deadline {
+            break;
+        }
+        let mut skip = Vec::new();
+        for i in from..n {
+            let capped = b.parsed[i]
+                .as_ref()
+                .ok()
+                .and_then(|(_, l)| known_hang(l))
+                .filter(|p| cfg.hangs.get(*p).copied().unwrap_or(0) >= a.hang_cap);
+            if let Some(p) = capped.filter(|_| !done[i]) {
+                done[i] = true;
+                skip.push(i);
+                sink(b.record(
+                    i,
+                    Outcome::NotRun {
+                        reason: format!(
+                            "skipped: the known hang `{p}` was seen {} times (--hang-cap)",
+                            a.hang_cap
+                        ),
+                    },
+                ));
+            }
+        }
+        let Some(first) = (from..n).find(|&i| !done[i]) else {
+            break;
+        };
+        let skip_list: Vec<String> = (first..n)
+            .filter(|&i| done[i])
+            .map(|i| i.to_string())
+            .collect();
+        let mut cmd = Command::new(&exe);
+        cmd.arg("campaign-worker")
+            .arg(&b.dir)
+            .args(["--from", &first.to_string(), "--skip", &skip_list.join(",")])
+            .args([
+                "--instances",
+                &a.instances.to_string(),
+                "--launches",
+                &a.launches.to_string(),
+            ])
+            .args(["--seed", &a.seed.to_string()])
+            .env(
+                "GRIDCHECK_WATCH",
+                format!("{},{}", a.stall, a.timeout.saturating_sub(2).max(1)),
+            )
+            .env("CUDA_MODULE_LOADING", "EAGER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                for i in first..n {
+                    if done[i] {
+                        continue;
+                    }
+                    done[i] = true;
+                    sink(b.record(
+                        i,
+                        Outcome::NotRun {
+                            reason: format!("cannot start the worker: {e}"),
+                        },
+                    ));
+                }
+                break;
+            }
+        };
+        let (tx, rx) = mpsc::channel::<String>();
+        let out = child.stdout.take();
+        let reader = std::thread::spawn(move || {
+            if let Some(o) = out {
+                for l in BufReader::new(o).lines().map_while(Result::ok) {
+                    if tx.send(l).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut err = child.stderr.take();
+        let err_reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(e) = err.as_mut() {
+                let _ = e.read_to_string(&mut s);
+            }
+            s
+        });
+        let mut reported_any = false;
+        let mut killed = false;
+        let mut no_module = None;
+        loop {
+            let limit = a.timeout + if reported_any { 0 } else { 30 };
+            match rx.recv_timeout(Duration::from_secs(limit)) {
+                Ok(l) => {
+                    let Some(line) = l
+                        .strip_prefix(MARKER)
+                        .and_then(|j| serde_json::from_str::<Line>(j).ok())
+                    else {
+                        continue;
+                    };
+                    reported_any = true;
+                    if line.index >= n || done[line.index] {
+                        continue;
+                    }
+                    if let Outcome::NotRun { reason } = &line.outcome
+                        && line.index == first
+                    {
+                        no_module = Some(reason.clone());
+                    }
+                    done[line.index] = true;
+                    let r = b.record(line.index, line.outcome);
+                    if r.class == Class::Hang
+                        && let Some(p) = &r.known_hang
+                    {
+                        *cfg.hangs.entry(p.clone()).or_default() += 1;
+                    }
+                    sink(r);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    killed = true;
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let status = child.wait();
+        let _ = reader.join();
+        let stderr = err_reader.join().unwrap_or_default();
+        if let Some(reason) =
+            no_module.filter(|_| matches!(&status, Ok(s) if s.code() == Some(i32::from(NO_MODULE))))
+        {
+            for i in first..n {
+                if done[i] {
+                    continue;
+                }
+                done[i] = true;
+                sink(b.record(
+                    i,
+                    Outcome::NotRun {
+                        reason: reason.clone(),
+                    },
+                ));
+            }
+            break;
+        }
+        // The program in flight when the worker stopped without a word.
+        if let Some(p) = (first..n).find(|&i| !done[i]) {
+            let finished = matches!(&status, Ok(s) if s.success());
+            if killed || !finished {
+                done[p] = true;
+                let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
+                let outcome = if killed {
+                    Outcome::Hang {
+                        message: format!("no result in {} s: the worker was killed", a.timeout),
+                    }
+                } else {
+                    Outcome::Error {
+                        message: format!(
+                            "the worker ended ({}) with the program in flight: {}",
+                            status
+                                .map(|s| s.to_string())
+                                .unwrap_or_else(|e| e.to_string()),
+                            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                        ),
+                    }
+                };
+                let r = b.record(p, outcome);
+                if let Some(k) = r.known_hang.as_ref().filter(|_| killed) {
+                    *cfg.hangs.entry(k.clone()).or_default() += 1;
+                }
+                sink(r);
+            }
+        }
+        from = (first..n).find(|&i| !done[i]).unwrap_or(n);
+    }
+    for i in (0..n).filter(|&i| !done[i]) {
+        sink(b.record(
+            i,
+            Outcome::NotRun {
+                reason: "not reached: the GPU budget (--budget) was spent".into(),
+            },
+        ));
+    }
+}
+
+/// The whole campaign (the parent module's docs); `Ok(true)` when nothing
+/// was found and every program ran.
+pub fn campaign(a: &Args) -> Result<bool, String> {
+    let dirs = batches(&a.dir)?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let nvcc = gridcheck_toolchain::find_nvcc(&a.root)?;
+    let include = a.root.join(gridcheck_kernelgen::INCLUDE_DIR);
+    println!(
+        "campaign: {} batches in {}; compiling with {} ({} jobs)",
+        dirs.len(),
+        a.dir.display(),
+        nvcc.path.display(),
+        a.jobs
+    );
+    let (compiled, compile_s) = compile::all(&nvcc, &include, &dirs, a.jobs, a.nvcc_timeout);
+    let failed = compiled.iter().filter(|r| r.is_err()).count();
+    println!(
+        "compiled {} batches in {compile_s:.1} s ({failed} failed)",
+        dirs.len()
+    );
+    for (d, r) in dirs.iter().zip(&compiled) {
+        if let Err(e) = r {
+            println!(
+                "  {}: {}",
+                d.display(),
+                e.lines().take(6).collect::<Vec<_>>().join("\n    ")
+            );
+        }
+    }
+    let results = a.out.join("campaign.jsonl");
+    let mut file = std::fs::File::create(&results)
+        .map_err(|e| format!("cannot create {}: {e}", results.display()))?;
+    let mut records: Vec<ProgramRecord> = Vec::new();
+    let mut cfg = RunCfg {
+        args: a,
+        deadline: Instant::now() + Duration::from_secs(a.budget),
+        hangs: BTreeMap::new(),
+    };
+    let gpu_start = Instant::now();
+    let mut last_print = 0;
+    for (d, c) in dirs.iter().zip(&compiled) {
+        let b = Batch::read(d)?;
+        let mut sink = |r: ProgramRecord| {
+            if let Ok(j) = serde_json::to_string(&r) {
+                let _ = writeln!(file, "{j}");
+                let _ = file.flush();
+            }
+            records.push(r);
+        };
+        if let Err(e) = c {
+            for i in 0..b.programs.len() {
+                sink(b.record(
+                    i,
+                    Outcome::NotRun {
+                        reason: format!(
+                            "the batch did not compile: {}",
+                            e.lines().next().unwrap_or("")
+                        ),
+                    },
+                ));
+            }
+            continue;
+        }
+        if a.dry_run {
+            dry_check(&b)?;
+            continue;
+        }
+        run_batch(&mut cfg, &b, &mut sink);
+        if records.len() >= last_print + 500 {
+            last_print = records.len();
+            println!(
+                "  {:>6} programs {:>6.1} s  {:?}",
+                records.len(),
+                gpu_start.elapsed().as_secs_f64(),
+                class_counts(&records)
+            );
+        }
+    }
+    let gpu_s = gpu_start.elapsed().as_secs_f64();
+    if a.dry_run {
+        let n: usize = dirs
+            .iter()
+            .map(|d| read_batch(d).map_or(0, |p| p.len()))
+            .sum();
+        println!(
+            "dry run: {n} programs in {} batches compiled and checked; nothing ran on a GPU",
+            dirs.len()
+        );
+        return Ok(failed == 0);
+    }
+    super::report::write(a, &records, compile_s, gpu_s)
+}
+
+/// A dry run's check of a compiled batch: every program loads, and the
+/// cubin holds each program's kernels.
+pub(super) fn dry_check(b: &Batch) -> Result<(), String> {
+    let cubin = b.dir.join(CUBIN);
+    let bytes =
+        std::fs::read(&cubin).map_err(|e| format!("cannot read {}: {e}", cubin.display()))?;
+    // The ELF string table: every symbol, NUL-terminated.
+    let strings: std::collections::HashSet<&[u8]> = bytes.split(|&c| c == 0).collect();
+    for (p, t) in b.programs.iter().zip(&b.parsed) {
+        let (t, l) = t.as_ref().map_err(Clone::clone)?;
+        for k in &l.kernels {
+            let sym = gridcheck_kernelgen::kernel_symbol(&t.name, &k.name);
+            if !strings.contains(sym.as_bytes()) {
+                return Err(format!(
+                    "{}: kernel `{sym}` of {} is not in it",
+                    cubin.display(),
+                    p.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn class_counts(records: &[ProgramRecord]) -> BTreeMap<Class, usize> {
+    let mut m = BTreeMap::new();
+    for r in records {
+        *m.entry(r.class).or_default() += 1;
+    }
+    m
+}
