@@ -179,10 +179,16 @@ fn gpu(args: &[String]) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| root.join(".gpu-bundle/fuzz"));
+    // No loom on this side: four threads and nine operations by default,
+    // and events three times as often as `fuzz model` draws them (as the
+    // test `gpu_coverage` of crates/litgen draws them).
+    let threads_given = args.iter().any(|x| x == "--threads");
     let cfg = GenConfig {
-        max_threads: a.threads,
+        max_threads: if threads_given { a.threads } else { 4 },
+        max_total_ops: 9,
         cdp1: false,
         limits: false,
+        event_weight: 3,
         ..GenConfig::default()
     };
     let strat = gridcheck_litgen::strategy(cfg);

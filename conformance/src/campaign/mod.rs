@@ -213,7 +213,7 @@ mod tests {
         run::dry_check(&batch).unwrap();
         // A program whose kernels are not in the module is caught.
         let mut other = batch;
-        other.programs[0] = program("fuzz-9-7", "store x 1");
+        other.programs[0] = program("fuzz-9-7", "store x 1, launch k1");
         other.parsed[0] = other.programs[0].litmus();
         assert!(run::dry_check(&other).unwrap_err().contains("fuzz_9_7__k0"));
         let _ = std::fs::remove_dir_all(&dir);
