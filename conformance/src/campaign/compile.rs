@@ -1,4 +1,5 @@
-//! A campaign's batches compiled: each `batch.cu` once (`nvcc -rdc=true
+//! A campaign's batches compiled: each `batch.cu` written from the batch's
+//! programs where it is missing or older than they are, and compiled once (`nvcc -rdc=true
 //! -cubin`, then `nvcc -dlink -cubin -lcudadevrt` into `batch.cubin`), the
 //! batches in parallel, each nvcc under a time limit. A cubin newer than its
 //! source and the header is kept.
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 use gridcheck_toolchain::Nvcc;
 
-use super::{CUBIN, SOURCE};
+use super::{CUBIN, PROGRAMS, SOURCE};
 use crate::worker::run_with_timeout;
 
 /// The architecture a campaign compiles for (the H100 and H200).
@@ -49,6 +50,9 @@ pub fn batch(n: &Nvcc, include: &Path, dir: &Path, timeout: u64) -> Result<(), S
     let src = dir.join(SOURCE);
     let obj = dir.join("batch.o");
     let cubin = dir.join(CUBIN);
+    if !fresh(&src, &[dir.join(PROGRAMS)]) {
+        super::write_source(dir)?;
+    }
     if fresh(&cubin, &[src.clone(), include.join("gridcheck.cuh")]) {
         return Ok(());
     }

@@ -88,28 +88,36 @@ pub fn batch_dir(dir: &Path, i: usize) -> PathBuf {
     dir.join(BATCHES).join(format!("b{i:04}"))
 }
 
-/// Writes one batch: `programs.jsonl` and `batch.cu` (each program's
-/// generated kernels in its namespace).
+/// Writes one batch's `programs.jsonl` (its `batch.cu` is written where it
+/// is compiled, [`write_source`]: the programs travel smaller than their
+/// CUDA).
 pub fn write_batch(dir: &Path, programs: &[CampaignProgram]) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut lines = String::new();
-    let mut sources = Vec::new();
     for p in programs {
+        p.litmus()?;
+        lines += &serde_json::to_string(p).map_err(|e| e.to_string())?;
+        lines.push('\n');
+    }
+    let f = dir.join(PROGRAMS);
+    std::fs::write(&f, lines).map_err(|e| format!("cannot write {}: {e}", f.display()))
+}
+
+/// Writes a batch's `batch.cu` from its programs: each program's generated
+/// kernels in its namespace.
+pub fn write_source(dir: &Path) -> Result<(), String> {
+    let mut sources = Vec::new();
+    for p in read_batch(dir)? {
         let (t, l) = p.litmus()?;
         sources.push((
             p.name.clone(),
             gridcheck_kernelgen::generate(&t, &l, "", &[]),
         ));
-        lines += &serde_json::to_string(p).map_err(|e| e.to_string())?;
-        lines.push('\n');
     }
     let cu =
         gridcheck_kernelgen::batch_source(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())));
-    for (name, text) in [(PROGRAMS, lines), (SOURCE, cu)] {
-        let f = dir.join(name);
-        std::fs::write(&f, text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
-    }
-    Ok(())
+    let f = dir.join(SOURCE);
+    std::fs::write(&f, cu).map_err(|e| format!("cannot write {}: {e}", f.display()))
 }
 
 /// Reads a batch's programs; an unreadable line is an error naming the
