@@ -90,8 +90,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench model [--filter S]        both oracles' cost per litmus test (release build)
   fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
                                   random programs: loom against the axiomatic model (release build)
-  fuzz gpu [--count N] [--seed S] [--out DIR]
-                                  random programs and their kernels for conformance/fuzz-gpu.sh";
+  fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]
+                                  random programs in batches for conformance/fuzz-gpu.sh";
 
 /// The checkout `cargo xtask` was run for (decided at run time; see
 /// `gridcheck_toolchain::checkout_root`).

@@ -11,9 +11,9 @@ pub const USAGE: &str = "usage: conformance campaign DIR [--out DIR] [--jobs N] 
   --instances    instances per launch (default 512)            --launches      launches per program (default 2)
   --timeout      seconds a worker may go without finishing a program before it is killed (default 20)
   --stall        seconds without progress of a launch that make a hang (default 1)
-  --budget       seconds for all GPU runs; programs not reached are recorded not-run (default 330)
+  --budget       seconds for all GPU runs; programs not reached are recorded not-run (default 300)
   --hang-cap     hangs per known hang pattern before its other programs are skipped (default 3)
-  --shrink       seconds for shrinking the distinct findings on the GPU (default 60)
+  --shrink       seconds for shrinking the distinct findings on the GPU (default 45)
   --dry-run      compile and check every batch; run nothing on a GPU";
 
 /// What `conformance campaign` was asked to do.
@@ -49,9 +49,9 @@ impl Args {
             seed: 1,
             timeout: 20,
             stall: 1.0,
-            budget: 330,
+            budget: 300,
             hang_cap: 3,
-            shrink: 60,
+            shrink: 45,
             dry_run: false,
         };
         let mut dir = None;

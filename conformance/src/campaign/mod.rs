@@ -159,6 +159,10 @@ pub fn batches(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// `conformance campaign ...`.
 pub fn main(argv: &[String], root: &Path) -> ExitCode {
+    if argv.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let a = match Args::parse(argv, root) {
         Ok(a) => a,
         Err(e) => {
@@ -206,7 +210,7 @@ mod tests {
         ];
         write_batch(&b, &ps).unwrap();
         assert_eq!(read_batch(&b).unwrap(), ps);
-        assert_eq!(batches(&dir).unwrap(), [b.clone()]);
+        assert_eq!(batches(&dir).unwrap(), std::slice::from_ref(&b));
         std::fs::write(b.join(PROGRAMS), "{\"name\": 1}\n").unwrap();
         let e = read_batch(&b).unwrap_err();
         assert!(e.contains("programs.jsonl:1: not a program"), "{e}");

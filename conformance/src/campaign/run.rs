@@ -203,16 +203,14 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         if Instant::now() >= cfg.deadline {
             break;
         }
-        let mut skip = Vec::new();
-        for i in from..n {
+        for (i, d) in done.iter_mut().enumerate().skip(from) {
             let capped = b.parsed[i]
                 .as_ref()
                 .ok()
                 .and_then(|(_, l)| known_hang(l))
                 .filter(|p| cfg.hangs.get(*p).copied().unwrap_or(0) >= a.hang_cap);
-            if let Some(p) = capped.filter(|_| !done[i]) {
-                done[i] = true;
-                skip.push(i);
+            if let Some(p) = capped.filter(|_| !*d) {
+                *d = true;
                 sink(b.record(
                     i,
                     Outcome::NotRun {
@@ -253,18 +251,13 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
-                for i in first..n {
-                    if done[i] {
-                        continue;
-                    }
-                    done[i] = true;
-                    sink(b.record(
-                        i,
-                        Outcome::NotRun {
-                            reason: format!("cannot start the worker: {e}"),
-                        },
-                    ));
-                }
+                not_run_rest(
+                    b,
+                    &mut done,
+                    first,
+                    &format!("cannot start the worker: {e}"),
+                    sink,
+                );
                 break;
             }
         };
@@ -332,18 +325,7 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         if let Some(reason) =
             no_module.filter(|_| matches!(&status, Ok(s) if s.code() == Some(i32::from(NO_MODULE))))
         {
-            for i in first..n {
-                if done[i] {
-                    continue;
-                }
-                done[i] = true;
-                sink(b.record(
-                    i,
-                    Outcome::NotRun {
-                        reason: reason.clone(),
-                    },
-                ));
-            }
+            not_run_rest(b, &mut done, first, &reason, sink);
             break;
         }
         // The program in flight when the worker stopped without a word.
@@ -383,6 +365,27 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
                 reason: "not reached: the GPU budget (--budget) was spent".into(),
             },
         ));
+    }
+}
+
+/// Records every program from `first` on that has no record as not run.
+fn not_run_rest(
+    b: &Batch,
+    done: &mut [bool],
+    first: usize,
+    reason: &str,
+    sink: &mut dyn FnMut(ProgramRecord),
+) {
+    for (i, d) in done.iter_mut().enumerate().skip(first) {
+        if !*d {
+            *d = true;
+            sink(b.record(
+                i,
+                Outcome::NotRun {
+                    reason: reason.to_string(),
+                },
+            ));
+        }
     }
 }
 
