@@ -81,6 +81,23 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
             return ExitCode::from(NO_MODULE);
         }
     };
+    // The launch pool every program of the batch needs, set before the
+    // first launch (the runner raises it per program otherwise).
+    let pending = programs
+        .iter()
+        .filter_map(|p| p.litmus().ok())
+        .map(|(_, l)| gridcheck_kernelgen::layout(&l).pending_launches_per_instance())
+        .max()
+        .unwrap_or(0);
+    if let Err(e) = gpu.reserve_pending_launches(instances as usize * pending as usize + 1024) {
+        say(
+            from,
+            Outcome::NotRun {
+                reason: e.to_string(),
+            },
+        );
+        return ExitCode::from(NO_MODULE);
+    }
     let module = match gpu.load_module(&dir.join(CUBIN)) {
         Ok(m) => m,
         Err(e) => {
