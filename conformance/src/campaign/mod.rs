@@ -35,7 +35,7 @@ use gridcheck_spec::{Litmus, State, Test, TestBody};
 use serde::{Deserialize, Serialize};
 
 pub use args::{Args, USAGE};
-pub use run::worker_main;
+pub use run::{FAKE_GPU, worker_main};
 
 /// A batch's directory under the campaign's.
 pub const BATCHES: &str = "batches";

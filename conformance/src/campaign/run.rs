@@ -69,6 +69,9 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
             return ExitCode::from(NO_MODULE);
         }
     };
+    if std::env::var_os(FAKE_GPU).is_some() {
+        return fake_worker(&programs, from, &skip);
+    }
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => {
@@ -151,6 +154,52 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
                 return ExitCode::from(STOPPED);
             }
         }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Set, the worker runs no GPU: a program that matches a known hang hangs,
+/// every other one shows the oracle's first state. For testing the driver,
+/// the restarts, the classification and the shrinking where there is no
+/// GPU (`tests/campaign.rs`).
+pub const FAKE_GPU: &str = "GRIDCHECK_CAMPAIGN_FAKE_GPU";
+
+fn fake_worker(programs: &[CampaignProgram], from: usize, skip: &[usize]) -> ExitCode {
+    for (i, p) in programs.iter().enumerate().skip(from) {
+        if skip.contains(&i) {
+            continue;
+        }
+        let l = match p.litmus() {
+            Ok((_, l)) => l,
+            Err(e) => {
+                say(i, Outcome::NotRun { reason: e });
+                continue;
+            }
+        };
+        if known_hang(&l).is_some() {
+            say(
+                i,
+                Outcome::Hang {
+                    message: format!("{STALL} (a fake GPU)"),
+                },
+            );
+            return ExitCode::from(STOPPED);
+        }
+        let histogram = p
+            .states
+            .first()
+            .map(|s| vec![(s.clone(), 1)])
+            .unwrap_or_default();
+        say(
+            i,
+            Outcome::Ran {
+                histogram,
+                instances: 1,
+                launch_failures: 0,
+                first_launch_error: None,
+                elapsed_s: 0.0,
+            },
+        );
     }
     ExitCode::SUCCESS
 }
