@@ -258,6 +258,36 @@ pub(super) struct RunCfg<'a> {
     pub hangs: BTreeMap<String, usize>,
 }
 
+impl RunCfg<'_> {
+    /// Counts a hang under its known pattern, if any, and its shape.
+    fn note(&mut self, r: &ProgramRecord) {
+        if r.class == Class::Hang {
+            for k in r
+                .known_hang
+                .iter()
+                .cloned()
+                .chain([format!("shape {}", r.shape)])
+            {
+                *self.hangs.entry(k).or_default() += 1;
+            }
+        }
+    }
+
+    /// Why a program is skipped, if it is: its known hang pattern, or its
+    /// shape, has hung `--hang-cap` times.
+    fn capped(&self, l: &Litmus) -> Option<String> {
+        let cap = self.args.hang_cap;
+        let seen = |k: &str| self.hangs.get(k).copied().unwrap_or(0) >= cap;
+        if let Some(p) = known_hang(l).filter(|p| seen(p)) {
+            return Some(format!(
+                "skipped: the known hang `{p}` was seen {cap} times (--hang-cap)"
+            ));
+        }
+        let sh = format!("shape {}", shape(l));
+        seen(&sh).then(|| format!("skipped: programs of this shape hung {cap} times (--hang-cap)"))
+    }
+}
+
 /// Runs one batch (see the module docs); `sink` gets each program's record.
 pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(ProgramRecord)) {
     let a = cfg.args;
@@ -270,22 +300,10 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
             break;
         }
         for (i, d) in done.iter_mut().enumerate().skip(from) {
-            let capped = b.parsed[i]
-                .as_ref()
-                .ok()
-                .and_then(|(_, l)| known_hang(l))
-                .filter(|p| cfg.hangs.get(*p).copied().unwrap_or(0) >= a.hang_cap);
-            if let Some(p) = capped.filter(|_| !*d) {
+            let capped = b.parsed[i].as_ref().ok().and_then(|(_, l)| cfg.capped(l));
+            if let Some(why) = capped.filter(|_| !*d) {
                 *d = true;
-                sink(b.record(
-                    i,
-                    Outcome::NotRun {
-                        reason: format!(
-                            "skipped: the known hang `{p}` was seen {} times (--hang-cap)",
-                            a.hang_cap
-                        ),
-                    },
-                ));
+                sink(b.record(i, Outcome::NotRun { reason: why }));
             }
         }
         let Some(first) = (from..n).find(|&i| !done[i]) else {
@@ -370,11 +388,7 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
                     }
                     done[line.index] = true;
                     let r = b.record(line.index, line.outcome);
-                    if r.class == Class::Hang
-                        && let Some(p) = &r.known_hang
-                    {
-                        *cfg.hangs.entry(p.clone()).or_default() += 1;
-                    }
+                    cfg.note(&r);
                     sink(r);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -416,9 +430,7 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
                     }
                 };
                 let r = b.record(p, outcome);
-                if let Some(k) = r.known_hang.as_ref().filter(|_| killed) {
-                    *cfg.hangs.entry(k.clone()).or_default() += 1;
-                }
+                cfg.note(&r);
                 sink(r);
             }
         }
