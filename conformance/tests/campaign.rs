@@ -41,11 +41,12 @@ fn a_campaign_on_a_fake_gpu_restarts_caps_groups_and_shrinks() {
     let programs = [
         program("c-0", "store x 1, launch k1 tail"),
         program("c-1", "store x 1, record e1, launch k1, record e2"),
+        program("c-4", "launch k1 tail, store x 1"),
         program("c-2", "launch k1, store x 1"),
         program("c-3", "record e1, store x 1, record e2, launch k1"),
     ];
-    campaign::write_batch(&campaign::batch_dir(&dir, 0), &programs[..2]).unwrap();
-    campaign::write_batch(&campaign::batch_dir(&dir, 1), &programs[2..]).unwrap();
+    campaign::write_batch(&campaign::batch_dir(&dir, 0), &programs[..3]).unwrap();
+    campaign::write_batch(&campaign::batch_dir(&dir, 1), &programs[3..]).unwrap();
     let out = dir.join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_conformance"))
         .arg("campaign")
@@ -76,13 +77,15 @@ fn a_campaign_on_a_fake_gpu_restarts_caps_groups_and_shrinks() {
         })
         .collect();
     classes.sort();
-    // c-1 hangs (its worker ends; nothing is left in batch 0); c-3, of the
-    // same known hang, is skipped once the cap of one is reached.
+    // c-1 hangs (its worker ends, and the next one runs c-4, the program
+    // after it, which is not blamed); c-3, of the same known hang, is
+    // skipped once the cap of one is reached.
     let want = [
         ("c-0", "pass"),
         ("c-1", "hang"),
         ("c-2", "pass"),
         ("c-3", "not-run"),
+        ("c-4", "pass"),
     ];
     assert_eq!(
         classes,
@@ -106,7 +109,7 @@ fn a_campaign_on_a_fake_gpu_restarts_caps_groups_and_shrinks() {
     assert!(!yaml.contains("kernel: k1"), "{yaml}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(
-        summary.contains("4 programs, 3 run on the GPU"),
+        summary.contains("5 programs, 4 run on the GPU"),
         "{summary}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -410,7 +410,10 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         }
         // The program in flight when the worker stopped without a word.
         if let Some(p) = (first..n).find(|&i| !done[i]) {
-            let finished = matches!(&status, Ok(s) if s.success());
+            // A worker that stops after reporting the program that stopped
+            // it (`STOPPED`) leaves nothing in flight.
+            let finished =
+                matches!(&status, Ok(s) if s.success() || s.code() == Some(i32::from(STOPPED)));
             if killed || !finished {
                 done[p] = true;
                 let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
