@@ -1,8 +1,9 @@
 //! A campaign's findings: grouped by class and shape, one program of each
-//! group shrunk on the GPU (each candidate rebuilt as a one-program batch,
-//! compiled and run like the others, kept while its class stays), and
-//! written out: `findings.jsonl` (one line a distinct finding),
-//! `findings/NN-<class>.yaml` (a ready-to-paste test), `summary.txt`.
+//! group shrunk on the GPU (each step's candidates rebuilt as one batch,
+//! compiled and run like the others, the first that keeps the class taken,
+//! the worker stopped there), and written out: `findings.jsonl` (one line a
+//! distinct finding), `findings/NN-<class>.yaml` (a ready-to-paste test),
+//! `summary.txt`.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -40,37 +41,61 @@ fn profile(p: &CampaignProgram) -> Option<Profile> {
         .and_then(|s| s.rules.first().map(|r| r.profile))
 }
 
-/// Runs one shrinking candidate on the GPU: its class, if it ran.
-fn try_candidate(
+/// Runs one step's shrinking candidates on the GPU as one batch (in `dir`,
+/// each candidate's states from the axiomatic model), stopping at the first
+/// of `class`: its index, and how many candidates ran.
+fn first_of_class(
     cfg: &mut RunCfg,
-    c: &Litmus,
+    cands: &[Litmus],
     profile: Profile,
     dir: &std::path::Path,
-) -> Option<Class> {
+    class: Class,
+) -> (Option<usize>, usize) {
     let a = cfg.args;
-    let o = gridcheck_axiom::check(c).ok()?;
-    let mut c = c.clone();
-    c.expect = o.verdict;
-    let name = dir.file_name()?.to_string_lossy().replace('_', "-");
-    let p = CampaignProgram {
-        name: name.clone(),
-        yaml: litmus_spec_yaml(profile, &name, &c),
-        states: o.states.into_iter().collect(),
-        oracle: "axiom".into(),
-    };
-    write_batch(dir, &[p]).ok()?;
-    let nvcc = gridcheck_toolchain::find_nvcc(&a.root).ok()?;
-    compile::batch(
-        &nvcc,
-        &a.root.join(gridcheck_kernelgen::INCLUDE_DIR),
-        dir,
-        a.nvcc_timeout,
-    )
-    .ok()?;
-    let b = Batch::read(dir).ok()?;
-    let mut class = None;
-    run_batch(cfg, &b, &mut |r| class = Some(r.class));
-    class.filter(|c| *c != Class::NotRun)
+    // Candidate i of the batch is cands[index[i]].
+    let mut index = Vec::new();
+    let mut programs = Vec::new();
+    let stem = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().replace('_', "-"))
+        .unwrap_or_default();
+    for (ci, c) in cands.iter().enumerate() {
+        let Ok(o) = gridcheck_axiom::check(c) else {
+            continue;
+        };
+        let mut c = c.clone();
+        c.expect = o.verdict;
+        let name = format!("{stem}-c{ci}");
+        programs.push(CampaignProgram {
+            yaml: litmus_spec_yaml(profile, &name, &c),
+            name,
+            states: o.states.into_iter().collect(),
+            oracle: "axiom".into(),
+        });
+        index.push(ci);
+    }
+    let ready = write_batch(dir, &programs).and_then(|()| {
+        let nvcc = gridcheck_toolchain::find_nvcc(&a.root)?;
+        compile::batch(
+            &nvcc,
+            &a.root.join(gridcheck_kernelgen::INCLUDE_DIR),
+            dir,
+            a.nvcc_timeout,
+        )?;
+        Batch::read(dir)
+    });
+    let Ok(b) = ready else { return (None, 0) };
+    let (mut found, mut ran) = (None, 0);
+    cfg.stop_at = Some(class);
+    run_batch(cfg, &b, &mut |r| {
+        if r.class != Class::NotRun {
+            ran += 1;
+        }
+        if r.class == class {
+            found = found.or(Some(r.index));
+        }
+    });
+    (found.map(|i| index[i]), ran)
 }
 
 /// Writes the findings and the summary; `Ok(true)` when there are none and
@@ -95,6 +120,7 @@ pub fn write(
         ..a.clone()
     };
     let mut cfg = RunCfg {
+        stop_at: None,
         args: &uncapped,
         deadline: shrink_end + Duration::from_secs(a.timeout),
         hangs: Default::default(),
@@ -110,11 +136,16 @@ pub fn write(
         let prof = profile(&prog).unwrap_or(Profile::Cdp2);
         let deadline = (Instant::now() + per_group).min(shrink_end);
         let work = a.out.join("shrink").join(format!("g{gi:03}"));
-        let mut n = 0;
-        let s = shrink(&l, prof, deadline, &mut |c| {
-            n += 1;
-            try_candidate(&mut cfg, c, prof, &work.join(format!("g{gi:03}_c{n:03}")))
-                == Some(*class)
+        let mut step = 0;
+        let s = shrink(&l, prof, deadline, &mut |cands| {
+            step += 1;
+            first_of_class(
+                &mut cfg,
+                cands,
+                prof,
+                &work.join(format!("g{gi:03}_s{step:02}")),
+                *class,
+            )
         });
         let name = format!("campaign-{}-{gi:03}", class_name(*class));
         let description = format!(

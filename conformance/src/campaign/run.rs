@@ -256,6 +256,9 @@ pub(super) struct RunCfg<'a> {
     pub deadline: Instant,
     /// Hangs seen per known hang pattern.
     pub hangs: BTreeMap<String, usize>,
+    /// Stop the batch at the first program of this class (shrinking: the
+    /// first candidate that keeps the finding).
+    pub stop_at: Option<Class>,
 }
 
 impl RunCfg<'_> {
@@ -366,6 +369,7 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         });
         let mut reported_any = false;
         let mut killed = false;
+        let mut stopped = false;
         let mut no_module = None;
         loop {
             let limit = a.timeout + if reported_any { 0 } else { 30 };
@@ -389,7 +393,13 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
                     done[line.index] = true;
                     let r = b.record(line.index, line.outcome);
                     cfg.note(&r);
+                    let stop = Some(r.class) == cfg.stop_at;
                     sink(r);
+                    if stop {
+                        let _ = child.kill();
+                        stopped = true;
+                        break;
+                    }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     let _ = child.kill();
@@ -402,6 +412,16 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         let status = child.wait();
         let _ = reader.join();
         let stderr = err_reader.join().unwrap_or_default();
+        if stopped {
+            not_run_rest(
+                b,
+                &mut done,
+                first,
+                "not run: an earlier program ended the batch",
+                sink,
+            );
+            break;
+        }
         if let Some(reason) =
             no_module.filter(|_| matches!(&status, Ok(s) if s.code() == Some(i32::from(NO_MODULE))))
         {
@@ -508,6 +528,7 @@ pub fn campaign(a: &Args) -> Result<bool, String> {
         args: a,
         deadline: Instant::now() + Duration::from_secs(a.budget),
         hangs: BTreeMap::new(),
+        stop_at: None,
     };
     let gpu_start = Instant::now();
     let mut last_print = 0;

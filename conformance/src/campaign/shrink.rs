@@ -101,42 +101,75 @@ pub struct Shrunk {
     pub out_of_time: bool,
 }
 
-/// Greedy shrinking: the first valid candidate for which `persists` holds
-/// replaces the program, until none does or `deadline` passes.
+/// One step's runner: the candidates, and the index of the first for which
+/// the finding persists, with how many it tried.
+pub type Step<'a> = dyn FnMut(&[Litmus]) -> (Option<usize>, usize) + 'a;
+
+/// Greedy shrinking, a step at a time: every valid candidate of the step
+/// goes to `first_persisting` at once (on the GPU: one batch, one compile,
+/// one worker), which says the first for which the finding persists and how
+/// many it tried; that one replaces the program, until none persists or
+/// `deadline` passes.
 pub fn shrink(
     l: &Litmus,
     profile: Profile,
     deadline: Instant,
-    persists: &mut dyn FnMut(&Litmus) -> bool,
+    first_persisting: &mut Step<'_>,
 ) -> Shrunk {
     let mut cur = l.clone();
     let (mut steps, mut tries) = (0, 0);
-    'outer: loop {
-        for c in candidates(&cur) {
-            if Instant::now() >= deadline {
+    loop {
+        if Instant::now() >= deadline {
+            return Shrunk {
+                litmus: cur,
+                steps,
+                tries,
+                out_of_time: true,
+            };
+        }
+        let cands: Vec<Litmus> = candidates(&cur)
+            .iter()
+            .filter_map(|c| validate(profile, c))
+            .collect();
+        if cands.is_empty() {
+            return Shrunk {
+                litmus: cur,
+                steps,
+                tries,
+                out_of_time: false,
+            };
+        }
+        let (found, tried) = first_persisting(&cands);
+        tries += tried;
+        match found.and_then(|i| cands.into_iter().nth(i)) {
+            Some(c) => {
+                cur = c;
+                steps += 1;
+            }
+            None => {
                 return Shrunk {
                     litmus: cur,
                     steps,
                     tries,
-                    out_of_time: true,
+                    out_of_time: false,
                 };
             }
-            let Some(c) = validate(profile, &c) else {
-                continue;
-            };
-            tries += 1;
-            if persists(&c) {
-                cur = c;
-                steps += 1;
-                continue 'outer;
+        }
+    }
+}
+
+/// [`shrink`]'s step for a test: the candidates one at a time.
+#[cfg(test)]
+fn one_by_one(
+    persists: &mut dyn FnMut(&Litmus) -> bool,
+) -> impl FnMut(&[Litmus]) -> (Option<usize>, usize) + '_ {
+    move |cs| {
+        for (i, c) in cs.iter().enumerate() {
+            if persists(c) {
+                return (Some(i), i + 1);
             }
         }
-        return Shrunk {
-            litmus: cur,
-            steps,
-            tries,
-            out_of_time: false,
-        };
+        (None, cs.len())
     }
 }
 
@@ -172,10 +205,10 @@ mod tests {
             &litmus(),
             Profile::Cdp2,
             Instant::now() + Duration::from_secs(60),
-            &mut |c| {
+            &mut one_by_one(&mut |c| {
                 runs += 1;
                 records(c) >= 2
-            },
+            }),
         );
         assert!(!s.out_of_time);
         assert_eq!(runs, s.tries);
@@ -206,13 +239,18 @@ mod tests {
             &l,
             Profile::Cdp2,
             Instant::now() + Duration::from_secs(60),
-            &mut |_| false,
+            &mut one_by_one(&mut |_| false),
         );
         assert_eq!(s.steps, 0);
         assert_eq!(s.litmus.kernels.len(), l.kernels.len());
         assert!(s.tries > 0);
         // Out of time: stops at once.
-        let s = shrink(&l, Profile::Cdp2, Instant::now(), &mut |_| true);
+        let s = shrink(
+            &l,
+            Profile::Cdp2,
+            Instant::now(),
+            &mut one_by_one(&mut |_| true),
+        );
         assert!(s.out_of_time && s.steps == 0);
     }
 }
