@@ -7,7 +7,8 @@
 //! 1. compiles each batch once (`compile.rs`: `nvcc -rdc=true -cubin`, then
 //!    `-dlink -cubin -lcudadevrt`), batches in parallel, each nvcc under a
 //!    time limit;
-//! 2. runs each batch in one worker process (`run.rs`: the module loaded
+//! 2. runs each batch in one worker process (`batch_worker.rs`, driven by
+//!    `run.rs`: the module loaded
 //!    once, every program a few launches of many instances, each launch
 //!    watched), one JSON line a program appended to `campaign.jsonl` as it
 //!    finishes; a worker that stops (a hang, a fault, a kill at the
@@ -22,6 +23,7 @@
 //! its kernels are in the cubin's source) and runs nothing on a GPU.
 
 mod args;
+mod batch_worker;
 mod compile;
 pub mod findings;
 mod report;
@@ -35,7 +37,7 @@ use gridcheck_spec::{Litmus, State, Test, TestBody};
 use serde::{Deserialize, Serialize};
 
 pub use args::{Args, USAGE};
-pub use run::{FAKE_GPU, worker_main};
+pub use batch_worker::{FAKE_GPU, worker_main};
 
 /// A batch's directory under the campaign's.
 pub const BATCHES: &str = "batches";
