@@ -135,7 +135,8 @@ pub fn write(
         let (_, l) = prog.litmus()?;
         let prof = profile(&prog).unwrap_or(Profile::Cdp2);
         let deadline = (Instant::now() + per_group).min(shrink_end);
-        let work = a.out.join("shrink").join(format!("g{gi:03}"));
+        // Candidates are built beside the batches, not in the results.
+        let work = a.dir.join("shrink").join(format!("g{gi:03}"));
         let mut step = 0;
         let s = shrink(&l, prof, deadline, &mut |cands| {
             step += 1;
