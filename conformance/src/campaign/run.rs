@@ -182,6 +182,7 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         let mut reported_any = false;
         let mut killed = false;
         let mut stopped = false;
+        let mut reported_end = false;
         let mut no_module = None;
         loop {
             let limit = a.timeout + if reported_any { 0 } else { 30 };
@@ -203,13 +204,18 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
                         no_module = Some(reason.clone());
                     }
                     done[line.index] = true;
+                    // A hang or an error ends the worker: it is killed at
+                    // once rather than left to tear down a context beside a
+                    // kernel that may never end.
+                    let ends = matches!(line.outcome, Outcome::Hang { .. } | Outcome::Error { .. });
                     let r = b.record(line.index, line.outcome);
                     cfg.note(&r);
                     let stop = Some(r.class) == cfg.stop_at;
                     sink(r);
-                    if stop {
+                    if stop || ends {
                         let _ = child.kill();
-                        stopped = true;
+                        stopped = stop;
+                        reported_end = ends;
                         break;
                     }
                 }
@@ -242,10 +248,10 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
         }
         // The program in flight when the worker stopped without a word.
         if let Some(p) = (first..n).find(|&i| !done[i]) {
-            // A worker that stops after reporting the program that stopped
-            // it (`STOPPED`) leaves nothing in flight.
-            let finished =
-                matches!(&status, Ok(s) if s.success() || s.code() == Some(i32::from(STOPPED)));
+            // A worker that stops, or is killed, after reporting the program
+            // that stopped it leaves nothing in flight.
+            let finished = reported_end
+                || matches!(&status, Ok(s) if s.success() || s.code() == Some(i32::from(STOPPED)));
             if killed || !finished {
                 done[p] = true;
                 let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
