@@ -5,7 +5,7 @@
 #   compile-kernels.sh DIR    builds DIR/generated/*.cu into DIR/kernels/sm_90/*.cubin
 # A cubin newer than its source and the header is kept; a file calling device-side
 # cudaDeviceSynchronize (CDP1, which sm_90 does not have) is skipped.
-# Used by fuzz-gpu.sh and mutants-gpu.sh. NVCC names the compiler (default nvcc).
+# Used by mutants-gpu.sh. NVCC names the compiler (default nvcc).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dir=$1

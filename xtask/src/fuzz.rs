@@ -8,28 +8,30 @@
 //!   programs per minute, what the programs covered, and every conflict
 //!   shrunk to a ready-to-paste YAML test with the command that reproduces
 //!   it. Fails on a conflict or a program the loader rejects.
-//! - `fuzz gpu [--count N] [--seed S] [--out DIR]`: writes N random programs
-//!   (no CDP1, no device-runtime limits: what sm_90 runs) as a spec
-//!   (`DIR/spec/fuzz.yaml`, each test's `expect` the axiomatic model's
-//!   verdict of its condition) and their generated kernels
-//!   (`DIR/generated/*.cu`), for `conformance/fuzz-gpu.sh` on the GPU
-//!   machine: it compiles them there with its nvcc and runs the harness's
-//!   model and GPU tiers on them, each trial in its worker with the harness's
-//!   timeouts. Any observed state outside the model's set is a GPU trial
-//!   marked *unmodeled* (or a fail when the condition was forbidden).
+//! - `fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]`: writes N
+//!   random programs (no CDP1, no device-runtime limits: what sm_90 runs),
+//!   from a release build, in batches of B (default 200) under
+//!   `DIR/batches/bNNNN/` (default DIR `.gpu-bundle/fuzz`): `programs.jsonl`
+//!   (each program's spec YAML, its `expect` the axiomatic model's verdict,
+//!   and the model's final states) and `batch.cu` (all of the batch's
+//!   kernels, one namespace a program), for `conformance campaign DIR`
+//!   (`conformance/fuzz-gpu.sh`) on the GPU machine, which compiles each
+//!   batch once and runs it in one process (`conformance/src/campaign/`).
+//!   Prints how many programs match a known device-runtime hang, and what
+//!   operations the programs put in which kinds of kernel.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use conformance::campaign::{self, CampaignProgram};
 use gridcheck_litgen::{GenConfig, differential};
-use gridcheck_spec::render::litmus_test_yaml;
+use gridcheck_spec::render::litmus_spec_yaml;
 use proptest::strategy::{Strategy, ValueTree};
 
 use crate::{Result, root};
 
 const USAGE: &str = "usage: cargo xtask fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
        cargo xtask fuzz enumerate [--ops N] [--jobs J]
-       cargo xtask fuzz gpu [--count N] [--seed S] [--out DIR]";
+       cargo xtask fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]";
 
 struct Args {
     count: u64,
@@ -37,6 +39,7 @@ struct Args {
     threads: usize,
     jobs: usize,
     out: Option<PathBuf>,
+    batch: usize,
     here: bool,
 }
 
@@ -47,6 +50,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
         threads: GenConfig::default().max_threads,
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         out: None,
+        batch: 200,
         here: false,
     };
     let mut it = args.iter();
@@ -61,6 +65,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
             "--seed" => a.seed = num(it.next(), "--seed")?,
             "--threads" => a.threads = num(it.next(), "--threads")?.clamp(1, 4) as usize,
             "--jobs" => a.jobs = num(it.next(), "--jobs")?.max(1) as usize,
+            "--batch" => a.batch = num(it.next(), "--batch")?.max(1) as usize,
             "--out" => {
                 a.out = Some(
                     it.next()
@@ -222,25 +227,39 @@ fn print_report(
 
 fn gpu(args: &[String]) -> Result<()> {
     let a = parse(args, 500)?;
+    if !a.here {
+        let mut rest: Vec<String> = vec!["fuzz".into(), "gpu".into()];
+        rest.extend(args.iter().cloned());
+        return crate::rerun_release(&rest);
+    }
     let root = root();
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| root.join(".gpu-bundle/fuzz"));
+    // No loom on this side: four threads and nine operations by default,
+    // and events three times as often as `fuzz model` draws them (as the
+    // test `gpu_coverage` of crates/litgen draws them).
+    let threads_given = args.iter().any(|x| x == "--threads");
     let cfg = GenConfig {
-        max_threads: a.threads,
+        max_threads: if threads_given { a.threads } else { 4 },
+        max_total_ops: 9,
         cdp1: false,
         limits: false,
+        event_weight: 3,
         ..GenConfig::default()
     };
     let strat = gridcheck_litgen::strategy(cfg);
     let mut rng = differential::runner(a.seed);
-    let mut yaml = String::from(
-        "# Random programs from `cargo xtask fuzz gpu`; each test's expectation is the\n\
-         # axiomatic model's verdict of its condition. Generated, not part of the spec.\nrules:\n",
-    );
-    let mut tests = String::from("tests:\n");
-    let mut written = 0;
+    let batches = out.join(campaign::BATCHES);
+    if batches.exists() {
+        std::fs::remove_dir_all(&batches)
+            .map_err(|e| format!("cannot clear {}: {e}", batches.display()))?;
+    }
+    let mut batch: Vec<CampaignProgram> = Vec::new();
+    let (mut written, mut nb, mut skipped) = (0usize, 0usize, 0usize);
+    let mut hangs: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut kinds = Coverage::default();
     for i in 0..a.count {
         let p = strat
             .new_tree(&mut rng)
@@ -249,41 +268,75 @@ fn gpu(args: &[String]) -> Result<()> {
         let mut l = p.litmus()?;
         let name = format!("fuzz-{}-{i}", a.seed);
         let Ok(o) = gridcheck_axiom::check(&l) else {
+            skipped += 1;
             continue;
         };
         l.expect = o.verdict;
-        let profile = p.profile();
-        let _ = writeln!(
-            yaml,
-            "  - id: {profile}.fuzz.{name}\n    source: {{ seed: generated.txt, section: \"1 Generated\" }}\n    \
-             quote: generated\n    profile: {profile}\n    tests: [{name}]"
-        );
-        tests += &litmus_test_yaml(&name, &format!("random program {i} of seed {}", a.seed), &l);
-        written += 1;
-    }
-    let spec_dir = out.join("spec");
-    let gen_dir = out.join("generated");
-    for d in [&spec_dir, &gen_dir] {
-        if d.exists() {
-            std::fs::remove_dir_all(d).map_err(|e| format!("cannot clear {}: {e}", d.display()))?;
+        if let Some(h) = campaign::findings::known_hang(&l) {
+            *hangs.entry(h).or_default() += 1;
         }
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        kinds.add(&l);
+        batch.push(CampaignProgram {
+            yaml: litmus_spec_yaml(p.profile(), &name, &l),
+            name,
+            states: o.states.into_iter().collect(),
+            oracle: "axiom".into(),
+        });
+        written += 1;
+        if batch.len() == a.batch || i + 1 == a.count {
+            campaign::write_batch(&campaign::batch_dir(&out, nb), &batch)?;
+            batch.clear();
+            nb += 1;
+        }
     }
-    let spec_file = spec_dir.join("fuzz.yaml");
-    std::fs::write(&spec_file, yaml + &tests)
-        .map_err(|e| format!("cannot write {}: {e}", spec_file.display()))?;
-    let spec = gridcheck_spec::load_dir(&spec_dir, None).map_err(|e| e.to_string())?;
-    for (file, text) in gridcheck_kernelgen::generate_all(&spec) {
-        let path = gen_dir.join(&file);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if !batch.is_empty() {
+        campaign::write_batch(&campaign::batch_dir(&out, nb), &batch)?;
+        nb += 1;
     }
     println!(
-        "{written} random programs (seed {}) in {}: the spec, and their kernels in {}. On the GPU \
-         machine, with the harness bundle: bash conformance/fuzz-gpu.sh {}",
+        "{written} random programs (seed {}) in {nb} batches of at most {} in {} \
+         ({skipped} the axiomatic model could not decide, left out)",
         a.seed,
-        spec_file.display(),
-        gen_dir.display(),
+        a.batch,
+        batches.display()
+    );
+    println!("known device-runtime hangs among them: {hangs:?}");
+    println!("coverage: {kinds}");
+    println!(
+        "On the GPU machine, with the harness bundle: bash conformance/fuzz-gpu.sh {}",
         out.strip_prefix(&root).unwrap_or(&out).display()
     );
     Ok(())
+}
+
+/// How many programs put each operation in each kind of kernel.
+#[derive(Default)]
+struct Coverage(std::collections::BTreeMap<String, usize>);
+
+impl Coverage {
+    fn add(&mut self, l: &gridcheck_spec::Litmus) {
+        let mut seen = std::collections::BTreeSet::new();
+        for k in &l.kernels {
+            let kind = match k.launch {
+                gridcheck_spec::KernelLaunch::Host { pdl: false } => "host",
+                gridcheck_spec::KernelLaunch::Host { pdl: true } => "host-pdl",
+                gridcheck_spec::KernelLaunch::Device => "device",
+            };
+            for o in k.threads.iter().flat_map(|t| &t.ops) {
+                let op = o.to_string();
+                let word = op.split_whitespace().next().unwrap_or("");
+                seen.insert(format!("{word}@{kind}"));
+            }
+        }
+        for s in seen {
+            *self.0.entry(s).or_default() += 1;
+        }
+    }
+}
+
+impl std::fmt::Display for Coverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v: Vec<String> = self.0.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        f.write_str(&v.join(", "))
+    }
 }

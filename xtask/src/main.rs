@@ -93,8 +93,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   fuzz enumerate [--ops N] [--jobs J]
                                   every program of at most N operations over two threads in two
                                   kernels (diy-style), through both oracles (release build)
-  fuzz gpu [--count N] [--seed S] [--out DIR]
-                                  random programs and their kernels for conformance/fuzz-gpu.sh";
+  fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]
+                                  random programs in batches for conformance/fuzz-gpu.sh";
 
 /// The checkout `cargo xtask` was run for (decided at run time; see
 /// `gridcheck_toolchain::checkout_root`).

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -90,6 +90,44 @@ impl Gpu {
         })
     }
 
+    /// Loads a cubin (or PTX) once, for [`Gpu::run_litmus_in`]: a batch of
+    /// programs compiled into one module runs from one load.
+    pub fn load_module(&self, cubin: &Path) -> Result<LoadedModule, GpuError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let bytes = self.module_image(cubin).map_err(GpuError::from)?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
+            .map_err(drv(&format!("cannot load {}", cubin.display())))?;
+        Ok(LoadedModule {
+            module,
+            file: cubin.to_path_buf(),
+        })
+    }
+
+    /// Runs a litmus test (one without device runtime limits) whose kernels
+    /// are in a module already loaded: `test_name` picks its kernels.
+    pub fn run_litmus_in(
+        &self,
+        module: &LoadedModule,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Environment,
+    ) -> Result<LitmusRun, GpuError> {
+        if !litmus.limits.is_empty() {
+            return Err(GpuError::new(format!(
+                "{test_name} sets device runtime limits: run it with run_litmus_with"
+            )));
+        }
+        let start = Instant::now();
+        let mut run = self.run_loaded(module, test_name, litmus, budget, inc)?;
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+
     fn run_litmus_core(
         &self,
         cubin: &Path,
@@ -99,6 +137,34 @@ impl Gpu {
         inc: &Environment,
     ) -> Result<LitmusRun, GpuError> {
         let start = Instant::now();
+        let module = self.load_module(cubin)?;
+        match self.run_loaded(&module, test_name, litmus, budget, inc) {
+            Ok(mut run) => {
+                run.elapsed = start.elapsed();
+                Ok(run)
+            }
+            Err(e) => {
+                if std::env::var_os("GRIDCHECK_WATCH").is_some() {
+                    // A watched launch may have stalled: unloading the
+                    // module would wait for it forever (see run_loaded).
+                    std::mem::forget(module);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The run of [`Gpu::run_litmus_with`] in a module already loaded
+    /// (its `elapsed` is the caller's to set).
+    fn run_loaded(
+        &self,
+        loaded: &LoadedModule,
+        test_name: &str,
+        litmus: &Litmus,
+        budget: &Budget,
+        inc: &Environment,
+    ) -> Result<LitmusRun, GpuError> {
+        let (module, cubin) = (&loaded.module, loaded.file.as_path());
         let n = budget.instances_per_launch;
         if n == 0 {
             return Err(GpuError::new(
@@ -108,13 +174,8 @@ impl Gpu {
         self.ctx
             .bind_to_thread()
             .map_err(drv("cannot bind the context"))?;
-        let bytes = self.module_image(cubin).map_err(GpuError::from)?;
-        let module = self
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(bytes))
-            .map_err(drv(&format!("cannot load {}", cubin.display())))?;
         let lay = gridcheck_kernelgen::layout(litmus);
-        let host = host_kernels(&module, cubin, test_name, &lay)?;
+        let host = host_kernels(module, cubin, test_name, &lay)?;
         self.raise_pending_limit(litmus, &lay, n)?;
         let mut run = LitmusRun {
             histogram: BTreeMap::new(),
@@ -157,7 +218,7 @@ impl Gpu {
                     // module) would wait for it forever, so all of it is
                     // left to the process, a rerun under watch whose worker
                     // ends right after reporting the error.
-                    std::mem::forget((watch, bufs, hist_fn, host, module));
+                    std::mem::forget((watch, bufs, hist_fn, host));
                 }
                 return Err(e);
             }
@@ -172,7 +233,6 @@ impl Gpu {
         run.instances = got.instances;
         run.launch_failures = got.launch_failures;
         run.first_launch_error = got.first_launch_error;
-        run.elapsed = start.elapsed();
         Ok(run)
     }
 
@@ -360,6 +420,12 @@ impl Launches<'_> {
         }
         Ok(())
     }
+}
+
+/// A module loaded once ([`Gpu::load_module`]) and the file it came from.
+pub struct LoadedModule {
+    module: Arc<CudaModule>,
+    file: PathBuf,
 }
 
 /// One host launch of `n` blocks through `cuLaunchKernelEx`, with the

@@ -97,6 +97,26 @@ impl Gpu {
         })
     }
 
+    /// Raises the device runtime's pending launch limit to at least `n`
+    /// (never lowers it): a campaign sets it once, for every program of a
+    /// batch, before it loads the batch's module and launches anything.
+    pub fn reserve_pending_launches(&self, n: usize) -> Result<(), GpuError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(drv("cannot bind the context"))?;
+        let l = cu_limit(Limit::DevRuntimePendingLaunchCount);
+        let have = self
+            .ctx
+            .get_limit(l)
+            .map_err(drv("cannot read the pending launch limit"))?;
+        if have < n {
+            self.ctx.set_limit(l, n).map_err(drv(&format!(
+                "cannot raise the pending launch limit to {n}"
+            )))?;
+        }
+        Ok(())
+    }
+
     /// Sets the context `limits`, runs `f`, and restores the previous values
     /// whatever happened (in reverse order, so that a limit set twice gets
     /// its first value back). A limit that cannot be set is the error; one

@@ -218,7 +218,9 @@ pub(crate) fn watch_launch(c: &WatchCtx, w: &mut Watcher, li: u32) -> Result<(),
             sys::CUresult::CUDA_ERROR_NOT_READY => {}
             e => return Err(format!("launch {li} failed: {e:?}")),
         }
-        std::thread::sleep(Duration::from_millis(5));
+        // A campaign's launches take a millisecond or two: a coarser poll
+        // would be most of their time.
+        std::thread::sleep(Duration::from_micros(200));
         if t() - last_look < 1.0 {
             continue;
         }

@@ -24,10 +24,12 @@
 //! with `gridcheck.cuh` and the runner), `layout` (the memory and launch plan of a litmus test), `plan`
 //! (which tests build for which architecture with which flags), `emit` (the
 //! do-not-edit header, runtime and host test files), `litmus` (the CUDA
-//! of a litmus test) and `describe` (its header comment: the test, its
-//! kernels and its layout).
+//! of a litmus test), `describe` (its header comment: the test, its
+//! kernels and its layout) and `batch` (many programs in one `.cu`, one
+//! namespace each, for a random-program campaign).
 
 mod abi;
+mod batch;
 mod escape;
 
 use gridcheck_spec::{Spec, Test, TestBody};
@@ -43,6 +45,7 @@ pub use abi::{
     LOC_STRIDE, MAX_BLOCK, PARAMS_BYTES, STATUS_NOT_REACHED, STATUS_RAN, STRESS_WARPS, WARP,
     kernel_symbol,
 };
+pub use batch::{batch_namespace, batch_source};
 pub use emit::{generate_host, generate_runtime};
 pub use layout::{
     ApiCall, BlockObject, DeviceLaunch, ErrorWord, KernelPlan, Layout, Location, ObjectKind,

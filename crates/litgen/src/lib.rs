@@ -48,6 +48,10 @@ pub struct GenConfig {
     /// Device runtime limits (a pool smaller than the launches, a sync
     /// depth of 1); the GPU runs such tests one instance per launch.
     pub limits: bool,
+    /// The weight of an event record and of a stream wait among the
+    /// operations (1 by default, as rare as an error query; the GPU
+    /// campaign raises it, to meet several of each in one thread).
+    pub event_weight: u32,
 }
 
 impl Default for GenConfig {
@@ -58,6 +62,7 @@ impl Default for GenConfig {
             max_total_ops: 7,
             cdp1: true,
             limits: true,
+            event_weight: 1,
         }
     }
 }
@@ -130,7 +135,7 @@ fn event_stream() -> impl Strategy<Value = GenStream> {
     prop_oneof![Just(GenStream::Null), (1u8..=2).prop_map(GenStream::Named)]
 }
 
-fn op(cdp1: bool) -> impl Strategy<Value = GenOp> {
+fn op(cdp1: bool, events: u32) -> impl Strategy<Value = GenOp> {
     let devicesync = if cdp1 { 2 } else { 0 };
     prop_oneof![
         6 => (0u8..3, 1u32..=3).prop_map(|(l, v)| GenOp::Store(l, v)),
@@ -140,8 +145,8 @@ fn op(cdp1: bool) -> impl Strategy<Value = GenOp> {
         devicesync => any::<bool>().prop_map(GenOp::DeviceSync),
         1 => Just(GenOp::GetError),
         1 => Just(GenOp::PeekError),
-        1 => (1u8..=2, event_stream()).prop_map(|(e, s)| GenOp::Record(e, s)),
-        1 => (event_stream(), 1u8..=2).prop_map(|(s, e)| GenOp::Wait(s, e)),
+        events => (1u8..=2, event_stream()).prop_map(|(e, s)| GenOp::Record(e, s)),
+        events => (event_stream(), 1u8..=2).prop_map(|(s, e)| GenOp::Wait(s, e)),
     ]
 }
 
@@ -157,7 +162,10 @@ fn kernel(cfg: GenConfig, cdp1: bool, index: usize) -> impl Strategy<Value = Gen
         ]
         .boxed()
     };
-    let threads = prop::collection::vec(prop::collection::vec(op(cdp1), 0..=cfg.max_ops), 1..=3);
+    let threads = prop::collection::vec(
+        prop::collection::vec(op(cdp1, cfg.event_weight), 0..=cfg.max_ops),
+        1..=3,
+    );
     // One block most of the time; otherwise a block per thread drawn.
     let blocks = prop_oneof![
         3 => Just(vec![0; 3]),

@@ -28,6 +28,11 @@ mod cdp1;
 mod compile;
 #[path = "../../model/src/completion.rs"]
 mod completion;
+/// The model's own error types (one type for both builds), where the
+/// shared sources look for them (`crate::error`).
+mod error {
+    pub use gridcheck_model::{ErrorKind, ModelError};
+}
 #[path = "../../model/src/grid.rs"]
 mod grid;
 #[path = "../../model/src/latch.rs"]
