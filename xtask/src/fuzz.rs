@@ -31,7 +31,7 @@ use crate::{Result, root};
 
 const USAGE: &str = "usage: cargo xtask fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
        cargo xtask fuzz enumerate [--ops N] [--jobs J]
-       cargo xtask fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]";
+       cargo xtask fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]";
 
 struct Args {
     count: u64,
@@ -40,6 +40,9 @@ struct Args {
     jobs: usize,
     out: Option<PathBuf>,
     batch: usize,
+    /// `fuzz gpu --enumerate N`: the exhaustive enumeration of programs of
+    /// at most N operations too (`gridcheck_litgen::enumerate`).
+    enumerate: usize,
     here: bool,
 }
 
@@ -51,6 +54,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         out: None,
         batch: 200,
+        enumerate: 0,
         here: false,
     };
     let mut it = args.iter();
@@ -66,6 +70,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
             "--threads" => a.threads = num(it.next(), "--threads")?.clamp(1, 4) as usize,
             "--jobs" => a.jobs = num(it.next(), "--jobs")?.max(1) as usize,
             "--batch" => a.batch = num(it.next(), "--batch")?.max(1) as usize,
+            "--enumerate" => a.enumerate = num(it.next(), "--enumerate")?.min(4) as usize,
             "--out" => {
                 a.out = Some(
                     it.next()
@@ -256,8 +261,14 @@ fn gpu(args: &[String]) -> Result<()> {
         std::fs::remove_dir_all(&batches)
             .map_err(|e| format!("cannot clear {}: {e}", batches.display()))?;
     }
-    let mut batch: Vec<CampaignProgram> = Vec::new();
-    let (mut written, mut nb, mut skipped) = (0usize, 0usize, 0usize);
+    let mut w = Batches {
+        out: &out,
+        size: a.batch,
+        batch: Vec::new(),
+        written: 0,
+        count: 0,
+    };
+    let mut skipped = 0usize;
     let mut hangs: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut kinds = Coverage::default();
     for i in 0..a.count {
@@ -276,27 +287,48 @@ fn gpu(args: &[String]) -> Result<()> {
             *hangs.entry(h).or_default() += 1;
         }
         kinds.add(&l);
-        batch.push(CampaignProgram {
+        w.push(CampaignProgram {
             yaml: litmus_spec_yaml(p.profile(), &name, &l),
             name,
             states: o.states.into_iter().collect(),
             oracle: "axiom".into(),
-        });
-        written += 1;
-        if batch.len() == a.batch || i + 1 == a.count {
-            campaign::write_batch(&campaign::batch_dir(&out, nb), &batch)?;
-            batch.clear();
-            nb += 1;
-        }
+        })?;
     }
-    if !batch.is_empty() {
-        campaign::write_batch(&campaign::batch_dir(&out, nb), &batch)?;
-        nb += 1;
+    let random = w.written;
+    // The exhaustive enumeration: both oracles decide each program (they
+    // must agree: `cargo xtask fuzz enumerate` is the differential test).
+    let programs = gridcheck_litgen::enumerate::programs(a.enumerate);
+    for (i, p) in programs.iter().enumerate().filter(|_| a.enumerate > 0) {
+        let mut l = p.litmus()?;
+        let name = format!("enum{}-{i}", a.enumerate);
+        let c = match gridcheck_oracle::cross_check_with(&l, &differential::loom_options()) {
+            Ok(c) if !c.is_conflict() => c,
+            Ok(c) => return Err(format!("{name}: the oracles conflict: {}", c.agreement)),
+            Err(_) => {
+                skipped += 1;
+                continue;
+            }
+        };
+        l.expect = c.verdict;
+        kinds.add(&l);
+        w.push(CampaignProgram {
+            yaml: litmus_spec_yaml(p.profile(), &name, &l),
+            name,
+            states: c.states.into_iter().collect(),
+            oracle: c.decided_by.as_str().into(),
+        })?;
     }
+    w.finish()?;
+    let (written, nb) = (w.written, w.count);
     println!(
-        "{written} random programs (seed {}) in {nb} batches of at most {} in {} \
-         ({skipped} the axiomatic model could not decide, left out)",
+        "{random} random programs (seed {}) and {} enumerated ones (at most {} operations)",
         a.seed,
+        written - random,
+        a.enumerate
+    );
+    println!(
+        "{written} programs in {nb} batches of at most {} in {} \
+         ({skipped} the oracles could not decide, left out)",
         a.batch,
         batches.display()
     );
@@ -307,6 +339,37 @@ fn gpu(args: &[String]) -> Result<()> {
         out.strip_prefix(&root).unwrap_or(&out).display()
     );
     Ok(())
+}
+
+/// Programs written out batch by batch (`campaign::write_batch`).
+struct Batches<'a> {
+    out: &'a std::path::Path,
+    size: usize,
+    batch: Vec<CampaignProgram>,
+    written: usize,
+    /// Batches written.
+    count: usize,
+}
+
+impl Batches<'_> {
+    fn push(&mut self, p: CampaignProgram) -> Result<()> {
+        self.batch.push(p);
+        self.written += 1;
+        if self.batch.len() == self.size {
+            self.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the batch in hand, if any.
+    fn finish(&mut self) -> Result<()> {
+        if !self.batch.is_empty() {
+            campaign::write_batch(&campaign::batch_dir(self.out, self.count), &self.batch)?;
+            self.batch.clear();
+            self.count += 1;
+        }
+        Ok(())
+    }
 }
 
 /// How many programs put each operation in each kind of kernel.

@@ -93,7 +93,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   fuzz enumerate [--ops N] [--jobs J]
                                   every program of at most N operations over two threads in two
                                   kernels (diy-style), through both oracles (release build)
-  fuzz gpu [--count N] [--seed S] [--batch B] [--out DIR]
+  fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]
                                   random programs in batches for conformance/fuzz-gpu.sh";
 
 /// The checkout `cargo xtask` was run for (decided at run time; see
