@@ -29,9 +29,18 @@ struct Finding<'a> {
     detail: &'a str,
     known_hang: Option<&'a str>,
     yaml: String,
+    /// Whether the program showed the finding again when run alone (its
+    /// own batch, up to [`CONFIRM_RUNS`] times): a finding that does not
+    /// may depend on the programs run before it in its batch.
+    confirmed_alone: bool,
+    /// How many of those runs it took (or were made).
+    confirm_runs: usize,
     shrink_steps: usize,
     shrink_tries: usize,
 }
+
+/// Runs of a finding's program alone that try to show it again.
+const CONFIRM_RUNS: usize = 3;
 
 /// The profile of a program's spec document (its one rule's).
 fn profile(p: &CampaignProgram) -> Option<Profile> {
@@ -137,8 +146,15 @@ pub fn write(
         let deadline = (Instant::now() + per_group).min(shrink_end);
         // Candidates are built beside the batches, not in the results.
         let work = a.dir.join("shrink").join(format!("g{gi:03}"));
+        // First, the program alone (its own batch, a few copies), so that
+        // a finding that needs its batch's earlier programs says so.
+        let again = vec![l.clone(); CONFIRM_RUNS];
+        let (hit, runs) = first_of_class(&mut cfg, &again, prof, &work.join("confirm"), *class);
+        let confirmed = hit.is_some();
+        let confirm_runs = hit.map_or(runs, |i| i + 1);
         let mut step = 0;
-        let s = shrink(&l, prof, deadline, &mut |cands| {
+        let shrink_deadline = if confirmed { deadline } else { Instant::now() };
+        let s = shrink(&l, prof, shrink_deadline, &mut |cands| {
             step += 1;
             first_of_class(
                 &mut cfg,
@@ -149,8 +165,18 @@ pub fn write(
             )
         });
         let name = format!("campaign-{}-{gi:03}", class_name(*class));
+        let alone = if confirmed {
+            format!("shown again alone (run {confirm_runs} of {CONFIRM_RUNS})")
+        } else if confirm_runs == 0 {
+            "not run again alone: the shrinking budget (--shrink) was spent".to_string()
+        } else {
+            format!(
+                "NOT shown again alone in {confirm_runs} runs (it may depend on the programs run \
+                 before it in its batch; not shrunk)"
+            )
+        };
         let description = format!(
-            "{} found by a random-program campaign ({} programs of this shape; first {}): {}; shrunk in {} steps of {} tries",
+            "{} found by a random-program campaign ({} programs of this shape; first {}): {}; {alone}; shrunk in {} steps of {} tries",
             class_name(*class),
             rs.len(),
             r.name,
@@ -171,6 +197,8 @@ pub fn write(
             detail: &r.detail,
             known_hang: r.known_hang.as_deref(),
             yaml: yaml_file.display().to_string(),
+            confirmed_alone: confirmed,
+            confirm_runs,
             shrink_steps: s.steps,
             shrink_tries: s.tries,
         };
@@ -178,7 +206,7 @@ pub fn write(
         lines.push('\n');
         let _ = writeln!(
             listing,
-            "  {:<12} {:>5}  {shape}\n               {}\n               {}",
+            "  {:<12} {:>5}  {shape}\n               {}\n               {alone}\n               {}",
             class_name(*class),
             rs.len(),
             r.detail,
