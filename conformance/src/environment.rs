@@ -228,7 +228,7 @@ mod tests {
             tuning: Tuning {
                 instances: 64,
                 // In the litmus trials too since 2026-11-26 (the file says why).
-                launches: 32,
+                launches: 48,
                 max_delay_cycles: 0,
                 stress_words: 0,
                 stress_iters: 65536,
@@ -275,7 +275,7 @@ mod tests {
             "--mutant-budget",
             "0.5",
             "--extra-environment",
-            r#"{"name":"late-write","instances":64,"launches":32,"max_delay_cycles":0,"stress_words":0,"stress_iters":65536,"permute":true,"stress_lines":false,"line_burst":8192,"mutant_budget_s":0.5}"#,
+            r#"{"name":"late-write","instances":64,"launches":48,"max_delay_cycles":0,"stress_words":0,"stress_iters":65536,"permute":true,"stress_lines":false,"line_burst":8192,"mutant_budget_s":0.5}"#,
         ];
         let old_worker = parse(&before).unwrap();
         let new_worker = worker_of(&o);
