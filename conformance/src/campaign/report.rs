@@ -215,6 +215,20 @@ pub fn write(
     }
     let fj = a.out.join("findings.jsonl");
     std::fs::write(&fj, lines).map_err(|e| format!("cannot write {}: {e}", fj.display()))?;
+    let ran = summary(a, records, compile_s, gpu_s, groups.len(), &listing)?;
+    Ok(groups.is_empty() && ran == records.len())
+}
+
+/// Writes and prints `summary.txt`: the counts by class, the rates and the
+/// distinct findings' `listing`; returns how many programs ran.
+fn summary(
+    a: &Args,
+    records: &[ProgramRecord],
+    compile_s: f64,
+    gpu_s: f64,
+    distinct: usize,
+    listing: &str,
+) -> Result<usize, String> {
     let counts = class_counts(records);
     let ran = records.iter().filter(|r| r.class != Class::NotRun).count();
     let mut s = String::new();
@@ -240,12 +254,12 @@ pub fn write(
     let _ = writeln!(
         s,
         "{} distinct finding(s) (class, programs, shape; first program's detail; shrunk test):\n{listing}",
-        groups.len()
+        distinct
     );
     let sf = a.out.join("summary.txt");
     std::fs::write(&sf, &s).map_err(|e| format!("cannot write {}: {e}", sf.display()))?;
     print!("{s}");
-    Ok(groups.is_empty() && ran == records.len())
+    Ok(ran)
 }
 
 fn class_name(c: Class) -> &'static str {
