@@ -30,6 +30,7 @@ mod host;
 mod listing;
 mod mutants;
 pub mod options;
+mod piped;
 mod progress;
 mod results_file;
 pub mod sass;

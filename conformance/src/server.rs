@@ -18,16 +18,17 @@
 //! `--fresh-context` runs, which give every GPU trial a process of its own.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::io::{BufRead, Write};
+use std::process::{Command, ExitCode};
+use std::sync::Mutex;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use gridcheck_spec::{Test, TestBody};
 
 use crate::Options;
 use crate::devices::Place;
+use crate::piped::Piped;
 use crate::worker::{self, MARKER, WorkerResult};
 
 /// Whether a test's GPU trial runs in the staying worker: litmus and
@@ -41,14 +42,7 @@ pub fn serves(test: &Test) -> bool {
 }
 
 /// One staying worker process.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    /// Its standard output, line by line.
-    lines: Receiver<String>,
-    /// The end of its standard error (for a crash's report).
-    stderr: Arc<Mutex<String>>,
-}
+struct Server(Piped);
 
 /// What became of one question to a worker.
 enum Answer {
@@ -62,67 +56,23 @@ enum Answer {
     Died,
 }
 
-const STDERR_KEEP: usize = 16 * 1024;
-
 impl Server {
-    fn start(mut cmd: Command) -> Result<Server, Box<WorkerResult>> {
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| {
+    fn start(cmd: Command) -> Result<Server, Box<WorkerResult>> {
+        Piped::spawn(cmd, true).map(Server).map_err(|e| {
             Box::new(WorkerResult::Crash {
                 exit: format!("not started: {e}"),
                 stderr_tail: String::new(),
             })
-        })?;
-        let (Some(stdin), Some(stdout), Some(mut err)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(Box::new(WorkerResult::Crash {
-                exit: "not started: no pipes".into(),
-                stderr_tail: String::new(),
-            }));
-        };
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let keep = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                let mut s = keep.lock().unwrap_or_else(|p| p.into_inner());
-                s.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if s.len() > 2 * STDERR_KEEP {
-                    let cut = s.len() - STDERR_KEEP;
-                    let cut = (cut..s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(0);
-                    s.drain(..cut);
-                }
-            }
-        });
-        Ok(Server {
-            child,
-            stdin,
-            lines,
-            stderr,
         })
     }
 
     /// Asks for one test and waits at most `timeout` for its result.
     fn ask(&mut self, test: &str, timeout: Duration) -> Answer {
-        if writeln!(self.stdin, "{test}")
-            .and_then(|()| self.stdin.flush())
+        let Some(stdin) = self.0.stdin.as_mut() else {
+            return Answer::Died;
+        };
+        if writeln!(stdin, "{test}")
+            .and_then(|()| stdin.flush())
             .is_err()
         {
             return Answer::Died;
@@ -130,7 +80,7 @@ impl Server {
         let deadline = std::time::Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.0.lines.recv_timeout(left) {
                 Ok(line) => {
                     let Some(json) = line.strip_prefix(MARKER) else {
                         continue;
@@ -150,12 +100,8 @@ impl Server {
     }
 
     /// Ends the worker and says how it ended.
-    fn stop(mut self) -> WorkerResult {
-        let _ = self.child.kill();
-        let status = self.child.wait().map_err(|e| e.to_string());
-        // The reader threads end with the process; give stderr's a moment.
-        std::thread::sleep(Duration::from_millis(20));
-        let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+    fn stop(self) -> WorkerResult {
+        let (status, stderr) = self.0.stop();
         worker::crash(&status, &stderr)
     }
 }

@@ -4,13 +4,15 @@
 //! a program to `campaign.jsonl`, and ends with the findings.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use gridcheck_spec::{Litmus, Test};
+
+use crate::piped::Piped;
 
 use super::batch_worker::{Line, MARKER, NO_MODULE, STOPPED};
 use super::findings::{Class, Outcome, ProgramRecord, classify, known_hang, shape};
@@ -124,9 +126,8 @@ pub(super) fn run_batch(cfg: &mut RunCfg, b: &Batch, sink: &mut dyn FnMut(Progra
             }
         };
         let mut end = w.read(cfg, b, &mut done, first, sink);
-        end.status = Some(w.child.wait());
-        let _ = w.reader.join();
-        end.stderr = w.err_reader.join().unwrap_or_default();
+        let (status, stderr) = w.0.end();
+        (end.status, end.stderr) = (Some(status), stderr);
         if end.stopped {
             not_run_rest(
                 b,
@@ -171,13 +172,8 @@ fn skip_capped(
     }
 }
 
-/// A batch worker process and the threads reading its output.
-struct Worker {
-    child: std::process::Child,
-    lines: mpsc::Receiver<String>,
-    reader: std::thread::JoinHandle<()>,
-    err_reader: std::thread::JoinHandle<String>,
-}
+/// A batch worker process.
+struct Worker(Piped);
 
 /// How a worker's pass ended.
 #[derive(Default)]
@@ -191,7 +187,7 @@ struct PassEnd {
     /// The batch's module did not load: why.
     no_module: Option<String>,
     /// How the process ended, once waited for.
-    status: Option<std::io::Result<std::process::ExitStatus>>,
+    status: Option<Result<std::process::ExitStatus, String>>,
     /// Its standard error.
     stderr: String,
 }
@@ -226,38 +222,10 @@ impl Worker {
                 "GRIDCHECK_WATCH",
                 format!("{},{}", a.stall, a.timeout.saturating_sub(2).max(1)),
             )
-            .env("CUDA_MODULE_LOADING", "EAGER")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start the worker: {e}"))?;
-        let (tx, lines) = mpsc::channel::<String>();
-        let out = child.stdout.take();
-        let reader = std::thread::spawn(move || {
-            if let Some(o) = out {
-                for l in BufReader::new(o).lines().map_while(Result::ok) {
-                    if tx.send(l).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        let mut err = child.stderr.take();
-        let err_reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(e) = err.as_mut() {
-                let _ = e.read_to_string(&mut s);
-            }
-            s
-        });
-        Ok(Worker {
-            child,
-            lines,
-            reader,
-            err_reader,
-        })
+            .env("CUDA_MODULE_LOADING", "EAGER");
+        Piped::spawn(cmd, false)
+            .map(Worker)
+            .map_err(|e| format!("cannot start the worker: {e}"))
     }
 
     /// Records each program the worker reports, until it ends, falls
@@ -275,7 +243,7 @@ impl Worker {
         let mut reported_any = false;
         loop {
             let limit = cfg.args.timeout + if reported_any { 0 } else { 30 };
-            match self.lines.recv_timeout(Duration::from_secs(limit)) {
+            match self.0.lines.recv_timeout(Duration::from_secs(limit)) {
                 Ok(l) => {
                     let Some(line) = l
                         .strip_prefix(MARKER)
@@ -302,14 +270,14 @@ impl Worker {
                     let stop = Some(r.class) == cfg.stop_at;
                     sink(r);
                     if stop || ends {
-                        let _ = self.child.kill();
+                        let _ = self.0.child.kill();
                         end.stopped = stop;
                         end.reported_end = ends;
                         return end;
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    let _ = self.child.kill();
+                    let _ = self.0.child.kill();
                     end.killed = true;
                     return end;
                 }
