@@ -3,12 +3,14 @@
 use std::path::{Path, PathBuf};
 
 pub const USAGE: &str = "usage: conformance campaign DIR [--out DIR] [--jobs N] [--nvcc-timeout S] \
-[--instances N] [--launches N] [--seed S] [--timeout S] [--stall S] [--budget S] [--hang-cap N] \
+[--instances N] [--launches N] [--max-delay CYCLES] [--stress-words N] [--seed S] [--timeout S] [--stall S] [--budget S] [--hang-cap N] \
 [--shrink S] [--dry-run]
   DIR            what `cargo xtask fuzz gpu` wrote (DIR/batches/bNNNN/)
   --out          results: campaign.jsonl, findings.jsonl, findings/*.yaml, summary.txt (default target/gridcheck/campaign)
   --jobs         parallel nvcc jobs (default: the cores)       --nvcc-timeout  seconds per nvcc (default 300)
   --instances    instances per launch (default 512)            --launches      launches per program (default 2)
+  --max-delay    random delay bound before each operation, cycles (default: the built-in environment's)
+  --stress-words words the stress warps hammer, 0 for none (default: the built-in environment's)
   --timeout      seconds a worker may go without finishing a program before it is killed (default 20)
   --stall        seconds without progress of a launch that make a hang (default 1)
   --budget       seconds for all GPU runs; programs not reached are recorded not-run (default 300)
@@ -27,6 +29,9 @@ pub struct Args {
     pub nvcc_timeout: u64,
     pub instances: u32,
     pub launches: u32,
+    /// The incantations, where not the built-in environment's.
+    pub max_delay: Option<u32>,
+    pub stress_words: Option<u32>,
     pub seed: u64,
     pub timeout: u64,
     pub stall: f64,
@@ -46,6 +51,8 @@ impl Args {
             nvcc_timeout: 300,
             instances: 512,
             launches: 2,
+            max_delay: None,
+            stress_words: None,
             seed: 1,
             timeout: 20,
             stall: 1.0,
@@ -73,6 +80,8 @@ impl Args {
                 "--nvcc-timeout" => a.nvcc_timeout = num(x, val()?)?,
                 "--instances" => a.instances = num::<u32>(x, val()?)?.max(1),
                 "--launches" => a.launches = num::<u32>(x, val()?)?.max(1),
+                "--max-delay" => a.max_delay = Some(num(x, val()?)?),
+                "--stress-words" => a.stress_words = Some(num(x, val()?)?),
                 "--seed" => a.seed = num(x, val()?)?,
                 "--timeout" => a.timeout = num::<u64>(x, val()?)?.max(1),
                 "--stall" => a.stall = num(x, val()?)?,
@@ -122,5 +131,18 @@ mod tests {
         );
         assert!(args(&["d", "--frob"]).unwrap_err().contains("`--frob`"));
         assert!(args(&["d", "--stall", "0"]).is_err());
+    }
+
+    #[test]
+    fn the_incantations_are_given_or_built_in() {
+        let a = args(&["d"]).unwrap();
+        assert_eq!((a.max_delay, a.stress_words), (None, None));
+        let a = args(&["d", "--max-delay", "0", "--stress-words", "0"]).unwrap();
+        assert_eq!((a.max_delay, a.stress_words), (Some(0), Some(0)));
+        assert!(
+            args(&["d", "--max-delay", "x"])
+                .unwrap_err()
+                .contains("--max-delay")
+        );
     }
 }

@@ -37,12 +37,14 @@ fn say(index: usize, outcome: Outcome) {
     }
 }
 
-/// The worker: `BATCH --from K [--skip I,J] --instances N --launches L --seed S`.
+/// The worker: `BATCH --from K [--skip I,J] --instances N --launches L --seed S
+/// [--max-delay C] [--stress-words W]` (the built-in environment otherwise).
 pub fn worker_main(argv: &[String]) -> ExitCode {
     let mut it = argv.iter();
     let dir = it.next().cloned().unwrap_or_default();
     let (mut from, mut skip, mut instances, mut launches, mut seed) =
         (0usize, Vec::new(), 512u32, 2u32, 1u64);
+    let mut env = Environment::default();
     while let (Some(f), Some(v)) = (it.next(), it.next()) {
         match f.as_str() {
             "--from" => from = v.parse().unwrap_or(0),
@@ -55,6 +57,8 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
             "--instances" => instances = v.parse().unwrap_or(512),
             "--launches" => launches = v.parse().unwrap_or(2),
             "--seed" => seed = v.parse().unwrap_or(1),
+            "--max-delay" => env.max_delay_cycles = v.parse().unwrap_or(env.max_delay_cycles),
+            "--stress-words" => env.stress_words = v.parse().unwrap_or(env.stress_words),
             _ => {}
         }
     }
@@ -126,7 +130,7 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
             launches,
             seed: launch_seed(seed, i as u32),
         };
-        match gpu.run_litmus_in(&module, &t.name, &l, &budget, &Environment::default()) {
+        match gpu.run_litmus_in(&module, &t.name, &l, &budget, &env) {
             Ok(r) => say(
                 i,
                 Outcome::Ran {

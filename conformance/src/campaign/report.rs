@@ -243,10 +243,14 @@ fn summary(
         "compile {compile_s:.1} s; GPU runs {gpu_s:.1} s: {:.0} programs per GPU-minute",
         ran as f64 / (gpu_s / 60.0).max(1e-9)
     );
+    let builtin = gridcheck_gpu::Environment::default();
     let _ = writeln!(
         s,
-        "budget: {} instances x {} launches a program",
-        a.instances, a.launches
+        "budget: {} instances x {} launches a program; delays up to {} cycles, stress over {} words",
+        a.instances,
+        a.launches,
+        a.max_delay.unwrap_or(builtin.max_delay_cycles),
+        a.stress_words.unwrap_or(builtin.stress_words)
     );
     for (c, n) in &counts {
         let _ = writeln!(s, "  {:<12} {n}", class_name(*c));

@@ -218,6 +218,16 @@ impl Worker {
                 &a.launches.to_string(),
             ])
             .args(["--seed", &a.seed.to_string()])
+            .args(
+                a.max_delay
+                    .iter()
+                    .flat_map(|d| ["--max-delay".to_string(), d.to_string()]),
+            )
+            .args(
+                a.stress_words
+                    .iter()
+                    .flat_map(|w| ["--stress-words".to_string(), w.to_string()]),
+            )
             .env(
                 "GRIDCHECK_WATCH",
                 format!("{},{}", a.stall, a.timeout.saturating_sub(2).max(1)),
