@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-target/gridcheck}
+mkdir -p "$out"
 run() { # name args...
   local name=$1; shift
   echo "== $name"
