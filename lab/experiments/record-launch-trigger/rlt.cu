@@ -13,6 +13,9 @@
 //   mode 5: as 0, the child into the block's NULL stream
 //   mode 6: as 0, the record into a named stream
 //   mode 7: as 0, thread 1 does not trigger
+//   mode 8: as 0, thread 0 spins 2^20 cycles between its launch and its trigger
+//   mode 9: as 0, thread 1 spins 2^20 cycles before its trigger
+//   mode 10: as 0, thread 0 spins 2^20 cycles between its record and its launch
 // Usage: rlt MODE BLOCKS LAUNCHES
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,11 @@
 
 __global__ void child(int *c) { atomicAdd(c, 1); }
 
+__device__ void spin(long long cycles) {
+  long long s = clock64();
+  while (clock64() - s < cycles) {}
+}
+
 __global__ void parent(int mode, int *c, int *done) {
   if (threadIdx.x == 0) {
     cudaStream_t s = 0;
@@ -30,14 +38,17 @@ __global__ void parent(int mode, int *c, int *done) {
     cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
     if (mode == 4) cudaTriggerProgrammaticLaunchCompletion();
     if (mode != 1) cudaEventRecord(e, s);
+    if (mode == 10) spin(1 << 20);
     if (mode != 3) {
       if (mode == 5) child<<<1, 1>>>(c);
       else child<<<1, 1, 0, cudaStreamFireAndForget>>>(c);
     }
+    if (mode == 8) spin(1 << 20);
     if (mode != 2 && mode != 4) cudaTriggerProgrammaticLaunchCompletion();
     cudaEventDestroy(e);
     if (mode == 6) cudaStreamDestroy(s);
   } else if (threadIdx.x == 1) {
+    if (mode == 9) spin(1 << 20);
     if (mode != 2 && mode != 7) cudaTriggerProgrammaticLaunchCompletion();
     atomicAdd(done, 1);
   }
