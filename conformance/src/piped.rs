@@ -1,8 +1,9 @@
 //! A child process whose standard output is read line by line on a thread
 //! of its own (so that a caller can wait for a line with a timeout) and
 //! whose standard error is kept, its last [`STDERR_KEEP`] bytes or more:
-//! the staying GPU worker (`server.rs`) and a campaign's batch workers
-//! (`campaign/run.rs`) talk to their children this way.
+//! the staying GPU worker (`server.rs`), a campaign's batch workers
+//! (`campaign/run.rs`) and the one-job workers and host programs
+//! (`worker::run_with_timeout`) talk to their children this way.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -72,13 +73,14 @@ impl Piped {
 
     /// Kills the child (if it still runs), waits for it and its readers,
     /// and says how it ended and what it printed on standard error.
-    pub fn stop(mut self) -> (Result<std::process::ExitStatus, String>, String) {
+    pub fn stop(&mut self) -> (Result<std::process::ExitStatus, String>, String) {
         let _ = self.child.kill();
         self.end()
     }
 
-    /// Waits for the child to end by itself, then as [`Piped::stop`].
-    pub fn end(mut self) -> (Result<std::process::ExitStatus, String>, String) {
+    /// Waits for the child to end by itself, then as [`Piped::stop`]; the
+    /// lines it printed stay in [`Piped::lines`].
+    pub fn end(&mut self) -> (Result<std::process::ExitStatus, String>, String) {
         drop(self.stdin.take());
         let status = self.child.wait().map_err(|e| e.to_string());
         // The readers end when the pipes close; a grandchild that holds them

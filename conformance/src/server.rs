@@ -100,7 +100,7 @@ impl Server {
     }
 
     /// Ends the worker and says how it ended.
-    fn stop(self) -> WorkerResult {
+    fn stop(mut self) -> WorkerResult {
         let (status, stderr) = self.0.stop();
         worker::crash(&status, &stderr)
     }

@@ -8,10 +8,7 @@
 //! one result line from its standard output. GPU children run one at a time
 //! on each device (`devices.rs` places them).
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gridcheck_gpu::{Budget, Gpu, RuntimeFailure};
@@ -21,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Options;
 use crate::devices::Place;
+use crate::piped::Piped;
 
 /// The line prefix of a worker's result on its standard output.
 pub(crate) const MARKER: &str = "GRIDCHECK-WORKER-RESULT ";
@@ -174,22 +172,19 @@ pub(crate) fn crash(
     }
 }
 
-/// Runs a command with piped output and a timeout: its exit status (or why
-/// it could not be started or waited for), standard output and standard
-/// error; `None` when it was killed after `timeout` seconds without having
-/// printed a worker's result line. A worker that printed its result and
-/// then does not exit (its CUDA context waiting, at exit, on a kernel that
-/// never ends, as a watched rerun's stall leaves it) is killed after
-/// [`EXIT_GRACE`] and its result stands.
+/// Runs a command with piped output and a timeout (`piped.rs`): its exit
+/// status (or why it could not be started or waited for), standard output
+/// and the end of standard error; `None` when it was killed after `timeout`
+/// seconds without having printed a worker's result line. A worker that
+/// printed its result and then does not exit (its CUDA context waiting, at
+/// exit, on a kernel that never ends, as a watched rerun's stall leaves it)
+/// is killed after [`EXIT_GRACE`] and its result stands.
 pub(crate) fn run_with_timeout(
-    mut cmd: Command,
+    cmd: Command,
     timeout: u64,
 ) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+    let mut p = match Piped::spawn(cmd, false) {
+        Ok(p) => p,
         Err(e) => {
             return Some((
                 Err(format!("not started: {e}")),
@@ -198,58 +193,47 @@ pub(crate) fn run_with_timeout(
             ));
         }
     };
-    let result_seen = Arc::new(AtomicBool::new(false));
-    let seen = Arc::clone(&result_seen);
-    let out = child.stdout.take().map(|o| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            for line in BufReader::new(o).lines() {
-                let Ok(line) = line else { break };
-                if line.starts_with(MARKER) {
-                    seen.store(true, Ordering::SeqCst);
-                }
-                s.push_str(&line);
-                s.push('\n');
-            }
-            s
-        })
-    });
-    let err = child.stderr.take().map(|mut e| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = e.read_to_string(&mut s);
-            s
-        })
-    });
+    let mut stdout = String::new();
+    let take_lines = |p: &Piped, stdout: &mut String| {
+        let mut result = false;
+        while let Ok(line) = p.lines.try_recv() {
+            result |= line.starts_with(MARKER);
+            stdout.push_str(&line);
+            stdout.push('\n');
+        }
+        result
+    };
     let deadline = Instant::now() + Duration::from_secs(timeout);
     let mut result_at: Option<Instant> = None;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(Ok(st)),
+    let killed = loop {
+        if take_lines(&p, &mut stdout) && result_at.is_none() {
+            result_at = Some(Instant::now());
+        }
+        match p.child.try_wait() {
+            Ok(Some(_)) => break false,
             Ok(None) => {
-                if result_at.is_none() && result_seen.load(Ordering::SeqCst) {
-                    result_at = Some(Instant::now());
-                }
                 let lingering = result_at.is_some_and(|t| t.elapsed() >= EXIT_GRACE);
                 if lingering || Instant::now() >= deadline {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break lingering.then(|| Err("killed after printing its result".to_string()));
+                    let _ = p.child.kill();
+                    break true;
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            Err(e) => break Some(Err(format!("cannot wait for it: {e}"))),
+            Err(_) => break false,
         }
     };
-    let stdout = out.and_then(|t| t.join().ok()).unwrap_or_default();
-    let stderr = err.and_then(|t| t.join().ok()).unwrap_or_default();
-    // A result printed just before the deadline still counts.
-    let status = status.or_else(|| {
+    let (status, stderr) = p.end();
+    take_lines(&p, &mut stdout);
+    // A worker killed after its result line (lingering, or just before the
+    // deadline) keeps its result; one killed without it timed out.
+    let status = if killed {
         stdout
             .lines()
             .any(|l| l.starts_with(MARKER))
-            .then(|| Err("killed after printing its result".to_string()))
-    })?;
+            .then(|| Err("killed after printing its result".to_string()))?
+    } else {
+        status.map_err(|e| format!("cannot wait for it: {e}"))
+    };
     Some((status, stdout, stderr))
 }
 
