@@ -9,6 +9,8 @@
 # target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`,
 # `--devices all` (every GPU of the host at once) or `--shard 3/8` (one
 # shard of a job array; conformance/README.md, "Every GPU of a host" and "Fleets of machines").
+# `--toolchain 13.5` runs the kernels another toolchain built
+# (`cargo xtask gpu-bundle --toolchain 13.5`); the records name it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The records name the commit the bundle was built from.
@@ -21,13 +23,30 @@ if [ ! -x .gpu-bundle/conformance ]; then
 fi
 # The kernels travel packed (host programs are most of their size).
 . conformance/bundle-kernels.sh
+kernels=.gpu-bundle/kernels
+args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = --toolchain ]; then
+    [ $# -ge 2 ] || { echo "--toolchain needs a release, such as 13.5" >&2; exit 2; }
+    kernels=.gpu-bundle/kernels-nvcc-$2
+    if [ ! -d "$kernels" ]; then
+      have=$(cd .gpu-bundle && ls -d kernels-nvcc-* 2>/dev/null | sed 's/kernels-nvcc-//' | tr '\n' ' ')
+      echo "no kernels of toolchain $2 in the bundle (it has: ${have:-none}); build it with \`cargo xtask gpu-bundle --toolchain $2\`" >&2
+      exit 2
+    fi
+    shift 2
+  else
+    args+=("$1")
+    shift
+  fi
+done
 {
   nvidia-smi --query-gpu=name,driver_version,compute_cap,uuid,pci.bus_id --format=csv,noheader || echo "nvidia-smi failed"
   command -v nvcc >/dev/null && nvcc --version | tail -n 2
 } 2>&1 | tee "$out/machine.txt"
 start=$(date +%s%N)
-./.gpu-bundle/conformance --root . --cubins .gpu-bundle/kernels \
-  --results "$out/results.jsonl" "$@" 2>&1 | tee "$out/conformance.log"
+./.gpu-bundle/conformance --root . --cubins "$kernels" \
+  --results "$out/results.jsonl" ${args[@]+"${args[@]}"} 2>&1 | tee "$out/conformance.log"
 rc=${PIPESTATUS[0]}
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "harness exit code $rc, wall ${ms} ms" | tee -a "$out/conformance.log"

@@ -195,7 +195,7 @@ pub fn run(
         nvcc.found_via
     );
     built.push(devrt);
-    stamp_toolchain(&toolchain, kernels, &archs)?;
+    built.extend(stamp_toolchain(&toolchain, kernels, &archs)?);
     Ok(built)
 }
 
@@ -274,16 +274,24 @@ fn plan_jobs(
 
 /// The toolchain that built the kernels, beside every architecture's
 /// kernels and at the root (the PTX's), for the GPU tier's records.
-fn stamp_toolchain(toolchain: &Toolchain, kernels: &Path, archs: &[String]) -> Result<()> {
+/// Returns the files written, which travel with the kernels (a bundle's
+/// records name the toolchain that built its kernels).
+fn stamp_toolchain(
+    toolchain: &Toolchain,
+    kernels: &Path,
+    archs: &[String],
+) -> Result<Vec<PathBuf>> {
     let stamp = crate::toolchain::record(toolchain);
+    let mut written = Vec::new();
     for dir in std::iter::once(kernels.to_path_buf()).chain(archs.iter().map(|a| kernels.join(a))) {
         if dir.is_dir() {
             stamp
                 .write_into(&dir)
                 .map_err(|e| format!("the kernels' toolchain: {e}"))?;
+            written.push(dir.join(gridcheck_report::TOOLCHAIN_FILE));
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Compiles the jobs, `jobs` at a time (each thread takes the next job),

@@ -7,19 +7,25 @@
 //! The kernels travel packed: `.gpu-bundle/kernels.tar.xz` (host programs,
 //! statically linked against the CUDA runtime, are most of their size, and
 //! compress well together); `conformance/bundle-kernels.sh`, which every
-//! bundle script runs first, unpacks it into `.gpu-bundle/kernels/`. The
+//! bundle script runs first, unpacks it into `.gpu-bundle/kernels/`.
+//! `--toolchain 13.1,13.5` adds the kernels of installed toolchains,
+//! `.gpu-bundle/kernels-nvcc-<release>.tar.xz`, for the GPU tier under each
+//! (`conformance/gpu-run.sh --toolchain 13.5`, `conformance/gpu-toolchains.sh`
+//! for all). Every kernels folder holds its `toolchain.json`, so each
+//! record names the toolchain that built what ran. The
 //! release binaries are found in cargo's target directory as `cargo
 //! metadata` reports it, so a shared `CARGO_TARGET_DIR` works.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, build, codegen, copy, mutants, release_build};
+use crate::{Result, build, codegen, copy, mutants, release_build, toolchain};
 
 pub fn run(args: &[String]) -> Result<()> {
-    let (arch, jobs) = crate::build_args(args)
-        .map_err(|e| e.replace("cargo xtask build", "cargo xtask gpu-bundle"))?;
     let root = crate::root();
+    let (arch, jobs) = crate::build_args(&toolchain::strip_flag(args))
+        .map_err(|e| e.replace("cargo xtask build", "cargo xtask gpu-bundle"))?;
+    let toolchains = toolchain::selected(&root, args)?;
     codegen::run(&root, true)?;
     let kernels_root = crate::kernels_root(&root);
     let built = build::run(&root, &kernels_root, &arch, jobs, None)?;
@@ -38,14 +44,6 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     let release = target_dir(&root)?.join("release");
     let bundle = root.join(".gpu-bundle");
-    let kernels = bundle.join("kernels");
-    let packed = bundle.join("kernels.tar.xz");
-    // Nothing of an earlier bundle's kernels stays: another selection of
-    // architectures must not mix with this one.
-    let _ = std::fs::remove_dir_all(&kernels);
-    let _ = std::fs::remove_file(&packed);
-    std::fs::create_dir_all(&kernels)
-        .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
     copy(&release.join("conformance"), &bundle.join("conformance"))?;
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
@@ -53,11 +51,70 @@ pub fn run(args: &[String]) -> Result<()> {
         &release.join("examples/litmus_smoke"),
         &bundle.join("litmus_smoke"),
     )?;
+    // Nothing of an earlier bundle's kernels stays: another selection of
+    // architectures or toolchains must not mix with this one.
+    remove_packed_kernels(&bundle)?;
+    let mut summary = vec![pack_kernels(&built, &kernels_root, &bundle, "kernels")?];
+    // Other toolchains' kernels, for the GPU tier under each
+    // (`gpu-run.sh --toolchain 13.5`).
+    for t in &toolchains {
+        let dir = toolchain::kernels_dir(&root, Some(t));
+        let built = build::run(&root, &dir, &arch, jobs, Some(t))?;
+        let name = format!("kernels-nvcc-{}", t.name);
+        summary.push(pack_kernels(&built, &dir, &bundle, &name)?);
+    }
+    // The commit the bundle is built from, for the records of its runs
+    // (the bundle scripts export it as GRIDCHECK_COMMIT).
+    let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
+    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
+    let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
+    mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
+    println!(
+        "{} ready: the harness, {} and {fixtures} fault fixtures. On the GPU machine: bash \
+         conformance/gpu-run.sh [--toolchain <release>]; bash conformance/fault-check.sh",
+        bundle.display(),
+        summary.join("; "),
+    );
+    Ok(())
+}
+
+/// Removes the packed kernels (`kernels*.tar.xz`) and their unpacked
+/// folders of an earlier bundle.
+fn remove_packed_kernels(bundle: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(bundle) else {
+        return std::fs::create_dir_all(bundle)
+            .map_err(|e| format!("cannot create {}: {e}", bundle.display()));
+    };
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.starts_with("kernels") {
+            let p = e.path();
+            let r = if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+            r.map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies the `built` files of the kernels root `from` into
+/// `<bundle>/<name>/` and packs that into `<bundle>/<name>.tar.xz`
+/// (`conformance/bundle-kernels.sh` unpacks it on the GPU machine).
+/// Returns a line for the summary.
+fn pack_kernels(built: &[PathBuf], from: &Path, bundle: &Path, name: &str) -> Result<String> {
+    let kernels = bundle.join(name);
+    let packed = bundle.join(format!("{name}.tar.xz"));
+    std::fs::create_dir_all(&kernels)
+        .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
     let mut bytes = 0u64;
-    for f in &built {
+    for f in built {
         let rel = f
-            .strip_prefix(&kernels_root)
-            .map_err(|_| format!("{} is not under {}", f.display(), kernels_root.display()))?;
+            .strip_prefix(from)
+            .map_err(|_| format!("{} is not under {}", f.display(), from.display()))?;
         let to = kernels.join(rel);
         if let Some(d) = to.parent() {
             std::fs::create_dir_all(d)
@@ -71,26 +128,15 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::remove_dir_all(&kernels)
         .map_err(|e| format!("cannot remove {}: {e}", kernels.display()))?;
     let packed_size = std::fs::metadata(&packed).map(|m| m.len()).unwrap_or(0);
-    // The commit the bundle is built from, for the records of its runs
-    // (the bundle scripts export it as GRIDCHECK_COMMIT).
-    let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
-    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
-    let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
-    mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-    println!(
-        "{} ready: the harness, {} kernel files for {arch} ({:.1} MiB, packed into {} of {:.1} MiB \
-         in {:.0} s) and {fixtures} fault fixtures. On the GPU machine: bash conformance/gpu-run.sh; \
-         bash conformance/fault-check.sh",
-        bundle.display(),
+    Ok(format!(
+        "{} {name} files ({:.1} MiB, packed into {} of {:.1} MiB in {:.0} s)",
         built.len(),
         mib(bytes),
         packed.display(),
         mib(packed_size),
         started.elapsed().as_secs_f64(),
-    );
-    Ok(())
+    ))
 }
 
 /// cargo's target directory for this workspace (`CARGO_TARGET_DIR`, the

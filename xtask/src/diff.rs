@@ -133,6 +133,18 @@ fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRe
     Ok((format!("{name}@{}", short_id(&run.id)), run))
 }
 
+/// The Markdown diff of two inputs (their latest runs), as `report diff
+/// BASE NEW` prints it: for `record`'s toolchain variants.
+pub fn markdown_between(base: &str, new: &str) -> Result<String, String> {
+    let spec = spec_if_it_loads();
+    let (base_name, base) = load(base, spec.as_ref())?;
+    let (new_name, new) = load(new, spec.as_ref())?;
+    let d = diff_runs(&base.records, &new.records);
+    Ok(gridcheck_docs::diff_report::markdown(
+        &d, &base_name, &new_name,
+    ))
+}
+
 pub fn run(args: &[String]) -> ExitCode {
     let a = match parse(args) {
         Ok(Some(a)) => a,

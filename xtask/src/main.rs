@@ -11,7 +11,7 @@
 //! cargo xtask plan [--arch all|sm_XX,..]     per architecture, the GPU trials that would run
 //! cargo xtask toolchain install 13.5 | list  CUDA releases from PyPI into .toolchains/
 //! cargo xtask conformance [opts] [-- args]   build what is needed, run the harness
-//! cargo xtask gpu-bundle [--arch ..]         binaries and kernels for a GPU machine without Rust
+//! cargo xtask gpu-bundle [--arch ..] [--toolchain R]  binaries and kernels for a GPU machine without Rust
 //! cargo xtask mutants [--out DIR]            the mutation candidates' CUDA (built on the GPU machine)
 //! cargo xtask doc [--out DIR]                the spec documentation site (mdBook)
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
@@ -64,11 +64,12 @@ const USAGE: &str = "usage: cargo xtask <command>
   conformance [--tier model|static|gpu|sass]... [--toolchain 13.0,13.5]... [harness options] [-- <libtest args>]
                                   run the conformance harness (builds the kernels when a GPU is present);
                                   with --toolchain, once per toolchain named
-  gpu-bundle [--arch all|sm_XX[,..]] [--jobs N]
+  gpu-bundle [--arch all|sm_XX[,..]] [--jobs N] [--toolchain 13.1,13.5]
                                   put the release harness and the kernels (every architecture by
                                   default, PTX, libcudadevrt.a; packed in kernels.tar.xz) into
                                   .gpu-bundle/ for a GPU machine (with the mutants' kernels in
-                                  .gpu-bundle/mutants/generated)
+                                  .gpu-bundle/mutants/generated); --toolchain adds installed
+                                  toolchains' kernels (kernels-nvcc-<release>.tar.xz)
   mutants [--out DIR]             the CUDA of every mutation candidate (default .gpu-bundle/mutants)
   doc [--out DIR]                 the spec documentation site from the spec and the recorded results
                                   (default target/doc-site; open book/index.html there)

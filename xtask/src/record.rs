@@ -12,6 +12,10 @@
 //!   (`gridcheck_report::golden`): one line a trial, the environment once,
 //!   for a reviewer's diff.
 //! - `--golden DIR...` (re)writes the golden of runs already recorded.
+//! - A run under several toolchains (`conformance/gpu-toolchains.sh`)
+//!   has its variants in `toolchains/<name>/` (`nvcc-13.5`): each keeps its
+//!   `*.jsonl` and `machine.txt` there, gets its `golden.txt` and
+//!   `diff-from-built.md` (`report diff` from the run to the variant).
 //! - Everything else (raw logs, experiment folders) is packed into
 //!   `logs.tar.xz`, so that raw logs do not sit in the tree as text.
 
@@ -165,26 +169,21 @@ fn free_folder(gpu_dir: &Path, date: &str) -> PathBuf {
         .unwrap_or(first)
 }
 
+/// The folder of a run's toolchain variants.
+const VARIANTS: &str = "toolchains";
+
 fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
-    let err = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
-    std::fs::create_dir_all(dest).map_err(|e| err("cannot create", dest, e))?;
     let mut packed = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(run_dir)
-        .map_err(|e| err("cannot list", run_dir, e))?
-        .filter_map(|e| e.ok())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let path = e.path();
+    for (name, path) in sorted_entries(run_dir)? {
         if path.is_file() && kept_as_is(&name) {
-            std::fs::copy(&path, dest.join(&name)).map_err(|e| err("cannot copy", &path, e))?;
+            copy_into(&path, &dest.join(&name))?;
+        } else if name == VARIANTS && path.is_dir() {
+            packed.extend(publish_variants(&path, &dest.join(VARIANTS), dest)?);
         } else {
             packed.push(name);
         }
     }
-    std::fs::write(dest.join("golden.txt"), golden)
-        .map_err(|e| err("cannot write", &dest.join("golden.txt"), e))?;
+    write(&dest.join("golden.txt"), golden)?;
     if !packed.is_empty() {
         let tarball = dest.join("logs.tar.xz");
         let status = Command::new("tar")
@@ -205,6 +204,68 @@ fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
     }
     println!("wrote {}", dest.display());
     Ok(())
+}
+
+/// Each variant `<variants>/<name>/` with a results file: its kept files
+/// into `<dest>/<name>/`, its golden and its diff from the run recorded in
+/// `run_dest`. Returns what is left to pack, relative to the run folder.
+fn publish_variants(variants: &Path, dest: &Path, run_dest: &Path) -> Result<Vec<String>> {
+    let mut packed = Vec::new();
+    for (name, dir) in sorted_entries(variants)? {
+        let results = dir.join("results.jsonl");
+        if !dir.is_dir() || !results.is_file() {
+            packed.push(format!("{VARIANTS}/{name}"));
+            continue;
+        }
+        let to = dest.join(&name);
+        for (file, path) in sorted_entries(&dir)? {
+            if path.is_file() && kept_as_is(&file) {
+                copy_into(&path, &to.join(&file))?;
+            } else {
+                packed.push(format!("{VARIANTS}/{name}/{file}"));
+            }
+        }
+        let read = read_results_file(&results)
+            .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
+        write(&to.join("golden.txt"), &golden(&read.records))?;
+        let diff = crate::diff::markdown_between(
+            &run_dest.join("results.jsonl").display().to_string(),
+            &to.join("results.jsonl").display().to_string(),
+        )?;
+        write(&to.join("diff-from-built.md"), &diff)?;
+        println!(
+            "variant {name}: {} records, golden and diff-from-built.md",
+            read.records.len()
+        );
+    }
+    Ok(packed)
+}
+
+/// A folder's entries, sorted by name.
+fn sorted_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+fn copy_into(from: &Path, to: &Path) -> Result<()> {
+    if let Some(d) = to.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -272,6 +333,60 @@ mod tests {
             list.contains("conformance.log") && list.contains("experiment/x.log"),
             "{list}"
         );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    fn record_line(status: &str, nvcc: &str) -> String {
+        format!(
+            "{{\"trial\":\"gpu/sm_90/r.a/t\",\"tier\":\"gpu\",\"rule\":\"r.a\",\"test\":\"t\",\"status\":\"{status}\",\"message\":\"m\",\
+             \"environment\":{{\"gpu\":\"G\",\"sm\":\"sm_90\",\"driver\":\"13.0\",\
+             \"nvcc\":\"13.0.88\",\"toolchain\":{{\"release\":\"{nvcc}\",\"nvcc\":\"{nvcc}.1\",\
+             \"devrt\":\"d\",\"source\":\"s\"}}}}}}\n"
+        )
+    }
+
+    #[test]
+    fn toolchain_variants_keep_their_results_and_get_a_golden_and_a_diff() {
+        let base = std::env::temp_dir().join(format!("gc-variants-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (run, dest) = (base.join("run"), base.join("dest"));
+        let variant = run.join("toolchains/nvcc-13.5");
+        std::fs::create_dir_all(&variant).unwrap();
+        std::fs::create_dir_all(run.join("toolchains/empty")).unwrap();
+        std::fs::write(run.join("results.jsonl"), record_line("pass", "13.0")).unwrap();
+        std::fs::write(variant.join("results.jsonl"), record_line("fail", "13.5")).unwrap();
+        std::fs::write(variant.join("machine.txt"), "G\n").unwrap();
+        std::fs::write(variant.join("conformance.log"), "log").unwrap();
+        publish(&run, &dest, "g\n").unwrap();
+        let to = dest.join("toolchains/nvcc-13.5");
+        for f in [
+            "results.jsonl",
+            "machine.txt",
+            "golden.txt",
+            "diff-from-built.md",
+        ] {
+            assert!(to.join(f).is_file(), "{f} missing");
+        }
+        assert!(!to.join("conformance.log").exists());
+        let golden = std::fs::read_to_string(to.join("golden.txt")).unwrap();
+        assert!(golden.contains("kernels of nvcc 13.5.1"), "{golden}");
+        let diff = std::fs::read_to_string(to.join("diff-from-built.md")).unwrap();
+        assert!(diff.contains("1 regression"), "{diff}");
+        let list = Command::new("tar")
+            .arg("-tJf")
+            .arg(dest.join("logs.tar.xz"))
+            .output()
+            .unwrap();
+        let list = String::from_utf8_lossy(&list.stdout);
+        assert!(
+            list.contains("toolchains/nvcc-13.5/conformance.log")
+                && list.contains("toolchains/empty"),
+            "{list}"
+        );
+        // A variant whose results are not records is an error naming it.
+        std::fs::write(variant.join("results.jsonl"), "not a record\n").unwrap();
+        let e = publish(&run, &base.join("dest2"), "g\n").unwrap_err();
+        assert!(e.contains("nvcc-13.5"), "{e}");
         std::fs::remove_dir_all(&base).unwrap();
     }
 }
