@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# One GPU session: the GPU tier under the kernels of every toolchain in the
+# bundle (`cargo xtask gpu-bundle --arch sm_90 --toolchain 13.1,...,13.5`),
+# twice, so that a difference between toolchains can be told from the
+# run-to-run variation: $OUT/run (published with `cargo xtask record`) and,
+# while the session has time, $OUT/again (the same, for comparison). Every
+# run is under `timeout`.
+set -u
+cd "$(dirname "$0")/../.."
+root=${OUT:?set OUT}
+start=$(date +%s)
+nvidia-smi > "$root/nvidia-smi.txt" 2>&1
+args=(-q --tier gpu --model-timeout 100 --timeout 30)
+OUT=$root/run GC_RUN_TIMEOUT=150 bash conformance/gpu-toolchains.sh "${args[@]}" > "$root/run.log" 2>&1
+echo "first pass: exit $?, $(( $(date +%s) - start )) s" | tee -a "$root/session.txt"
+if [ $(( $(date +%s) - start )) -lt 260 ]; then
+  OUT=$root/again GC_RUN_TIMEOUT=150 bash conformance/gpu-toolchains.sh "${args[@]}" > "$root/again.log" 2>&1
+  echo "second pass: exit $?, $(( $(date +%s) - start )) s" | tee -a "$root/session.txt"
+fi
+grep -h "harness exit code" "$root"/run/conformance.log "$root"/run/toolchains/*/conformance.log \
+  "$root"/again/conformance.log "$root"/again/toolchains/*/conformance.log 2>/dev/null | tee -a "$root/session.txt"
