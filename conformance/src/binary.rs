@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::{Binary, Status};
 use gridcheck_spec::Test;
-use gridcheck_toolchain::binary::{self, Arch, Choice, FileKind, Mode};
+use gridcheck_toolchain::binary::{self, Arch, Choice, ChoiceKind, FileKind, Mode};
 
 use crate::Options;
 
@@ -34,8 +34,20 @@ pub fn choose_status(
             ),
         ));
     }
-    binary::choose(Arch::of(device.compute_capability), &built, opts.binary)
-        .map_err(|e| (Status::NotSupported, e))
+    let choice = binary::choose(Arch::of(device.compute_capability), &built, opts.binary)
+        .map_err(|e| (Status::NotSupported, e))?;
+    if choice.kind == ChoiceKind::PtxJit {
+        // The kernels' toolchain (their `toolchain.json`) against the
+        // driver's CUDA release: a newer toolchain's PTX does not JIT.
+        let stamp = gridcheck_report::ToolchainRecord::read_from(&opts.cubins)
+            .ok()
+            .flatten();
+        if let Some(t) = stamp {
+            binary::jit_reads(&t.release, &device.driver_version)
+                .map_err(|e| (Status::NotSupported, e))?;
+        }
+    }
+    Ok(choice)
 }
 
 /// [`choose_status`] without the status.
@@ -144,6 +156,29 @@ mod tests {
         );
         assert_eq!(opts.binary_args(), ["--binary", "ptx"]);
         assert_eq!(opts.devrt(), root.join("libcudadevrt.a"));
+        // Kernels of a toolchain newer than the driver: their PTX is not
+        // JIT-compiled, and the trial says why; their cubins still run.
+        let stamp = |release: &str| gridcheck_report::ToolchainRecord {
+            release: release.into(),
+            nvcc: format!("{release}.1"),
+            devrt: "d".into(),
+            source: "s".into(),
+            disassembler: None,
+        };
+        stamp("13.5").write_into(&root).unwrap();
+        let (status, e) = choose_status(&opts, &device((8, 6)), &t).unwrap_err();
+        assert_eq!(status, Status::NotSupported);
+        assert!(e.contains("cannot JIT the PTX of toolchain 13.5"), "{e}");
+        opts.binary = Mode::Auto;
+        assert_eq!(
+            record(&choose(&opts, &device((8, 6)), &t).unwrap()).kind,
+            "compatible-cubin"
+        );
+        stamp("13.0").write_into(&root).unwrap();
+        assert_eq!(
+            record(&choose(&opts, &device((9, 0)), &t).unwrap()).kind,
+            "ptx-jit"
+        );
         opts.cubins = root.join("nothing");
         let e = choose(&opts, &device((9, 0)), &t).unwrap_err();
         assert!(e.contains("run `cargo xtask build`"), "{e}");

@@ -164,6 +164,28 @@ impl Mode {
     }
 }
 
+/// Whether a driver of CUDA `driver_api` (`13.0`) can JIT the PTX of a
+/// toolchain of release `toolchain` (`13.5`): PTX carries its ISA
+/// version, and a driver's JIT reads only the ISA of its own CUDA release
+/// and older (minor-version compatibility covers machine code, not PTX;
+/// measured on the H100 with driver 580.159.04, CUDA 13.0: PTX of nvcc
+/// 13.1 to 13.5 fails with cudaErrorUnsupportedPtxVersion, 222). A version
+/// that does not parse is not judged (`Ok`).
+pub fn jit_reads(toolchain: &str, driver_api: &str) -> Result<(), String> {
+    let parse = |v: &str| -> Option<(u32, u32)> {
+        let mut it = v.trim().split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    };
+    match (parse(toolchain), parse(driver_api)) {
+        (Some(t), Some(d)) if t > d => Err(format!(
+            "the driver (CUDA {driver_api}) cannot JIT the PTX of toolchain {toolchain}: PTX of a \
+             newer CUDA release than the driver fails to load (cudaErrorUnsupportedPtxVersion); \
+             run kernels with cubins for this GPU, or of a toolchain not newer than the driver"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The binary of a test to run on a device of architecture `device` (see
 /// the module docs), or why none can run there.
 pub fn choose(device: Arch, built: &[Built], mode: Mode) -> Result<Choice, String> {
@@ -416,5 +438,21 @@ mod tests {
         assert_eq!(names, ["sm_75 Ptx", "sm_80 Cubin"]);
         assert!(built_files(&root, "t", true).is_empty());
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_jit_reads_ptx_of_its_own_release_and_older() {
+        assert_eq!(jit_reads("13.0", "13.0"), Ok(()));
+        assert_eq!(jit_reads("12.8", "13.0"), Ok(()));
+        assert_eq!(jit_reads("13.0", "13.5"), Ok(()));
+        let e = jit_reads("13.5", "13.0").unwrap_err();
+        assert!(
+            e.contains("CUDA 13.0") && e.contains("toolchain 13.5"),
+            "{e}"
+        );
+        assert!(jit_reads("14.0", "13.9").is_err());
+        // Not judged when either does not parse.
+        assert_eq!(jit_reads("default", "13.0"), Ok(()));
+        assert_eq!(jit_reads("13.5", "?"), Ok(()));
     }
 }
