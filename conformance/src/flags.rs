@@ -160,7 +160,7 @@ pub const FLAGS: &[Flag] = &[
     flag!(
         "--sass-arch",
         Some("LIST"),
-        "the sass tier's architectures (default: sm_90,sm_100,sm_120)",
+        "the sass tier's architectures (default: sm_90,sm_100,sm_120; all: every one nvcc targets)",
         |d, v| {
             d.o.sass_arches = v
                 .split(',')

@@ -73,11 +73,12 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
     };
     let mut out = Vec::new();
     let root = &ctx.opts.root;
+    let arches = arches(&ctx.opts.sass_arches, &tc);
     for (rule, test) in ctx.spec.pairs() {
         if !matches!(test.body, TestBody::Litmus(_)) || !has_primitive(root, test) {
             continue;
         }
-        for arch in &ctx.opts.sass_arches {
+        for arch in &arches {
             if let Ok(Some(_)) = gridcheck_kernelgen::build_plan(test, arch) {
                 let id = TrialId::sass(&tc.name, arch, &rule.id, &test.name);
                 out.push(trial(ctx, id, Some(test_hash(test))));
@@ -87,7 +88,7 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
     match programs(root) {
         Ok(progs) => {
             for p in progs {
-                for arch in &ctx.opts.sass_arches {
+                for arch in &arches {
                     if arch_number(arch) >= p.min_arch {
                         let id = TrialId::sass(&tc.name, arch, USER_PROGRAMS, &p.name);
                         out.push(trial(ctx, id, None));
@@ -110,6 +111,21 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
         }
     }
     out
+}
+
+/// The tier's architectures: `--sass-arch` as given, or for `all` every
+/// real architecture the toolchain's nvcc targets (each test still only
+/// where its plan allows: PDL from sm_90, CDP1 below it).
+fn arches(asked: &[String], tc: &Toolchain) -> Vec<String> {
+    if asked.iter().any(|a| a == "all") {
+        let (v, note) = tc.nvcc.gpu_archs();
+        if let Some(n) = note {
+            eprintln!("note: {n}");
+        }
+        v
+    } else {
+        asked.to_vec()
+    }
 }
 
 fn programs(root: &Path) -> Result<Vec<Program>, String> {

@@ -126,7 +126,19 @@ static int run(const char *suffix) {
   unsigned *o;
   GC_SETUP(cudaMalloc(&o, sizeof(unsigned)));
   cudaFuncAttributes a;
-  out("rt_func_get_attributes", cudaFuncGetAttributes(&a, parent));
+  cudaError_t attributes = cudaFuncGetAttributes(&a, parent);
+  if (attributes == cudaErrorUnsupportedPtxVersion) {
+    // The PTX this nvcc embedded is newer than the driver's JIT reads (a
+    // toolkit newer than the driver): the runtime path cannot reach the
+    // question, so the trial is not run, before any output.
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    printf("gridcheck-not-run the driver (CUDA %d.%d) cannot JIT the PTX of this nvcc (CUDA %d.%d): "
+           "cudaErrorUnsupportedPtxVersion\n",
+           driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    return 0;
+  }
+  out("rt_func_get_attributes", attributes);
   parent<<<1, 1>>>(o);
   out("rt_launch", cudaGetLastError());
   out("rt_sync", cudaDeviceSynchronize());

@@ -4,7 +4,8 @@
 # twice, so that a difference between toolchains can be told from the
 # run-to-run variation: $OUT/run (published with `cargo xtask record`) and,
 # while the session has time, $OUT/again (the same, for comparison). Every
-# run is under `timeout`.
+# run is under `timeout`. Both folders come back packed, in $OUT/runs.tar.xz
+# (the device tool returns only a few files and shallow folders).
 set -u
 cd "$(dirname "$0")/../.."
 root=${OUT:?set OUT}
@@ -19,3 +20,5 @@ if [ $(( $(date +%s) - start )) -lt 260 ]; then
 fi
 grep -h "harness exit code" "$root"/run/conformance.log "$root"/run/toolchains/*/conformance.log \
   "$root"/again/conformance.log "$root"/again/toolchains/*/conformance.log 2>/dev/null | tee -a "$root/session.txt"
+tar -C "$root" -cJf "$root/runs.tar.xz" run again 2>/dev/null
+rm -rf "$root/run" "$root/again"
