@@ -9,13 +9,17 @@
 //! |---|---|---|
 //! | fail, crash or unmodeled | a discrepancy measured on this GPU model with this driver (a compile-time fact: this nvcc release, and the place's architecture if it gives one) | xfail |
 //! | fail, crash or unmodeled | a discrepancy that applies, never measured here | known (names where it was first measured) |
-//! | timeout | a hang that applies | known-hang |
-//! | pass or quality-warning | any fact that applies | changed (not a failure of the run, shown loudly) |
-//! | anything | facts that cover it but none applies | unchanged, the message says why none applies |
+//! | fail, crash or unmodeled | a discrepancy measured only where what it depends on differs (another driver, device runtime, nvcc, GPU model) | known (names the difference: the fact travels, it is not a new failure) |
+//! | timeout | a hang, as for a discrepancy | known-hang |
+//! | quality-warning | an `unobserved` fact, as for a discrepancy | xfail or known |
+//! | pass or quality-warning | any other fact that covers it | changed (not a failure of the run, shown loudly; it names the difference where there is one) |
+//! | anything | a fact outside its architecture range | unchanged, the message says why |
 //! | not-run, not-supported, oracle-conflict | any | unchanged |
 //!
-//! A fail with only a hang that applies, or a timeout with only a
-//! discrepancy, stays as it is: the fact says something else happened.
+//! A fail with only a hang, or a timeout with only a discrepancy, stays as
+//! it is: the fact says something else happened. A fact that applies (its
+//! dependencies agree with a place) is preferred to one measured only
+//! under other values.
 
 use crate::{
     Dependency, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord, slug,
@@ -108,8 +112,35 @@ pub enum Applies<'a> {
     Measured(&'a Place),
     /// It applies; first measured at the place.
     Elsewhere(&'a Place),
-    /// It does not apply, and why.
+    /// It was measured only where something it depends on differs from
+    /// here (first at the place; why: what differs). It still travels:
+    /// the same failure here is known, its absence a change.
+    Beyond(&'a Place, String),
+    /// It does not apply (outside its architecture range, or never
+    /// measured), and why.
     No(String),
+}
+
+impl Applies<'_> {
+    /// Preference among the facts that cover a trial: measured here, then
+    /// applying, then measured under other dependencies.
+    fn rank(&self) -> u8 {
+        match self {
+            Applies::Measured(_) => 0,
+            Applies::Elsewhere(_) => 1,
+            Applies::Beyond(..) => 2,
+            Applies::No(_) => 3,
+        }
+    }
+
+    /// Where the fact was measured, and for `Beyond`, what differs.
+    fn place(&self) -> Option<(&Place, Option<&str>)> {
+        match self {
+            Applies::Measured(p) | Applies::Elsewhere(p) => Some((p, None)),
+            Applies::Beyond(p, why) => Some((p, Some(why.as_str()))),
+            Applies::No(_) => None,
+        }
+    }
 }
 
 impl Fact {
@@ -146,10 +177,14 @@ impl Fact {
                 .find(|d| !self.measured.iter().any(|p| agrees(d, p, here)))
                 .or(self.depends_on.first());
             let why = d.map(|d| mismatch(d, here)).unwrap_or_default();
-            return Applies::No(format!(
+            let why = format!(
                 "it depends on {} and no place it was measured agrees ({why})",
                 self.depends_on_text()
-            ));
+            );
+            return match self.measured.first() {
+                Some(p) => Applies::Beyond(p, why),
+                None => Applies::No(why),
+            };
         };
         // This exact environment: the GPU model and driver, or for a
         // compile-time fact the same nvcc release.
@@ -187,11 +222,12 @@ impl Facts {
             return (status, message);
         }
         let here = Here::of(rec);
-        let applying: Vec<(&Fact, Applies)> = covering
+        let mut applying: Vec<(&Fact, Applies)> = covering
             .iter()
             .map(|f| (*f, f.applies(&here)))
             .filter(|(_, a)| !matches!(a, Applies::No(_)))
             .collect();
+        applying.sort_by_key(|(_, a)| a.rank());
         let of_kind = |k: FactKind| applying.iter().find(|(f, _)| f.kind == k);
         let found = match status {
             Status::Fail | Status::Crash | Status::Unmodeled => of_kind(FactKind::Discrepancy),
@@ -224,6 +260,17 @@ impl Facts {
             );
         };
         let (summary, at) = (&f.summary, f.at());
+        let Some((place, beyond)) = a.place() else {
+            unreachable!("facts that do not apply are filtered above")
+        };
+        // Where it was measured, as a message says it.
+        let where_ = match (a, beyond) {
+            (Applies::Measured(p), _) => format!("measured here: {p}"),
+            (_, Some(why)) => format!(
+                "first measured on {place}, not under this configuration: {why}; the same here"
+            ),
+            _ => format!("first measured on {place}, not yet on this machine"),
+        };
         match (status, a) {
             (Status::Pass | Status::QualityWarning, _) if f.sometimes => (
                 status,
@@ -233,13 +280,9 @@ impl Facts {
                 ),
             ),
             (Status::QualityWarning, a) if f.kind == FactKind::Unobserved => {
-                let (status, where_) = match a {
-                    Applies::Measured(p) => (Status::Xfail, format!("measured here: {p}")),
-                    Applies::Elsewhere(p) => (
-                        Status::Known,
-                        format!("first measured on {p}, not yet on this machine"),
-                    ),
-                    Applies::No(_) => unreachable!("filtered above"),
+                let status = match a {
+                    Applies::Measured(_) => Status::Xfail,
+                    _ => Status::Known,
                 };
                 (
                     status,
@@ -248,40 +291,36 @@ impl Facts {
                     ),
                 )
             }
-            (Status::Pass | Status::QualityWarning, a) => {
-                let place = match a {
-                    Applies::Measured(p) | Applies::Elsewhere(p) => p,
-                    Applies::No(_) => unreachable!("filtered above"),
+            (Status::Pass | Status::QualityWarning, _) => {
+                let how = match beyond {
+                    Some(why) => format!(
+                        "did not reproduce here ({status}), where {why}: fixed here, or the fact \
+                         needs this place"
+                    ),
+                    None => {
+                        format!("applies here but did not reproduce ({status}): update the fact")
+                    }
                 };
                 (
                     Status::Changed,
                     format!(
-                        "changed: the known {} \"{summary}\" ({at}, measured on {place}) applies here but did not reproduce ({status}): update the fact. {message}",
+                        "changed: the known {} \"{summary}\" ({at}, measured on {place}) {how}. {message}",
                         f.kind.as_str()
                     ),
                 )
             }
-            (Status::Timeout, Applies::Measured(p)) => (
+            (Status::Timeout, _) => (
                 Status::KnownHang,
-                format!("known hang ({summary}; measured here: {p}; {at}): {message}"),
+                format!("known hang ({summary}; {where_}; {at}): {message}"),
             ),
-            (Status::Timeout, Applies::Elsewhere(p)) => (
-                Status::KnownHang,
-                format!(
-                    "known hang ({summary}; first measured on {p}, not yet here; {at}): {message}"
-                ),
-            ),
-            (_, Applies::Measured(p)) => (
+            (_, Applies::Measured(_)) => (
                 Status::Xfail,
-                format!("expected failure ({summary}; measured here: {p}; {at}): {message}"),
+                format!("expected failure ({summary}; {where_}; {at}): {message}"),
             ),
-            (_, Applies::Elsewhere(p)) => (
+            _ => (
                 Status::Known,
-                format!(
-                    "known ({summary}; first measured on {p}, not yet on this machine; {at}): {message}"
-                ),
+                format!("known ({summary}; {where_}; {at}): {message}"),
             ),
-            (_, Applies::No(_)) => unreachable!("filtered above"),
         }
     }
 }
@@ -352,8 +391,8 @@ mod tests {
         let f = facts(RUNTIME, "discrepancy");
         // The harness's nvcc says 13.0, but the kernels were built (and
         // their device runtime linked) by 13.5, where the fact, which
-        // depends on the device runtime, was never measured: it does not
-        // apply, the failure stays a failure.
+        // depends on the device runtime, was never measured: the same
+        // failure is known, naming the device runtime.
         let mut r = h100(Status::Fail);
         if let Some(e) = r.environment.as_mut() {
             e.toolchain = Some(crate::ToolchainRecord {
@@ -365,8 +404,8 @@ mod tests {
             });
         }
         let (status, m) = f.apply(&r);
-        assert_eq!(status, Status::Fail);
-        assert!(m.contains("does not apply here"), "{m}");
+        assert_eq!(status, Status::Known);
+        assert!(m.contains("the device runtime here is 13.5.37"), "{m}");
         // Without the toolchain, the harness's nvcc decides: measured here.
         assert_eq!(f.apply(&h100(Status::Fail)).0, Status::Xfail);
     }
@@ -454,7 +493,7 @@ mod tests {
         );
         let (status, m) = f.apply(&h200(Status::Timeout));
         assert_eq!(status, Status::KnownHang);
-        assert!(m.contains("not yet here"), "{m}");
+        assert!(m.contains("not yet on this machine"), "{m}");
         // A hang explains no fail, a discrepancy no timeout.
         let (status, m) = f.apply(&h100(Status::Fail));
         assert_eq!(status, Status::Fail);
@@ -474,34 +513,65 @@ mod tests {
     }
 
     #[test]
-    fn a_fact_whose_dependencies_do_not_match_leaves_a_plain_fail() {
-        // Another driver.
+    fn a_fact_travels_where_its_dependencies_differ() {
+        // Another driver: the same failure is known, naming the driver.
         let f = facts(RUNTIME, "discrepancy");
         let r = rec("sm_90", H100, "590.1", "13.0.88", Status::Fail);
         let (status, m) = f.apply(&r);
-        assert_eq!(status, Status::Fail);
-        assert!(m.starts_with("what ran\n(a known fact covers this test: f.toml:1 (discrepancy) does not apply here"), "{m}");
-        assert!(m.contains("the driver here is 590.1"), "{m}");
-        // Another device runtime.
+        assert_eq!(status, Status::Known, "{m}");
+        assert!(
+            m.starts_with("known (It wrote zeros.; first measured on NVIDIA H100"),
+            "{m}"
+        );
+        assert!(
+            m.contains("not under this configuration") && m.contains("the driver here is 590.1"),
+            "{m}"
+        );
+        // Another device runtime; a timeout under a hang fact.
         let r = rec("sm_90", H100, "580.159.04", "13.1.0", Status::Fail);
-        assert_eq!(f.apply(&r).0, Status::Fail);
-        // The GPU model: the H200 does not match an H100 fact.
+        assert_eq!(f.apply(&r).0, Status::Known);
+        let h = facts(RUNTIME, "hang");
+        let r = rec("sm_90", H100, "580.159.04", "13.1.0", Status::Timeout);
+        let (status, m) = h.apply(&r);
+        assert_eq!(status, Status::KnownHang, "{m}");
+        assert!(m.contains("the device runtime here is 13.1.0"), "{m}");
+        // The GPU model: an H100 fact on an H200.
         let g = facts("\"gpu-model\", \"driver\"", "discrepancy");
         let (status, m) = g.apply(&h200(Status::Fail));
-        assert_eq!(status, Status::Fail);
+        assert_eq!(status, Status::Known);
         assert!(m.contains("the GPU here is NVIDIA H200"), "{m}");
         assert_eq!(g.apply(&h100(Status::Fail)).0, Status::Xfail);
-        // A pass where the fact does not apply stays a pass, silently.
-        assert_eq!(
-            g.apply(&h200(Status::Pass)),
-            (Status::Pass, "what ran".into())
+        // Not reproducing there is a change, shown with the difference:
+        // never a silent pass.
+        let (status, m) = g.apply(&h200(Status::Pass));
+        assert_eq!(status, Status::Changed, "{m}");
+        assert!(
+            m.contains("did not reproduce here (pass), where it depends on")
+                && m.contains("the GPU here is NVIDIA H200"),
+            "{m}"
         );
-        // An unknown driver matches nothing.
+        // A fact that applies is preferred to one measured elsewhere only.
+        let both = Facts {
+            entries: [g.entries.clone(), facts(RUNTIME, "discrepancy").entries].concat(),
+        };
+        assert_eq!(both.apply(&h200(Status::Fail)).0, Status::Known);
+        assert!(
+            both.apply(&h200(Status::Fail))
+                .1
+                .contains("not yet on this machine")
+        );
+        // An unknown driver matches nothing: known, saying so.
         let mut r = h100(Status::Fail);
         r.environment.as_mut().unwrap().driver_version = None;
         let (status, m) = f.apply(&r);
-        assert_eq!(status, Status::Fail);
+        assert_eq!(status, Status::Known);
         assert!(m.contains("the driver here is unknown"), "{m}");
+        // A kind that does not explain the status leaves it as it is.
+        assert_eq!(
+            h.apply(&rec("sm_90", H100, "590.1", "13.0.88", Status::Fail))
+                .0,
+            Status::Fail
+        );
     }
 
     #[test]
@@ -567,6 +637,9 @@ mod tests {
         };
         assert_eq!(f.apply(&compiled("13.0.88")).0, Status::Xfail);
         assert_eq!(f.apply(&compiled("13.0.40")).0, Status::Known);
-        assert_eq!(f.apply(&compiled("13.2.1")).0, Status::Fail);
+        // Another release: known, naming it.
+        let (status, m) = f.apply(&compiled("13.2.1"));
+        assert_eq!(status, Status::Known);
+        assert!(m.contains("nvcc here is 13.2.1"), "{m}");
     }
 }
