@@ -4,18 +4,19 @@
 //! report summary <results.jsonl>... [--run ID | --all-runs]   status counts and the notable trials
 //! report markdown <results.jsonl>... [--run ID | --all-runs] [--out FILE]
 //! report junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
-//! report merge <results.jsonl>... [--out FILE] [--format md|json]
+//! report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
 //! report diff BASE NEW [--json] [--fail-on regression|change|never]   (`diff.rs`)
 //! ```
 //!
 //! A results file the harness appended to several times holds several
 //! runs (`gridcheck_report::runs`); summary, markdown and junit report the
 //! latest run of each file unless told otherwise, and say so; merge gives
-//! each run its column.
+//! each run its column (`--by-toolchain`: one row a trial across
+//! toolchains, see `gridcheck_docs::matrix`).
 
 use std::path::PathBuf;
 
-use gridcheck_docs::matrix::Matrix;
+use gridcheck_docs::matrix::{Matrix, MergeOptions};
 use gridcheck_docs::results::load_jsonl;
 use gridcheck_report::{RunChoice, RunRecords, TrialRecord};
 use gridcheck_spec::Spec;
@@ -23,7 +24,7 @@ use gridcheck_spec::Spec;
 use crate::{Result, load_spec, root};
 
 const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
-       cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]
+       cargo xtask report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
        cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
                                 (cargo xtask report diff --help says more)";
 
@@ -33,6 +34,8 @@ struct Args {
     out: Option<PathBuf>,
     format: String,
     runs: RunChoice,
+    /// `merge --by-toolchain`.
+    by_toolchain: bool,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -41,6 +44,7 @@ fn parse(args: &[String]) -> Result<Args> {
         out: None,
         format: "md".into(),
         runs: RunChoice::Latest,
+        by_toolchain: false,
     };
     let mut it = args.iter();
     while let Some(x) = it.next() {
@@ -49,6 +53,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--format" => a.format = it.next().ok_or(USAGE)?.clone(),
             "--run" => a.runs = RunChoice::Id(it.next().ok_or(USAGE)?.clone()),
             "--all-runs" => a.runs = RunChoice::All,
+            "--by-toolchain" => a.by_toolchain = true,
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
             f => a.files.push(f.into()),
         }
@@ -167,6 +172,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let a = parse(rest)?;
     // The spec orders each histogram's columns and gives each test its
     // name now; a report still comes out without it.
+    if a.by_toolchain && cmd != "merge" {
+        return Err(format!("--by-toolchain is an option of merge\n{USAGE}"));
+    }
     let spec = spec_if_it_loads();
     match cmd.as_str() {
         "summary" => {
@@ -201,7 +209,11 @@ pub fn run(args: &[String]) -> Result<()> {
             &gridcheck_report::junit(&chosen_records(&a, spec.as_ref())?),
         ),
         "merge" => {
-            let m = Matrix::merge_files(&a.files, spec.as_ref())?;
+            let opts = MergeOptions {
+                by_toolchain: a.by_toolchain,
+                ..Default::default()
+            };
+            let m = Matrix::merge_files(&a.files, spec.as_ref(), opts)?;
             match a.format.as_str() {
                 "md" => emit(&a.out, &m.to_markdown()),
                 "json" => emit(&a.out, &(m.to_json() + "\n")),
@@ -235,6 +247,13 @@ mod tests {
             RunChoice::Id("3fa9".into())
         );
         assert_eq!(args(&["a", "--all-runs"]).unwrap().runs, RunChoice::All);
+        assert!(args(&["a", "--by-toolchain"]).unwrap().by_toolchain);
+        assert!(!args(&["a"]).unwrap().by_toolchain);
+        assert!(
+            run(&["summary".into(), "a".into(), "--by-toolchain".into()])
+                .unwrap_err()
+                .contains("--by-toolchain is an option of merge")
+        );
         assert!(args(&["a", "--run"]).is_err());
         assert!(args(&[]).unwrap_err().contains("no results file"));
         assert!(args(&["a", "--out"]).is_err());

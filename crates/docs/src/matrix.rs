@@ -6,6 +6,15 @@
 //! records of one run come from several GPUs (`--devices`, or the shards
 //! of a fleet sharing `GRIDCHECK_RUN_ID`), its column is followed by one
 //! column a device, with the trials that device ran.
+//!
+//! `--by-toolchain` ([`MergeOptions::by_toolchain`]): one row a trial across
+//! toolchains, a machine-code trial keyed without its toolchain
+//! (`sass/13.0/sm_90/r/t` and `sass/13.5/sm_90/r/t` share the row
+//! `sass/sm_90/r/t`); each `--toolchain` run of `cargo xtask conformance` is
+//! a harness invocation of its own, so a run of its own, a column. Two
+//! trials on one row of one column is an error naming both, never one
+//! hiding the other (a resumed trial, the same trial twice, is its later
+//! record, as without the option).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,6 +33,33 @@ use crate::text::cell;
 pub struct Cell {
     pub status: Status,
     pub message: String,
+    /// The record's own trial where the row's key is not it (a
+    /// machine-code trial under `--by-toolchain`: `sass/13.5/sm_90/r/t` in
+    /// the row `sass/sm_90/r/t`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trial: Option<TrialId>,
+}
+
+/// How result files are merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MergeOptions {
+    /// One row a trial across toolchains: machine-code trials keyed
+    /// without their toolchain.
+    pub by_toolchain: bool,
+    /// One column an input (the records given together) rather than a run:
+    /// for inputs already chosen one a column (the site's table of
+    /// toolchains).
+    pub column_an_input: bool,
+}
+
+/// A trial's row under `opts`: itself, or a machine-code trial without its
+/// toolchain.
+pub fn row_key(trial: &TrialId, opts: MergeOptions) -> TrialId {
+    let mut key = trial.clone();
+    if opts.by_toolchain {
+        key.toolchain = None;
+    }
+    key
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,6 +97,8 @@ pub struct Matrix {
     /// The result files each column came from.
     pub sources: Vec<Vec<String>>,
     pub rows: Vec<MatrixRow>,
+    /// Rows are trials across toolchains (`--by-toolchain`).
+    pub by_toolchain: bool,
 }
 
 /// The machine of a results file: the first record with an environment,
@@ -83,6 +121,7 @@ pub fn file_machine(path: &Path, records: &[TrialRecord]) -> Machine {
                 .iter()
                 .find_map(|r| r.compile.as_ref().map(|c| c.nvcc.clone()))
                 .unwrap_or_else(|| "-".into()),
+            toolchain: Machine::toolchain_of(records),
         })
 }
 
@@ -98,7 +137,11 @@ impl Matrix {
     /// the spec, a record written under a test's former name is the test's
     /// now (see [`TrialRecord::under_current_name`]), so that a run before
     /// the rename and one after share a row.
-    pub fn merge_files(files: &[PathBuf], spec: Option<&Spec>) -> Result<Matrix> {
+    pub fn merge_files(
+        files: &[PathBuf],
+        spec: Option<&Spec>,
+        opts: MergeOptions,
+    ) -> Result<Matrix> {
         if files.is_empty() {
             return Err("no results files given".into());
         }
@@ -110,23 +153,30 @@ impl Matrix {
             }
             loaded.push((f.clone(), records));
         }
-        Ok(Matrix::from_records(&loaded))
+        Matrix::from_records(&loaded, opts)
     }
 
     /// Merges the records of several files, one column a run (records of
-    /// one run id, in whichever files); a record without an environment
-    /// (model and compile trials) has its file's machine when its run has
-    /// none. Where a run has a trial twice (a resumed trial), the later
-    /// record wins. A run whose records name several devices also gets a
-    /// column a device.
-    pub fn from_records(files: &[(PathBuf, Vec<TrialRecord>)]) -> Matrix {
-        // Each record with its run and device, in file order.
+    /// one run id, in whichever files; with
+    /// [`MergeOptions::column_an_input`], one an input); a record without
+    /// an environment (model and compile trials) has its file's machine
+    /// when its run has none. Where a run has a trial twice (a resumed
+    /// trial), the later record wins; two trials on one row of a column
+    /// (see [`MergeOptions::by_toolchain`]) are an error naming both. A run
+    /// whose records name several devices also gets a column a device.
+    pub fn from_records(
+        files: &[(PathBuf, Vec<TrialRecord>)],
+        opts: MergeOptions,
+    ) -> Result<Matrix> {
+        // Each record with its column's key and device, in file order.
         let mut placed: Vec<(&PathBuf, TrialRecord, String, Option<Device>)> = Vec::new();
-        let mut runs: Vec<String> = Vec::new();
+        let mut keys: Vec<String> = Vec::new();
+        let mut run_of: BTreeMap<String, String> = BTreeMap::new();
         let mut machine: BTreeMap<String, Machine> = BTreeMap::new();
+        let mut toolchain: BTreeMap<String, String> = BTreeMap::new();
         let mut started: BTreeMap<String, String> = BTreeMap::new();
         let mut devices: BTreeMap<String, BTreeSet<Device>> = BTreeMap::new();
-        for (path, records) in files {
+        for (i, (path, records)) in files.iter().enumerate() {
             let default = file_machine(path, records);
             let fallback = path
                 .parent()
@@ -138,69 +188,102 @@ impl Matrix {
             gridcheck_report::runs::fill_legacy_run_ids(&mut records);
             for r in records {
                 let run = r.run_id.clone().unwrap_or_default();
-                if !runs.contains(&run) {
-                    runs.push(run.clone());
+                let key = if opts.column_an_input {
+                    format!("input {i}")
+                } else {
+                    run.clone()
+                };
+                if !keys.contains(&key) {
+                    keys.push(key.clone());
+                    run_of.insert(key.clone(), run);
                 }
                 if let Some(m) = Machine::of(&r, fallback.as_deref()) {
-                    machine.entry(run.clone()).or_insert(m);
+                    machine.entry(key.clone()).or_insert(m);
+                }
+                if let Some(t) = r.kernels_toolchain() {
+                    toolchain.entry(key.clone()).or_insert(t.label());
                 }
                 let when = r.run_started.clone().or_else(|| folder.clone());
                 if let Some(w) = when {
-                    started.entry(run.clone()).or_insert(w);
+                    started.entry(key.clone()).or_insert(w);
                 }
                 let d = r.environment.as_ref().and_then(|e| e.device.clone());
                 if let Some(d) = &d {
-                    devices.entry(run.clone()).or_default().insert(d.clone());
+                    devices.entry(key.clone()).or_default().insert(d.clone());
                 }
-                placed.push((path, r, run, d));
+                placed.push((path, r, key, d));
             }
-            for run in &runs {
+            for key in &keys {
                 machine
-                    .entry(run.clone())
+                    .entry(key.clone())
                     .or_insert_with(|| default.clone());
             }
         }
         let mut columns: Vec<Column> = Vec::new();
-        for (i, run) in runs.iter().enumerate() {
+        // Each column's key, as `columns`.
+        let mut col_key: Vec<&String> = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
             let label = format!("R{}", i + 1);
+            let mut m = machine[key].clone();
+            if m.toolchain.is_none() {
+                m.toolchain = toolchain.get(key).cloned();
+            }
             let column = |device: Option<Device>, label: String| Column {
-                machine: machine[run].clone(),
-                run_id: run.clone(),
-                started: started.get(run).cloned(),
+                machine: m.clone(),
+                run_id: run_of[key].clone(),
+                started: started.get(key).cloned(),
                 device,
                 label,
             };
             columns.push(column(None, label.clone()));
+            col_key.push(key);
             let of_run = devices
-                .get(run)
+                .get(key)
                 .filter(|ds| ds.len() > 1)
                 .into_iter()
                 .flatten();
             for (k, d) in of_run.enumerate() {
                 columns.push(column(Some(d.clone()), format!("{label}.{}", k + 1)));
+                col_key.push(key);
             }
         }
         let mut sources: Vec<Vec<String>> = vec![Vec::new(); columns.len()];
-        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Cell>> = BTreeMap::new();
-        for (path, r, run, d) in &placed {
-            let own = columns
-                .iter()
-                .position(|c| c.run_id == *run && c.device.is_none());
-            let per_device = columns
-                .iter()
-                .position(|c| c.run_id == *run && c.device.is_some() && c.device == *d);
+        // Row → column → (cell, the record's trial, its file).
+        type Placed<'p> = (Cell, TrialId, &'p PathBuf);
+        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Placed>> = BTreeMap::new();
+        for (path, r, key, d) in &placed {
+            let here = |c: &usize| col_key[*c] == key;
+            let own = (0..columns.len()).find(|c| here(c) && columns[*c].device.is_none());
+            let per_device = (0..columns.len())
+                .find(|c| here(c) && columns[*c].device.is_some() && columns[*c].device == *d);
+            let row = row_key(&r.trial, opts);
             for col in own.into_iter().chain(per_device) {
                 let src = path.display().to_string();
                 if !sources[col].contains(&src) {
                     sources[col].push(src);
                 }
-                cells.entry(r.trial.clone()).or_default().insert(
-                    col,
-                    Cell {
-                        status: r.status,
-                        message: r.message.clone(),
-                    },
-                );
+                let by_col = cells.entry(row.clone()).or_default();
+                if let Some((_, other, other_path)) = by_col.get(&col)
+                    && *other != r.trial
+                {
+                    return Err(format!(
+                        "`{other}` ({}) and `{}` ({}) would both be the row `{row}` of column {} \
+                         (run `{}`): a column holds one record a row (under --by-toolchain, each \
+                         toolchain's trials must come from a run of their own: was one \
+                         GRIDCHECK_RUN_ID given to several toolchains?)",
+                        other_path.display(),
+                        r.trial,
+                        path.display(),
+                        columns[col].label,
+                        short_id(&columns[col].run_id)
+                    ));
+                }
+                let cell = Cell {
+                    status: r.status,
+                    message: r.message.clone(),
+                    trial: (row != r.trial).then(|| r.trial.clone()),
+                };
+                by_col.insert(col, (cell, r.trial.clone(), *path));
             }
         }
         let rows = cells
@@ -209,24 +292,25 @@ impl Matrix {
                 let statuses: BTreeSet<Status> = by_col
                     .iter()
                     .filter(|(i, _)| columns[**i].device.is_none())
-                    .map(|(_, c)| c.status)
+                    .map(|(_, c)| c.0.status)
                     .collect();
                 MatrixRow {
                     tier: trial.tier,
                     rule: trial.rule.clone(),
                     trial,
                     cells: (0..columns.len())
-                        .map(|i| by_col.get(&i).cloned())
+                        .map(|i| by_col.get(&i).map(|c| c.0.clone()))
                         .collect(),
                     differs: statuses.len() > 1,
                 }
             })
             .collect();
-        Matrix {
+        Ok(Matrix {
             columns,
             sources,
             rows,
-        }
+            by_toolchain: opts.by_toolchain,
+        })
     }
 
     /// Status counts of one column.
@@ -250,8 +334,13 @@ impl Matrix {
         let mut s = String::from("# Conformance matrix\n\n");
         s += "One column a run (a harness invocation: its records share a run id; `legacy-` ids are \
               given to records written before runs were recorded).\n\n";
-        s += "| run | GPU | driver | nvcc | started | run id | results | statuses |\n\
-              |---|---|---|---|---|---|---|---|\n";
+        if self.by_toolchain {
+            s += "One row a trial across toolchains: a machine-code trial is keyed without its \
+                  toolchain (`sass/13.0/sm_90/r/t` and `sass/13.5/sm_90/r/t` are the row \
+                  `sass/sm_90/r/t`); each run's kernels' toolchain is in the table below.\n\n";
+        }
+        s += "| run | GPU | driver | nvcc where the harness ran | kernels built by | started | run id | results | statuses |\n\
+              |---|---|---|---|---|---|---|---|---|\n";
         for (i, c) in self.columns.iter().enumerate() {
             let counts: Vec<String> = self
                 .counts(i)
@@ -272,11 +361,12 @@ impl Matrix {
                 None => c.machine.gpu.clone(),
             };
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 c.label,
                 cell(&gpu),
                 cell(&c.machine.driver),
                 cell(&c.machine.nvcc),
+                cell(c.machine.toolchain.as_deref().unwrap_or("not recorded")),
                 cell(c.started.as_deref().unwrap_or("not recorded")),
                 crate::text::code(&short_id(&c.run_id)),
                 cell(&self.sources[i].join(", ")),
