@@ -36,5 +36,6 @@ pub mod site;
 pub mod summary;
 pub mod svg;
 pub mod text;
+mod toolchain_page;
 
 pub type Result<T> = std::result::Result<T, String>;

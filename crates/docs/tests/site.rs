@@ -30,6 +30,7 @@ fn a_page_for_every_rule() {
         "discrepancies",
         "coverage",
         "runs",
+        "toolchains",
         "benchmarks",
     ] {
         assert!(
@@ -204,6 +205,36 @@ fn pages_say_what_the_records_hold() {
         assert!(runs.contains(first), "runs page shows {first:?}");
     }
     assert!(with_notes > 0, "no recorded run says what it found");
+    // The toolchains page follows the runs page and shows, per GPU, the
+    // newest run with toolchain variants, or says there is none.
+    let summary = src.page("SUMMARY.md").unwrap();
+    assert!(
+        summary.contains("[Recorded runs](runs.md)\n[Toolchains](toolchains.md)\n"),
+        "{summary}"
+    );
+    let tc = src.page("toolchains.md").unwrap();
+    let with_variants: Vec<&gridcheck_docs::results::Run> = inputs
+        .runs
+        .iter()
+        .filter(|r| !r.variants.is_empty())
+        .collect();
+    if with_variants.is_empty() {
+        assert!(
+            tc.contains("No recorded run has toolchain variants"),
+            "{tc}"
+        );
+    }
+    for run in &with_variants {
+        assert!(
+            tc.contains(&format!("### {} — ", run.machine.gpu)),
+            "{} is on the toolchains page",
+            run.dir.display()
+        );
+        for v in &run.variants {
+            let name = v.variant.as_deref().unwrap_or_default();
+            assert!(tc.contains(name), "{name} on the toolchains page");
+        }
+    }
     let bench = src.page("benchmarks.md").unwrap();
     if inputs.baselines.is_empty() {
         assert!(bench.contains("No benchmark baseline is committed yet"));
