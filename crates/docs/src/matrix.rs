@@ -168,90 +168,12 @@ impl Matrix {
         files: &[(PathBuf, Vec<TrialRecord>)],
         opts: MergeOptions,
     ) -> Result<Matrix> {
-        // Each record with its column's key and device, in file order.
-        let mut placed: Vec<(&PathBuf, TrialRecord, String, Option<Device>)> = Vec::new();
-        let mut keys: Vec<String> = Vec::new();
-        let mut run_of: BTreeMap<String, String> = BTreeMap::new();
-        let mut machine: BTreeMap<String, Machine> = BTreeMap::new();
-        let mut toolchain: BTreeMap<String, String> = BTreeMap::new();
-        let mut started: BTreeMap<String, String> = BTreeMap::new();
-        let mut devices: BTreeMap<String, BTreeSet<Device>> = BTreeMap::new();
-        for (i, (path, records)) in files.iter().enumerate() {
-            let default = file_machine(path, records);
-            let fallback = path
-                .parent()
-                .and_then(|d| std::fs::read_to_string(d.join("machine.txt")).ok())
-                .as_deref()
-                .and_then(machine_txt_driver);
-            let folder = folder_date(path);
-            let mut records = records.clone();
-            gridcheck_report::runs::fill_legacy_run_ids(&mut records);
-            for r in records {
-                let run = r.run_id.clone().unwrap_or_default();
-                let key = if opts.column_an_input {
-                    format!("input {i}")
-                } else {
-                    run.clone()
-                };
-                if !keys.contains(&key) {
-                    keys.push(key.clone());
-                    run_of.insert(key.clone(), run);
-                }
-                if let Some(m) = Machine::of(&r, fallback.as_deref()) {
-                    machine.entry(key.clone()).or_insert(m);
-                }
-                if let Some(t) = r.kernels_toolchain() {
-                    toolchain.entry(key.clone()).or_insert(t.label());
-                }
-                let when = r.run_started.clone().or_else(|| folder.clone());
-                if let Some(w) = when {
-                    started.entry(key.clone()).or_insert(w);
-                }
-                let d = r.environment.as_ref().and_then(|e| e.device.clone());
-                if let Some(d) = &d {
-                    devices.entry(key.clone()).or_default().insert(d.clone());
-                }
-                placed.push((path, r, key, d));
-            }
-            for key in &keys {
-                machine
-                    .entry(key.clone())
-                    .or_insert_with(|| default.clone());
-            }
-        }
-        let mut columns: Vec<Column> = Vec::new();
-        // Each column's key, as `columns`.
-        let mut col_key: Vec<&String> = Vec::new();
-        for (i, key) in keys.iter().enumerate() {
-            let label = format!("R{}", i + 1);
-            let mut m = machine[key].clone();
-            if m.toolchain.is_none() {
-                m.toolchain = toolchain.get(key).cloned();
-            }
-            let column = |device: Option<Device>, label: String| Column {
-                machine: m.clone(),
-                run_id: run_of[key].clone(),
-                started: started.get(key).cloned(),
-                device,
-                label,
-            };
-            columns.push(column(None, label.clone()));
-            col_key.push(key);
-            let of_run = devices
-                .get(key)
-                .filter(|ds| ds.len() > 1)
-                .into_iter()
-                .flatten();
-            for (k, d) in of_run.enumerate() {
-                columns.push(column(Some(d.clone()), format!("{label}.{}", k + 1)));
-                col_key.push(key);
-            }
-        }
+        let p = Placement::of(files, opts);
+        let (columns, col_key) = p.columns();
         let mut sources: Vec<Vec<String>> = vec![Vec::new(); columns.len()];
         // Row → column → (cell, the record's trial, its file).
-        type Placed<'p> = (Cell, TrialId, &'p PathBuf);
-        let mut cells: BTreeMap<TrialId, BTreeMap<usize, Placed>> = BTreeMap::new();
-        for (path, r, key, d) in &placed {
+        let mut cells: BTreeMap<TrialId, BTreeMap<usize, PlacedCell>> = BTreeMap::new();
+        for (path, r, key, d) in &p.placed {
             let here = |c: &usize| col_key[*c] == key;
             let own = (0..columns.len()).find(|c| here(c) && columns[*c].device.is_none());
             let per_device = (0..columns.len())
@@ -283,27 +205,12 @@ impl Matrix {
                     message: r.message.clone(),
                     trial: (row != r.trial).then(|| r.trial.clone()),
                 };
-                by_col.insert(col, (cell, r.trial.clone(), *path));
+                by_col.insert(col, (cell, r.trial.clone(), path.clone()));
             }
         }
         let rows = cells
             .into_iter()
-            .map(|(trial, by_col)| {
-                let statuses: BTreeSet<Status> = by_col
-                    .iter()
-                    .filter(|(i, _)| columns[**i].device.is_none())
-                    .map(|(_, c)| c.0.status)
-                    .collect();
-                MatrixRow {
-                    tier: trial.tier,
-                    rule: trial.rule.clone(),
-                    trial,
-                    cells: (0..columns.len())
-                        .map(|i| by_col.get(&i).map(|c| c.0.clone()))
-                        .collect(),
-                    differs: statuses.len() > 1,
-                }
-            })
+            .map(|(trial, by_col)| row(&columns, trial, by_col))
             .collect();
         Ok(Matrix {
             columns,
@@ -399,6 +306,135 @@ impl Matrix {
             s += "\n";
         }
         s
+    }
+}
+
+/// A cell with the record's own trial and file, for the error that names
+/// two records on one row of a column.
+type PlacedCell = (Cell, TrialId, PathBuf);
+
+/// A row from its cells: `differs` where the columns of runs (not those of
+/// single devices) that have it gave it different statuses.
+fn row(columns: &[Column], trial: TrialId, by_col: BTreeMap<usize, PlacedCell>) -> MatrixRow {
+    let statuses: BTreeSet<Status> = by_col
+        .iter()
+        .filter(|(i, _)| columns[**i].device.is_none())
+        .map(|(_, c)| c.0.status)
+        .collect();
+    MatrixRow {
+        tier: trial.tier,
+        rule: trial.rule.clone(),
+        trial,
+        cells: (0..columns.len())
+            .map(|i| by_col.get(&i).map(|c| c.0.clone()))
+            .collect(),
+        differs: statuses.len() > 1,
+    }
+}
+
+/// The records of the inputs, each with the key of its column (its run
+/// id, or its input's index), and what each key's columns are labelled
+/// with.
+struct Placement {
+    /// Each record with its file, column key and device, in file order.
+    placed: Vec<(PathBuf, TrialRecord, String, Option<Device>)>,
+    keys: Vec<String>,
+    run_of: BTreeMap<String, String>,
+    machine: BTreeMap<String, Machine>,
+    toolchain: BTreeMap<String, String>,
+    started: BTreeMap<String, String>,
+    devices: BTreeMap<String, BTreeSet<Device>>,
+}
+
+impl Placement {
+    fn of(files: &[(PathBuf, Vec<TrialRecord>)], opts: MergeOptions) -> Placement {
+        let mut p = Placement {
+            placed: Vec::new(),
+            keys: Vec::new(),
+            run_of: BTreeMap::new(),
+            machine: BTreeMap::new(),
+            toolchain: BTreeMap::new(),
+            started: BTreeMap::new(),
+            devices: BTreeMap::new(),
+        };
+        for (i, (path, records)) in files.iter().enumerate() {
+            let default = file_machine(path, records);
+            let fallback = path
+                .parent()
+                .and_then(|d| std::fs::read_to_string(d.join("machine.txt")).ok())
+                .as_deref()
+                .and_then(machine_txt_driver);
+            let folder = folder_date(path);
+            let mut records = records.clone();
+            gridcheck_report::runs::fill_legacy_run_ids(&mut records);
+            for r in records {
+                let run = r.run_id.clone().unwrap_or_default();
+                let key = if opts.column_an_input {
+                    format!("input {i}")
+                } else {
+                    run.clone()
+                };
+                if !p.keys.contains(&key) {
+                    p.keys.push(key.clone());
+                    p.run_of.insert(key.clone(), run);
+                }
+                if let Some(m) = Machine::of(&r, fallback.as_deref()) {
+                    p.machine.entry(key.clone()).or_insert(m);
+                }
+                if let Some(t) = r.kernels_toolchain() {
+                    p.toolchain.entry(key.clone()).or_insert(t.label());
+                }
+                let when = r.run_started.clone().or_else(|| folder.clone());
+                if let Some(w) = when {
+                    p.started.entry(key.clone()).or_insert(w);
+                }
+                let d = r.environment.as_ref().and_then(|e| e.device.clone());
+                if let Some(d) = &d {
+                    p.devices.entry(key.clone()).or_default().insert(d.clone());
+                }
+                p.placed.push((path.clone(), r, key, d));
+            }
+            for key in &p.keys {
+                p.machine
+                    .entry(key.clone())
+                    .or_insert_with(|| default.clone());
+            }
+        }
+        p
+    }
+
+    /// The columns, a key's own and one a device where its records name
+    /// several, with each column's key.
+    fn columns(&self) -> (Vec<Column>, Vec<&String>) {
+        let mut columns: Vec<Column> = Vec::new();
+        let mut col_key: Vec<&String> = Vec::new();
+        for (i, key) in self.keys.iter().enumerate() {
+            let label = format!("R{}", i + 1);
+            let mut m = self.machine[key].clone();
+            if m.toolchain.is_none() {
+                m.toolchain = self.toolchain.get(key).cloned();
+            }
+            let column = |device: Option<Device>, label: String| Column {
+                machine: m.clone(),
+                run_id: self.run_of[key].clone(),
+                started: self.started.get(key).cloned(),
+                device,
+                label,
+            };
+            columns.push(column(None, label.clone()));
+            col_key.push(key);
+            let of_run = self
+                .devices
+                .get(key)
+                .filter(|ds| ds.len() > 1)
+                .into_iter()
+                .flatten();
+            for (k, d) in of_run.enumerate() {
+                columns.push(column(Some(d.clone()), format!("{label}.{}", k + 1)));
+                col_key.push(key);
+            }
+        }
+        (columns, col_key)
     }
 }
 
