@@ -213,7 +213,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 by_toolchain: a.by_toolchain,
                 ..Default::default()
             };
-            let m = Matrix::merge_files(&a.files, spec.as_ref(), opts)?;
+            let m = Matrix::merge_files_with(&a.files, spec.as_ref(), opts)?;
             match a.format.as_str() {
                 "md" => emit(&a.out, &m.to_markdown()),
                 "json" => emit(&a.out, &(m.to_json() + "\n")),
@@ -277,5 +277,52 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown report")
         );
+    }
+
+    #[test]
+    fn merge_by_toolchain_shares_a_row_across_toolchains_and_refuses_a_clash() {
+        let dir = std::env::temp_dir().join(format!("gc-merge-tc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = |release: &str, run: &str| {
+            let mut r = TrialRecord::new(
+                gridcheck_report::TrialId::sass(release, "sm_90", "r.a", "t"),
+                gridcheck_report::Status::Pass,
+                "m",
+            );
+            r.run_id = Some(run.into());
+            r.to_json_line() + "\n"
+        };
+        let write = |name: &str, text: String| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        };
+        let a = write("a.jsonl", line("13.0", "run-a"));
+        let b = write("b.jsonl", line("13.5", "run-b"));
+        let out = dir.join("m.md").display().to_string();
+        let merge = |files: &[&str], by: bool| {
+            let mut args: Vec<String> = vec!["merge".into()];
+            args.extend(files.iter().map(|f| f.to_string()));
+            args.extend(["--out".into(), out.clone()]);
+            if by {
+                args.push("--by-toolchain".into());
+            }
+            run(&args).map(|_| std::fs::read_to_string(&out).unwrap())
+        };
+        let plain = merge(&[&a, &b], false).unwrap();
+        assert!(
+            plain.contains("| sass/13.0/sm\\_90/r.a/t | pass | — |"),
+            "{plain}"
+        );
+        let by = merge(&[&a, &b], true).unwrap();
+        assert!(by.contains("| sass/sm\\_90/r.a/t | pass | pass |"), "{by}");
+        // One run id for both toolchains: an error naming both records.
+        let c = write("c.jsonl", line("13.5", "run-a"));
+        let e = merge(&[&a, &c], true).unwrap_err();
+        assert!(
+            e.contains("`sass/13.0/sm_90/r.a/t`") && e.contains("`sass/13.5/sm_90/r.a/t`"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

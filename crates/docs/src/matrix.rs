@@ -137,7 +137,12 @@ impl Matrix {
     /// the spec, a record written under a test's former name is the test's
     /// now (see [`TrialRecord::under_current_name`]), so that a run before
     /// the rename and one after share a row.
-    pub fn merge_files(
+    pub fn merge_files(files: &[PathBuf], spec: Option<&Spec>) -> Result<Matrix> {
+        Matrix::merge_files_with(files, spec, MergeOptions::default())
+    }
+
+    /// [`Matrix::merge_files`] under `opts` (`--by-toolchain`).
+    pub fn merge_files_with(
         files: &[PathBuf],
         spec: Option<&Spec>,
         opts: MergeOptions,

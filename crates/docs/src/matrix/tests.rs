@@ -292,13 +292,8 @@ fn a_file_without_gpu_records_is_named_so() {
         &[rec("model/r.a/t", Status::Pass, None)],
     );
     assert_eq!(m.gpu, "no GPU");
-    assert!(Matrix::merge_files(&[], None, MergeOptions::default()).is_err());
-    let e = Matrix::merge_files(
-        &["/nonexistent/results.jsonl".into()],
-        None,
-        MergeOptions::default(),
-    )
-    .unwrap_err();
+    assert!(Matrix::merge_files(&[], None).is_err());
+    let e = Matrix::merge_files(&["/nonexistent/results.jsonl".into()], None).unwrap_err();
     assert!(e.contains("/nonexistent/results.jsonl"), "{e}");
 }
 
@@ -336,9 +331,9 @@ fn a_run_before_a_rename_and_one_after_share_a_row() {
             rec("gpu/sm_90/cdp2.a.b/t", Status::Pass, Some("H100")),
         ),
     ];
-    let as_written = Matrix::merge_files(&files, None, MergeOptions::default()).unwrap();
+    let as_written = Matrix::merge_files(&files, None).unwrap();
     assert_eq!(as_written.rows.len(), 2);
-    let m = Matrix::merge_files(&files, Some(&spec), MergeOptions::default()).unwrap();
+    let m = Matrix::merge_files(&files, Some(&spec)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(m.rows.len(), 1);
     assert_eq!(m.rows[0].trial.to_string(), "gpu/sm_90/cdp2.a.b/t");
