@@ -4,18 +4,19 @@
 //! report summary <results.jsonl>... [--run ID | --all-runs]   status counts and the notable trials
 //! report markdown <results.jsonl>... [--run ID | --all-runs] [--out FILE]
 //! report junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
-//! report merge <results.jsonl>... [--out FILE] [--format md|json]
+//! report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
 //! report diff BASE NEW [--json] [--fail-on regression|change|never]   (`diff.rs`)
 //! ```
 //!
 //! A results file the harness appended to several times holds several
 //! runs (`gridcheck_report::runs`); summary, markdown and junit report the
 //! latest run of each file unless told otherwise, and say so; merge gives
-//! each run its column.
+//! each run its column (`--by-toolchain`: one row a trial across
+//! toolchains, see `gridcheck_docs::matrix`).
 
 use std::path::PathBuf;
 
-use gridcheck_docs::matrix::Matrix;
+use gridcheck_docs::matrix::{Matrix, MergeOptions};
 use gridcheck_docs::results::load_jsonl;
 use gridcheck_report::{RunChoice, RunRecords, TrialRecord};
 use gridcheck_spec::Spec;
@@ -23,7 +24,7 @@ use gridcheck_spec::Spec;
 use crate::{Result, load_spec, root};
 
 const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
-       cargo xtask report merge <results.jsonl>... [--out FILE] [--format md|json]
+       cargo xtask report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
        cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
                                 (cargo xtask report diff --help says more)";
 
@@ -33,6 +34,8 @@ struct Args {
     out: Option<PathBuf>,
     format: String,
     runs: RunChoice,
+    /// `merge --by-toolchain`.
+    by_toolchain: bool,
 }
 
 fn parse(args: &[String]) -> Result<Args> {
@@ -41,6 +44,7 @@ fn parse(args: &[String]) -> Result<Args> {
         out: None,
         format: "md".into(),
         runs: RunChoice::Latest,
+        by_toolchain: false,
     };
     let mut it = args.iter();
     while let Some(x) = it.next() {
@@ -49,6 +53,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--format" => a.format = it.next().ok_or(USAGE)?.clone(),
             "--run" => a.runs = RunChoice::Id(it.next().ok_or(USAGE)?.clone()),
             "--all-runs" => a.runs = RunChoice::All,
+            "--by-toolchain" => a.by_toolchain = true,
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
             f => a.files.push(f.into()),
         }
@@ -167,6 +172,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let a = parse(rest)?;
     // The spec orders each histogram's columns and gives each test its
     // name now; a report still comes out without it.
+    if a.by_toolchain && cmd != "merge" {
+        return Err(format!("--by-toolchain is an option of merge\n{USAGE}"));
+    }
     let spec = spec_if_it_loads();
     match cmd.as_str() {
         "summary" => {
@@ -201,7 +209,11 @@ pub fn run(args: &[String]) -> Result<()> {
             &gridcheck_report::junit(&chosen_records(&a, spec.as_ref())?),
         ),
         "merge" => {
-            let m = Matrix::merge_files(&a.files, spec.as_ref())?;
+            let opts = MergeOptions {
+                by_toolchain: a.by_toolchain,
+                ..Default::default()
+            };
+            let m = Matrix::merge_files_with(&a.files, spec.as_ref(), opts)?;
             match a.format.as_str() {
                 "md" => emit(&a.out, &m.to_markdown()),
                 "json" => emit(&a.out, &(m.to_json() + "\n")),
@@ -235,6 +247,13 @@ mod tests {
             RunChoice::Id("3fa9".into())
         );
         assert_eq!(args(&["a", "--all-runs"]).unwrap().runs, RunChoice::All);
+        assert!(args(&["a", "--by-toolchain"]).unwrap().by_toolchain);
+        assert!(!args(&["a"]).unwrap().by_toolchain);
+        assert!(
+            run(&["summary".into(), "a".into(), "--by-toolchain".into()])
+                .unwrap_err()
+                .contains("--by-toolchain is an option of merge")
+        );
         assert!(args(&["a", "--run"]).is_err());
         assert!(args(&[]).unwrap_err().contains("no results file"));
         assert!(args(&["a", "--out"]).is_err());
@@ -258,5 +277,52 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown report")
         );
+    }
+
+    #[test]
+    fn merge_by_toolchain_shares_a_row_across_toolchains_and_refuses_a_clash() {
+        let dir = std::env::temp_dir().join(format!("gc-merge-tc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = |release: &str, run: &str| {
+            let mut r = TrialRecord::new(
+                gridcheck_report::TrialId::sass(release, "sm_90", "r.a", "t"),
+                gridcheck_report::Status::Pass,
+                "m",
+            );
+            r.run_id = Some(run.into());
+            r.to_json_line() + "\n"
+        };
+        let write = |name: &str, text: String| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            p.display().to_string()
+        };
+        let a = write("a.jsonl", line("13.0", "run-a"));
+        let b = write("b.jsonl", line("13.5", "run-b"));
+        let out = dir.join("m.md").display().to_string();
+        let merge = |files: &[&str], by: bool| {
+            let mut args: Vec<String> = vec!["merge".into()];
+            args.extend(files.iter().map(|f| f.to_string()));
+            args.extend(["--out".into(), out.clone()]);
+            if by {
+                args.push("--by-toolchain".into());
+            }
+            run(&args).map(|_| std::fs::read_to_string(&out).unwrap())
+        };
+        let plain = merge(&[&a, &b], false).unwrap();
+        assert!(
+            plain.contains("| sass/13.0/sm\\_90/r.a/t | pass | — |"),
+            "{plain}"
+        );
+        let by = merge(&[&a, &b], true).unwrap();
+        assert!(by.contains("| sass/sm\\_90/r.a/t | pass | pass |"), "{by}");
+        // One run id for both toolchains: an error naming both records.
+        let c = write("c.jsonl", line("13.5", "run-a"));
+        let e = merge(&[&a, &c], true).unwrap_err();
+        assert!(
+            e.contains("`sass/13.0/sm_90/r.a/t`") && e.contains("`sass/13.5/sm_90/r.a/t`"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -40,6 +40,9 @@ impl Inputs {
         let mut runs = results::load_runs(&root.join("records"))?;
         for run in &mut runs {
             gridcheck_report::under_current_names(&mut run.records, &spec);
+            for v in &mut run.variants {
+                gridcheck_report::under_current_names(&mut v.records, &spec);
+            }
         }
         Ok(Inputs {
             runs,

@@ -187,7 +187,14 @@ fn fields(s: &Side) -> Vec<(&'static str, String)> {
         ("GPU", opt(&s.gpu)),
         ("architecture", opt(&s.sm)),
         ("driver", driver),
-        ("nvcc (its toolkit's cudadevrt linked)", opt(&s.nvcc)),
+        (
+            "kernels built by (nvcc, device runtime)",
+            list(&s.kernels.iter().map(|k| k.to_string()).collect::<Vec<_>>()),
+        ),
+        (
+            "nvcc found where the harness ran (not what built the kernels)",
+            opt(&s.nvcc),
+        ),
         ("devices", list(&s.devices)),
         ("commit", list(&s.commits)),
         ("tuning", opt(&s.tuning)),
@@ -395,6 +402,47 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| GPU | H100 | H100 |  |"), "{md}");
+        // Two runs that differ by the kernels' toolchain only.
+        let built = |mut r: TrialRecord, release: &str, nvcc: &str| {
+            r = on(r, "580.1");
+            if let Some(e) = r.environment.as_mut() {
+                e.toolchain = Some(gridcheck_report::ToolchainRecord {
+                    release: release.into(),
+                    nvcc: nvcc.into(),
+                    devrt: format!(
+                        "nvidia-cuda-runtime {nvcc}, /t/libcudadevrt.a (1 bytes, fnv1a64 0a)"
+                    ),
+                    source: ".toolchains".into(),
+                    disassembler: None,
+                });
+            }
+            r
+        };
+        let b: Vec<TrialRecord> = base.iter().cloned().map(|r| on(r, "580.1")).collect();
+        let n: Vec<TrialRecord> = base
+            .iter()
+            .cloned()
+            .map(|r| built(r, "13.5", "13.5.37"))
+            .collect();
+        let md = markdown(&diff_runs(&b, &n), "a", "b");
+        assert!(
+            md.contains(
+                "| kernels built by (nvcc, device runtime) | not recorded | 13.5: nvcc 13.5.37, \
+                 device runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 0a) | differs |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| nvcc found where the harness ran (not what built the kernels) | 13.0.88 | 13.0.88 |  |"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("**No change**"), "{md}");
+        let js: serde_json::Value =
+            serde_json::from_str(&json(&diff_runs(&b, &n), "a", "b", false)).unwrap();
+        assert_eq!(js["new"]["kernels"][0]["nvcc"], "13.5.37");
+        assert_eq!(js["base"]["kernels"].as_array().map(Vec::len), Some(0));
         let same = markdown(&diff_runs(&base, &base), "a", "a");
         assert!(same.contains("**No change**: the same 4 trials"), "{same}");
         assert!(!same.contains("## Regressions"), "{same}");

@@ -6,11 +6,12 @@
 //! baselines (`conformance/bench/baselines/*.json`). Outputs:
 //!
 //! - [`site::build`]: an mdBook source tree (SUMMARY.md and one page a rule,
-//!   plus index, discrepancies, coverage, runs, benchmarks and "how to read a
-//!   verdict") rendered to HTML with the `mdbook` library;
+//!   plus index, discrepancies, coverage, runs, toolchains, benchmarks and
+//!   "how to read a verdict") rendered to HTML with the `mdbook` library;
 //! - [`markdown_report::markdown`]: a Markdown report of any results file;
 //! - [`matrix::Matrix`]: result files merged into a conformance matrix
-//!   (trial × run: GPU, driver, nvcc, date, run id), as Markdown or JSON;
+//!   (trial × run: GPU, driver, nvcc, the kernels' toolchain, date, run id;
+//!   or a trial across toolchains), as Markdown or JSON;
 //! - [`diff_report`]: what changed between two runs, as Markdown or JSON;
 //! - [`svg`]: hand-written SVG bar charts (outcome histograms, benchmark
 //!   figures with whiskers).
@@ -36,5 +37,6 @@ pub mod site;
 pub mod summary;
 pub mod svg;
 pub mod text;
+mod toolchain_page;
 
 pub type Result<T> = std::result::Result<T, String>;

@@ -276,12 +276,28 @@ pub(crate) fn runs(ctx: &Ctx) -> String {
             s += &run_notes(&notes);
             s += "\n";
         }
+        let kernels = match &run.machine.toolchain {
+            Some(t) => format!(", kernels built by {}", html(t)),
+            None => String::new(),
+        };
         s += &format!(
-            "Driver {}, nvcc {}; results `{}`.\n\n",
+            "Driver {}, nvcc {} where the harness ran{kernels}; results `{}`.\n\n",
             html(&run.machine.driver),
             html(&run.machine.nvcc),
             run.results_path(&ctx.inputs.root)
         );
+        if !run.variants.is_empty() {
+            let names: Vec<String> = run
+                .variants
+                .iter()
+                .map(|v| format!("`{}`", v.variant.as_deref().unwrap_or_default()))
+                .collect();
+            s += &format!(
+                "The same run under other toolchains' kernels: {} (`toolchains/`; compared on \
+                 the [Toolchains](toolchains.md) page).\n\n",
+                names.join(", ")
+            );
+        }
         let c = counts(&run.records);
         s += "| tier | status | trials |\n|---|---|---:|\n";
         for ((tier, status), n) in &c {

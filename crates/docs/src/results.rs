@@ -42,8 +42,14 @@ pub struct Machine {
     /// The driver: its version (`580.159.04`) when the records or
     /// `machine.txt` give it, else the CUDA driver API version (`CUDA 13.0`).
     pub driver: String,
-    /// nvcc's version, or `-` when the run had none.
+    /// nvcc's version where the harness ran (`environment.nvcc`), or `-`
+    /// when the run had none: not necessarily what built the kernels.
     pub nvcc: String,
+    /// The toolchain that built the kernels (`13.5 (nvcc 13.5.37)`), from
+    /// `environment.toolchain`, or for a run without GPU records the
+    /// compiler its compile and machine-code records name; `None` where no
+    /// record names one (records made before toolchains were recorded).
+    pub toolchain: Option<String>,
 }
 
 impl Machine {
@@ -60,11 +66,28 @@ impl Machine {
             gpu: env.gpu.clone(),
             driver,
             nvcc: env.nvcc.clone().unwrap_or_else(|| "-".into()),
+            toolchain: env.toolchain.as_ref().map(|t| t.label()),
         })
     }
 
+    /// The first toolchain the records name (see
+    /// [`TrialRecord::kernels_toolchain`]), labelled.
+    pub fn toolchain_of(records: &[TrialRecord]) -> Option<String> {
+        records
+            .iter()
+            .find_map(|r| r.kernels_toolchain())
+            .map(|t| t.label())
+    }
+
     pub fn label(&self) -> String {
-        format!("{}, driver {}, nvcc {}", self.gpu, self.driver, self.nvcc)
+        let kernels = match &self.toolchain {
+            Some(t) => format!(", kernels built by {t}"),
+            None => String::new(),
+        };
+        format!(
+            "{}, driver {}, nvcc {}{kernels}",
+            self.gpu, self.driver, self.nvcc
+        )
     }
 }
 
@@ -81,6 +104,12 @@ pub struct Run {
     /// every `mutants-tune*.jsonl` (`--tune`), when recorded.
     pub mutants: Vec<MutantRecord>,
     pub tuning_search: Vec<MutantRecord>,
+    /// A toolchain variant's name (`nvcc-13.5`, its folder under
+    /// [`VARIANTS`]); `None` for a run itself.
+    pub variant: Option<String>,
+    /// The run under other toolchains' kernels (`toolchains/<name>/`), by
+    /// name; not runs of their own (never in [`latest`] or the runs page).
+    pub variants: Vec<Run>,
 }
 
 impl Run {
@@ -131,51 +160,85 @@ pub fn run_order(date: &str) -> (&str, u32) {
 }
 
 /// Every run under `dir` (`<slug>/<date>/results.jsonl`), sorted by slug
-/// then date. A directory that is not a date, or a date without a results
-/// file, is skipped; a results file that cannot be read is an error (its
-/// bad lines are skipped and named, see [`load_jsonl`]).
+/// then date, each with its toolchain variants (see [`VARIANTS`]). A
+/// directory that is not a date, or a date without a results file, is
+/// skipped; a results file that cannot be read is an error (its bad lines
+/// are skipped and named, see [`load_jsonl`]).
 pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
-    let entries = |d: &Path| -> Result<Vec<PathBuf>> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
-            .map_err(|e| format!("cannot read the results directory {}: {e}", d.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
-            .collect();
-        v.sort();
-        Ok(v)
-    };
     let mut runs = Vec::new();
-    for gpu_dir in entries(dir)? {
+    for gpu_dir in subdirs(dir)? {
         let slug = name_of(&gpu_dir);
-        for date_dir in entries(&gpu_dir)? {
+        for date_dir in subdirs(&gpu_dir)? {
             let date = name_of(&date_dir);
-            let file = date_dir.join("results.jsonl");
-            if !is_date(&date) || !file.is_file() {
+            if !is_date(&date) || !date_dir.join("results.jsonl").is_file() {
                 continue;
             }
-            let records = latest_run(load_jsonl(&file)?, &file);
-            let machine_txt = std::fs::read_to_string(date_dir.join("machine.txt")).ok();
-            let fallback = machine_txt.as_deref().and_then(machine_txt_driver);
-            let machine = records
-                .iter()
-                .find_map(|r| Machine::of(r, fallback.as_deref()))
-                .unwrap_or_else(|| Machine {
-                    gpu: slug.clone(),
-                    driver: fallback.clone().unwrap_or_else(|| "unknown".into()),
-                    nvcc: "-".into(),
-                });
-            runs.push(Run {
-                slug: slug.clone(),
-                date,
-                mutants: load_mutants(&date_dir.join("mutants.jsonl"))?,
-                tuning_search: load_searches(&date_dir)?,
-                dir: date_dir,
-                machine,
-                records,
-            });
+            let mut run = load_run(&slug, &date, &date_dir)?;
+            let variants = date_dir.join(VARIANTS);
+            if variants.is_dir() {
+                for v in subdirs(&variants)? {
+                    if !v.join("results.jsonl").is_file() {
+                        eprintln!(
+                            "note: {} has no results.jsonl: not a toolchain variant",
+                            v.display()
+                        );
+                        continue;
+                    }
+                    let mut variant = load_run(&slug, &date, &v)?;
+                    variant.variant = Some(name_of(&v));
+                    run.variants.push(variant);
+                }
+            }
+            runs.push(run);
         }
     }
     Ok(runs)
+}
+
+/// The folder of a recorded run's toolchain variants:
+/// `records/<gpu>/<date>/toolchains/<name>/results.jsonl` (`nvcc-13.5`:
+/// the same run under another toolchain's kernels, published by `cargo
+/// xtask record`), each with its `machine.txt` and the like.
+pub const VARIANTS: &str = "toolchains";
+
+/// The subdirectories of `d`, sorted.
+fn subdirs(d: &Path) -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+        .map_err(|e| format!("cannot read the results directory {}: {e}", d.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The run recorded in `dir` (its `results.jsonl`, `machine.txt`,
+/// mutants), without variants.
+fn load_run(slug: &str, date: &str, dir: &Path) -> Result<Run> {
+    let file = dir.join("results.jsonl");
+    let records = latest_run(load_jsonl(&file)?, &file);
+    let machine_txt = std::fs::read_to_string(dir.join("machine.txt")).ok();
+    let fallback = machine_txt.as_deref().and_then(machine_txt_driver);
+    let machine = records
+        .iter()
+        .find_map(|r| Machine::of(r, fallback.as_deref()))
+        .unwrap_or_else(|| Machine {
+            gpu: slug.to_string(),
+            driver: fallback.clone().unwrap_or_else(|| "unknown".into()),
+            nvcc: "-".into(),
+            toolchain: Machine::toolchain_of(&records),
+        });
+    Ok(Run {
+        slug: slug.to_string(),
+        date: date.to_string(),
+        mutants: load_mutants(&dir.join("mutants.jsonl"))?,
+        tuning_search: load_searches(dir)?,
+        dir: dir.to_path_buf(),
+        machine,
+        records,
+        variant: None,
+        variants: Vec::new(),
+    })
 }
 
 /// The latest run of a results file (`gridcheck_report::runs`): a folder
@@ -316,10 +379,13 @@ mod tests {
                 gpu: slug.into(),
                 driver: "d".into(),
                 nvcc: "n".into(),
+                toolchain: None,
             },
             records: vec![],
             mutants: vec![],
             tuning_search: vec![],
+            variant: None,
+            variants: vec![],
         };
         assert!(is_date("2026-11-24") && is_date("2026-11-24.2") && is_date("2026-11-24.10"));
         assert!(!is_date("2026-11-24.1") && !is_date("2026-11-24.x") && !is_date("2026-11-2"));
@@ -335,5 +401,60 @@ mod tests {
             .map(|r| (r.slug.as_str(), r.date.as_str()))
             .collect();
         assert_eq!(l, [("a", "2026-03-01"), ("b", "2025-12-31")]);
+    }
+
+    #[test]
+    fn a_run_has_its_toolchain_variants_and_they_are_not_runs() {
+        let root = std::env::temp_dir().join(format!("gc-variants-{}", std::process::id()));
+        let run = root.join("gpu-x/2026-11-26");
+        let line = |test: &str, release: &str| {
+            format!(
+                r#"{{"trial":"gpu/sm_90/r/{test}","tier":"gpu","rule":"r","test":"{test}","status":"pass","message":"m","environment":{{"gpu":"G","sm":"sm_90","driver":"13.0","nvcc":"13.0.88","toolchain":{{"release":"{release}","nvcc":"{release}.1","devrt":"d","source":"s"}}}}}}"#
+            ) + "\n"
+        };
+        for (dir, release) in [
+            (run.clone(), "13.0"),
+            (run.join("toolchains/nvcc-13.5"), "13.5"),
+            (run.join("toolchains/nvcc-13.2"), "13.2"),
+        ] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("results.jsonl"), line("t", release)).unwrap();
+        }
+        // A folder without results (logs only) is no variant.
+        std::fs::create_dir_all(run.join("toolchains/logs-only")).unwrap();
+        let runs = load_runs(&root).unwrap();
+        assert_eq!(runs.len(), 1, "variants are not runs of their own");
+        let names: Vec<Option<&str>> = runs[0]
+            .variants
+            .iter()
+            .map(|v| v.variant.as_deref())
+            .collect();
+        assert_eq!(names, [Some("nvcc-13.2"), Some("nvcc-13.5")]);
+        assert_eq!(
+            runs[0].machine.toolchain.as_deref(),
+            Some("13.0 (nvcc 13.0.1)")
+        );
+        let v = &runs[0].variants[1];
+        assert_eq!(v.machine.toolchain.as_deref(), Some("13.5 (nvcc 13.5.1)"));
+        assert_eq!(v.machine.nvcc, "13.0.88", "the harness's nvcc");
+        assert!(
+            v.machine
+                .label()
+                .ends_with("nvcc 13.0.88, kernels built by 13.5 (nvcc 13.5.1)"),
+            "{}",
+            v.machine.label()
+        );
+        assert_eq!((v.slug.as_str(), v.date.as_str()), ("gpu-x", "2026-11-26"));
+        assert_eq!(latest(&runs).len(), 1);
+        // A variant's results file that cannot be read is an error naming it.
+        #[cfg(target_os = "linux")]
+        {
+            let bad = run.join("toolchains/nvcc-13.2/results.jsonl");
+            std::fs::remove_file(&bad).unwrap();
+            std::os::unix::fs::symlink("/proc/self/mem", &bad).unwrap();
+            let e = load_runs(&root).unwrap_err();
+            assert!(e.contains("toolchains/nvcc-13.2/results.jsonl"), "{e}");
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -4,7 +4,9 @@
 //! of the three pages go to `target/browser-test/`. The discrepancies page
 //! is also laid out at 1280 px with a script that measures its boxes: the
 //! status column of the facts table must lie inside the viewport and every
-//! box that clips it, and the reproduce commands must wrap.
+//! box that clips it, and the reproduce commands must wrap. The
+//! toolchains page's tables (a column a toolchain) are measured the same
+//! way: every cell inside the viewport, none overflowing itself.
 //!
 //! Without Chromium the test is reported *ignored* with the reason (a
 //! libtest-mimic harness, so that the reason shows: `ignored, no Chromium
@@ -240,21 +242,25 @@ const LAYOUT_SCRIPT: &str = r#"<script>
 })();
 </script>"#;
 
+/// The cells [`LAYOUT_SCRIPT`] measures on the discrepancies page.
+const FACTS_STATUS_CELLS: &str = "table.gc-facts tr > :last-child";
+
 /// Lays out a copy of `page` (a file of `book`), with `extra_css` added,
-/// in a 1280 px wide window and measures it with [`LAYOUT_SCRIPT`]: the
-/// number of status cells and the problems found.
+/// in a 1280 px wide window and measures it with [`LAYOUT_SCRIPT`], on the
+/// cells `cells` selects: their number and the problems found.
 fn layout_at_1280(
     bin: &Path,
     scratch: &Path,
     book: &Path,
-    page: &str,
+    (page, cells): (&str, &str),
     extra_css: &str,
 ) -> (usize, Vec<String>) {
+    let script = LAYOUT_SCRIPT.replace(FACTS_STATUS_CELLS, cells);
     let html = std::fs::read_to_string(book.join(page)).unwrap();
     let copy = format!("layout-{}", page.replace('/', "-"));
     let body_end = html.rfind("</body>").expect("a </body>");
     let measured = format!(
-        "{}<style>{extra_css}</style>{LAYOUT_SCRIPT}{}",
+        "{}<style>{extra_css}</style>{script}{}",
         &html[..body_end],
         &html[body_end..]
     );
@@ -437,6 +443,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies(bin: &Path) {
     );
     let page = disc_link.split('#').next().unwrap();
     discrepancies_fit_at_1280(bin, &scratch, &book, page, inputs.facts.len());
+    toolchains_fit_at_1280(bin, &scratch, &book);
     eprintln!("screenshots in {}", shots.display());
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -448,7 +455,7 @@ fn index_links_to_a_rule_page_and_the_discrepancies(bin: &Path) {
 fn discrepancies_fit_at_1280(bin: &Path, scratch: &Path, book: &Path, page: &str, known: usize) {
     // At 1280 px the status column is whole and the commands wrap: every
     // fact's row (and the header) has its status cell inside the page.
-    let (cells, problems) = layout_at_1280(bin, scratch, book, page, "");
+    let (cells, problems) = layout_at_1280(bin, scratch, book, (page, FACTS_STATUS_CELLS), "");
     assert!(
         cells > known,
         "{cells} status cells: one a fact ({} known), and the header's",
@@ -465,7 +472,7 @@ fn discrepancies_fit_at_1280(bin: &Path, scratch: &Path, book: &Path, page: &str
         bin,
         scratch,
         book,
-        page,
+        (page, FACTS_STATUS_CELLS),
         ".gc-facts { table-layout: auto; } .gc-facts td.gc-st { white-space: nowrap; min-width: 1400px; } \
          .gc-repro pre, .gc-repro code { white-space: pre; }",
     );
@@ -476,5 +483,31 @@ fn discrepancies_fit_at_1280(bin: &Path, scratch: &Path, book: &Path, page: &str
     assert!(
         problems.iter().any(|p| p.starts_with("reproduce command")),
         "a command that does not wrap is not found: {problems:?}"
+    );
+}
+
+/// At 1280 px every cell of the toolchains page's tables lies inside the
+/// page and none overflows itself; and the check finds cells pushed out.
+fn toolchains_fit_at_1280(bin: &Path, scratch: &Path, book: &Path) {
+    const CELLS: &str = "table.gc-matrix td, table.gc-matrix th";
+    let page = ("toolchains.html", CELLS);
+    let (cells, problems) = layout_at_1280(bin, scratch, book, page, "");
+    assert!(cells > 0, "the toolchains page has no table cell");
+    assert!(
+        problems.is_empty(),
+        "the toolchains page at 1280 px:\n  {}",
+        problems.join("\n  ")
+    );
+    let (_, problems) = layout_at_1280(
+        bin,
+        scratch,
+        book,
+        page,
+        ".gc-matrix { table-layout: auto; width: auto; } \
+         .gc-matrix td, .gc-matrix th { white-space: nowrap; min-width: 1400px; }",
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with("status cell")),
+        "cells pushed out of the window are not found: {problems:?}"
     );
 }

@@ -30,6 +30,7 @@ fn a_page_for_every_rule() {
         "discrepancies",
         "coverage",
         "runs",
+        "toolchains",
         "benchmarks",
     ] {
         assert!(
@@ -204,6 +205,36 @@ fn pages_say_what_the_records_hold() {
         assert!(runs.contains(first), "runs page shows {first:?}");
     }
     assert!(with_notes > 0, "no recorded run says what it found");
+    // The toolchains page follows the runs page and shows, per GPU, the
+    // newest run with toolchain variants, or says there is none.
+    let summary = src.page("SUMMARY.md").unwrap();
+    assert!(
+        summary.contains("[Recorded runs](runs.md)\n[Toolchains](toolchains.md)\n"),
+        "{summary}"
+    );
+    let tc = src.page("toolchains.md").unwrap();
+    let with_variants: Vec<&gridcheck_docs::results::Run> = inputs
+        .runs
+        .iter()
+        .filter(|r| !r.variants.is_empty())
+        .collect();
+    if with_variants.is_empty() {
+        assert!(
+            tc.contains("No recorded run has toolchain variants"),
+            "{tc}"
+        );
+    }
+    for run in &with_variants {
+        assert!(
+            tc.contains(&format!("### {} — ", run.machine.gpu)),
+            "{} is on the toolchains page",
+            run.dir.display()
+        );
+        for v in &run.variants {
+            let name = v.variant.as_deref().unwrap_or_default();
+            assert!(tc.contains(name), "{name} on the toolchains page");
+        }
+    }
     let bench = src.page("benchmarks.md").unwrap();
     if inputs.baselines.is_empty() {
         assert!(bench.contains("No benchmark baseline is committed yet"));
@@ -410,4 +441,53 @@ fn a_program_in_its_own_file_is_shown_with_its_name() {
     );
     let last = body.source.lines().rfind(|l| !l.trim().is_empty()).unwrap();
     assert!(page.contains(last), "{}: the program is shown", rule.id);
+}
+
+#[test]
+fn a_run_with_a_toolchain_variant_is_on_the_runs_and_toolchains_pages() {
+    let mut inputs = common::inputs();
+    let Some(run) = inputs.runs.last_mut() else {
+        panic!("no recorded run")
+    };
+    // The run again, its kernels built by another toolchain; one trial's
+    // status differs.
+    let mut variant = run.clone();
+    variant.variant = Some("nvcc-13.9".into());
+    variant.dir = run.dir.join("toolchains/nvcc-13.9");
+    for r in &mut variant.records {
+        if let Some(e) = r.environment.as_mut() {
+            e.toolchain = Some(gridcheck_report::ToolchainRecord {
+                release: "13.9".into(),
+                nvcc: "13.9.1".into(),
+                devrt: "nvidia-cuda-runtime 13.9.1, /x/libcudadevrt.a (1 bytes, fnv1a64 0c)".into(),
+                source: ".toolchains/13.9".into(),
+                disassembler: None,
+            });
+        }
+    }
+    let changed = variant.records[0].trial.to_string();
+    variant.records[0].status = if variant.records[0].status == Status::Crash {
+        Status::Pass
+    } else {
+        Status::Crash
+    };
+    run.variants = vec![variant];
+    let (gpu, date) = (run.machine.gpu.clone(), run.date.clone());
+    let src = gridcheck_docs::site::render(&inputs);
+    let runs = src.page("runs.md").unwrap();
+    assert!(
+        runs.contains("The same run under other toolchains' kernels: `nvcc-13.9`"),
+        "the runs page names the variant"
+    );
+    let tc = src.page("toolchains.md").unwrap();
+    assert!(tc.contains(&format!("### {gpu} — {date}")), "{tc}");
+    assert!(
+        tc.contains("<th>nvcc-13.9<br>nvcc 13.9.1<br><small>device runtime 13.9.1</small></th>"),
+        "{tc}"
+    );
+    assert!(
+        tc.contains(&format!("<code>{changed}</code>")),
+        "the trial whose status differs: {changed}"
+    );
+    assert!(tc.contains("1 trial(s) differ between the columns"), "{tc}");
 }

@@ -299,6 +299,17 @@ impl TrialRecord {
         true
     }
 
+    /// The toolchain that built what the trial ran, where the record names
+    /// it: a GPU record's kernels (`environment.toolchain`), else a compile
+    /// or machine-code record's compiler (`compile.toolchain`). Not
+    /// `environment.nvcc`: that is the nvcc found where the harness ran.
+    pub fn kernels_toolchain(&self) -> Option<&crate::ToolchainRecord> {
+        self.environment
+            .as_ref()
+            .and_then(|e| e.toolchain.as_ref())
+            .or_else(|| self.compile.as_ref().and_then(|c| c.toolchain.as_ref()))
+    }
+
     /// The name the test had when the record was written.
     pub fn recorded_test_name(&self) -> &str {
         self.recorded_as.as_deref().unwrap_or(&self.trial.test)

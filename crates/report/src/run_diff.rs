@@ -148,11 +148,37 @@ pub struct Side {
     pub driver_version: Option<String>,
     /// The CUDA driver API version.
     pub driver_api: Option<String>,
-    /// nvcc, whose toolkit's `libcudadevrt.a` the kernels were linked with.
+    /// The nvcc found on the machine where the harness ran
+    /// (`environment.nvcc`): not necessarily the one that built the
+    /// kernels (see `kernels`).
     pub nvcc: Option<String>,
+    /// The toolchains that built what ran (each distinct one, from
+    /// `environment.toolchain` of GPU records and `compile.toolchain` of
+    /// compile and machine-code records); empty where no record names one
+    /// (records made before toolchains were recorded).
+    pub kernels: Vec<KernelsToolchain>,
     pub devices: Vec<String>,
     pub commits: Vec<String>,
     pub tuning: Option<String>,
+}
+
+/// A toolchain that built what a run ran: its release, nvcc's version and
+/// the device runtime (`gridcheck_report::ToolchainRecord::device_runtime`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct KernelsToolchain {
+    pub release: String,
+    pub nvcc: String,
+    pub device_runtime: String,
+}
+
+impl std::fmt::Display for KernelsToolchain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: nvcc {}, device runtime {}",
+            self.release, self.nvcc, self.device_runtime
+        )
+    }
 }
 
 /// Everything that changed from BASE to NEW.
@@ -231,6 +257,16 @@ fn side(records: &[TrialRecord]) -> Side {
     let env = records.iter().find_map(|r| r.environment.as_ref());
     let mut commits = BTreeSet::new();
     let mut devices = BTreeSet::new();
+    let mut kernels = BTreeSet::new();
+    for r in by_trial(records).into_values() {
+        if let Some(t) = r.kernels_toolchain() {
+            kernels.insert(KernelsToolchain {
+                release: t.release.clone(),
+                nvcc: t.nvcc.clone(),
+                device_runtime: t.device_runtime(),
+            });
+        }
+    }
     for r in records {
         commits.extend(r.commit.clone());
         if let Some(d) = r.environment.as_ref().and_then(|e| e.device.as_ref()) {
@@ -252,6 +288,7 @@ fn side(records: &[TrialRecord]) -> Side {
         driver_version: env.and_then(|e| e.driver_version.clone()),
         driver_api: env.map(|e| e.driver.clone()),
         nvcc: env.and_then(|e| e.nvcc.clone()),
+        kernels: kernels.into_iter().collect(),
         devices: devices.into_iter().collect(),
         commits: commits.into_iter().collect(),
         tuning: env.and_then(|e| e.tuning.as_ref()).map(|t| {

@@ -28,6 +28,45 @@ pub struct ToolchainRecord {
 }
 
 impl ToolchainRecord {
+    /// The device runtime, short: its package (`nvidia-cuda-runtime
+    /// 13.5.37`) and the library's hash (`fnv1a64 096038aed154b89e`), as
+    /// far as `devrt` names them (no path: two machines' copies of one
+    /// library read the same); `devrt` whole where it names neither.
+    pub fn device_runtime(&self) -> String {
+        let package = self
+            .devrt
+            .split_once(", ")
+            .map(|(p, _)| p)
+            .filter(|p| !p.contains('/'));
+        let hash = self
+            .devrt
+            .rsplit_once("fnv1a64 ")
+            .map(|(_, h)| h.trim_end_matches(')'))
+            .map(|h| format!("fnv1a64 {h}"));
+        match (package, hash) {
+            (Some(p), Some(h)) => format!("{p} ({h})"),
+            (Some(p), None) => p.to_string(),
+            (None, Some(h)) => format!("libcudadevrt.a {h}"),
+            (None, None) => self.devrt.clone(),
+        }
+    }
+
+    /// The release and nvcc: `13.5 (nvcc 13.5.37)`.
+    pub fn label(&self) -> String {
+        format!("{} (nvcc {})", self.release, self.nvcc)
+    }
+
+    /// What built the kernels, for a report: `13.5: nvcc 13.5.37, device
+    /// runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 ...)`.
+    pub fn built_by(&self) -> String {
+        format!(
+            "{}: nvcc {}, device runtime {}",
+            self.release,
+            self.nvcc,
+            self.device_runtime()
+        )
+    }
+
     /// Writes `dir/toolchain.json`.
     pub fn write_into(&self, dir: &Path) -> Result<(), String> {
         let path = dir.join(TOOLCHAIN_FILE);
@@ -73,5 +112,40 @@ mod tests {
         let e = ToolchainRecord::read_from(&dir).unwrap_err();
         assert!(e.contains(TOOLCHAIN_FILE), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_device_runtime_is_its_package_and_hash_without_the_path() {
+        let mut r = ToolchainRecord {
+            release: "13.5".into(),
+            nvcc: "13.5.37".into(),
+            devrt: "nvidia-cuda-runtime 13.5.37, /a/lib/libcudadevrt.a (1147356 bytes, fnv1a64 096038aed154b89e)".into(),
+            source: ".toolchains/13.5".into(),
+            disassembler: None,
+        };
+        assert_eq!(
+            r.device_runtime(),
+            "nvidia-cuda-runtime 13.5.37 (fnv1a64 096038aed154b89e)"
+        );
+        assert_eq!(r.label(), "13.5 (nvcc 13.5.37)");
+        assert_eq!(
+            r.built_by(),
+            "13.5: nvcc 13.5.37, device runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 096038aed154b89e)"
+        );
+        // Another machine's copy of the same library: the same runtime.
+        let other = ToolchainRecord {
+            devrt: r.devrt.replace("/a/", "/b/"),
+            ..r.clone()
+        };
+        assert_eq!(other.device_runtime(), r.device_runtime());
+        // No package (a system toolkit): the hash; nothing to parse: all.
+        r.devrt =
+            "/usr/local/cuda/lib64/libcudadevrt.a (10 bytes, fnv1a64 00000000000000ff)".into();
+        assert_eq!(
+            r.device_runtime(),
+            "libcudadevrt.a fnv1a64 00000000000000ff"
+        );
+        r.devrt = "unknown".into();
+        assert_eq!(r.device_runtime(), "unknown");
     }
 }

@@ -61,7 +61,11 @@ fn merges_machines_into_columns() {
             rec("gpu/sm_90/r.b/t", Status::Pass, Some("H200")),
         ],
     );
-    let m = Matrix::from_records(&[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)]);
+    let m = Matrix::from_records(
+        &[("a/results.jsonl".into(), a), ("b/results.jsonl".into(), b)],
+        MergeOptions::default(),
+    )
+    .unwrap();
     let gpus: Vec<&str> = m.columns.iter().map(|c| c.machine.gpu.as_str()).collect();
     assert_eq!(gpus, ["H100", "H200"]);
     assert_eq!(m.columns[0].machine.driver, "580.1");
@@ -83,7 +87,7 @@ fn merges_machines_into_columns() {
     let md = m.to_markdown();
     assert!(
         md.contains(
-            "| R1 | H100 | 580.1 | 13.0.88 | 1970-01-02T00:00:00Z | `00015180` | a/results.jsonl | 2 pass |"
+            "| R1 | H100 | 580.1 | 13.0.88 | not recorded | 1970-01-02T00:00:00Z | `00015180` | a/results.jsonl | 2 pass |"
         ),
         "{md}"
     );
@@ -129,10 +133,14 @@ fn a_run_on_several_devices_gets_a_column_a_device() {
         2,
         vec![on(rec("gpu/sm_90/r.a/t", Status::Pass, Some("H100")), 0)],
     );
-    let m = Matrix::from_records(&[
-        ("two/results.jsonl".into(), two),
-        ("one/results.jsonl".into(), one),
-    ]);
+    let m = Matrix::from_records(
+        &[
+            ("two/results.jsonl".into(), two),
+            ("one/results.jsonl".into(), one),
+        ],
+        MergeOptions::default(),
+    )
+    .unwrap();
     let labels: Vec<&str> = m.columns.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels, ["R1", "R1.1", "R1.2", "R2"]);
     let devs: Vec<Option<u32>> = m
@@ -173,7 +181,7 @@ fn a_run_on_several_devices_gets_a_column_a_device() {
 
     let md = m.to_markdown();
     assert!(
-        md.contains("| R1.2 | H200, device 0000:01:00.0 (GPU-1) | 580.1 | 13.0.88 | 1970-01-01T00:00:01Z | `00000001` | two/results.jsonl | 1 pass, 1 fail |"),
+        md.contains("| R1.2 | H200, device 0000:01:00.0 (GPU-1) | 580.1 | 13.0.88 | not recorded | 1970-01-01T00:00:01Z | `00000001` | two/results.jsonl | 1 pass, 1 fail |"),
         "{md}"
     );
     assert!(
@@ -212,16 +220,20 @@ fn two_runs_of_one_gpu_on_two_dates_are_two_runs_not_two_devices() {
         }
         v
     };
-    let m = Matrix::from_records(&[
-        (
-            "records/h100/2026-11-24/results.jsonl".into(),
-            day("aaaa", "GPU-a", Status::Pass),
-        ),
-        (
-            "records/h100/2026-11-25/results.jsonl".into(),
-            day("bbbb", "GPU-b", Status::Fail),
-        ),
-    ]);
+    let m = Matrix::from_records(
+        &[
+            (
+                "records/h100/2026-11-24/results.jsonl".into(),
+                day("aaaa", "GPU-a", Status::Pass),
+            ),
+            (
+                "records/h100/2026-11-25/results.jsonl".into(),
+                day("bbbb", "GPU-b", Status::Fail),
+            ),
+        ],
+        MergeOptions::default(),
+    )
+    .unwrap();
     let labels: Vec<&str> = m.columns.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels, ["R1", "R2"], "two runs, no device columns");
     assert!(m.columns.iter().all(|c| c.device.is_none()));
@@ -242,7 +254,9 @@ fn two_runs_of_one_gpu_on_two_dates_are_two_runs_not_two_devices() {
     );
     let md = m.to_markdown();
     assert!(
-        md.contains("| R2 | H100 | 580.1 | 13.0.88 | 2026-11-25 (folder) | `legacy-"),
+        md.contains(
+            "| R2 | H100 | 580.1 | 13.0.88 | not recorded | 2026-11-25 (folder) | `legacy-"
+        ),
         "{md}"
     );
 
@@ -252,13 +266,21 @@ fn two_runs_of_one_gpu_on_two_dates_are_two_runs_not_two_devices() {
         .into_iter()
         .chain(run(20, day("c", "GPU-a", Status::Fail)))
         .collect();
-    let m = Matrix::from_records(&[("target/gridcheck/results.jsonl".into(), both)]);
+    let m = Matrix::from_records(
+        &[("target/gridcheck/results.jsonl".into(), both)],
+        MergeOptions::default(),
+    )
+    .unwrap();
     assert_eq!(m.columns.len(), 2);
     let all = run(30, day("c", "GPU-a", Status::Pass));
-    let m = Matrix::from_records(&[
-        ("shard-1.jsonl".into(), all[..1].to_vec()),
-        ("shard-2.jsonl".into(), all[1..].to_vec()),
-    ]);
+    let m = Matrix::from_records(
+        &[
+            ("shard-1.jsonl".into(), all[..1].to_vec()),
+            ("shard-2.jsonl".into(), all[1..].to_vec()),
+        ],
+        MergeOptions::default(),
+    )
+    .unwrap();
     assert_eq!(m.columns.len(), 1);
     assert_eq!(m.sources[0], ["shard-1.jsonl", "shard-2.jsonl"]);
 }
@@ -322,4 +344,192 @@ fn a_run_before_a_rename_and_one_after_share_a_row() {
         .map(|c| c.as_ref().map(|c| c.status))
         .collect();
     assert_eq!(cells, [Some(Status::Fail), Some(Status::Pass)]);
+}
+
+fn toolchain(release: &str) -> gridcheck_report::ToolchainRecord {
+    gridcheck_report::ToolchainRecord {
+        release: release.into(),
+        nvcc: format!("{release}.9"),
+        devrt: format!("nvidia-cuda-runtime {release}.9, /x/libcudadevrt.a (1 bytes, fnv1a64 0b)"),
+        source: format!(".toolchains/{release}"),
+        disassembler: None,
+    }
+}
+
+/// A machine-code record of `release`, with the compile summary it carries.
+fn sass(release: &str, test: &str, status: Status) -> TrialRecord {
+    let mut r = rec(&format!("sass/{release}/sm_90/r.a/{test}"), status, None);
+    r.compile = Some(gridcheck_report::CompileSummary {
+        nvcc: format!("{release}.9"),
+        command: "nvcc -cubin".into(),
+        success: true,
+        output: String::new(),
+        toolchain: Some(toolchain(release)),
+    });
+    r
+}
+
+/// A GPU record whose kernels `release` built.
+fn gpu_built_by(release: &str, status: Status) -> TrialRecord {
+    let mut r = rec("gpu/sm_90/r.a/t", status, Some("H100"));
+    if let Some(e) = r.environment.as_mut() {
+        e.toolchain = Some(toolchain(release));
+    }
+    r
+}
+
+#[test]
+fn by_toolchain_one_row_a_trial_across_toolchains() {
+    // Two `--toolchain` runs: each a harness invocation, so a run id each.
+    let old = run(
+        10,
+        vec![
+            sass("13.0", "t", Status::Pass),
+            sass("13.0", "u", Status::Pass),
+            gpu_built_by("13.0", Status::Pass),
+        ],
+    );
+    let new = run(
+        20,
+        vec![
+            sass("13.5", "t", Status::Fail),
+            gpu_built_by("13.5", Status::Pass),
+        ],
+    );
+    let files = [
+        ("a/results.jsonl".into(), old.clone()),
+        ("b/results.jsonl".into(), new.clone()),
+    ];
+    // Without the option: a row a toolchain's trial.
+    let plain = Matrix::from_records(&files, MergeOptions::default()).unwrap();
+    assert_eq!(plain.rows.len(), 4);
+    let opts = MergeOptions {
+        by_toolchain: true,
+        ..Default::default()
+    };
+    let m = Matrix::from_records(&files, opts).unwrap();
+    let rows: Vec<String> = m.rows.iter().map(|r| r.trial.to_string()).collect();
+    assert_eq!(
+        rows,
+        ["gpu/sm_90/r.a/t", "sass/sm_90/r.a/t", "sass/sm_90/r.a/u"]
+    );
+    let t = &m.rows[1];
+    assert!(t.differs);
+    let cell = |c: usize| t.cells[c].as_ref().unwrap();
+    assert_eq!(
+        (cell(0).status, cell(1).status),
+        (Status::Pass, Status::Fail)
+    );
+    assert_eq!(
+        cell(1).trial.as_ref().map(|t| t.to_string()).as_deref(),
+        Some("sass/13.5/sm_90/r.a/t"),
+        "the cell keeps its record's trial"
+    );
+    assert!(m.rows[2].cells[1].is_none(), "13.5 did not run u");
+    let tcs: Vec<Option<&str>> = m
+        .columns
+        .iter()
+        .map(|c| c.machine.toolchain.as_deref())
+        .collect();
+    assert_eq!(
+        tcs,
+        [Some("13.0 (nvcc 13.0.9)"), Some("13.5 (nvcc 13.5.9)")]
+    );
+    let md = m.to_markdown();
+    assert!(md.contains("One row a trial across toolchains"), "{md}");
+    assert!(
+        md.contains("| R2 | H100 | 580.1 | 13.0.88 | 13.5 (nvcc 13.5.9) | 1970-01-01T00:00:20Z |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| sass/sm\\_90/r.a/t **≠** | pass | fail |"),
+        "{md}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap();
+    assert_eq!(json["by_toolchain"], true);
+    assert_eq!(json["columns"][1]["toolchain"], "13.5 (nvcc 13.5.9)");
+    assert_eq!(
+        json["rows"][1]["cells"][1]["trial"],
+        "sass/13.5/sm_90/r.a/t"
+    );
+    assert!(json["rows"][0]["cells"][0].get("trial").is_none());
+
+    // A run without GPU records takes its toolchain from its compile records.
+    let m = Matrix::from_records(
+        &[(
+            "c/results.jsonl".into(),
+            run(30, vec![sass("13.2", "t", Status::Pass)]),
+        )],
+        opts,
+    )
+    .unwrap();
+    assert_eq!(m.columns[0].machine.gpu, "no GPU");
+    assert_eq!(
+        m.columns[0].machine.toolchain.as_deref(),
+        Some("13.2 (nvcc 13.2.9)")
+    );
+
+    // One run id for two toolchains (one GRIDCHECK_RUN_ID given to both):
+    // two trials on one row of one column, an error naming both.
+    let shared = run(40, vec![sass("13.0", "t", Status::Pass)]);
+    let mut other = run(40, vec![sass("13.5", "t", Status::Fail)]);
+    other[0].run_id = shared[0].run_id.clone();
+    let e = Matrix::from_records(
+        &[
+            ("x/results.jsonl".into(), shared.clone()),
+            ("y/results.jsonl".into(), other.clone()),
+        ],
+        opts,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("`sass/13.0/sm_90/r.a/t` (x/results.jsonl)")
+            && e.contains("`sass/13.5/sm_90/r.a/t` (y/results.jsonl)")
+            && e.contains("row `sass/sm_90/r.a/t`"),
+        "{e}"
+    );
+    // Without the option they are two rows; a resumed trial (the same
+    // trial twice in a run) is still its later record.
+    assert!(
+        Matrix::from_records(
+            &[("x".into(), shared.clone()), ("y".into(), other)],
+            MergeOptions::default()
+        )
+        .is_ok()
+    );
+    let mut twice = shared.clone();
+    twice.extend(run(40, vec![sass("13.0", "t", Status::Fail)]));
+    let m = Matrix::from_records(&[("x".into(), twice)], opts).unwrap();
+    assert_eq!(m.rows[0].cells[0].as_ref().unwrap().status, Status::Fail);
+}
+
+#[test]
+fn a_column_an_input_keeps_inputs_of_one_run_apart() {
+    let both = run(
+        50,
+        vec![
+            sass("13.0", "t", Status::Pass),
+            sass("13.5", "t", Status::Fail),
+        ],
+    );
+    let opts = MergeOptions {
+        by_toolchain: true,
+        column_an_input: true,
+    };
+    let m = Matrix::from_records(
+        &[
+            ("13.0".into(), both[..1].to_vec()),
+            ("13.5".into(), both[1..].to_vec()),
+        ],
+        opts,
+    )
+    .unwrap();
+    assert_eq!(m.columns.len(), 2);
+    assert_eq!(m.columns[0].run_id, m.columns[1].run_id);
+    assert_eq!(m.rows.len(), 1);
+    assert!(m.rows[0].differs);
+    assert_eq!(
+        m.columns[1].machine.toolchain.as_deref(),
+        Some("13.5 (nvcc 13.5.9)")
+    );
 }

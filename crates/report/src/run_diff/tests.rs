@@ -269,3 +269,72 @@ fn the_severity_ladder_and_the_environments() {
     assert_eq!(d.base.gpu, None);
     assert!(d.status_changes[0].test_changed);
 }
+
+/// A toolchain as the records of `cargo xtask build --toolchain` name it.
+fn toolchain(release: &str, nvcc: &str) -> crate::ToolchainRecord {
+    crate::ToolchainRecord {
+        release: release.into(),
+        nvcc: nvcc.into(),
+        devrt: format!(
+            "nvidia-cuda-runtime {nvcc}, /work/.toolchains/{release}/libcudadevrt.a (10 bytes, fnv1a64 00000000000000{})",
+            &release[release.len() - 1..].repeat(2)
+        ),
+        source: format!(".toolchains/{release}"),
+        disassembler: None,
+    }
+}
+
+#[test]
+fn the_kernels_toolchain_is_its_own_side_not_the_harness_nvcc() {
+    // One GPU, one harness nvcc (13.0.88); the kernels of 13.0 and of 13.5.
+    let on = |tc: Option<crate::ToolchainRecord>| {
+        let mut v = base();
+        for r in &mut v {
+            r.environment = Some(crate::Environment {
+                gpu: "H100".into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: Some("13.0.88".into()),
+                driver_version: None,
+                tuning: None,
+                tuning_file: None,
+                binary: None,
+                toolchain: tc.clone(),
+                device: None,
+            });
+        }
+        v
+    };
+    let d = diff_runs(
+        &on(Some(toolchain("13.0", "13.0.88"))),
+        &on(Some(toolchain("13.5", "13.5.37"))),
+    );
+    assert_eq!(d.base.nvcc, d.new.nvcc, "the harness's nvcc is the same");
+    assert_eq!(
+        d.new.kernels,
+        [KernelsToolchain {
+            release: "13.5".into(),
+            nvcc: "13.5.37".into(),
+            device_runtime: "nvidia-cuda-runtime 13.5.37 (fnv1a64 0000000000000055)".into(),
+        }]
+    );
+    assert_ne!(d.base.kernels, d.new.kernels);
+    assert!(d.is_empty(), "only the environment differs");
+    // Records made before the stamp: nothing is said about the kernels.
+    assert!(diff_runs(&on(None), &on(None)).new.kernels.is_empty());
+    // A compile or machine-code record names its compiler.
+    let mut sass = rec("sass/13.5/sm_90/r.a/t", Status::Pass, None);
+    sass.compile = Some(crate::CompileSummary {
+        nvcc: "13.5.37".into(),
+        command: "nvcc".into(),
+        success: true,
+        output: String::new(),
+        toolchain: Some(toolchain("13.5", "13.5.37")),
+    });
+    let d = diff_runs(&[], &[sass]);
+    assert_eq!(d.new.kernels[0].release, "13.5");
+    assert_eq!(
+        d.new.kernels[0].to_string(),
+        "13.5: nvcc 13.5.37, device runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 0000000000000055)"
+    );
+}
