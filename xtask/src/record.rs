@@ -228,10 +228,23 @@ fn publish_variants(variants: &Path, dest: &Path, run_dest: &Path) -> Result<Vec
         let read = read_results_file(&results)
             .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
         write(&to.join("golden.txt"), &golden(&read.records))?;
+        // Named as a reader of the checkout finds them.
+        let shown = |p: &Path| {
+            let root = root();
+            p.strip_prefix(&root).unwrap_or(p).display().to_string()
+        };
         let diff = crate::diff::markdown_between(
             &run_dest.join("results.jsonl").display().to_string(),
             &to.join("results.jsonl").display().to_string(),
-        )?;
+        )?
+        .replace(
+            &run_dest.join("results.jsonl").display().to_string(),
+            &shown(&run_dest.join("results.jsonl")),
+        )
+        .replace(
+            &to.join("results.jsonl").display().to_string(),
+            &shown(&to.join("results.jsonl")),
+        );
         write(&to.join("diff-from-built.md"), &diff)?;
         println!(
             "variant {name}: {} records, golden and diff-from-built.md",
