@@ -248,6 +248,21 @@ impl RunDiff {
     }
 }
 
+/// The last record of each trial, keyed without the toolchain when
+/// `across` (see [`diff_runs`]).
+fn keyed(records: &[TrialRecord], across: bool) -> BTreeMap<TrialId, &TrialRecord> {
+    by_trial(records)
+        .into_iter()
+        .map(|(t, r)| {
+            let mut k = t.clone();
+            if across {
+                k.toolchain = None;
+            }
+            (k, r)
+        })
+        .collect()
+}
+
 /// The last record of each trial.
 fn by_trial(records: &[TrialRecord]) -> BTreeMap<&TrialId, &TrialRecord> {
     records.iter().map(|r| (&r.trial, r)).collect()
@@ -322,7 +337,9 @@ fn status_change(base: &TrialRecord, new: &TrialRecord) -> Option<StatusChange> 
         return None;
     } else if new.status == Status::Changed
         || (base.status.severity() == Severity::Known
-            && (new.status.severity() < Severity::NotRun || passed_while_listed(new)))
+            && ((new.status.severity() < Severity::NotRun
+                && new.status.severity() != Severity::Known)
+                || passed_while_listed(new)))
     {
         ChangeKind::KnownChanged
     } else if new.status.is_worse_than(base.status) {
@@ -455,7 +472,17 @@ fn nothing_observed() -> HardwareResult {
 
 /// What changed from `base` to `new` (each one run's records).
 pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
-    let (b, n) = (by_trial(base), by_trial(new));
+    // Two runs of the machine-code tier under one toolchain each, not the
+    // same one (a run and its toolchain variant): its trials are compared
+    // by what they check, without the toolchain their ids carry.
+    let toolchains = |rs: &[TrialRecord]| -> BTreeSet<String> {
+        rs.iter()
+            .filter_map(|r| r.trial.toolchain.clone())
+            .collect()
+    };
+    let (tb, tn) = (toolchains(base), toolchains(new));
+    let across = tb.len() == 1 && tn.len() == 1 && tb != tn;
+    let (b, n) = (keyed(base, across), keyed(new, across));
     let mut d = RunDiff {
         base: side(base),
         new: side(new),
@@ -465,10 +492,11 @@ pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
         removed: Vec::new(),
         unchanged: 0,
     };
-    for (trial, nr) in &n {
-        let Some(br) = b.get(trial) else {
+    for (key, nr) in &n {
+        let trial = &nr.trial;
+        let Some(br) = b.get(key) else {
             d.added.push(OneSided {
-                trial: (*trial).clone(),
+                trial: trial.clone(),
                 status: nr.status,
             });
             continue;
@@ -488,8 +516,8 @@ pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
     d.removed = b
         .iter()
         .filter(|(t, _)| !n.contains_key(*t))
-        .map(|(t, r)| OneSided {
-            trial: (*t).clone(),
+        .map(|(_, r)| OneSided {
+            trial: r.trial.clone(),
             status: r.status,
         })
         .collect();

@@ -31,8 +31,29 @@ impl Cfg {
                 .split("`(")
                 .next()
                 .is_some_and(|before| !before.trim().trim_end_matches(',').trim().is_empty());
-            let guarded = i.pred.is_some() || conditional_operand;
+            // An indirect branch with its targets annotated (a jump
+            // table): it goes to one of them; its register is no condition.
+            let table = !i.branch_targets.is_empty();
+            let guarded = i.pred.is_some() || (conditional_operand && !table);
             match classify(i) {
+                Class::Branch if table => {
+                    for l in &i.branch_targets {
+                        match f.label(l) {
+                            Some(t) if t < n => succ[k].push(t),
+                            _ => {
+                                incomplete.get_or_insert_with(|| {
+                                    format!(
+                                        "`{}` branches to `{l}`, which the function lacks",
+                                        i.text()
+                                    )
+                                });
+                            }
+                        }
+                    }
+                    if guarded {
+                        succ[k].extend(next);
+                    }
+                }
                 Class::Branch => {
                     match i.target.as_deref().and_then(|t| f.label(t)) {
                         Some(t) if t < n => succ[k].push(t),
@@ -113,5 +134,21 @@ mod tests {
         assert_eq!(Cfg::new(f).succ[1], vec![0, 2]);
         let f = &parse(".section .text.k,\"ax\"\n/*0000*/ BRX R2 ;\n").unwrap()[0];
         assert!(Cfg::new(f).incomplete.is_some());
+        // A jump table, as nvdisasm annotates it (nvcc 13.3 and later for
+        // sm_100 turn a thread switch into one): its targets are followed,
+        // nothing falls through; a target the function lacks is named.
+        let table = |targets: &str| {
+            format!(
+                ".section .text.k,\"ax\"\n/*0000*/ BRX R6 `(((.text.k - .) - 0x10)) (*\"BRANCH_TARGETS {targets}\"*) ;\n\
+                 /*0010*/ NOP ;\n.L_x_1:\n/*0020*/ EXIT ;\n.L_x_2:\n/*0030*/ EXIT ;\n"
+            )
+        };
+        let f = &parse(&table(".L_x_1,.L_x_2")).unwrap()[0];
+        assert_eq!(f.instrs[0].branch_targets, [".L_x_1", ".L_x_2"]);
+        let g = Cfg::new(f);
+        assert_eq!(g.succ[0], vec![2, 3]);
+        assert!(g.incomplete.is_none(), "{:?}", g.incomplete);
+        let g = Cfg::new(&parse(&table(".L_x_1,.L_x_9")).unwrap()[0]);
+        assert!(g.incomplete.unwrap().contains(".L_x_9"));
     }
 }

@@ -115,6 +115,7 @@ mod tests {
             opcode: op.into(),
             operands: String::new(),
             target: target.map(str::to_string),
+            branch_targets: Vec::new(),
             loc: None,
             inner: None,
         }

@@ -30,6 +30,9 @@ pub struct Instr {
     pub operands: String,
     /// A branch's label or a call's symbol (the text inside `` `( ) ``).
     pub target: Option<String>,
+    /// An indirect branch's labels, as nvdisasm annotates a jump table
+    /// (`BRX R6 ... (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`); empty elsewhere.
+    pub branch_targets: Vec<String>,
     /// The location in the outermost file (the kernel's source, where
     /// helpers are inlined), when line information is present.
     pub loc: Option<Loc>,
@@ -148,12 +151,25 @@ fn instr(s: &str) -> Result<Option<Instr>, String> {
         .split_once("`(")
         .and_then(|(_, r)| r.split_once(')'))
         .map(|(t, _)| t.trim().to_string());
+    let branch_targets = operands
+        .split_once("BRANCH_TARGETS")
+        .map(|(_, r)| {
+            r.split('"')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Some(Instr {
         addr,
         pred,
         opcode,
         operands,
         target,
+        branch_targets,
         loc: None,
         inner: None,
     }))

@@ -338,3 +338,41 @@ fn the_kernels_toolchain_is_its_own_side_not_the_harness_nvcc() {
         "13.5: nvcc 13.5.37, device runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 0000000000000055)"
     );
 }
+
+#[test]
+fn machine_code_trials_of_two_toolchains_are_compared_by_what_they_check() {
+    let run = |tc: &str, status: Status| {
+        vec![
+            rec(&format!("sass/{tc}/sm_100/user/p"), status, None),
+            rec("static/r.a/c", Status::Pass, None),
+        ]
+    };
+    // A run and its variant under another toolchain: one trial, changed.
+    let d = diff_runs(&run("13.0", Status::Pass), &run("13.5", Status::Fail));
+    assert!(d.added.is_empty() && d.removed.is_empty(), "{d:?}");
+    assert_eq!(d.status_changes.len(), 1);
+    assert_eq!(
+        d.status_changes[0].trial.to_string(),
+        "sass/13.5/sm_100/user/p"
+    );
+    assert_eq!(d.unchanged, 1);
+    // Within one run of several toolchains, each trial stays its own.
+    let both: Vec<TrialRecord> = [run("13.0", Status::Pass), run("13.5", Status::Pass)].concat();
+    let d = diff_runs(&run("13.0", Status::Pass), &both);
+    assert_eq!(d.added.len(), 1, "{d:?}");
+}
+
+#[test]
+fn a_known_discrepancy_measured_elsewhere_still_reproduces() {
+    // xfail (measured here) to known (measured elsewhere, the same failure)
+    // is another status, not a known discrepancy gone.
+    let b = vec![rec("static/r.a/c", Status::Xfail, None)];
+    let n = vec![rec("static/r.a/c", Status::Known, None)];
+    let d = diff_runs(&b, &n);
+    assert_eq!(d.status_changes[0].kind, ChangeKind::Changed, "{d:?}");
+    let n = vec![rec("static/r.a/c", Status::Pass, None)];
+    assert_eq!(
+        diff_runs(&b, &n).status_changes[0].kind,
+        ChangeKind::KnownChanged
+    );
+}
