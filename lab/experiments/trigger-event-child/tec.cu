@@ -19,6 +19,11 @@
 //   mode 7: the child fire-and-forget (record and wait still on s1)
 //   mode 8: only the trigger and the launch (no event at all)
 //   mode 9: only the trigger, the record and the launch (no stream wait)
+//   mode 10: campaign finding 005's order: t0 triggers and records e2 into
+//            s1; t2 makes the NULL stream and s1 wait on e2, then launches
+//            into s1 (no barrier between them)
+//   mode 11: the calls split the other way: t0 triggers and launches into
+//            s1; t2, after the barrier, records e2 into s1 and waits on it
 // Usage: tec MODE BLOCKS LAUNCHES
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +43,27 @@ __global__ void parent(int mode, int *c, int *ended) {
     cudaEventCreateWithFlags(&e2, cudaEventDisableTiming);
   }
   __syncthreads();
+  if (mode == 10) {
+    if (threadIdx.x == 0) {
+      cudaTriggerProgrammaticLaunchCompletion();
+      cudaEventRecord(e2, s1);
+    } else if (threadIdx.x == 2) {
+      cudaStreamWaitEvent(0, e2, 0);
+      cudaStreamWaitEvent(s1, e2, 0);
+      child<<<1, 1, 0, s1>>>(c);
+    }
+  } else if (mode == 11) {
+    if (threadIdx.x == 0) {
+      cudaTriggerProgrammaticLaunchCompletion();
+      child<<<1, 1, 0, s1>>>(c);
+    }
+    __syncthreads();
+    if (threadIdx.x == 2) {
+      cudaEventRecord(e2, s1);
+      cudaStreamWaitEvent(s1, e2, 0);
+    }
+  }
+  if (mode >= 10) goto end;
   if (threadIdx.x == 2 && mode != 1 && mode != 5) cudaTriggerProgrammaticLaunchCompletion();
   __syncthreads();
   if (threadIdx.x == 0 && record) cudaEventRecord(e2, s1);
@@ -49,6 +75,7 @@ __global__ void parent(int mode, int *c, int *ended) {
     if (mode == 5) cudaTriggerProgrammaticLaunchCompletion();
     if (wait) cudaStreamWaitEvent(s1, e2, 0);
   }
+end:
   __syncthreads();
   if (threadIdx.x == 0) {
     cudaEventDestroy(e2);
