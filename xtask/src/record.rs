@@ -310,6 +310,16 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The names in a recorded run's `logs.tar.xz`.
+    fn packed(dest: &Path) -> String {
+        let out = Command::new("tar")
+            .arg("-tJf")
+            .arg(dest.join("logs.tar.xz"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     #[test]
     fn logs_are_packed_and_what_readers_need_is_kept() {
         let base = std::env::temp_dir().join(format!("gc-publish-{}", std::process::id()));
@@ -336,12 +346,7 @@ mod tests {
             assert!(dest.join(f).is_file(), "{f} missing");
         }
         assert!(!dest.join("conformance.log").exists());
-        let list = Command::new("tar")
-            .arg("-tJf")
-            .arg(dest.join("logs.tar.xz"))
-            .output()
-            .unwrap();
-        let list = String::from_utf8_lossy(&list.stdout);
+        let list = packed(&dest);
         assert!(
             list.contains("conformance.log") && list.contains("experiment/x.log"),
             "{list}"
@@ -385,12 +390,7 @@ mod tests {
         assert!(golden.contains("kernels of nvcc 13.5.1"), "{golden}");
         let diff = std::fs::read_to_string(to.join("diff-from-built.md")).unwrap();
         assert!(diff.contains("1 regression"), "{diff}");
-        let list = Command::new("tar")
-            .arg("-tJf")
-            .arg(dest.join("logs.tar.xz"))
-            .output()
-            .unwrap();
-        let list = String::from_utf8_lossy(&list.stdout);
+        let list = packed(&dest);
         assert!(
             list.contains("toolchains/nvcc-13.5/conformance.log")
                 && list.contains("toolchains/empty"),
