@@ -115,12 +115,7 @@ fn pack_kernels(built: &[PathBuf], from: &Path, bundle: &Path, name: &str) -> Re
         let rel = f
             .strip_prefix(from)
             .map_err(|_| format!("{} is not under {}", f.display(), from.display()))?;
-        let to = kernels.join(rel);
-        if let Some(d) = to.parent() {
-            std::fs::create_dir_all(d)
-                .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-        }
-        copy(f, &to)?;
+        crate::copy_creating(f, &kernels.join(rel))?;
         bytes += std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
     }
     let started = std::time::Instant::now();

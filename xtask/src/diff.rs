@@ -133,12 +133,23 @@ fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRe
     Ok((format!("{name}@{}", short_id(&run.id)), run))
 }
 
-/// The Markdown diff of two inputs (their latest runs), as `report diff
-/// BASE NEW` prints it: for `record`'s toolchain variants.
-pub fn markdown_between(base: &str, new: &str) -> Result<String, String> {
+/// The Markdown diff of two results files (their latest runs), as `report
+/// diff BASE NEW` prints it, the files named relative to `root` (as a
+/// reader of the checkout finds them): for `record`'s toolchain variants.
+pub fn markdown_between(base: &Path, new: &Path, root: &Path) -> Result<String, String> {
     let spec = spec_if_it_loads();
-    let (base_name, base) = load(base, spec.as_ref())?;
-    let (new_name, new) = load(new, spec.as_ref())?;
+    let named = |p: &Path| -> Result<(String, RunRecords), String> {
+        let (name, run) = load(&p.display().to_string(), spec.as_ref())?;
+        let prefix = format!("{}/", root.display());
+        Ok((
+            name.strip_prefix(&prefix)
+                .map(str::to_string)
+                .unwrap_or(name),
+            run,
+        ))
+    };
+    let (base_name, base) = named(base)?;
+    let (new_name, new) = named(new)?;
     let d = diff_runs(&base.records, &new.records);
     Ok(gridcheck_docs::diff_report::markdown(
         &d, &base_name, &new_name,

@@ -433,6 +433,14 @@ pub fn copy(from: &Path, to: &Path) -> Result<()> {
         .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
 }
 
+/// [`copy`] into a folder made first if it does not exist.
+pub fn copy_creating(from: &Path, to: &Path) -> Result<()> {
+    if let Some(d) = to.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    copy(from, to)
+}
+
 #[cfg(test)]
 mod error_tests {
     use super::error_text;

@@ -22,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gridcheck_docs::results::VARIANTS;
 use gridcheck_report::{golden, read_results_file, slug};
 
 use crate::{Result, root};
@@ -169,14 +170,11 @@ fn free_folder(gpu_dir: &Path, date: &str) -> PathBuf {
         .unwrap_or(first)
 }
 
-/// The folder of a run's toolchain variants.
-const VARIANTS: &str = "toolchains";
-
 fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
     let mut packed = Vec::new();
     for (name, path) in sorted_entries(run_dir)? {
         if path.is_file() && kept_as_is(&name) {
-            copy_into(&path, &dest.join(&name))?;
+            crate::copy_creating(&path, &dest.join(&name))?;
         } else if name == VARIANTS && path.is_dir() {
             packed.extend(publish_variants(&path, &dest.join(VARIANTS), dest)?);
         } else {
@@ -220,7 +218,7 @@ fn publish_variants(variants: &Path, dest: &Path, run_dest: &Path) -> Result<Vec
         let to = dest.join(&name);
         for (file, path) in sorted_entries(&dir)? {
             if path.is_file() && kept_as_is(&file) {
-                copy_into(&path, &to.join(&file))?;
+                crate::copy_creating(&path, &to.join(&file))?;
             } else {
                 packed.push(format!("{VARIANTS}/{name}/{file}"));
             }
@@ -228,23 +226,11 @@ fn publish_variants(variants: &Path, dest: &Path, run_dest: &Path) -> Result<Vec
         let read = read_results_file(&results)
             .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
         write(&to.join("golden.txt"), &golden(&read.records))?;
-        // Named as a reader of the checkout finds them.
-        let shown = |p: &Path| {
-            let root = root();
-            p.strip_prefix(&root).unwrap_or(p).display().to_string()
-        };
         let diff = crate::diff::markdown_between(
-            &run_dest.join("results.jsonl").display().to_string(),
-            &to.join("results.jsonl").display().to_string(),
-        )?
-        .replace(
-            &run_dest.join("results.jsonl").display().to_string(),
-            &shown(&run_dest.join("results.jsonl")),
-        )
-        .replace(
-            &to.join("results.jsonl").display().to_string(),
-            &shown(&to.join("results.jsonl")),
-        );
+            &run_dest.join("results.jsonl"),
+            &to.join("results.jsonl"),
+            &root(),
+        )?;
         write(&to.join("diff-from-built.md"), &diff)?;
         println!(
             "variant {name}: {} records, golden and diff-from-built.md",
@@ -263,15 +249,6 @@ fn sorted_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
         .collect();
     v.sort();
     Ok(v)
-}
-
-fn copy_into(from: &Path, to: &Path) -> Result<()> {
-    if let Some(d) = to.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

@@ -55,11 +55,11 @@ pub struct MergeOptions {
 /// A trial's row under `opts`: itself, or a machine-code trial without its
 /// toolchain.
 pub fn row_key(trial: &TrialId, opts: MergeOptions) -> TrialId {
-    let mut key = trial.clone();
     if opts.by_toolchain {
-        key.toolchain = None;
+        trial.without_toolchain()
+    } else {
+        trial.clone()
     }
-    key
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -138,7 +138,7 @@ fn release_of(r: &TrialRecord) -> Option<String> {
     let c = r.compile.as_ref()?;
     Some(match &c.toolchain {
         Some(t) => t.release.clone(),
-        None => c.nvcc.split('.').take(2).collect::<Vec<_>>().join("."),
+        None => gridcheck_report::major_minor(&c.nvcc),
     })
 }
 

@@ -22,7 +22,8 @@
 //! under other values.
 
 use crate::{
-    Dependency, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord, slug,
+    Dependency, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord, major_minor,
+    slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -67,11 +68,6 @@ impl Here {
         }
         h
     }
-}
-
-/// `13.0.88` → `13.0`.
-fn major_minor(v: &str) -> String {
-    v.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
 /// Whether a place agrees with the machine on one dependency (an

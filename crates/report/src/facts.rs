@@ -473,10 +473,9 @@ fn check_key_arch(sm: &Option<String>, f: &RawFact) -> Result<(), (&'static str,
 /// says which toolchains the fact covers.
 fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
     let Some(tc) = tc else { return Ok(()) };
-    let release = |t: &str| t.split('.').take(2).collect::<Vec<_>>().join(".");
     if f.measured
         .iter()
-        .any(|p| p.toolkit.as_deref().map(release).as_deref() == Some(tc.as_str()))
+        .any(|p| p.toolkit.as_deref().map(crate::major_minor).as_deref() == Some(tc.as_str()))
     {
         return Ok(());
     }

@@ -40,7 +40,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord};
+pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 pub use verdict::{Diff, HardwareResult, Observation, Row, Status, diff};

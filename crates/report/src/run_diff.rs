@@ -254,11 +254,14 @@ fn keyed(records: &[TrialRecord], across: bool) -> BTreeMap<TrialId, &TrialRecor
     by_trial(records)
         .into_iter()
         .map(|(t, r)| {
-            let mut k = t.clone();
-            if across {
-                k.toolchain = None;
-            }
-            (k, r)
+            (
+                if across {
+                    t.without_toolchain()
+                } else {
+                    t.clone()
+                },
+                r,
+            )
         })
         .collect()
 }

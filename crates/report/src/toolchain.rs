@@ -27,6 +27,12 @@ pub struct ToolchainRecord {
     pub disassembler: Option<String>,
 }
 
+/// A CUDA version's release, `major.minor`: `13.0.88` → `13.0` (the name
+/// toolchains, kernel directories and facts compare by).
+pub fn major_minor(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
 impl ToolchainRecord {
     /// The device runtime, short: its package (`nvidia-cuda-runtime
     /// 13.5.37`) and the library's hash (`fnv1a64 096038aed154b89e`), as
@@ -54,17 +60,6 @@ impl ToolchainRecord {
     /// The release and nvcc: `13.5 (nvcc 13.5.37)`.
     pub fn label(&self) -> String {
         format!("{} (nvcc {})", self.release, self.nvcc)
-    }
-
-    /// What built the kernels, for a report: `13.5: nvcc 13.5.37, device
-    /// runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 ...)`.
-    pub fn built_by(&self) -> String {
-        format!(
-            "{}: nvcc {}, device runtime {}",
-            self.release,
-            self.nvcc,
-            self.device_runtime()
-        )
     }
 
     /// Writes `dir/toolchain.json`.
@@ -128,10 +123,6 @@ mod tests {
             "nvidia-cuda-runtime 13.5.37 (fnv1a64 096038aed154b89e)"
         );
         assert_eq!(r.label(), "13.5 (nvcc 13.5.37)");
-        assert_eq!(
-            r.built_by(),
-            "13.5: nvcc 13.5.37, device runtime nvidia-cuda-runtime 13.5.37 (fnv1a64 096038aed154b89e)"
-        );
         // Another machine's copy of the same library: the same runtime.
         let other = ToolchainRecord {
             devrt: r.devrt.replace("/a/", "/b/"),

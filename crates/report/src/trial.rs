@@ -92,6 +92,16 @@ pub struct TrialId {
 }
 
 impl TrialId {
+    /// The trial as it is compared across toolchains: a machine-code
+    /// trial's id without its toolchain (`sass/13.5/sm_90/r/t` as
+    /// `sass/sm_90/r/t`); any other trial as it is.
+    pub fn without_toolchain(&self) -> TrialId {
+        TrialId {
+            toolchain: None,
+            ..self.clone()
+        }
+    }
+
     pub fn model(rule: &str, test: &str) -> TrialId {
         TrialId::new(Tier::Model, None, rule, test)
     }
