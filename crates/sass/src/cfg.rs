@@ -36,31 +36,28 @@ impl Cfg {
             let table = !i.branch_targets.is_empty();
             let guarded = i.pred.is_some() || (conditional_operand && !table);
             match classify(i) {
-                Class::Branch if table => {
-                    for l in &i.branch_targets {
-                        match f.label(l) {
+                Class::Branch => {
+                    // A direct branch's one label, or a jump table's labels.
+                    let labels: Vec<Option<&str>> = if table {
+                        i.branch_targets.iter().map(|l| Some(l.as_str())).collect()
+                    } else {
+                        vec![i.target.as_deref()]
+                    };
+                    for l in labels {
+                        match l.and_then(|l| f.label(l)) {
                             Some(t) if t < n => succ[k].push(t),
                             _ => {
-                                incomplete.get_or_insert_with(|| {
-                                    format!(
+                                incomplete.get_or_insert_with(|| match l.filter(|_| table) {
+                                    Some(l) => format!(
                                         "`{}` branches to `{l}`, which the function lacks",
                                         i.text()
-                                    )
+                                    ),
+                                    None => format!(
+                                        "`{}` branches where the tier cannot follow",
+                                        i.text()
+                                    ),
                                 });
                             }
-                        }
-                    }
-                    if guarded {
-                        succ[k].extend(next);
-                    }
-                }
-                Class::Branch => {
-                    match i.target.as_deref().and_then(|t| f.label(t)) {
-                        Some(t) if t < n => succ[k].push(t),
-                        _ => {
-                            incomplete.get_or_insert_with(|| {
-                                format!("`{}` branches where the tier cannot follow", i.text())
-                            });
                         }
                     }
                     if guarded {
