@@ -17,11 +17,11 @@ pub const HELP: &str = "usage: cargo xtask report diff BASE NEW [--json] [--fail
 
 What changed from the run BASE to the run NEW.
 
-BASE and NEW: a results file, or a folder holding results.jsonl
-(records/<gpu>/<date>/). A file the harness appended to several times holds
-several runs: the latest is taken (the run whose first record comes last),
-or name one with FILE@RUN (the run id, or its end or start: the part a
-merge or summary shows). Records written before runs were recorded belong
+BASE and NEW: a results file, as written or compressed (.jsonl.gz), or a
+folder holding one (records/<gpu>/<date>/, which keeps results.jsonl.gz). A
+file the harness appended to several times holds several runs: the latest
+is taken (the run whose first record comes last), or name one with FILE@RUN
+(the run id, or its end or start: the part a merge or summary shows). Records written before runs were recorded belong
 to synthetic legacy-... runs.
 
 Reported, regressions first:
@@ -91,13 +91,7 @@ fn input(arg: &str) -> (PathBuf, RunChoice) {
         }
         _ => (arg, RunChoice::Latest),
     };
-    let path = Path::new(path);
-    let file = if path.is_dir() {
-        path.join("results.jsonl")
-    } else {
-        path.to_path_buf()
-    };
-    (file, run)
+    (crate::report::results_of(Path::new(path)), run)
 }
 
 /// One run of an input, or why the input cannot be used. An incomplete
@@ -106,7 +100,7 @@ fn input(arg: &str) -> (PathBuf, RunChoice) {
 fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRecords), String> {
     let (file, choice) = input(arg);
     let name = file.display().to_string();
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let bytes = gridcheck_report::read_stored(&file).map_err(|e| format!("cannot read {e}"))?;
     let mut read = gridcheck_report::read_results(&bytes);
     for s in &read.skipped {
         if s.reason.starts_with("an incomplete last line") {
@@ -238,9 +232,16 @@ mod tests {
             input("x/r.jsonl"),
             (PathBuf::from("x/r.jsonl"), RunChoice::Latest)
         );
-        // A folder is its results.jsonl.
+        // A folder is its results.jsonl, or the compressed one a recorded
+        // run keeps.
         let (f, _) = input(env!("CARGO_MANIFEST_DIR"));
         assert!(f.ends_with("results.jsonl"), "{}", f.display());
+        let dir = std::env::temp_dir().join(format!("gc-diff-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("results.jsonl.gz"), gridcheck_report::gzip(b"")).unwrap();
+        let (f, _) = input(&dir.display().to_string());
+        assert_eq!(f, dir.join("results.jsonl.gz"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The command end to end: exit 0 on identical runs, 1 on a pass
@@ -294,6 +295,10 @@ mod tests {
             o[1].clone(),
         ];
         assert_eq!(code(&never), ExitCode::SUCCESS);
+        // NEW compressed, as a recorded run keeps it: the same regression.
+        let new_gz = dir.join("new.jsonl.gz");
+        std::fs::write(&new_gz, gridcheck_report::gzip(line("fail").as_bytes())).unwrap();
+        assert_eq!(code(&[s(&base), s(&new_gz)]), ExitCode::FAILURE);
         assert_eq!(code(&[s(&base), s(&bad)]), ExitCode::from(2));
         assert_eq!(code(&[s(&base)]), ExitCode::from(2));
         std::fs::remove_dir_all(&dir).unwrap();

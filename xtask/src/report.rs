@@ -23,7 +23,7 @@ use gridcheck_spec::Spec;
 
 use crate::{Result, load_spec, root};
 
-const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl[.gz] | run folder>... [--run ID | --all-runs] [--out FILE]
        cargo xtask report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
        cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
                                 (cargo xtask report diff --help says more)";
@@ -55,7 +55,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--all-runs" => a.runs = RunChoice::All,
             "--by-toolchain" => a.by_toolchain = true,
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
-            f => a.files.push(f.into()),
+            f => a.files.push(results_of(f.as_ref())),
         }
     }
     if a.files.is_empty() {
@@ -71,6 +71,16 @@ fn parse(args: &[String]) -> Result<Args> {
         ));
     }
     Ok(a)
+}
+
+/// A results file as given, or the one a run folder holds
+/// (`records/<gpu>/<date>/results.jsonl.gz`).
+pub(crate) fn results_of(p: &std::path::Path) -> PathBuf {
+    if p.is_dir() {
+        gridcheck_report::find_stored(p, "results.jsonl").unwrap_or_else(|| p.join("results.jsonl"))
+    } else {
+        p.to_path_buf()
+    }
 }
 
 /// Whether two paths name one file (through links and `..` too).

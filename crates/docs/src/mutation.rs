@@ -64,7 +64,11 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
         run.machine.label(),
         run.slug,
         run.date,
-        rel(ctx, &run.dir.join("mutants.jsonl"))
+        rel(
+            ctx,
+            &gridcheck_report::find_stored(&run.dir, "mutants.jsonl")
+                .unwrap_or_else(|| run.dir.join("mutants.jsonl"))
+        )
     );
     let budget = run.mutants.iter().map(|r| r.budget_s).fold(0.0, f64::max);
     // The tuned file's extra environments, which a surviving mutant goes on
@@ -190,7 +194,7 @@ fn search_section(out: &mut String, ctx: &Ctx, run: &Run) {
          `conformance/tuning/{}.toml`.\n\n\
          | environment | killed | mutants | GPU s | kills per GPU s |\n|---|---|---|---|---|",
         run.date,
-        rel(ctx, &run.dir.join("mutants-tune*.jsonl")),
+        rel(ctx, &run.dir.join("mutants-tune*.jsonl[.gz]")),
         run.slug
     );
     for (env, (k, n, g)) in per_env {

@@ -20,6 +20,7 @@ mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
+mod stored;
 mod toolchain;
 mod trial;
 mod tuning;
@@ -40,6 +41,9 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
+pub use stored::{
+    GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
+};
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};

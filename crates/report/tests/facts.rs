@@ -286,14 +286,18 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|d| d.path().join("results.jsonl").is_file())
+            .filter(|d| gridcheck_report::find_stored(&d.path(), "results.jsonl").is_some())
             .max_by_key(|d| d.file_name());
         let Some(date) = newest else { continue };
-        let text = std::fs::read_to_string(date.path().join("results.jsonl")).unwrap();
-        let records: Vec<TrialRecord> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let file = gridcheck_report::find_stored(&date.path(), "results.jsonl").unwrap();
+        let read = gridcheck_report::read_results_file(&file).unwrap();
+        assert!(
+            read.skipped.is_empty(),
+            "{}: {:?}",
+            file.display(),
+            read.skipped
+        );
+        let records: Vec<TrialRecord> = read.records;
         let nvcc = records
             .iter()
             .find_map(|r| r.environment.as_ref().and_then(|e| e.nvcc.clone()));
