@@ -32,6 +32,7 @@ mod mutants;
 pub mod options;
 mod piped;
 mod progress;
+mod report;
 mod results_file;
 pub mod sass;
 pub mod server;
@@ -433,6 +434,7 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     match argv.get(1).map(String::as_str) {
         Some("campaign") => return campaign::main(&argv[2..], &default_root),
         Some("campaign-worker") => return campaign::worker_main(&argv[2..]),
+        Some("report") => return report::main(&argv[2..], &default_root),
         _ => {}
     }
     if argv

@@ -22,8 +22,8 @@
 //! under other values.
 
 use crate::{
-    Dependency, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord, major_minor,
-    slug,
+    Dependency, Environment, Fact, FactKind, Facts, MutantRecord, MutantStatus, Place, Status,
+    Subject, TrialId, TrialRecord, major_minor, slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -44,21 +44,11 @@ impl Here {
     /// and toolkit of the toolchain that built its kernels, when the record
     /// names one), else its compiler.
     pub fn of(rec: &TrialRecord) -> Here {
-        let mut h = Here::default();
-        if let Some(e) = &rec.environment {
-            h.gpu = Some(e.gpu.clone());
-            h.sm = Some(e.sm.clone());
-            h.driver = e.driver_version.clone();
-            // The kernels' toolchain when the record names it (its
-            // libcudadevrt is the one linked in), else the harness's nvcc.
-            let built_by = e
-                .toolchain
-                .as_ref()
-                .map(|t| t.nvcc.clone())
-                .or(e.nvcc.clone());
-            h.device_runtime = built_by.clone();
-            h.toolkit = built_by;
-        }
+        let mut h = rec
+            .environment
+            .as_ref()
+            .map(Here::of_environment)
+            .unwrap_or_default();
         if let Some(c) = &rec.compile {
             h.toolkit = Some(c.nvcc.clone());
         }
@@ -67,6 +57,24 @@ impl Here {
             h.sm = rec.trial.sm.clone();
         }
         h
+    }
+
+    /// Where a GPU environment is: its GPU, architecture and driver, and
+    /// the kernels' toolchain when it names one (its libcudadevrt is the
+    /// one linked in), else the harness's nvcc.
+    pub fn of_environment(e: &Environment) -> Here {
+        let built_by = e
+            .toolchain
+            .as_ref()
+            .map(|t| t.nvcc.clone())
+            .or(e.nvcc.clone());
+        Here {
+            gpu: Some(e.gpu.clone()),
+            sm: Some(e.sm.clone()),
+            driver: e.driver_version.clone(),
+            device_runtime: built_by.clone(),
+            toolkit: built_by,
+        }
     }
 }
 
@@ -154,6 +162,22 @@ impl Fact {
         tier == trial.tier && *test == trial.test && rule.is_none_or(|r| *r == trial.rule) && arch
     }
 
+    /// Whether the fact is about a mutant run on `sm`: it names the mutant
+    /// in `mutants`, or its key names the mutant's test on the GPU tier (any
+    /// rule), on that architecture.
+    pub fn covers_mutant(&self, m: &MutantRecord, sm: &str) -> bool {
+        if self.mutants.contains(&m.mutant) {
+            return true;
+        }
+        // A mutant has a test, not a rule: a fact about one rule's trial
+        // covers it when the rest of its key does.
+        let rule = match &self.subject {
+            Subject::Trial(t) => t.rule.as_str(),
+            Subject::Test(_) => "",
+        };
+        self.covers(&TrialId::gpu(sm, rule, &m.test))
+    }
+
     /// Whether it applies on the machine `here`.
     pub fn applies(&self, here: &Here) -> Applies<'_> {
         if let (Some(r), Some(sm)) = (self.arch_range(), &here.sm)
@@ -201,6 +225,29 @@ impl Fact {
 }
 
 impl Facts {
+    /// The `unobserved` fact that makes a surviving mutant equivalent on the
+    /// GPU it ran on, and where it stands there (measured there, or one
+    /// that travels there: never [`Applies::No`]). A fact covers a mutant
+    /// that it names (`mutants`), or whose test its key names on the GPU
+    /// tier and the mutant's architecture. `None` for a mutant that did not
+    /// survive or names no GPU environment.
+    pub fn equivalent<'a>(&'a self, m: &MutantRecord) -> Option<(&'a Fact, Applies<'a>)> {
+        let env = m
+            .environment
+            .as_ref()
+            .filter(|_| m.status == MutantStatus::Survived)?;
+        let here = Here::of_environment(env);
+        let mut found: Vec<(&Fact, Applies)> = self
+            .entries
+            .iter()
+            .filter(|f| f.kind == FactKind::Unobserved && f.covers_mutant(m, &env.sm))
+            .map(|f| (f, f.applies(&here)))
+            .filter(|(_, a)| !matches!(a, Applies::No(_)))
+            .collect();
+        found.sort_by_key(|(_, a)| a.rank());
+        found.into_iter().next()
+    }
+
     /// The facts about a trial: those naming the trial first, then those
     /// naming its test.
     pub fn covering<'a>(&'a self, trial: &TrialId) -> Vec<&'a Fact> {

@@ -16,11 +16,13 @@ pub mod facts;
 mod golden;
 mod junit;
 mod mutant;
+pub mod rates;
 mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
 mod stored;
+pub mod summary;
 mod toolchain;
 mod trial;
 mod tuning;
@@ -31,7 +33,7 @@ pub use block::litmus_block;
 pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
-pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
+pub use mutant::{Count, Equivalent, MutantRecord, MutantRun, MutantStatus, Score, score_text};
 pub use record::{
     Binary, CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord,
     under_current_names,
@@ -44,6 +46,7 @@ pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
 pub use stored::{
     GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
 };
+pub use summary::Summary;
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
