@@ -160,6 +160,7 @@ mod tests {
             recorded_as: None,
             run_id: None,
             run_started: None,
+            escalation: None,
         }
     }
 

@@ -170,6 +170,7 @@ mod tests {
             // is given a synthetic one: `runs.rs` tests that).
             run_id: Some("r1".into()),
             run_started: None,
+            escalation: None,
         }
     }
 
