@@ -135,7 +135,11 @@ fn histogram_rows(changes: &[HistogramChange]) -> String {
             HistogramKind::RateMoved => {
                 format!("the condition's rate moved (z = {:.1})", c.z.unwrap_or(0.0))
             }
-        };
+        } + &c
+            .spread
+            .as_ref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
         s += &format!(
             "| {}{} | {what} | {} | {} |\n",
             code(&c.trial.to_string()),
@@ -217,12 +221,14 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
     let of = |k: ChangeKind| -> Vec<&StatusChange> {
         d.status_changes.iter().filter(|c| c.kind == k).collect()
     };
-    let (reg, known, fix, other) = (
+    let (mut reg, known, fix, other) = (
         of(ChangeKind::Regression),
         of(ChangeKind::KnownChanged),
         of(ChangeKind::Fix),
         of(ChangeKind::Changed),
     );
+    let within: Vec<&StatusChange> = reg.iter().copied().filter(|c| c.within_spread).collect();
+    reg.retain(|c| !c.within_spread);
     let hist_reg: Vec<HistogramChange> = d
         .histogram_changes
         .iter()
@@ -263,6 +269,13 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             d.unchanged
         );
     }
+    if let Some(spread) = &d.spread {
+        s += &format!(
+            "Judged against the run-to-run spread of {spread} (`conformance/spread/`): a rate \
+             change is a regression only beyond it, an allowed state gone only if no baseline run \
+             missed it and no escalation provoked it, a status the baseline saw is within it.\n\n"
+        );
+    }
     s += "## Environments\n\n";
     s += &environments(d);
     let mut section = |title: &str, note: &str, body: String| {
@@ -284,6 +297,14 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             "A status worse than before (pass, xfail, quality warning, not run, failing, in that \
              order), or a state the model cannot reach observed now and not before.\n\n",
             body,
+        );
+    }
+    if !within.is_empty() {
+        section(
+            "Within the run-to-run spread",
+            "A status worse than before that the baseline's runs of this GPU also recorded for \
+             the trial: not a regression.\n\n",
+            status_rows(&within),
         );
     }
     if !known.is_empty() {
@@ -332,6 +353,54 @@ mod tests {
 
     fn rec(trial: &str, status: Status) -> TrialRecord {
         TrialRecord::new(trial.parse().unwrap(), status, format!("{status}\nmore"))
+    }
+
+    /// Against a baseline: a status the baseline saw is shown within the
+    /// spread, not as a regression, and the header names the baseline.
+    #[test]
+    fn markdown_against_a_spread() {
+        let on_gpu = |status: Status, run: &str| {
+            let mut r = rec("gpu/sm_90/r.a/t", status);
+            r.environment = Some(gridcheck_report::Environment {
+                gpu: "H100".into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: None,
+                driver_version: None,
+                tuning: None,
+                tuning_file: None,
+                device: None,
+                binary: None,
+                toolchain: None,
+            });
+            r.run_id = Some(run.into());
+            vec![r]
+        };
+        let runs: Vec<(String, gridcheck_report::RunRecords)> =
+            [on_gpu(Status::Pass, "a"), on_gpu(Status::Timeout, "b")]
+                .into_iter()
+                .map(|r| ("f".to_string(), gridcheck_report::split_runs(r).remove(0)))
+                .collect();
+        let spread = gridcheck_report::spread::Spread::of(&runs).unwrap();
+        let (base, new) = (on_gpu(Status::Pass, "x"), on_gpu(Status::Timeout, "y"));
+        let d = gridcheck_report::run_diff::diff_runs_with(&base, &new, Some(&spread));
+        let md = markdown(&d, "a", "b");
+        assert!(md.contains("**0 regression(s)** (0 status"), "{md}");
+        assert!(
+            md.contains("Judged against the run-to-run spread of H100, 2 runs"),
+            "{md}"
+        );
+        assert!(
+            md.contains("## Within the run-to-run spread")
+                && md.contains("| `gpu/sm_90/r.a/t` | pass | timeout |")
+                && !md.contains("## Regressions"),
+            "{md}"
+        );
+        let plain = markdown(&diff_runs(&base, &new), "a", "b");
+        assert!(
+            plain.contains("## Regressions") && !plain.contains("spread of"),
+            "{plain}"
+        );
     }
 
     #[test]

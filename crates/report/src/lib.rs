@@ -23,6 +23,7 @@ mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
+pub mod spread;
 mod stored;
 pub mod summary;
 mod toolchain;

@@ -154,3 +154,33 @@ fn every_recorded_results_and_mutants_file_reads_whole() {
     }
     assert!(results >= 18, "{results} results files");
 }
+
+/// The committed spread of the H100 (`conformance/spread/`) parses, is of
+/// the H100's runs, and judges the comparable recorded runs the same: no
+/// regression from one to the next.
+#[test]
+fn the_committed_h100_spread_and_the_runs_it_comes_from() {
+    use gridcheck_report::run_diff::diff_runs_with;
+    use gridcheck_report::spread::{SPREAD_DIR, Spread};
+    let root = root();
+    let path = root.join(SPREAD_DIR).join("nvidia-h100-80gb-hbm3.json");
+    let spread = Spread::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(spread.gpu, "NVIDIA H100 80GB HBM3");
+    assert!(spread.runs.len() >= 5, "{:?}", spread.runs);
+    let run = |date: &str| {
+        let f = find_stored(
+            &root.join("records/nvidia-h100-80gb-hbm3").join(date),
+            "results.jsonl",
+        )
+        .unwrap();
+        read_results_file(&f).unwrap().records
+    };
+    for (a, b) in [
+        ("2026-11-26.3", "2026-11-26.4"),
+        ("2026-11-26.4", "2026-11-26.5"),
+    ] {
+        let d = diff_runs_with(&run(a), &run(b), Some(&spread));
+        assert_eq!(d.regressions(), 0, "{a} to {b}: {d:#?}");
+        assert!(d.spread.is_some());
+    }
+}
