@@ -215,60 +215,76 @@ fn environments(d: &RunDiff) -> String {
     s
 }
 
-/// The diff as Markdown: a one-line verdict, the environments side by
-/// side, then each kind of change (regressions first).
-pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
-    let of = |k: ChangeKind| -> Vec<&StatusChange> {
-        d.status_changes.iter().filter(|c| c.kind == k).collect()
-    };
-    let (mut reg, known, fix, other) = (
-        of(ChangeKind::Regression),
-        of(ChangeKind::KnownChanged),
-        of(ChangeKind::Fix),
-        of(ChangeKind::Changed),
-    );
-    let within: Vec<&StatusChange> = reg.iter().copied().filter(|c| c.within_spread).collect();
-    reg.retain(|c| !c.within_spread);
-    let hist_reg: Vec<HistogramChange> = d
-        .histogram_changes
-        .iter()
-        .filter(|c| c.regression)
-        .cloned()
-        .collect();
-    let hist_other: Vec<HistogramChange> = d
-        .histogram_changes
-        .iter()
-        .filter(|c| !c.regression)
-        .cloned()
-        .collect();
-    let mut s = format!(
-        "# What changed from BASE to NEW\n\nBASE: {}  \nNEW: {}\n\n",
-        code(base),
-        code(new)
-    );
-    if d.is_empty() {
-        s += &format!(
+/// A diff's changes by kind, as the Markdown shows them.
+struct Grouped<'a> {
+    /// Status regressions beyond the spread, and within it.
+    reg: Vec<&'a StatusChange>,
+    within: Vec<&'a StatusChange>,
+    known: Vec<&'a StatusChange>,
+    fix: Vec<&'a StatusChange>,
+    other: Vec<&'a StatusChange>,
+    hist_reg: Vec<HistogramChange>,
+    hist_other: Vec<HistogramChange>,
+}
+
+impl<'a> Grouped<'a> {
+    fn of(d: &'a RunDiff) -> Grouped<'a> {
+        let of = |k: ChangeKind| -> Vec<&StatusChange> {
+            d.status_changes.iter().filter(|c| c.kind == k).collect()
+        };
+        let (reg, within) = of(ChangeKind::Regression)
+            .into_iter()
+            .partition(|c| !c.within_spread);
+        let (hist_reg, hist_other) = d
+            .histogram_changes
+            .iter()
+            .cloned()
+            .partition(|c| c.regression);
+        Grouped {
+            reg,
+            within,
+            known: of(ChangeKind::KnownChanged),
+            fix: of(ChangeKind::Fix),
+            other: of(ChangeKind::Changed),
+            hist_reg,
+            hist_other,
+        }
+    }
+}
+
+/// The verdict line, and the baseline it was judged against.
+fn headline(d: &RunDiff, g: &Grouped) -> String {
+    let mut s = if d.is_empty() {
+        format!(
             "**No change**: the same {} trials, with the same statuses and histograms.\n\n",
             d.unchanged
-        );
+        )
     } else {
-        s += &format!(
-            "**{} regression(s)** ({} status, {} forbidden state(s) newly observed); {} known \
+        let forbidden = g
+            .hist_reg
+            .iter()
+            .filter(|c| c.kind == HistogramKind::ForbiddenObserved)
+            .count();
+        let beyond = match g.hist_reg.len() - forbidden {
+            0 => String::new(),
+            n => format!(", {n} histogram change(s) beyond the spread"),
+        };
+        format!(
+            "**{} regression(s)** ({} status, {forbidden} forbidden state(s) newly observed{beyond}); {} known \
              discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
              other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
              trial; below, a test listed by several rules is one line).\n\n",
             d.regressions(),
-            reg.len(),
-            hist_reg.len(),
-            known.len(),
-            fix.len(),
-            other.len(),
-            hist_other.len(),
+            g.reg.len(),
+            g.known.len(),
+            g.fix.len(),
+            g.other.len() + g.within.len(),
+            g.hist_other.len(),
             d.added.len(),
             d.removed.len(),
             d.unchanged
-        );
-    }
+        )
+    };
     if let Some(spread) = &d.spread {
         s += &format!(
             "Judged against the run-to-run spread of {spread} (`conformance/spread/`): a rate \
@@ -276,6 +292,28 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
              missed it and no escalation provoked it, a status the baseline saw is within it.\n\n"
         );
     }
+    s
+}
+
+/// The diff as Markdown: a one-line verdict, the environments side by
+/// side, then each kind of change (regressions first).
+pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
+    let g = Grouped::of(d);
+    let Grouped {
+        reg,
+        within,
+        known,
+        fix,
+        other,
+        hist_reg,
+        hist_other,
+    } = &g;
+    let mut s = format!(
+        "# What changed from BASE to NEW\n\nBASE: {}  \nNEW: {}\n\n",
+        code(base),
+        code(new)
+    );
+    s += &headline(d, &g);
     s += "## Environments\n\n";
     s += &environments(d);
     let mut section = |title: &str, note: &str, body: String| {
@@ -284,13 +322,13 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
     if !reg.is_empty() || !hist_reg.is_empty() {
         let mut body = String::new();
         if !reg.is_empty() {
-            body += &status_rows(&reg);
+            body += &status_rows(reg);
         }
         if !hist_reg.is_empty() {
             if !body.is_empty() {
                 body.push('\n');
             }
-            body += &histogram_rows(&hist_reg);
+            body += &histogram_rows(hist_reg);
         }
         section(
             "Regressions",
@@ -304,7 +342,7 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             "Within the run-to-run spread",
             "A status worse than before that the baseline's runs of this GPU also recorded for \
              the trial: not a regression.\n\n",
-            status_rows(&within),
+            status_rows(within),
         );
     }
     if !known.is_empty() {
@@ -312,17 +350,17 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             "Known discrepancies no longer reproducing",
             "Listed as known failures in BASE; NEW did not reproduce them. Check the \
              expectations file's entry.\n\n",
-            status_rows(&known),
+            status_rows(known),
         );
     }
     if !fix.is_empty() {
-        section("Fixes", "", status_rows(&fix));
+        section("Fixes", "", status_rows(fix));
     }
     if !other.is_empty() {
         section(
             "Other status changes",
             "A status of the same rank.\n\n",
-            status_rows(&other),
+            status_rows(other),
         );
     }
     if !hist_other.is_empty() {
@@ -333,7 +371,7 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
                  (positive / instances) moving beyond the run-to-run spread: |z| >= {RATE_Z} in a \
                  two-proportion test and a factor of at least {RATE_FACTOR}.\n\n"
             ),
-            histogram_rows(&hist_other),
+            histogram_rows(hist_other),
         );
     }
     if !d.added.is_empty() {

@@ -119,6 +119,13 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
              without CDP1)."
         );
     }
+    count_tables(out, &s);
+    survivors(out, run, &s);
+    time_to_kill(out, run);
+}
+
+/// The score per operator and per test.
+fn count_tables(out: &mut String, s: &Score) {
     let _ = writeln!(
         out,
         "\n### Per operator\n\n| operator | killed | score |\n|---|---|---|"
@@ -145,6 +152,10 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
             c.percent()
         );
     }
+}
+
+/// The survivors equivalent on the GPU, with their facts, then the others.
+fn survivors(out: &mut String, run: &Run, s: &Score) {
     let _ = writeln!(out, "\n### Equivalent on this GPU\n");
     if s.equivalent.is_empty() {
         let _ = writeln!(out, "None.");
@@ -174,6 +185,10 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
             r.message
         );
     }
+}
+
+/// How long each killed mutant took to kill.
+fn time_to_kill(out: &mut String, run: &Run) {
     let killed: Vec<&MutantRecord> = last(&run.mutants)
         .into_iter()
         .filter(|r| r.status == MutantStatus::Killed)

@@ -22,8 +22,8 @@
 //! under other values.
 
 use crate::{
-    Dependency, Environment, Fact, FactKind, Facts, MutantRecord, MutantStatus, Place, Status,
-    Subject, TrialId, TrialRecord, major_minor, slug,
+    Dependency, Environment, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord,
+    major_minor, slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -128,7 +128,7 @@ pub enum Applies<'a> {
 impl Applies<'_> {
     /// Preference among the facts that cover a trial: measured here, then
     /// applying, then measured under other dependencies.
-    fn rank(&self) -> u8 {
+    pub(crate) fn rank(&self) -> u8 {
         match self {
             Applies::Measured(_) => 0,
             Applies::Elsewhere(_) => 1,
@@ -160,22 +160,6 @@ impl Fact {
             _ => *sm == trial.sm,
         };
         tier == trial.tier && *test == trial.test && rule.is_none_or(|r| *r == trial.rule) && arch
-    }
-
-    /// Whether the fact is about a mutant run on `sm`: it names the mutant
-    /// in `mutants`, or its key names the mutant's test on the GPU tier (any
-    /// rule), on that architecture.
-    pub fn covers_mutant(&self, m: &MutantRecord, sm: &str) -> bool {
-        if self.mutants.contains(&m.mutant) {
-            return true;
-        }
-        // A mutant has a test, not a rule: a fact about one rule's trial
-        // covers it when the rest of its key does.
-        let rule = match &self.subject {
-            Subject::Trial(t) => t.rule.as_str(),
-            Subject::Test(_) => "",
-        };
-        self.covers(&TrialId::gpu(sm, rule, &m.test))
     }
 
     /// Whether it applies on the machine `here`.
@@ -225,29 +209,6 @@ impl Fact {
 }
 
 impl Facts {
-    /// The `unobserved` fact that makes a surviving mutant equivalent on the
-    /// GPU it ran on, and where it stands there (measured there, or one
-    /// that travels there: never [`Applies::No`]). A fact covers a mutant
-    /// that it names (`mutants`), or whose test its key names on the GPU
-    /// tier and the mutant's architecture. `None` for a mutant that did not
-    /// survive or names no GPU environment.
-    pub fn equivalent<'a>(&'a self, m: &MutantRecord) -> Option<(&'a Fact, Applies<'a>)> {
-        let env = m
-            .environment
-            .as_ref()
-            .filter(|_| m.status == MutantStatus::Survived)?;
-        let here = Here::of_environment(env);
-        let mut found: Vec<(&Fact, Applies)> = self
-            .entries
-            .iter()
-            .filter(|f| f.kind == FactKind::Unobserved && f.covers_mutant(m, &env.sm))
-            .map(|f| (f, f.applies(&here)))
-            .filter(|(_, a)| !matches!(a, Applies::No(_)))
-            .collect();
-        found.sort_by_key(|(_, a)| a.rank());
-        found.into_iter().next()
-    }
-
     /// The facts about a trial: those naming the trial first, then those
     /// naming its test.
     pub fn covering<'a>(&'a self, trial: &TrialId) -> Vec<&'a Fact> {

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use gridcheck_spec::{State, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::{Applies, Environment, Facts};
+use crate::applicability::Here;
+use crate::{Applies, Environment, Fact, FactKind, Facts, Subject, TrialId};
 
 /// What became of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -214,6 +215,49 @@ impl Score {
             s.per_test.entry(r.test.clone()).or_default().add(killed);
         }
         s
+    }
+}
+
+impl Facts {
+    /// The `unobserved` fact that makes a surviving mutant equivalent on the
+    /// GPU it ran on, and where it stands there (measured there, or one
+    /// that travels there: never [`Applies::No`]). A fact covers a mutant
+    /// that it names (`mutants`), or whose test its key names on the GPU
+    /// tier and the mutant's architecture. `None` for a mutant that did not
+    /// survive or names no GPU environment.
+    pub fn equivalent<'a>(&'a self, m: &MutantRecord) -> Option<(&'a Fact, Applies<'a>)> {
+        let env = m
+            .environment
+            .as_ref()
+            .filter(|_| m.status == MutantStatus::Survived)?;
+        let here = Here::of_environment(env);
+        let mut found: Vec<(&Fact, Applies)> = self
+            .entries
+            .iter()
+            .filter(|f| f.kind == FactKind::Unobserved && f.covers_mutant(m, &env.sm))
+            .map(|f| (f, f.applies(&here)))
+            .filter(|(_, a)| !matches!(a, Applies::No(_)))
+            .collect();
+        found.sort_by_key(|(_, a)| a.rank());
+        found.into_iter().next()
+    }
+}
+
+impl Fact {
+    /// Whether the fact is about a mutant run on `sm`: it names the mutant
+    /// in `mutants`, or its key names the mutant's test on the GPU tier (any
+    /// rule), on that architecture.
+    pub fn covers_mutant(&self, m: &MutantRecord, sm: &str) -> bool {
+        if self.mutants.contains(&m.mutant) {
+            return true;
+        }
+        // A mutant has a test, not a rule: a fact about one rule's trial
+        // covers it when the rest of its key does.
+        let rule = match &self.subject {
+            Subject::Trial(t) => t.rule.as_str(),
+            Subject::Test(_) => "",
+        };
+        self.covers(&TrialId::gpu(sm, rule, &m.test))
     }
 }
 

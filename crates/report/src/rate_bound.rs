@@ -6,6 +6,27 @@
 //! `1 - (1 - confidence)^(1/n)` (at 95 %, about 3/n, the rule of three);
 //! with `k = n`, 1. An escalation that never provoked an outcome records
 //! this bound.
+//!
+//! And whether two rates differ beyond sampling: the pooled two-proportion
+//! z ([`two_proportion_z`]) and the `|z|` a rate change must reach,
+//! [`RATE_Z`] (`report diff` and the spread use both).
+
+/// The z a rate change must reach (two-sided).
+pub const RATE_Z: f64 = 4.0;
+
+/// The two-proportion z of `x1/n1` against `x2/n2` (pooled), `None` when
+/// both rates are 0 or both 1.
+pub fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> Option<f64> {
+    if n1 == 0 || n2 == 0 {
+        return None;
+    }
+    let (x1, n1, x2, n2) = (x1 as f64, n1 as f64, x2 as f64, n2 as f64);
+    let p = (x1 + x2) / (n1 + n2);
+    if p <= 0.0 || p >= 1.0 {
+        return None;
+    }
+    Some((x2 / n2 - x1 / n1) / (p * (1.0 - p) * (1.0 / n1 + 1.0 / n2)).sqrt())
+}
 
 /// The one-sided 95 % upper bound on a rate from `k` observations in `n`
 /// instances; `None` when `n` is 0 or `k > n` (nothing to bound).

@@ -35,8 +35,7 @@ use serde::Serialize;
 use crate::spread::Spread;
 use crate::{HardwareResult, Status, TrialId, TrialRecord};
 
-/// The z a rate change must reach (two-sided).
-pub const RATE_Z: f64 = 4.0;
+pub use crate::rate_bound::{RATE_Z, two_proportion_z};
 /// The factor between two rates a rate change must reach.
 pub const RATE_FACTOR: f64 = 2.0;
 
@@ -387,28 +386,6 @@ fn status_change(
     })
 }
 
-pub(crate) fn show(state: &gridcheck_spec::State) -> String {
-    state
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The two-proportion z of `x1/n1` against `x2/n2` (pooled), `None` when
-/// both rates are 0 or both 1.
-pub fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> Option<f64> {
-    if n1 == 0 || n2 == 0 {
-        return None;
-    }
-    let (x1, n1, x2, n2) = (x1 as f64, n1 as f64, x2 as f64, n2 as f64);
-    let p = (x1 + x2) / (n1 + n2);
-    if p <= 0.0 || p >= 1.0 {
-        return None;
-    }
-    Some((x2 / n2 - x1 / n1) / (p * (1.0 - p) * (1.0 / n1 + 1.0 / n2)).sqrt())
-}
-
 /// The histogram changes of a trial from `b` to NEW's record `nr` (its
 /// histogram `n`, its escalation), judged against the spread if given.
 fn histogram_changes(
@@ -441,7 +418,7 @@ fn histogram_changes(
     for row in n.rows.iter().filter(|r| !r.modeled && r.count > 0) {
         if count(b, &row.state, true) == 0 {
             let counts = (count(b, &row.state, false), row.count);
-            let state = Some(show(&row.state));
+            let state = Some(crate::spread::state_text(&row.state));
             out.push(change(
                 HistogramKind::ForbiddenObserved,
                 state,
@@ -455,30 +432,13 @@ fn histogram_changes(
     if n.instances > 0 {
         for row in b.rows.iter().filter(|r| r.modeled && r.count > 0) {
             if count(n, &row.state, false) == 0 {
-                let shown = show(&row.state);
-                let missed = spread.and_then(|s| s.ever_missing(&key, &shown));
-                let provoked = nr
+                let shown = crate::spread::state_text(&row.state);
+                let escalation = nr
                     .escalation
                     .as_ref()
                     .filter(|e| e.showed(&row.state, row.satisfies));
-                let (regression, note) = match (missed, provoked) {
-                    (None, _) => (false, None),
-                    (Some(true), _) => (false, Some("a baseline run missed it too".to_string())),
-                    (Some(false), Some(e)) => (
-                        false,
-                        Some(format!(
-                            "no baseline run missed it; NEW's escalation showed it ({})",
-                            e.provoked_by.as_deref().unwrap_or("in a step's histogram")
-                        )),
-                    ),
-                    (Some(false), None) => (
-                        true,
-                        Some(
-                            "no baseline run missed it, and no escalation of NEW provoked it"
-                                .to_string(),
-                        ),
-                    ),
-                };
+                let (regression, note) =
+                    crate::spread::judge_gone(spread, &key, &shown, escalation);
                 let counts = (row.count, 0);
                 out.push(change(
                     HistogramKind::AllowedGone,
@@ -498,18 +458,8 @@ fn histogram_changes(
         );
         let (lo, hi) = (p1.min(p2), p1.max(p2));
         let moved = z.abs() >= RATE_Z && (lo == 0.0 || hi / lo >= RATE_FACTOR);
-        let call = spread.and_then(|s| s.rate_call(&key, n.positive, n.instances));
-        let (listed, regression, note) = match call {
-            Some(c) if z.abs() >= RATE_Z && c.beyond => {
-                (true, true, Some(format!("beyond the spread ({})", c.note)))
-            }
-            Some(c) => (
-                moved,
-                false,
-                Some(format!("within the spread ({})", c.note)),
-            ),
-            None => (moved, false, None),
-        };
+        let (listed, regression, note) =
+            crate::spread::judge_rate(spread, &key, z, moved, (n.positive, n.instances));
         if listed {
             let counts = (b.positive, n.positive);
             out.push(change(

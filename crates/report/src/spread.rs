@@ -6,7 +6,7 @@
 //! of the NEW run's GPU ([`crate::run_diff::diff_runs_with`]):
 //!
 //! - a rate change is a regression only beyond the spread: NEW's rate
-//!   outside the baseline's range and `|z| >=` [`crate::run_diff::RATE_Z`]
+//!   outside the baseline's range and `|z| >=` [`crate::rate_bound::RATE_Z`]
 //!   against its nearest end; within it, it is listed and not a regression;
 //! - an allowed state no longer seen is a regression only when no baseline
 //!   run missed it and NEW's escalation did not provoke it;
@@ -165,7 +165,7 @@ impl Spread {
     }
 
     /// Whether a rate of `positive` in `instances` is beyond the trial's
-    /// spread: outside its range and `|z| >=` [`crate::run_diff::RATE_Z`]
+    /// spread: outside its range and `|z| >=` [`crate::rate_bound::RATE_Z`]
     /// against the nearer end. `None` when the baseline has no rate for it.
     pub fn rate_call(&self, trial: &str, positive: u64, instances: u64) -> Option<RateCall> {
         let t = self.trials.get(trial)?;
@@ -179,8 +179,8 @@ impl Spread {
             None
         };
         let beyond = nearest.is_some_and(|e| {
-            crate::run_diff::two_proportion_z(e.positive, e.instances, positive, instances)
-                .is_some_and(|z| z.abs() >= crate::run_diff::RATE_Z)
+            crate::rate_bound::two_proportion_z(e.positive, e.instances, positive, instances)
+                .is_some_and(|z| z.abs() >= crate::rate_bound::RATE_Z)
         });
         Some(RateCall {
             beyond,
@@ -208,6 +208,69 @@ impl Spread {
     }
 }
 
+/// An allowed state of `trial` that NEW no longer shows, judged against
+/// the spread: a regression only when no baseline run missed it and NEW's
+/// escalation (`escalation`, when it showed the state) did not provoke it;
+/// with why. Without a baseline of the trial: no regression, no note.
+pub(crate) fn judge_gone(
+    spread: Option<&Spread>,
+    trial: &str,
+    state: &str,
+    escalation: Option<&crate::Escalation>,
+) -> (bool, Option<String>) {
+    match (
+        spread.and_then(|s| s.ever_missing(trial, state)),
+        escalation,
+    ) {
+        (None, _) => (false, None),
+        (Some(true), _) => (false, Some("a baseline run missed it too".into())),
+        (Some(false), Some(e)) => (
+            false,
+            Some(format!(
+                "no baseline run missed it; NEW's escalation showed it ({})",
+                e.provoked_by.as_deref().unwrap_or("in a step's histogram")
+            )),
+        ),
+        (Some(false), None) => (
+            true,
+            Some("no baseline run missed it, and no escalation of NEW provoked it".into()),
+        ),
+    }
+}
+
+/// A rate change of `trial` (z against BASE; `moved`: beyond the test
+/// without a spread, `|z|` and the factor) judged against the spread, NEW
+/// at `(positive, instances)`: whether it is listed, whether a regression,
+/// and why.
+pub(crate) fn judge_rate(
+    spread: Option<&Spread>,
+    trial: &str,
+    z: f64,
+    moved: bool,
+    (positive, instances): (u64, u64),
+) -> (bool, bool, Option<String>) {
+    match spread.and_then(|s| s.rate_call(trial, positive, instances)) {
+        Some(c) if z.abs() >= crate::rate_bound::RATE_Z && c.beyond => {
+            (true, true, Some(format!("beyond the spread ({})", c.note)))
+        }
+        Some(c) => (
+            moved,
+            false,
+            Some(format!("within the spread ({})", c.note)),
+        ),
+        None => (moved, false, None),
+    }
+}
+
+/// A state as reports and baselines write it: `name=value; ...`.
+pub(crate) fn state_text(state: &gridcheck_spec::State) -> String {
+    state
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// One run's record of a trial into its spread.
 fn add_run(t: &mut TrialSpread, r: &TrialRecord) {
     *t.statuses.entry(r.status).or_default() += 1;
@@ -229,8 +292,7 @@ fn add_run(t: &mut TrialSpread, r: &TrialRecord) {
     });
     let mut here: BTreeMap<String, f64> = BTreeMap::new();
     for row in &h.rows {
-        *here.entry(crate::run_diff::show(&row.state)).or_default() +=
-            row.count as f64 / h.instances as f64;
+        *here.entry(state_text(&row.state)).or_default() += row.count as f64 / h.instances as f64;
     }
     // States this run missed: rate 0 here.
     for (state, range) in t.states.iter_mut() {
