@@ -122,7 +122,7 @@ pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
     let documents = match load_documents(dir) {
         Ok(d) => d,
         Err(e) => {
-            errors.push(e);
+            errors.push(*e);
             None
         }
     };
@@ -138,14 +138,17 @@ pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
 
 /// The documents other than the seeds that rules quote,
 /// `<spec dir>/documents/*.txt` ([`crate::documents`]), if the folder exists.
-fn load_documents(dir: &Path) -> Result<Option<Seeds>, SpecError> {
+fn load_documents(dir: &Path) -> Result<Option<Seeds>, Box<SpecError>> {
     let docs = dir.join(crate::documents::DIR);
     if !docs.is_dir() {
         return Ok(None);
     }
-    Seeds::load(&docs)
-        .map(Some)
-        .map_err(|e| SpecError::new(&docs, format!("cannot read the documents: {e}")))
+    Seeds::load(&docs).map(Some).map_err(|e| {
+        Box::new(SpecError::new(
+            &docs,
+            format!("cannot read the documents: {e}"),
+        ))
+    })
 }
 
 /// Loads and validates spec texts given as (path, contents). With `seeds`,
