@@ -1,63 +1,93 @@
-//! The testing environment the options make (`Options::environment`, one
-//! `gridcheck_report::Tuning`): the built-in one, else the GPU's tuned file
-//! (`conformance/tuning/<gpu>.toml`, else its architecture's,
-//! `conformance/tuning/sm_90.toml`, or `--tuning FILE`), with the fields
-//! given as flags winning, the file used recorded; and the flag that hands
-//! it all, extra environments included, to a worker. Fields are merged by
-//! name, never copied one by one: a new incantation is a field of the
-//! environment type and a row of the flag table (`flags.rs`).
+//! The testing environment of a run (one `gridcheck_report::Tuning`): the
+//! built-in one, else the GPU's tuned file (`conformance/tuning/<gpu>.toml`,
+//! else its architecture's, `conformance/tuning/sm_90.toml`, or `--tuning
+//! FILE`), with the fields given as flags winning, and the file used
+//! recorded. Fields are merged by name, never copied one by one: a new
+//! incantation is a field of the environment type and a row of the flag
+//! table (`flags.rs`). The environment chosen travels whole in every GPU
+//! job (`job.rs`).
 
-use crate::Options;
+use std::path::{Path, PathBuf};
+
+use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::Tuning;
+use serde_json::{Map, Value};
 
-impl Options {
+/// What the command line says of the environment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EnvironmentFlags {
+    /// The fields given as flags, by name.
+    pub fields: Map<String, Value>,
+    /// `--tuning FILE|none`.
+    pub tuning: TuningChoice,
+}
+
+/// Where the environment's values come from, under the flags.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum TuningChoice {
+    /// The GPU's tuned file when there is one, else the built-in values.
+    #[default]
+    Device,
+    /// `--tuning FILE`.
+    File(PathBuf),
+    /// `--tuning none`: the built-in values.
+    None,
+}
+
+/// The environment a run uses, and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Environment {
+    pub tuning: Tuning,
+    /// For the summary: the file and the flags given, or the built-in one.
+    pub from: String,
+    /// The tuned file used, relative to the root when under it (the
+    /// records carry it); `None`: the built-in values.
+    pub file: Option<String>,
+}
+
+impl EnvironmentFlags {
     /// `base` with the fields given as flags in place of its own.
-    pub fn with_flags(&self, base: &Tuning) -> Result<Tuning, String> {
+    pub fn over(&self, base: &Tuning) -> Result<Tuning, String> {
         let mut fields = match serde_json::to_value(base) {
-            Ok(serde_json::Value::Object(m)) => m,
+            Ok(Value::Object(m)) => m,
             _ => return Err("the testing environment is not an object".into()),
         };
-        fields.extend(self.environment_flags.clone());
-        serde_json::from_value(serde_json::Value::Object(fields))
+        fields.extend(self.fields.clone());
+        serde_json::from_value(Value::Object(fields))
             .map_err(|e| format!("the environment flags: {e}"))
     }
 
-    /// Takes `t` as the environment, but for the fields given as flags.
-    pub fn apply_tuning(&mut self, t: &Tuning, from: String) -> Result<(), String> {
-        self.environment = self.with_flags(t)?;
-        self.tuned_from = from;
-        Ok(())
-    }
-
-    /// Takes the testing environment from `--tuning FILE`, or from the GPU's
-    /// tuned file when there is one; flags given on the command line win.
-    pub fn tune(&mut self, device: Option<&gridcheck_gpu::DeviceInfo>) -> Result<(), String> {
-        if self.no_tuning {
-            self.tuned_from = "the built-in environment (--tuning none)".into();
-            return Ok(());
-        }
+    /// The environment of a run on `device` (none: the GPU tier is off or
+    /// cannot run) in the checkout `root`: `--tuning FILE`, else the GPU's
+    /// tuned file when there is one, else the built-in values; the flags
+    /// given win.
+    pub fn choose(&self, root: &Path, device: Option<&DeviceInfo>) -> Result<Environment, String> {
         let found = match (&self.tuning, device) {
-            (Some(path), _) => Some((path.clone(), Tuning::load(path)?)),
-            (None, Some(d)) => Tuning::for_device(&self.root, &d.name, &d.sm)?,
-            (None, None) => None,
+            (TuningChoice::None, _) => {
+                return Ok(Environment {
+                    tuning: self.over(&Tuning::default())?,
+                    from: "the built-in environment (--tuning none)".into(),
+                    file: None,
+                });
+            }
+            (TuningChoice::File(path), _) => Some((path.clone(), Tuning::load(path)?)),
+            (TuningChoice::Device, Some(d)) => Tuning::for_device(root, &d.name, &d.sm)?,
+            (TuningChoice::Device, None) => None,
         };
-        if let Some((path, t)) = found {
-            let shown = path.strip_prefix(&self.root).unwrap_or(&path);
-            self.tuning_file = Some(shown.display().to_string());
-            let given: Vec<&String> = self.environment_flags.keys().collect();
-            let from = format!("{} (flags given: {given:?})", shown.display());
-            self.apply_tuning(&t, from)?;
-        }
-        Ok(())
-    }
-
-    /// The flag that gives a worker this environment, extra environments
-    /// included.
-    pub fn environment_args(&self) -> Vec<String> {
-        vec![
-            "--environment".into(),
-            serde_json::to_string(&self.environment).unwrap_or_default(),
-        ]
+        let Some((path, t)) = found else {
+            return Ok(Environment {
+                tuning: self.over(&Tuning::default())?,
+                from: "the built-in environment".into(),
+                file: None,
+            });
+        };
+        let shown = path.strip_prefix(root).unwrap_or(&path);
+        let given: Vec<&String> = self.fields.keys().collect();
+        Ok(Environment {
+            tuning: self.over(&t)?,
+            from: format!("{} (flags given: {given:?})", shown.display()),
+            file: Some(shown.display().to_string()),
+        })
     }
 }
 
@@ -67,18 +97,18 @@ mod tests {
     use gridcheck_gpu::Budget;
     use gridcheck_report::SearchPoint;
 
-    fn parse(a: &[&str]) -> Result<Options, String> {
-        Options::parse(a.iter().map(|s| s.to_string()).collect(), "/r".into())
+    fn flags(a: &[&str]) -> Result<EnvironmentFlags, String> {
+        let argv = a.iter().map(|s| s.to_string()).collect();
+        crate::flags::parse(argv, "/r".into()).map(|o| o.environment)
     }
 
-    fn worker_of(o: &Options) -> Options {
-        let mut argv = vec!["bin".to_string()];
-        argv.extend(o.environment_args());
-        Options::parse(argv, "/r".into()).unwrap()
+    /// What `flags` make of `base` (a tuned file's values).
+    fn over(a: &[&str], base: &Tuning) -> Tuning {
+        flags(a).unwrap().over(base).unwrap()
     }
 
     #[test]
-    fn a_flag_wins_over_the_tuned_file_and_reaches_workers() {
+    fn a_flag_wins_over_the_tuned_file() {
         let mut t = Tuning {
             line_burst: 256,
             stress_lines: true,
@@ -93,40 +123,62 @@ mod tests {
             name: "late".into(),
             tuning: late,
         }];
-        let mut o = parse(&["bin", "--line-burst", "64"]).unwrap();
-        assert_eq!(o.environment.line_burst, 64, "the flag over the built-in");
-        o.apply_tuning(&t, "t.toml".into()).unwrap();
-        assert_eq!(o.environment.line_burst, 64, "the flag wins");
-        assert!(
-            o.environment.stress_lines,
-            "the file gives what no flag gave"
-        );
-        assert_eq!(
-            o.environment.extra, t.extra,
-            "the file's extra environments"
-        );
-        let w = worker_of(&o);
-        assert_eq!(
-            w.environment, o.environment,
-            "a worker gets the same environment, extra ones included"
-        );
-        // A worker's environment is all flags: no file changes it.
-        let mut again = w.clone();
-        again
-            .apply_tuning(&Tuning::default(), "u.toml".into())
-            .unwrap();
-        assert_eq!(again.environment, o.environment);
+        let builtin = over(&["bin", "--line-burst", "64"], &Tuning::default());
+        assert_eq!(builtin.line_burst, 64, "the flag over the built-in");
+        let e = over(&["bin", "--line-burst", "64"], &t);
+        assert_eq!(e.line_burst, 64, "the flag wins");
+        assert!(e.stress_lines, "the file gives what no flag gave");
+        assert_eq!(e.extra, t.extra, "the file's extra environments");
         // Extra environments given as flags win over the file's.
         let late = serde_json::to_string(&t.extra[0]).unwrap();
-        let mut mine = parse(&["bin", "--extra-environment", &late]).unwrap();
         let mut other = t.clone();
         other.extra[0].name = "other".into();
-        mine.apply_tuning(&other, "u.toml".into()).unwrap();
-        assert_eq!(mine.environment.extra[0].name, "late");
-        let e = parse(&["bin", "--extra-environment", "{"]).unwrap_err();
+        let mine = over(&["bin", "--extra-environment", &late], &other);
+        assert_eq!(mine.extra[0].name, "late");
+        let e = flags(&["bin", "--extra-environment", "{"]).unwrap_err();
         assert!(e.starts_with("`--extra-environment {`"), "{e}");
-        let e = parse(&["bin", "--environment", "{\"instances\": 1}"]).unwrap_err();
-        assert!(e.starts_with("`--environment "), "{e}");
+    }
+
+    /// The file chosen, and where the environment came from, as the
+    /// records and the summary say it.
+    #[test]
+    fn the_environment_says_where_it_came_from() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-env-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("conformance/tuning")).unwrap();
+        let file = dir.join("conformance/tuning/sm_90.toml");
+        let h100 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuning/sm_90.toml");
+        std::fs::copy(&h100, &file).unwrap();
+        let instances = Tuning::load(&h100).unwrap().instances;
+        let device = DeviceInfo {
+            name: "No Such GPU".into(),
+            compute_capability: (9, 0),
+            driver_version: "13.0".into(),
+            driver_release: None,
+            sm: "sm_90".into(),
+            ordinal: 0,
+            uuid: None,
+            pci_bus_id: None,
+        };
+        let f = flags(&["bin", "--launches", "5"]).unwrap();
+        let e = f.choose(&dir, Some(&device)).unwrap();
+        assert_eq!((e.tuning.instances, e.tuning.launches), (instances, 5));
+        assert_eq!(e.file.as_deref(), Some("conformance/tuning/sm_90.toml"));
+        assert_eq!(
+            e.from,
+            "conformance/tuning/sm_90.toml (flags given: [\"launches\"])"
+        );
+        let e = f.choose(&dir, None).unwrap();
+        assert_eq!((e.tuning.launches, e.file), (5, None));
+        assert_eq!(e.from, "the built-in environment");
+        let none = flags(&["bin", "--tuning", "none"]).unwrap();
+        let e = none.choose(&dir, Some(&device)).unwrap();
+        assert_eq!((e.tuning, e.file), (Tuning::default(), None));
+        assert_eq!(e.from, "the built-in environment (--tuning none)");
+        let named = flags(&["bin", "--tuning", &file.display().to_string()]).unwrap();
+        let e = named.choose(&dir, None).unwrap();
+        assert_eq!(e.tuning.instances, instances);
+        assert_ne!(instances, Tuning::default().instances, "the file is seen");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Each environment flag names a field of the environment (a wrong
@@ -208,17 +260,17 @@ mod tests {
                 },
             ),
         ] {
-            let o = parse(&["bin", flag, value]).unwrap_or_else(|e| panic!("{flag}: {e}"));
-            assert_eq!(o.environment, want, "{flag} {value}");
+            let f = flags(&["bin", flag, value]).unwrap_or_else(|e| panic!("{flag}: {e}"));
+            assert_eq!(f.over(&base).unwrap(), want, "{flag} {value}");
             assert_ne!(want, base, "{flag} {value} changes something");
         }
     }
 
     /// The H100's environment (`conformance/tuning/sm_90.toml`), with and
     /// without flags, is what the harness made before the environment was
-    /// one type, and the worker gets exactly that: the flags the harness
-    /// handed its workers then (field by field) and the one it hands them
-    /// now make the same environment and the same budget.
+    /// one type: the flags the harness handed its workers then (field by
+    /// field) make the same environment and the same budget (a job carries
+    /// it whole: `job.rs`).
     #[test]
     fn the_sm_90_file_and_flags_make_the_same_environment_as_before() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -251,9 +303,7 @@ mod tests {
             mutant_budget_s: 0.5,
             extra: vec![late.clone()],
         };
-        let mut o = parse(&["bin"]).unwrap();
-        o.apply_tuning(&file, "sm_90.toml".into()).unwrap();
-        assert_eq!(o.environment, h100);
+        assert_eq!(over(&["bin"], &file), h100);
         let before = [
             "bin",
             "--instances",
@@ -277,12 +327,10 @@ mod tests {
             "--extra-environment",
             r#"{"name":"late-write","instances":64,"launches":48,"max_delay_cycles":0,"stress_words":0,"stress_iters":65536,"permute":true,"stress_lines":false,"line_burst":8192,"mutant_budget_s":0.5}"#,
         ];
-        let old_worker = parse(&before).unwrap();
-        let new_worker = worker_of(&o);
-        assert_eq!(old_worker.environment, h100);
-        assert_eq!(new_worker.environment, h100);
+        // What a worker got, field by field, before the environment was one type.
+        assert_eq!(over(&before, &Tuning::default()), h100);
         assert_eq!(
-            Budget::of(&new_worker.environment, new_worker.seed),
+            Budget::of(&h100, 1),
             Budget {
                 instances_per_launch: 64,
                 launches: 512,
@@ -290,25 +338,25 @@ mod tests {
             }
         );
         // Flags win field by field; the rest is the file's.
-        let mut o = parse(&[
-            "bin",
-            "--instances",
-            "8",
-            "--permute",
-            "off",
-            "--max-delay",
-            "0",
-        ])
-        .unwrap();
-        o.apply_tuning(&file, "sm_90.toml".into()).unwrap();
+        let o = over(
+            &[
+                "bin",
+                "--instances",
+                "8",
+                "--permute",
+                "off",
+                "--max-delay",
+                "0",
+            ],
+            &file,
+        );
         let flagged = Tuning {
             instances: 8,
             permute: false,
             max_delay_cycles: 0,
             ..h100.clone()
         };
-        assert_eq!(o.environment, flagged);
-        assert_eq!(worker_of(&o).environment, flagged);
+        assert_eq!(o, flagged);
         assert_ne!(flagged, h100, "the check can tell them apart");
     }
 }

@@ -2,24 +2,25 @@
 //! where shorter (a test the spec knows can hang records the hang quickly,
 //! as its finding), and what a trial killed at it says.
 //!
-//! A litmus trial that timed out, where no known hang covers its test (or
-//! every one, with `--classify-timeouts`; none with
-//! `--no-classify-timeouts`), is run again alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
-//! words of the launch in flight are copied back every second beside the
-//! kernel; no change for [`STALL_AFTER_S`] seconds is a *stall* (which
-//! kernel did not run, which call did not return, in how many instances),
-//! and instances still completing when the trial's time is spent is a *long
-//! run* (its rate, and how long the whole budget would take). The status
-//! stays `timeout`; the message says which.
+//! A litmus trial killed at its timeout, where no known hang covers its
+//! test (or every one, with `--classify-timeouts`; none with
+//! `--no-classify-timeouts`), is run again alone under watch
+//! (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status words of the
+//! launch in flight are copied back every second beside the kernel; no
+//! change for [`STALL_AFTER_S`] seconds is a *stall*, and instances still
+//! completing when the trial's time is spent is a *long run* (its rate, and
+//! how long the whole budget would take). The status stays `timeout`; the
+//! message says which.
 
 use gridcheck_gpu::watch::{LONG_RUN, STALL};
 
-use crate::Options;
 use crate::devices::Place;
-use crate::worker::{self, Job, WorkerResult};
+use crate::job::{GpuJob, Job, WorkerResult};
+use crate::options::Classify;
+use crate::process;
 
-/// Seconds without a status word changing that make a stall (a launch of
-/// the suite takes milliseconds).
+/// Seconds without a status word changing that make a stall in a watched
+/// rerun (a launch of the suite takes milliseconds).
 pub const STALL_AFTER_S: u64 = 5;
 
 /// The timeout of a test's GPU trial: the test's `gpu_timeout` where it is
@@ -52,20 +53,21 @@ pub fn timeout_message(
     }
 }
 
-/// Runs a litmus test that timed out after `seconds` again, alone under
-/// watch, and classifies the timeout (the module docs).
-pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> WorkerResult {
+/// Runs a litmus test whose job timed out again, alone under watch, and
+/// classifies the timeout (the module docs).
+pub fn classify(job: &GpuJob, place: &Place) -> WorkerResult {
+    let seconds = job.timeout_s;
     let mut watched = place.clone();
     watched
         .env
         .push(("GRIDCHECK_WATCH".into(), watch_setting(seconds)));
     // The watched run ends itself at `seconds` of launches; the margin is
     // for loading, allocating and the last look at the status words.
-    let rerun = Options {
-        timeout: seconds + STALL_AFTER_S + 20,
-        ..opts.clone()
+    let rerun = GpuJob {
+        timeout_s: seconds + STALL_AFTER_S + 20,
+        ..job.clone()
     };
-    let again = worker::run_isolated(&rerun, Job::Gpu, test, &watched);
+    let again = process::run_once(&Job::Gpu(rerun), &watched);
     WorkerResult::Timeout {
         seconds,
         classified: Some(classification(&again)),
@@ -86,8 +88,12 @@ pub fn watch_setting(seconds: u64) -> String {
 /// `--classify-timeouts`, none with `--no-classify-timeouts`, else those no
 /// known hang covers (a known hang's fact already says where it stalls, and
 /// a rerun would cost its timeout again).
-pub fn should_classify(opts: &Options, known_hang: bool) -> bool {
-    opts.classify_timeouts || (!opts.no_classify_timeouts && !known_hang)
+pub fn should_classify(classify: Classify, known_hang: bool) -> bool {
+    match classify {
+        Classify::All => true,
+        Classify::None => false,
+        Classify::Unknown => !known_hang,
+    }
 }
 
 /// What a watched rerun found, in words.
@@ -178,6 +184,14 @@ mod tests {
             classified: None,
         });
         assert!(killed.starts_with("killed too, after 85 s"), "{killed}");
+    }
+
+    #[test]
+    fn a_known_hang_is_not_rerun_unless_every_timeout_is() {
+        assert!(should_classify(Classify::Unknown, false));
+        assert!(!should_classify(Classify::Unknown, true));
+        assert!(should_classify(Classify::All, true));
+        assert!(!should_classify(Classify::None, false));
     }
 
     #[test]

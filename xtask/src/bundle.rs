@@ -19,15 +19,19 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, build, codegen, copy, mutants, release_build, toolchain};
+use gridcheck_toolchain::{kernels_dir, kernels_folder};
+
+use crate::{Result, build, codegen, copy, mutants, release_build};
 
 pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
-    let (arch, jobs) = crate::build_args(&toolchain::strip_flag(args))
-        .map_err(|e| e.replace("cargo xtask build", "cargo xtask gpu-bundle"))?;
-    let toolchains = toolchain::selected(&root, args)?;
+    let build::Args {
+        arch,
+        jobs,
+        toolchains,
+    } = build::Args::parse(&root, args, "gpu-bundle")?;
     codegen::run(&root, true)?;
-    let kernels_root = crate::kernels_root(&root);
+    let kernels_root = kernels_dir(&root, None);
     let built = build::run(&root, &kernels_root, &arch, jobs, None)?;
     release_build(
         &root,
@@ -54,13 +58,18 @@ pub fn run(args: &[String]) -> Result<()> {
     // Nothing of an earlier bundle's kernels stays: another selection of
     // architectures or toolchains must not mix with this one.
     remove_packed_kernels(&bundle)?;
-    let mut summary = vec![pack_kernels(&built, &kernels_root, &bundle, "kernels")?];
+    let mut summary = vec![pack_kernels(
+        &built,
+        &kernels_root,
+        &bundle,
+        &kernels_folder(None),
+    )?];
     // Other toolchains' kernels, for the GPU tier under each
     // (`gpu-run.sh --toolchain 13.5`).
     for t in &toolchains {
-        let dir = toolchain::kernels_dir(&root, Some(t));
+        let name = kernels_folder(Some(&t.name));
+        let dir = kernels_dir(&root, Some(&t.name));
         let built = build::run(&root, &dir, &arch, jobs, Some(t))?;
-        let name = format!("kernels-nvcc-{}", t.name);
         summary.push(pack_kernels(&built, &dir, &bundle, &name)?);
     }
     // The commit the bundle is built from, for the records of its runs

@@ -49,6 +49,11 @@ impl Gpu {
         self
     }
 
+    /// Sets the device runtime of [`Gpu::with_devrt`] on a device already open.
+    pub fn set_devrt(&mut self, devrt: Option<std::path::PathBuf>) {
+        self.devrt = devrt;
+    }
+
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
