@@ -101,7 +101,8 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
                 seed,
             ),
             other => {
-                (rec.status, rec.message) = worker_failure(&other, &rec.trial, test.gpu_timeout);
+                (rec.status, rec.message) =
+                    worker_failure(&other, &rec.trial, Limits::of(ctx, test));
                 rec.model = ctx.runner.model(&ctx.plan, &test.name, l).ok();
                 return;
             }
@@ -186,7 +187,7 @@ fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, run: &GpuRun, rec: &mut Tria
         (WorkerResult::Runtime { outputs, .. }, RuntimeExpect::Values(checks)) => {
             check_outputs(test, &r.outputs, checks, &outputs, &reproduce)
         }
-        (other, _) => worker_failure(&other, &rec.trial, test.gpu_timeout),
+        (other, _) => worker_failure(&other, &rec.trial, Limits::of(ctx, test)),
     };
     rec.status = status;
     rec.message = message;
@@ -204,7 +205,7 @@ fn host(ctx: &Ctx, test: &Test, run: &GpuRun, rec: &mut TrialRecord) {
         WorkerResult::Runtime { outputs, .. } => {
             check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce)
         }
-        other => worker_failure(&other, &rec.trial, test.gpu_timeout),
+        other => worker_failure(&other, &rec.trial, Limits::of(ctx, test)),
     };
 }
 
@@ -263,9 +264,29 @@ fn check_outputs(
     }
 }
 
+/// A GPU trial's time limits, which a timeout's or a stall's message names:
+/// the test's own `gpu_timeout:`, and the trial's timeout.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    gpu_timeout: Option<u64>,
+    timeout: u64,
+}
+
+impl Limits {
+    fn of(ctx: &Ctx, test: &Test) -> Limits {
+        Limits {
+            gpu_timeout: test.gpu_timeout,
+            timeout: crate::timeouts::trial_timeout(ctx.plan.opts.timeout, test.gpu_timeout),
+        }
+    }
+}
+
 /// The status and message of a GPU run that produced no result to compare.
-/// `gpu_timeout` is the test's own (`gpu_timeout:`), which a timeout names.
-fn worker_failure(r: &WorkerResult, trial: &TrialId, gpu_timeout: Option<u64>) -> (Status, String) {
+fn worker_failure(r: &WorkerResult, trial: &TrialId, limits: Limits) -> (Status, String) {
+    let Limits {
+        gpu_timeout,
+        timeout,
+    } = limits;
     let reproduce = format!("Reproduce: cargo xtask conformance --tier gpu -- --exact {trial}");
     match r {
         WorkerResult::Timeout {
@@ -279,6 +300,10 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId, gpu_timeout: Option<u64>) -
                 classified.as_deref(),
                 &reproduce,
             ),
+        ),
+        WorkerResult::Stalled { stall } => (
+            Status::Timeout,
+            crate::timeouts::stall_message(stall, timeout, &reproduce),
         ),
         WorkerResult::Crash { exit, stderr_tail } => (
             Status::Crash,
@@ -304,6 +329,57 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId, gpu_timeout: Option<u64>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launch that stalled under the watch is a timeout that says where
+    /// (and that it was not the timeout that ended it); a hang fact of the
+    /// test makes it `known-hang`, as a timeout was.
+    #[test]
+    fn a_stall_is_a_timeout_that_says_where_and_a_hang_fact_covers_it() {
+        let trial = TrialId::gpu("sm_90", "cdp2.memory.x", "t-one");
+        let stall = "stall: launch 3 (after 192 instances completed in earlier launches): no \
+                     status word changed for 2.0 s; kernel `tl` ran in 0 of 64";
+        let limits = Limits {
+            gpu_timeout: None,
+            timeout: 60,
+        };
+        let r = WorkerResult::Stalled {
+            stall: stall.into(),
+        };
+        let (status, msg) = worker_failure(&r, &trial, limits);
+        assert_eq!(status, Status::Timeout);
+        assert!(msg.starts_with(stall), "{msg}");
+        assert!(msg.contains("not at the 60 s timeout"), "{msg}");
+        assert!(msg.ends_with(&format!("--exact {trial}")), "{msg}");
+        let facts = gridcheck_report::Facts {
+            entries: gridcheck_report::Facts::parse(
+                "[\"gpu/sm_90/t-one\"]\nkind = \"hang\"\nsummary = \"s\"\n\
+                 depends_on = [\"driver\"]\nevidence = \"e\"\nmeasured = [{ gpu = \"G\", \
+                 sm = \"sm_90\", driver = \"580.1\", date = \"2026-11-24\" }]\n",
+                std::path::Path::new("facts/gpu.toml"),
+                std::path::Path::new("."),
+            )
+            .unwrap(),
+        };
+        let mut rec = TrialRecord::new(trial.clone(), status, msg);
+        rec.environment = Some(Environment {
+            gpu: "G".into(),
+            sm: "sm_90".into(),
+            driver: "13.0".into(),
+            nvcc: None,
+            driver_version: Some("580.1".into()),
+            tuning: None,
+            tuning_file: None,
+            device: None,
+            binary: None,
+            toolchain: None,
+        });
+        let (status, msg) = facts.apply(&rec);
+        assert_eq!(status, Status::KnownHang, "{msg}");
+        assert!(msg.contains(stall), "{msg}");
+        // Another test's stall is no known hang.
+        rec.trial = TrialId::gpu("sm_90", "cdp2.memory.x", "t-two");
+        assert_eq!(facts.apply(&rec).0, Status::Timeout);
+    }
 
     /// A failed output check names what disagreed and keeps every other
     /// output as evidence; a pass lists them all.

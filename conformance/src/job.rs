@@ -3,7 +3,7 @@
 //!
 //! The harness decides, for each GPU trial, the test's body, the binary that
 //! runs on the device in hand, the testing environment, the seed, the
-//! timeout and the device; it sends
+//! timeout and the stall threshold of the watch, and the device; it sends
 //! that [`Job`] to a worker (`<harness> --worker`, `worker.rs`) as one JSON
 //! line on its standard input. The worker loads no spec and no options and
 //! chooses nothing: it runs the job and prints one [`WorkerResult`] line,
@@ -71,6 +71,9 @@ pub struct GpuJob {
     pub seed: u64,
     /// The trial's timeout: `--timeout`, or the test's shorter `gpu_timeout`.
     pub timeout_s: u64,
+    /// A litmus launch whose status words do not move for this long is a
+    /// stall, and the run ends with where it stalled (`gridcheck_gpu::watch`).
+    pub stall_after_s: f64,
     /// The UUID the worker's device 0 must have (placed by `--devices`).
     pub device: Option<String>,
 }
@@ -103,6 +106,8 @@ pub struct MutantJob {
     pub stop_at_kill: bool,
     pub seed: u64,
     pub timeout_s: u64,
+    /// As [`GpuJob::stall_after_s`].
+    pub stall_after_s: f64,
     /// As [`GpuJob::device`].
     pub device: Option<String>,
 }
@@ -151,6 +156,11 @@ pub enum WorkerResult {
     /// device it needs, ...).
     NotRun {
         reason: String,
+    },
+    /// A watched launch stopped moving: the watch's words, which say where
+    /// (`gridcheck_gpu::watch::STALL`).
+    Stalled {
+        stall: String,
     },
     /// Killed after the timeout; `classified`: what a watched rerun found.
     Timeout {
@@ -229,6 +239,7 @@ mod tests {
                 environment: Tuning::default(),
                 seed: 7,
                 timeout_s: 60,
+                stall_after_s: 2.0,
                 device: Some("GPU-1".into()),
             });
             let line = job.line();
@@ -242,8 +253,8 @@ mod tests {
 
     #[test]
     fn a_result_line_reads_back_and_noise_is_not_one() {
-        let r = WorkerResult::Error {
-            message: "launch 0 failed".into(),
+        let r = WorkerResult::Stalled {
+            stall: "stall: launch 0".into(),
         };
         let line = r.line();
         assert!(line.starts_with(MARKER));

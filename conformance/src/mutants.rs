@@ -150,6 +150,7 @@ fn run(ctx: &Ctx, c: &Candidate) -> Result<Completion, Failed> {
 fn describe(r: &WorkerResult) -> String {
     match r {
         WorkerResult::Timeout { seconds, .. } => format!("timed out after {seconds} s"),
+        WorkerResult::Stalled { stall } => stall.clone(),
         WorkerResult::Error { message } => message.clone(),
         WorkerResult::Crash { exit, stderr_tail } => format!("crashed ({exit}): {stderr_tail}"),
         WorkerResult::LoadFailure { code, message } => {
@@ -238,6 +239,7 @@ fn job(ctx: &Ctx, c: &Candidate) -> Result<MutantJob, String> {
         stop_at_kill: opts.mutants.tune.is_none(),
         seed: opts.seed,
         timeout_s: opts.timeout,
+        stall_after_s: crate::timeouts::stall_after(opts.timeout),
         device: ctx.runner.place(&c.name).1.expect_uuid,
     })
 }

@@ -3,7 +3,7 @@
 //! test (the model's exploration, the GPU run). Each GPU trial's run is
 //! resolved here once, into the job its worker gets (`job.rs`): the test's
 //! body, the binary chosen for the device, the testing environment, the
-//! seed, the timeout and the device.
+//! seed, the timeout and the stall time, and the device.
 
 use gridcheck_gpu::DeviceInfo;
 use gridcheck_report::{ModelSummary, Status, Tier, TrialId};
@@ -165,6 +165,7 @@ impl Runner {
             environment: plan.environment.tuning.clone(),
             seed: opts.seed,
             timeout_s,
+            stall_after_s: timeouts::stall_after(timeout_s),
             device: place.expect_uuid,
         };
         Ok((choice, GpuRun::Job(Box::new(job))))

@@ -5,7 +5,12 @@
 //! chooses nothing: the harness resolved the job (`job.rs`).
 //!
 //! The device is opened at the first GPU job, checked against the job's
-//! device, and kept. A job gets one answer.
+//! device, and kept. Every litmus launch is watched (`gridcheck_gpu`'s
+//! watchdog): one whose status words stop moving for the job's stall time
+//! is answered at once, from the watchdog's thread, as
+//! [`WorkerResult::Stalled`] with where it stopped; the launch is left as it
+//! is, and the harness ends the worker. A job gets one answer: whichever
+//! of the run and the watchdog gives it first.
 
 mod model;
 mod mutant;
@@ -22,7 +27,7 @@ use crate::job::{GpuBody, GpuJob, Job, WorkerResult};
 /// The worker's main: jobs from standard input until it ends or a job does
 /// not complete.
 pub fn main() -> ExitCode {
-    let reply = Arc::new(Reply::default());
+    let reply = Arc::new(Reply::new(Box::new(std::io::stdout())));
     let mut gpu: Option<Gpu> = None;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -31,7 +36,7 @@ pub fn main() -> ExitCode {
         }
         reply.open();
         let result = match serde_json::from_str::<Job>(&line) {
-            Ok(job) => run(&job, &mut gpu),
+            Ok(job) => run(&job, &mut gpu, &reply),
             Err(e) => WorkerResult::Error {
                 message: format!("the worker cannot read its job: {e}"),
             },
@@ -45,60 +50,77 @@ pub fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The one answer to the job in hand.
-#[derive(Default)]
+/// The one answer to the job in hand, on the worker's standard output.
 struct Reply {
-    /// Whether the job in hand is still unanswered.
-    open: Mutex<bool>,
+    /// Whether the job in hand is still unanswered, and where answers go.
+    open: Mutex<(bool, Box<dyn Write + Send>)>,
 }
 
 impl Reply {
-    /// A job came in.
-    fn open(&self) {
-        *self.open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+    fn new(out: Box<dyn Write + Send>) -> Reply {
+        Reply {
+            open: Mutex::new((false, out)),
+        }
     }
 
-    /// Prints `r` as the answer, unless the job has one: whether it did.
+    /// A job came in.
+    fn open(&self) {
+        self.open.lock().unwrap_or_else(|p| p.into_inner()).0 = true;
+    }
+
+    /// Writes `r` as the answer, unless the job has one: whether it did.
     fn send(&self, r: &WorkerResult) -> bool {
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if !*open {
+        if !open.0 {
             return false;
         }
-        *open = false;
-        let mut out = std::io::stdout().lock();
+        open.0 = false;
+        let out = &mut open.1;
         let _ = writeln!(out, "{}", r.line()).and_then(|()| out.flush());
         true
     }
 }
 
 /// Runs one job.
-fn run(job: &Job, gpu: &mut Option<Gpu>) -> WorkerResult {
+fn run(job: &Job, gpu: &mut Option<Gpu>, reply: &Arc<Reply>) -> WorkerResult {
     match job {
         Job::Model(j) => model::explore(j),
         Job::Judge(j) => model::judge(j),
-        Job::Gpu(j) => match device(gpu, j.device.as_deref()) {
+        Job::Gpu(j) => match device(gpu, j.device.as_deref(), reply) {
             Ok(g) => {
                 g.set_devrt(Some(j.devrt.clone()));
+                g.set_stall_after(j.stall_after_s);
                 run_gpu(g, j)
             }
             Err(e) => *e,
         },
-        Job::Mutant(j) => match device(gpu, j.device.as_deref()) {
-            Ok(g) => mutant::run(g, j),
+        Job::Mutant(j) => match device(gpu, j.device.as_deref(), reply) {
+            Ok(g) => {
+                g.set_stall_after(j.stall_after_s);
+                mutant::run(g, j)
+            }
             Err(e) => *e,
         },
     }
 }
 
-/// The device, opened at the first GPU job; `want`: the UUID the job's
-/// device 0 must have (placed by `--devices`).
+/// The device, opened at the first GPU job with its watchdog answering a
+/// stall; `want`: the UUID the job's device 0 must have (placed by
+/// `--devices`).
 fn device<'a>(
     gpu: &'a mut Option<Gpu>,
     want: Option<&str>,
+    reply: &Arc<Reply>,
 ) -> Result<&'a mut Gpu, Box<WorkerResult>> {
     let error = |message: String| Box::new(WorkerResult::Error { message });
     if gpu.is_none() {
-        *gpu = Some(Gpu::open(0).map_err(|e| error(e.to_string()))?);
+        let mut g = Gpu::open(0).map_err(|e| error(e.to_string()))?;
+        let reply = Arc::clone(reply);
+        g.watch_stalls(move |stall| {
+            reply.send(&WorkerResult::Stalled { stall });
+        })
+        .map_err(|e| error(e.to_string()))?;
+        *gpu = Some(g);
     }
     let g = gpu.as_mut().ok_or_else(|| error("no device".into()))?;
     if let Some(want) = want
@@ -179,5 +201,45 @@ fn runtime(gpu: &Gpu, j: &GpuJob, r: &RuntimeTest) -> WorkerResult {
         Err(RuntimeFailure::Other(e)) => WorkerResult::Error {
             message: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Collects what a [`Reply`] writes.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The run and the watchdog race to answer a job: one answer gets out,
+    /// and none before a job came in.
+    #[test]
+    fn a_job_gets_one_answer() {
+        let lines = Lines::default();
+        let reply = Arc::new(Reply::new(Box::new(lines.clone())));
+        let stall = WorkerResult::Stalled {
+            stall: "stall: launch 0".into(),
+        };
+        assert!(!reply.send(&stall), "no job yet");
+        reply.open();
+        let sent: Vec<bool> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4).map(|_| s.spawn(|| reply.send(&stall))).collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(sent.iter().filter(|&&b| b).count(), 1, "{sent:?}");
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert_eq!(WorkerResult::of_line(text.trim_end()), Some(stall));
     }
 }

@@ -71,6 +71,7 @@ fn a_worker_runs_its_job_and_reads_no_spec() {
         environment: Tuning::default(),
         seed: 1,
         timeout_s: 60,
+        stall_after_s: 2.0,
         device: None,
     });
     // After a model job the worker goes on; after a GPU job that found no

@@ -184,9 +184,11 @@ fn pack(dir: &Path, to: &Path) -> Result<()> {
     }
 }
 
-/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`. The
-/// `fault-load` fixture is compiled with `-rdc=true -cubin` and no device
-/// link against cudadevrt, a real mistake whose module does not load.
+/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`: a
+/// runtime test from its source, a litmus test from the code kernelgen
+/// generates for it, each device-linked with cudadevrt. The `fault-load`
+/// fixture is compiled with `-rdc=true -cubin` and no device link against
+/// cudadevrt, a real mistake whose module does not load.
 fn fixtures(root: &Path, out: &Path) -> Result<usize> {
     let spec = gridcheck_spec::load_dir(&root.join("conformance/fixtures/spec"), None)
         .map_err(|e| e.to_string())?;
@@ -195,16 +197,29 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
     for d in [out, &work] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
+    let generated = gridcheck_kernelgen::generate_all(&spec);
+    let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
     let mut n = 0;
     for t in &spec.tests {
-        let gridcheck_spec::TestBody::Runtime(r) = &t.body else {
-            continue;
+        let (source, include, flags) = match &t.body {
+            gridcheck_spec::TestBody::Runtime(r) => (r.source.clone(), work.clone(), Vec::new()),
+            gridcheck_spec::TestBody::Litmus(_) => {
+                let name = gridcheck_kernelgen::file_name(t);
+                let Some((_, text)) = generated.iter().find(|(n, _)| *n == name) else {
+                    return Err(format!(
+                        "kernelgen generates no {name} for fixture {}",
+                        t.name
+                    ));
+                };
+                let flags = gridcheck_kernelgen::build_plan(t, "sm_90")?.unwrap_or_default();
+                (text.clone(), include.clone(), flags)
+            }
+            _ => continue,
         };
         let src = work.join(format!("{}.cu", t.name));
         let obj = work.join(format!("{}.o", t.name));
         let cubin = out.join(format!("{}.cubin", t.name));
-        std::fs::write(&src, &r.source)
-            .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        std::fs::write(&src, source).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
         let steps = if t.name == "fault-load" {
             vec![nvcc.run(&[
                 "-arch=sm_90".into(),
@@ -215,7 +230,7 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
                 cubin.display().to_string(),
             ])]
         } else {
-            let c = nvcc.compile_rdc(&src, &work, "sm_90", &[], &obj);
+            let c = nvcc.compile_rdc(&src, &include, "sm_90", &flags, &obj);
             if c.success {
                 vec![c, nvcc.dlink_cubin(&obj, "sm_90", &cubin)]
             } else {

@@ -26,7 +26,9 @@ fn job(name: &str, timeout_s: u64) -> Job {
 /// A stand-in worker: answers a job for `notrun-<x>` (any other name) with
 /// a completed result naming the job and its own pid, `error` with an
 /// error (and goes on, which the harness must not rely on), sleeps on
-/// `hang`, exits on `crash`, and answers `linger` and then never exits.
+/// `hang`, exits on `crash`, answers `linger` and then never exits, and
+/// answers `stall` as a worker whose watchdog saw a launch stop moving (its
+/// waiting thread stuck: it never exits either).
 fn fake() -> Result<Command, Box<WorkerResult>> {
     let script = format!(
         r#"while read j; do
@@ -36,6 +38,7 @@ fn fake() -> Result<Command, Box<WorkerResult>> {
   crash) echo dying >&2; exit 3 ;;
   error) echo '{m}{{"Error":{{"message":"e"}}}}' ;;
   linger) echo '{m}{{"NotRun":{{"reason":"linger"}}}}'; exec sleep 30 ;;
+  stall) echo '{m}{{"Stalled":{{"stall":"stall: launch 0"}}}}'; exec sleep 30 ;;
   *) echo "noise"; echo "{m}{{\"NotRun\":{{\"reason\":\"$t $$\"}}}}" ;;
 esac; done"#,
         m = MARKER
@@ -140,5 +143,31 @@ fn a_worker_of_its_own_answers_once_and_one_that_lingers_keeps_its_result() {
     assert!(
         matches!(r, WorkerResult::Timeout { seconds: 1, .. }),
         "{r:?}"
+    );
+}
+
+/// A stall is answered while the launch still hangs: the harness takes the
+/// answer at once, ends that worker without waiting for it to exit, and
+/// gives the next job a fresh one.
+#[test]
+fn a_stall_ends_its_worker_at_once() {
+    let s = Servers::default();
+    let a = reason(&s.run_with(0, &job("a", 10), fake));
+    let start = Instant::now();
+    let r = s.run_with(0, &job("stall", 60), fake);
+    assert_eq!(
+        r,
+        WorkerResult::Stalled {
+            stall: "stall: launch 0".into()
+        }
+    );
+    let b = reason(&s.run_with(0, &job("b", 10), fake));
+    assert_ne!(pid(&a), pid(&b), "a fresh worker");
+    let r = run_once_with(&job("stall", 60), fake);
+    assert!(matches!(r, WorkerResult::Stalled { .. }), "{r:?}");
+    assert!(
+        start.elapsed() < EXIT_GRACE,
+        "no grace for a worker that stalled: {:?}",
+        start.elapsed()
     );
 }

@@ -18,6 +18,7 @@ use crate::environment::{Budget, Environment, Params, launch_seed, permutation};
 use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
+use crate::watchdog::Watchdog;
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
@@ -198,6 +199,16 @@ impl Gpu {
             .map_err(drv("cannot prepare the run"))?;
         let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
         let mut watch = self.open_watch(n as usize, &lay)?;
+        // The watchdog (`watchdog.rs`) looks at launches that are waited
+        // for one by one, unless GRIDCHECK_WATCH watches them itself.
+        let dog = self
+            .watchdog
+            .as_ref()
+            .filter(|_| sync_each && watch.is_none());
+        if let Some(d) = dog {
+            d.reserve(&self.ctx, n as usize * lay.status_stride as usize)?;
+        }
+        let dog = dog.map(|d| (d, Arc::new(lay.clone())));
         let launches = Launches {
             stream: &self.stream,
             lay: &lay,
@@ -208,6 +219,7 @@ impl Gpu {
             budget,
             inc,
             sync_each,
+            dog: dog.as_ref().map(|(d, l)| (*d, l)),
         };
         let launches_start = Instant::now();
         for li in 0..budget.launches {
@@ -332,6 +344,8 @@ struct Launches<'a> {
     inc: &'a Environment,
     /// Each launch waited for (not with GRIDCHECK_QUEUE_LAUNCHES).
     sync_each: bool,
+    /// The watchdog, and the layout it reads the status words with.
+    dog: Option<(&'a Watchdog, &'a Arc<Layout>)>,
 }
 
 impl Launches<'_> {
@@ -414,9 +428,17 @@ impl Launches<'_> {
                 return Err(GpuError::new(w.watcher.long_run(t, total)));
             }
         } else if self.sync_each {
-            stream
+            let words = nz * lay.status_stride as usize;
+            let done = u64::from(li) * u64::from(n);
+            // Noted in flight while waited for, cleared before its buffers go.
+            let flight = self
+                .dog
+                .map(|(d, l)| d.launch(li, plain(&status), words, l, done));
+            let waited = stream
                 .synchronize()
-                .map_err(drv(&format!("launch {li} of {} failed", self.test_name)))?;
+                .map_err(drv(&format!("launch {li} of {} failed", self.test_name)));
+            drop(flight);
+            waited?;
         }
         Ok(())
     }
