@@ -8,7 +8,7 @@
 //!
 //! The testing environment's flags (`--instances`, `--max-delay`, ...) set
 //! a field of the one environment type (`gridcheck_report::Tuning`) by its
-//! name, into `Options::environment`; they win over a tuned file
+//! name, into `Options::tuning`; they win over a tuned file
 //! (`environment.rs`), and a new incantation needs one row here.
 
 use std::path::PathBuf;
@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::devices::Devices;
-use crate::environment::TuningChoice;
 use crate::options::{Classify, Options};
+use crate::tuning::TuningSource;
 use gridcheck_report::Tier;
 
 /// One flag: `--name VALUE` (or a switch when `value` is `None`), its help,
@@ -53,7 +53,7 @@ impl Draft {
 
     /// Sets the environment's field `field` (a flag wins over a tuned file).
     fn env(&mut self, field: &str, v: impl Into<Value>) -> Result<(), String> {
-        self.o.environment.fields.insert(field.into(), v.into());
+        self.o.tuning.fields.insert(field.into(), v.into());
         Ok(())
     }
 
@@ -81,7 +81,7 @@ impl Draft {
         if o.seeds.is_none() {
             o.seeds = gridcheck_spec::seeds::default_dir(&root);
         }
-        let e = o.environment.over(&gridcheck_report::Tuning::default())?;
+        let e = o.tuning.over(&gridcheck_report::Tuning::default())?;
         if e.instances == 0 || e.launches == 0 {
             return Err("--instances and --launches must be at least 1".into());
         }
@@ -147,7 +147,7 @@ fn extra_environment(d: &mut Draft, v: &str) -> Result<(), String> {
     let e: gridcheck_report::SearchPoint =
         serde_json::from_str(v).map_err(|e| format!("not an environment: {e}"))?;
     let e = serde_json::to_value(e).map_err(|e| e.to_string())?;
-    let fields = &mut d.o.environment.fields;
+    let fields = &mut d.o.tuning.fields;
     match fields.get_mut("extra") {
         Some(Value::Array(list)) => list.push(e),
         _ => {
@@ -372,8 +372,8 @@ pub const FLAGS: &[Flag] = &[
         "the testing environment (default: conformance/tuning/<gpu>.toml when\nit exists, else the built-in one); flags below win over it",
         |d, v| {
             match v {
-                "none" => d.o.environment.tuning = TuningChoice::None,
-                f => d.o.environment.tuning = TuningChoice::File(f.into()),
+                "none" => d.o.tuning.source = TuningSource::None,
+                f => d.o.tuning.source = TuningSource::File(f.into()),
             }
             Ok(())
         }

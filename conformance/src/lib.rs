@@ -33,7 +33,6 @@ mod cache;
 pub mod campaign;
 mod ctx;
 pub mod devices;
-mod environment;
 mod facts;
 pub mod flags;
 mod gpu_tier;
@@ -54,6 +53,7 @@ mod sink;
 pub mod summary;
 mod tiers;
 pub mod timeouts;
+mod tuning;
 mod worker;
 
 pub use options::{Options, Tier};

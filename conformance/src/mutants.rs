@@ -85,15 +85,15 @@ fn record_for(
         decided_by: String::new(),
         kill_states: Vec::new(),
         runs: Vec::new(),
-        budget_s: ctx.plan.environment.tuning.mutant_budget_s,
+        budget_s: ctx.plan.tuned.tuning.mutant_budget_s,
         environment: ctx.runner.device.as_ref().ok().map(|d| Environment {
             gpu: d.name.clone(),
             sm: d.sm.clone(),
             driver: d.driver_version.clone(),
             nvcc: None,
             driver_version: d.driver_release.clone(),
-            tuning: Some(ctx.plan.environment.tuning.clone()),
-            tuning_file: ctx.plan.environment.file.clone(),
+            tuning: Some(ctx.plan.tuned.tuning.clone()),
+            tuning_file: ctx.plan.tuned.file.clone(),
             device: None,
             binary: None,
             toolchain: None,
@@ -220,7 +220,7 @@ fn job(ctx: &Ctx, c: &Candidate) -> Result<MutantJob, String> {
             cubin.display()
         ));
     }
-    let tuning = &ctx.plan.environment.tuning;
+    let tuning = &ctx.plan.tuned.tuning;
     let environments: Vec<SearchPoint> = match &opts.mutants.tune {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -288,11 +288,7 @@ pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     let opts = &ctx.plan.opts;
     println!(
         "{}",
-        summary(
-            &records,
-            opts.mutants.tune.is_some(),
-            &ctx.plan.environment.from
-        )
+        summary(&records, opts.mutants.tune.is_some(), &ctx.plan.tuned.from)
     );
     let score = Score::of(&records).overall;
     match opts.mutants.min_score {

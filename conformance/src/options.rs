@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::binary::Kernels;
 use crate::devices::Devices;
-use crate::environment::EnvironmentFlags;
+use crate::tuning::TuningFlags;
 
 /// Which tiers run. A trial of a tier that is off is not created at all.
 pub use gridcheck_report::Tier;
@@ -48,8 +48,8 @@ pub struct Options {
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
-    /// The testing environment's flags and `--tuning` (`environment.rs`).
-    pub environment: EnvironmentFlags,
+    /// The testing environment's flags and `--tuning` (`tuning.rs`).
+    pub tuning: TuningFlags,
     /// `--mutants` and its options.
     pub mutants: MutantOptions,
     /// `--devices`: the GPUs the GPU tier runs on (`None`: device 0, as
@@ -117,7 +117,7 @@ impl Options {
             progress: None,
             junit: None,
             shard: None,
-            environment: EnvironmentFlags::default(),
+            tuning: TuningFlags::default(),
             mutants: MutantOptions::default(),
             devices: None,
             toolchains: Vec::new(),
@@ -145,7 +145,7 @@ mod tests {
     }
 
     fn environment(o: &Options) -> gridcheck_report::Tuning {
-        o.environment.over(&Default::default()).unwrap()
+        o.tuning.over(&Default::default()).unwrap()
     }
 
     #[test]

@@ -8,9 +8,9 @@ use gridcheck_report::{Facts, Tier, ToolchainRecord};
 use gridcheck_spec::{Seeds, Spec};
 use gridcheck_toolchain::{Nvcc, Toolchain};
 
-use crate::environment::Environment;
 use crate::facts;
 use crate::options::Options;
+use crate::tuning::Tuned;
 
 /// What runs, and with what (see the module docs).
 pub struct Plan {
@@ -23,8 +23,8 @@ pub struct Plan {
     /// a tier needs it: the static and sass tiers compile with its nvcc, and
     /// the GPU records name its version ([`Plan::toolkit`]).
     pub toolchain: Result<Toolchain, String>,
-    /// The testing environment of the GPU runs.
-    pub environment: Environment,
+    /// The testing environment of the GPU runs, and where it came from.
+    pub tuned: Tuned,
     /// The checkout's commit, which every record carries.
     pub commit: Option<String>,
 }
@@ -54,7 +54,7 @@ impl Plan {
                 opts.toolchains.join(", ")
             ));
         }
-        let environment = opts.environment.choose(&opts.root, device)?;
+        let tuned = opts.tuning.choose(&opts.root, device)?;
         let toolchain = if opts.runs(Tier::Static) || opts.runs(Tier::Sass) || device.is_some() {
             match opts.toolchain() {
                 Some(name) => gridcheck_toolchain::find_toolchain(&opts.root, name),
@@ -78,7 +78,7 @@ impl Plan {
             spec,
             facts,
             toolchain,
-            environment,
+            tuned,
             commit,
         })
     }

@@ -162,7 +162,7 @@ impl Runner {
             body,
             binary: choice.built.file.clone(),
             devrt: opts.kernels.devrt(),
-            environment: plan.environment.tuning.clone(),
+            environment: plan.tuned.tuning.clone(),
             seed: opts.seed,
             timeout_s,
             stall_after_s: timeouts::stall_after(timeout_s),

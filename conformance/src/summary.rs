@@ -108,11 +108,11 @@ pub fn print(ctx: &Ctx) {
         println!("{l}");
     }
     if ctx.plan.opts.runs(Tier::Gpu) && ctx.runner.device.is_ok() {
-        let e = &ctx.plan.environment.tuning;
+        let e = &ctx.plan.tuned.tuning;
         println!(
             "GPU environment: {}; from {}",
             describe_environment(e),
-            ctx.plan.environment.from
+            ctx.plan.tuned.from
         );
         for x in &e.extra {
             let what = if x.tuning.launches == 0 {

@@ -42,7 +42,7 @@ pub mod watchdog;
 
 pub use context::Gpu;
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
-pub use environment::{Budget, Environment, launch_seed, permutation};
+pub use environment::{Budget, launch_seed, permutation};
 pub use error::{GpuError, cuda_error_name};
 pub use jit::{ImageError, is_ptx};
 pub use litmus::{LitmusRun, LoadedModule, MAX_LIMITED_LAUNCHES};

@@ -14,11 +14,12 @@ use gridcheck_kernelgen::Layout;
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
 use crate::context::Gpu;
-use crate::environment::{Budget, Environment, Params, launch_seed, permutation};
+use crate::environment::{Budget, Params, launch_seed, permutation};
 use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
 use crate::watchdog::Watchdog;
+use gridcheck_report::Tuning;
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
@@ -44,7 +45,7 @@ pub struct LitmusRun {
 }
 
 impl Gpu {
-    /// Runs a litmus test in the built-in [`Environment`] (its incantations;
+    /// Runs a litmus test in the built-in [`Tuning`] (its incantations;
     /// `budget` says how much work).
     pub fn run_litmus(
         &self,
@@ -53,7 +54,7 @@ impl Gpu {
         litmus: &Litmus,
         budget: &Budget,
     ) -> Result<LitmusRun, GpuError> {
-        self.run_litmus_with(cubin, test_name, litmus, budget, &Environment::default())
+        self.run_litmus_with(cubin, test_name, litmus, budget, &Tuning::default())
     }
 
     /// Runs `budget.launches` host launches of `budget.instances_per_launch`
@@ -70,7 +71,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         if litmus.limits.is_empty() {
             return self.run_litmus_core(cubin, test_name, litmus, budget, inc);
@@ -116,7 +117,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         if !litmus.limits.is_empty() {
             return Err(GpuError::new(format!(
@@ -135,7 +136,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         let start = Instant::now();
         let module = self.load_module(cubin)?;
@@ -163,7 +164,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         let (module, cubin) = (&loaded.module, loaded.file.as_path());
         let n = budget.instances_per_launch;
@@ -341,7 +342,7 @@ struct Launches<'a> {
     bufs: &'a RunBuffers,
     test_name: &'a str,
     budget: &'a Budget,
-    inc: &'a Environment,
+    inc: &'a Tuning,
     /// Each launch waited for (not with GRIDCHECK_QUEUE_LAUNCHES).
     sync_each: bool,
     /// The watchdog, and the layout it reads the status words with.

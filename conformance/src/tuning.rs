@@ -4,8 +4,8 @@
 //! FILE`), with the fields given as flags winning, and the file used
 //! recorded. Fields are merged by name, never copied one by one: a new
 //! incantation is a field of the environment type and a row of the flag
-//! table (`flags.rs`). The environment chosen travels whole in every GPU
-//! job (`job.rs`).
+//! table (`flags.rs`). The environment chosen ([`Tuned`]) travels whole in
+//! every GPU job (`job.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -15,16 +15,16 @@ use serde_json::{Map, Value};
 
 /// What the command line says of the environment.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EnvironmentFlags {
+pub struct TuningFlags {
     /// The fields given as flags, by name.
     pub fields: Map<String, Value>,
     /// `--tuning FILE|none`.
-    pub tuning: TuningChoice,
+    pub source: TuningSource,
 }
 
 /// Where the environment's values come from, under the flags.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub enum TuningChoice {
+pub enum TuningSource {
     /// The GPU's tuned file when there is one, else the built-in values.
     #[default]
     Device,
@@ -36,7 +36,7 @@ pub enum TuningChoice {
 
 /// The environment a run uses, and where it came from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Environment {
+pub struct Tuned {
     pub tuning: Tuning,
     /// For the summary: the file and the flags given, or the built-in one.
     pub from: String,
@@ -45,7 +45,7 @@ pub struct Environment {
     pub file: Option<String>,
 }
 
-impl EnvironmentFlags {
+impl TuningFlags {
     /// `base` with the fields given as flags in place of its own.
     pub fn over(&self, base: &Tuning) -> Result<Tuning, String> {
         let mut fields = match serde_json::to_value(base) {
@@ -61,21 +61,21 @@ impl EnvironmentFlags {
     /// cannot run) in the checkout `root`: `--tuning FILE`, else the GPU's
     /// tuned file when there is one, else the built-in values; the flags
     /// given win.
-    pub fn choose(&self, root: &Path, device: Option<&DeviceInfo>) -> Result<Environment, String> {
-        let found = match (&self.tuning, device) {
-            (TuningChoice::None, _) => {
-                return Ok(Environment {
+    pub fn choose(&self, root: &Path, device: Option<&DeviceInfo>) -> Result<Tuned, String> {
+        let found = match (&self.source, device) {
+            (TuningSource::None, _) => {
+                return Ok(Tuned {
                     tuning: self.over(&Tuning::default())?,
                     from: "the built-in environment (--tuning none)".into(),
                     file: None,
                 });
             }
-            (TuningChoice::File(path), _) => Some((path.clone(), Tuning::load(path)?)),
-            (TuningChoice::Device, Some(d)) => Tuning::for_device(root, &d.name, &d.sm)?,
-            (TuningChoice::Device, None) => None,
+            (TuningSource::File(path), _) => Some((path.clone(), Tuning::load(path)?)),
+            (TuningSource::Device, Some(d)) => Tuning::for_device(root, &d.name, &d.sm)?,
+            (TuningSource::Device, None) => None,
         };
         let Some((path, t)) = found else {
-            return Ok(Environment {
+            return Ok(Tuned {
                 tuning: self.over(&Tuning::default())?,
                 from: "the built-in environment".into(),
                 file: None,
@@ -83,7 +83,7 @@ impl EnvironmentFlags {
         };
         let shown = path.strip_prefix(root).unwrap_or(&path);
         let given: Vec<&String> = self.fields.keys().collect();
-        Ok(Environment {
+        Ok(Tuned {
             tuning: self.over(&t)?,
             from: format!("{} (flags given: {given:?})", shown.display()),
             file: Some(shown.display().to_string()),
@@ -97,9 +97,9 @@ mod tests {
     use gridcheck_gpu::Budget;
     use gridcheck_report::SearchPoint;
 
-    fn flags(a: &[&str]) -> Result<EnvironmentFlags, String> {
+    fn flags(a: &[&str]) -> Result<TuningFlags, String> {
         let argv = a.iter().map(|s| s.to_string()).collect();
-        crate::flags::parse(argv, "/r".into()).map(|o| o.environment)
+        crate::flags::parse(argv, "/r".into()).map(|o| o.tuning)
     }
 
     /// What `flags` make of `base` (a tuned file's values).
