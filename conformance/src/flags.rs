@@ -491,7 +491,10 @@ pub fn usage() -> String {
             );
         }
     }
-    out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's."
+    out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.\n\
+           Alone, for scripts: --kernels-folder RELEASE prints a toolchain's kernels folder\n\
+           (kernels-nvcc-RELEASE), --kernels-folder-release NAME the release of one (exit 1:\n\
+           none); --worker is the harness's own worker process."
 }
 
 /// Reads `argv` (the program first) with [`FLAGS`] into the options, `root`
