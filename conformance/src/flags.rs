@@ -367,6 +367,18 @@ pub const FLAGS: &[Flag] = &[
         }
     ),
     flag!(
+        "--shuffle",
+        Some("SEED"),
+        "run the trials in the order SEED shuffles them into (the same seed,\nthe same order; default: the spec's order)",
+        |d, v| {
+            d.o.shuffle = Some(
+                v.parse()
+                    .map_err(|_| "expected a seed, a number".to_string())?,
+            );
+            Ok(())
+        }
+    ),
+    flag!(
         "--tuning",
         Some("FILE|none"),
         "the testing environment (default: conformance/tuning/<gpu>.toml when\nit exists, else the built-in one); flags below win over it",

@@ -48,6 +48,9 @@ pub struct Options {
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
+    /// `--shuffle SEED`: run the trials in the order this seed shuffles
+    /// them into (`run.rs`); `None`: the spec's order.
+    pub shuffle: Option<u64>,
     /// The testing environment's flags and `--tuning` (`tuning.rs`).
     pub tuning: TuningFlags,
     /// `--mutants` and its options.
@@ -117,6 +120,7 @@ impl Options {
             progress: None,
             junit: None,
             shard: None,
+            shuffle: None,
             tuning: TuningFlags::default(),
             mutants: MutantOptions::default(),
             devices: None,

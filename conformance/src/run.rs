@@ -95,6 +95,12 @@ fn harness(opts: Options) -> ExitCode {
     if let Some(shard) = ctx.plan.opts.shard {
         all = take_shard(all, shard);
     }
+    if let Some(seed) = ctx.plan.opts.shuffle {
+        all = shuffled(all, seed);
+        if !args.list {
+            eprintln!("trial order: shuffled by seed {seed} (--shuffle {seed} repeats it)");
+        }
+    }
     if args.list {
         return listing::list(&args, &all);
     }
@@ -142,6 +148,24 @@ fn take_shard(mut all: Vec<Trial>, (i, n): (usize, usize)) -> Vec<Trial> {
         .filter(|(k, _)| k % n == i - 1)
         .map(|(_, t)| t)
         .collect()
+}
+
+/// `all` in the order `seed` shuffles it into: Fisher-Yates driven by
+/// splitmix64, so a seed gives the same order on every machine.
+fn shuffled<T>(mut all: Vec<T>, seed: u64) -> Vec<T> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in (1..all.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        all.swap(i, j);
+    }
+    all
 }
 
 /// The GPU tests this run selects, dealt out over the devices (and, with
@@ -217,4 +241,36 @@ fn finish(ctx: &Ctx, args: &Arguments, names: &[(String, bool)]) -> Result<(), E
         return Err(ExitCode::FAILURE);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shuffled;
+
+    #[test]
+    fn a_seed_gives_one_order_and_another_seed_another() {
+        let items: Vec<u32> = (0..200).collect();
+        let a = shuffled(items.clone(), 1);
+        assert_eq!(
+            a,
+            shuffled(items.clone(), 1),
+            "the same seed, the same order"
+        );
+        assert_ne!(a, items, "shuffled");
+        assert_ne!(a, shuffled(items.clone(), 2), "another seed, another order");
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, items, "a permutation: nothing lost or repeated");
+        // Every position can be reached: the first item lands in many places.
+        let places: std::collections::BTreeSet<usize> = (0..64)
+            .map(|s| {
+                shuffled(items.clone(), s)
+                    .iter()
+                    .position(|&x| x == 0)
+                    .unwrap()
+            })
+            .collect();
+        assert!(places.len() > 40, "{places:?}");
+        assert!(shuffled(Vec::<u32>::new(), 3).is_empty());
+    }
 }
