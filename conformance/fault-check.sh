@@ -15,28 +15,13 @@ out=${OUT:-target/gridcheck}
 mkdir -p "$out"
 h=./.gpu-bundle/conformance
 . conformance/bundle-kernels.sh
+. conformance/json.sh   # report_trials, trial_field, holds
 status=0
 
-# The trials of a results file, one JSON object a line: its last record of
-# each trial (every run of the file), with its status and whole message.
-trials() {
-  "$h" report summary "$1" --all-runs --every-trial | python3 -c '
-import json, sys
-for run in json.load(sys.stdin)["runs"]:
-    for t in run.get("every_trial", []):
-        print(json.dumps(t))'
-}
-# The field of a test's last record, from trials' lines on stdin.
-field() { # test field
-  python3 -c '
-import json, sys
-last = [t for t in map(json.loads, sys.stdin) if t["test"] == sys.argv[1]]
-print(last[-1][sys.argv[2]] if last else "")' "$1" "$2"
-}
 expect() { # test status...
   local test=$1 got
   shift
-  got=$(field "$test" status <"$fix_trials")
+  got=$(trial_field "$test" status <"$fix_trials")
   for want in "$@"; do
     if [ "$got" = "$want" ]; then echo "ok: $test -> $got"; return; fi
   done
@@ -52,13 +37,13 @@ start=$(date +%s%N)
 $h --root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tier gpu \
   --timeout 10 --results "$fix" >"$out/fixtures.log" 2>&1
 echo "fixture run: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms"
-trials "$fix" >"$fix_trials"
+report_trials "$fix" >"$fix_trials"
 expect fault-hang timeout
 expect fault-hang-own-timeout timeout
 # The harness's message for a trial killed at its own gpu_timeout
 # (conformance/src/timeouts.rs).
-if field fault-hang-own-timeout message <"$fix_trials" |
-  python3 -c 'import sys; sys.exit("killed after 3 s, the test'"'"'s gpu_timeout" not in sys.stdin.read())'; then
+if trial_field fault-hang-own-timeout message <"$fix_trials" |
+  holds "killed after 3 s, the test's gpu_timeout"; then
   echo "ok: fault-hang-own-timeout was killed at its own gpu_timeout (3 s, --timeout 10)"
 else
   echo "FAILED: fault-hang-own-timeout's record does not say it was killed at its gpu_timeout of 3 s"
@@ -76,12 +61,12 @@ slice=(--root . --cubins .gpu-bundle/kernels --launches 2 --instances 256 --mode
 res="$out/resume.jsonl"
 rm -f "$res"
 timeout -s KILL 2 $h "${slice[@]}" --results "$res" cdp2.memory >/dev/null 2>&1
-before=$(trials "$res" 2>/dev/null | wc -l)
+before=$(report_trials "$res" 2>/dev/null | wc -l)
 $h "${slice[@]}" --results "$res" --resume cdp2.memory >"$out/resume.log" 2>&1
 echo "resumed run exit $?"
 # libtest's listing format (`<name>: test` a line, what nextest reads).
 listed=$($h "${slice[@]}" --list cdp2.memory 2>/dev/null | grep -c ': test$')
-have=$(trials "$res" | python3 -c '
+have=$(report_trials "$res" | python3 -c '
 import json, sys
 print(len({json.loads(l)["trial"] for l in sys.stdin}))')
 echo "trials with a result before the kill: $before; trials listed: $listed; trials with a result: $have"

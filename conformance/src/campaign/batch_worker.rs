@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use gridcheck_gpu::watch::{LONG_RUN, STALL};
-use gridcheck_gpu::{Budget, Environment, Gpu, launch_seed};
+use gridcheck_gpu::{Budget, Gpu, launch_seed};
+use gridcheck_report::Tuning;
 use serde::{Deserialize, Serialize};
 
 use super::findings::{Outcome, known_hang};
@@ -44,7 +45,7 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
     let dir = it.next().cloned().unwrap_or_default();
     let (mut from, mut skip, mut instances, mut launches, mut seed) =
         (0usize, Vec::new(), 512u32, 2u32, 1u64);
-    let mut env = Environment::default();
+    let mut env = Tuning::default();
     while let (Some(f), Some(v)) = (it.next(), it.next()) {
         match f.as_str() {
             "--from" => from = v.parse().unwrap_or(0),

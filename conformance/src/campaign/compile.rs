@@ -12,7 +12,7 @@ use std::time::Instant;
 use gridcheck_toolchain::Nvcc;
 
 use super::{CUBIN, PROGRAMS, SOURCE};
-use crate::worker::run_with_timeout;
+use crate::piped::run_with_timeout;
 
 /// The architecture a campaign compiles for (the H100 and H200).
 pub const ARCH: &str = "sm_90";

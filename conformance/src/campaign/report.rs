@@ -243,7 +243,7 @@ fn summary(
         "compile {compile_s:.1} s; GPU runs {gpu_s:.1} s: {:.0} programs per GPU-minute",
         ran as f64 / (gpu_s / 60.0).max(1e-9)
     );
-    let builtin = gridcheck_gpu::Environment::default();
+    let builtin = gridcheck_report::Tuning::default();
     let _ = writeln!(
         s,
         "budget: {} instances x {} launches a program; delays up to {} cycles, stress over {} words",
