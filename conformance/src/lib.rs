@@ -21,7 +21,6 @@
 //! carries the run's id and start time (`RunStamp::for_invocation`).
 
 mod binary;
-pub mod campaign;
 pub mod devices;
 mod environment;
 mod facts;
@@ -429,12 +428,6 @@ pub fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
 
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
-    // Random programs at scale (`campaign/`), and its batch workers.
-    match argv.get(1).map(String::as_str) {
-        Some("campaign") => return campaign::main(&argv[2..], &default_root),
-        Some("campaign-worker") => return campaign::worker_main(&argv[2..]),
-        _ => {}
-    }
     if argv
         .iter()
         .skip(1)

@@ -1,4 +1,5 @@
-//! `cargo xtask gpu-bundle`: the release harness, the kernels of every
+//! `cargo xtask gpu-bundle`: the release harness and the campaign's driver
+//! (`gridcheck-campaign`), the kernels of every
 //! architecture asked for (default all that nvcc targets) with each test's
 //! PTX and the `libcudadevrt.a` that links it at JIT time, the fault
 //! fixtures and the mutants' CUDA, in `.gpu-bundle/` for a GPU machine
@@ -19,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, build, codegen, copy, mutants, release_build, toolchain};
+use crate::{Result, build, codegen, copy, copy_creating, mutants, release_build, toolchain};
 
 pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
@@ -36,15 +37,25 @@ pub fn run(args: &[String]) -> Result<()> {
             "conformance",
             "-p",
             "gridcheck-gpu",
+            "-p",
+            "gridcheck-campaign",
             "--bin",
             "conformance",
+            "--bin",
+            "gridcheck-campaign",
             "--example",
             "litmus_smoke",
         ],
     )?;
     let release = target_dir(&root)?.join("release");
     let bundle = root.join(".gpu-bundle");
-    copy(&release.join("conformance"), &bundle.join("conformance"))?;
+    copy_creating(&release.join("conformance"), &bundle.join("conformance"))?;
+    // The random-program campaign (`conformance/fuzz-gpu.sh`,
+    // `lab/sessions/campaign.sh`): its driver and batch workers.
+    copy(
+        &release.join("gridcheck-campaign"),
+        &bundle.join("gridcheck-campaign"),
+    )?;
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
     copy(
