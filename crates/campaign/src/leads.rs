@@ -47,7 +47,7 @@ struct Leads<'a> {
     records: &'a [ProgramRecord],
     /// Where the shrunk tests go (`OUT/findings`).
     findings: PathBuf,
-    /// Where rebuilt batches go (`DIR/leads`).
+    /// Where rebuilt batches go (`DIR/leads/<results folder>`).
     work: PathBuf,
     /// Programs run on the GPU.
     ran: usize,
@@ -402,7 +402,7 @@ pub fn run(a: &Args, runner: &mut Runner, records: &[ProgramRecord]) -> Result<(
         runner,
         records,
         findings: a.out.join("findings"),
-        work: a.dir.join("leads"),
+        work: work_dir(a),
         ran: 0,
     };
     println!("leads: {} findings, {} to end", groups.len(), todo.len());
@@ -432,6 +432,20 @@ pub fn run(a: &Args, runner: &mut Runner, records: &[ProgramRecord]) -> Result<(
         programs_run: leads.ran,
     };
     append_line(&a.out.join(crate::campaign::PARTS), &part)
+}
+
+/// Where the rebuilt batches of this results folder's leads go: beside the
+/// campaign's batches (they are build outputs), one folder a results
+/// folder, so that two runs of the leads over the same programs (two GPUs,
+/// or an old campaign's records) keep theirs apart.
+fn work_dir(a: &Args) -> PathBuf {
+    let out = std::path::absolute(&a.out).unwrap_or_else(|_| a.out.clone());
+    let name: String = out
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    a.dir.join("leads").join(name.trim_matches('_'))
 }
 
 /// Compiles the campaign's batches that hold the given findings (they may

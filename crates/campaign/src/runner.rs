@@ -188,7 +188,8 @@ impl Runner {
         };
         let mut heard = false;
         let killed = loop {
-            // The first report waits for the context and the module too.
+            // The first program's report waits for the context and the
+            // module too.
             let limit = self.timeout + if heard { 0 } else { 30 };
             let line = match w.line(Duration::from_secs(limit)) {
                 Ok(l) => l,
@@ -201,7 +202,6 @@ impl Runner {
             else {
                 continue;
             };
-            heard = true;
             match r {
                 Report::Device { name } => self.device = Some(name),
                 Report::Unusable { reason } => {
@@ -212,6 +212,7 @@ impl Runner {
                     if order.get(pass.reported.len()) != Some(&index) {
                         continue;
                     }
+                    heard = true;
                     let seq = pass.reported.len() as u32;
                     pass.reported.push(index);
                     // A hang or an error ends the worker: it is killed at
