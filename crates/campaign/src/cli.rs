@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gridcheck_spec::{Litmus, TestBody};
+use gridcheck_spec::{Litmus, Profile, TestBody};
 
 use crate::args::{Args, Phase, USAGE};
 use crate::campaign::{RECORDS, read_lines};
@@ -105,26 +105,84 @@ fn plain_main(argv: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
-/// The litmus tests of a finding's file (a list of tests, as the leads
-/// phase writes it, or a whole spec document).
+/// The litmus tests of a finding's file: a whole spec document, or a list
+/// of tests as the leads phase writes it (`render::litmus_test_yaml`
+/// entries, each starting with its `  - name:` line), each then loaded with
+/// a rule of the first profile that accepts it.
 fn finding_tests(file: &Path, text: &str) -> Result<Vec<(String, Litmus)>, String> {
-    let doc = if text.trim_start().starts_with("tests:") || text.contains("\nrules:") {
-        text.to_string()
-    } else {
-        format!("tests:\n{text}")
-    };
-    let spec = gridcheck_spec::load_sources(&[(file.to_path_buf(), doc)], None)
-        .map_err(|e| e.to_string())?;
-    let tests: Vec<(String, Litmus)> = spec
-        .tests
-        .into_iter()
-        .filter_map(|t| match t.body {
-            TestBody::Litmus(l) => Some((t.name, l)),
-            _ => None,
-        })
+    if text.starts_with("rules:") || text.contains("\nrules:") {
+        let spec = gridcheck_spec::load_sources(&[(file.to_path_buf(), text.to_string())], None)
+            .map_err(|e| e.to_string())?;
+        let tests: Vec<(String, Litmus)> = spec
+            .tests
+            .into_iter()
+            .filter_map(|t| match t.body {
+                TestBody::Litmus(l) => Some((t.name, l)),
+                _ => None,
+            })
+            .collect();
+        return match tests.is_empty() {
+            true => Err(format!("{}: no litmus test", file.display())),
+            false => Ok(tests),
+        };
+    }
+    const ENTRY: &str = "  - name: ";
+    let starts: Vec<usize> = text
+        .match_indices(ENTRY)
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
         .collect();
-    if tests.is_empty() {
-        return Err(format!("{}: no litmus test", file.display()));
+    if starts.is_empty() {
+        return Err(format!(
+            "{}: no test (no line starting `{}`)",
+            file.display(),
+            ENTRY.trim()
+        ));
+    }
+    let mut tests = Vec::new();
+    for (n, &from) in starts.iter().enumerate() {
+        let entry = &text[from..starts.get(n + 1).copied().unwrap_or(text.len())];
+        let name = entry[ENTRY.len()..].lines().next().unwrap_or("").trim();
+        let mut last = String::new();
+        let loaded = Profile::ALL.iter().find_map(|&p| {
+            let doc = format!(
+                "rules:\n  - id: {p}.finding.{name}\n    source: {{ seed: finding.txt, section: \"1\" }}\n    quote: finding\n    profile: {p}\n    tests: [{name}]\ntests:\n{entry}"
+            );
+            gridcheck_spec::render::load_litmus(&doc)
+                .map_err(|e| last = e.to_string())
+                .ok()
+        });
+        let l = loaded.ok_or_else(|| format!("{}: test `{name}`: {last}", file.display()))?;
+        tests.push((name.to_string(), l));
     }
     Ok(tests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finding's file as the leads phase writes it: its tests in order.
+    #[test]
+    fn a_findings_tests_are_read_in_order() {
+        let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
+        let file = root.join(
+            "lab/campaigns/nvidia-h100-80gb-hbm3-2026-11-26/random-confirmed/findings/001-hang.yaml",
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        let one = finding_tests(&file, &text).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].0, "campaign-hang-001");
+        let two = format!("{}{}", text.replace("campaign-hang-001", "ctx"), text);
+        let both = finding_tests(&file, &two).unwrap();
+        let names: Vec<&str> = both.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["ctx", "campaign-hang-001"]);
+        let e = finding_tests(&file, "  - name: bad\n    kind: litmus\n").unwrap_err();
+        assert!(e.contains("test `bad`"), "{e}");
+        assert!(
+            finding_tests(&file, "x: 1\n")
+                .unwrap_err()
+                .contains("no test")
+        );
+    }
 }

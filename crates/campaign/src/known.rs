@@ -75,10 +75,25 @@ impl KnownHangs {
         Ok(KnownHangs { hangs })
     }
 
-    /// The first known hang whose test's shape embeds in `l`'s.
+    /// The first known hang whose test's shape embeds in `l`'s: the
+    /// program makes that hang's calls (its records' `known_hang`, and the
+    /// campaign's cap). It may still hang for another reason.
     pub fn matching(&self, l: &Litmus) -> Option<&KnownHang> {
         let s = Shape::of(l);
         self.hangs.iter().find(|h| h.shape.embeds(&s))
+    }
+
+    /// The known hang that explains a hang found in `found` and shrunk to
+    /// `shrunk`: `found` makes its calls, and what `shrunk` kept (what the
+    /// hang needs) is within its test. A program that makes a known
+    /// hang's calls but needs others to hang (a call the test lacks) is not
+    /// explained by it; nor is a test's call the hang does not need (its
+    /// observers, a launch it kept) asked of the shrunk program.
+    pub fn explaining(&self, found: &Litmus, shrunk: &Litmus) -> Option<&KnownHang> {
+        let (f, s) = (Shape::of(found), Shape::of(shrunk));
+        self.hangs
+            .iter()
+            .find(|h| h.shape.embeds(&f) && s.embeds(&h.shape))
     }
 }
 
@@ -131,6 +146,35 @@ mod tests {
         // Not a known hang: the launch before the trigger, one record.
         assert_eq!(fact("          t0: [launch k1 tail, trigger]\n"), None);
         assert_eq!(fact("          t0: [record e1, launch k1]\n"), None);
+    }
+
+    /// Campaign finding 004 of 2026-11-26 (fuzz-2026-7079): its program
+    /// makes the calls of the late-write environment's never-start hang (a
+    /// tail launch, another thread's trigger), but it shrank to a hang
+    /// without the tail launch: not explained by that fact. Two records
+    /// shrunk to the records alone are explained by the two-records fact,
+    /// whose test also launches.
+    #[test]
+    fn a_known_hang_explains_a_finding_only_within_its_test() {
+        let k = checkout();
+        let l = |threads: &str| litmus(threads, "exists x == 0", "allowed");
+        let found = l(
+            "          t0: [store x 1, launch k1 tail, record e2]\n          t1: [record e2, trigger, load r0 x]\n",
+        );
+        assert!(k.matching(&found).is_some());
+        let shrunk = l(
+            "          t0: [store x 2, record e2]\n          t1: [record e2, trigger, load r0 x, launch k1 s2]\n",
+        );
+        assert_eq!(k.explaining(&found, &shrunk), None);
+        let found = l("          t0: [store x 1, record e1, record e2, launch k1]\n");
+        // Shrunk to the records alone: the child kernel and its launch gone.
+        let mut shrunk = l("          t0: [record e1, record e2, launch k1]\n");
+        shrunk.kernels.truncate(1);
+        shrunk.kernels[0].threads[0].ops.truncate(2);
+        assert_eq!(
+            k.explaining(&found, &shrunk).map(|h| h.test.as_str()),
+            Some("c2-event-two-records-null-stream")
+        );
     }
 
     #[test]

@@ -3,20 +3,22 @@
 //! line of `leads.jsonl` each as soon as it ends, so that a later part
 //! resumes where this one stopped.
 //!
-//! 1. A hang whose program embeds a known hang's test is `known`.
-//! 2. Its first program runs alone in `--alone-runs` fresh workers, on the
+//! 1. Its first program runs alone in `--alone-runs` fresh workers, on the
 //!    batch's own module. Shown again: it is shrunk alone (`alone`).
-//! 3. Not shown: it runs after the programs its worker ran before it
+//! 2. Not shown: it runs after the programs its worker ran before it
 //!    (`context::prefix`), in that order, in one fresh worker, up to
 //!    `--context-runs` times. Never shown: `closed`, with the bound on its
 //!    rate from every rerun's instances.
-//! 4. Shown with its context: the prefix is bisected (`context::ddmin`,
+//! 3. Shown with its context: the prefix is bisected (`context::ddmin`,
 //!    each subset up to `--alone-runs` reruns) to the fewest programs that
 //!    bring it back, and the test (those programs, then the finding) is
 //!    shrunk program by program, the finding's own first (`context`).
 //!
 //! A shrunk test is run `--rate-runs` times for its rate, and written as
 //! spec YAML and as a runtime-API program (`plain.rs`) under `findings/`.
+//! A hang whose program makes a known hang's calls and whose shrunk
+//! program is within that hang's test (`KnownHangs::explaining`) ends
+//! `known`, its shrunk test kept beside the fact's.
 //! Each lead has `--lead-budget` seconds: bisection and shrinking stop at
 //! it with what they have (and say so).
 
@@ -118,19 +120,6 @@ impl Leads<'_> {
         let l = b
             .litmus(r.index)
             .ok_or_else(|| format!("{}: program {} does not load", b.dir.display(), r.index))?;
-        if let Some(k) = self
-            .runner
-            .known
-            .matching(l)
-            .filter(|_| class == Class::Hang)
-        {
-            end.ended = "known".into();
-            end.known = Some(Known {
-                fact: k.fact.clone(),
-                test: k.test.clone(),
-            });
-            return Ok(end);
-        }
         end.alone = self.reruns(&b, &[r.index], class, self.a.alone_runs, true);
         end.confirmed_alone = end.alone.shown > 0;
         let context = if end.confirmed_alone {
@@ -153,7 +142,15 @@ impl Leads<'_> {
         let mut seq: Vec<CampaignProgram> =
             context.iter().map(|&i| b.programs[i].clone()).collect();
         seq.push(b.programs[r.index].clone());
-        end.test = Some(self.reproduce(gi, class, seq, &end, deadline)?);
+        let (test, shrunk) = self.reproduce(gi, class, seq, &end, deadline)?;
+        end.test = Some(test);
+        if let Some(k) = self.runner.known.explaining(l, &shrunk) {
+            end.ended = "known".into();
+            end.known = Some(Known {
+                fact: k.fact.clone(),
+                test: k.test.clone(),
+            });
+        }
         end.seconds = started.elapsed().as_secs_f64();
         Ok(end)
     }
@@ -265,7 +262,8 @@ impl Leads<'_> {
     }
 
     /// Shrinks the test `seq` (context first, the finding last) program by
-    /// program, the finding's first, then measures its rate and writes it.
+    /// program, the finding's first, then measures its rate and writes it:
+    /// the test, and the finding's program shrunk.
     fn reproduce(
         &mut self,
         gi: usize,
@@ -273,7 +271,7 @@ impl Leads<'_> {
         mut seq: Vec<CampaignProgram>,
         end: &LeadEnd,
         deadline: Instant,
-    ) -> Result<TestOut, String> {
+    ) -> Result<(TestOut, Litmus), String> {
         let work = self.work.join(format!("g{gi:03}"));
         let n = seq.len();
         let names: Vec<String> = (0..n)
@@ -302,14 +300,16 @@ impl Leads<'_> {
         let order: Vec<usize> = (0..n).collect();
         let rate = self.reruns(&last, &order, class, self.a.rate_runs, false);
         let (yaml, plain) = self.write_test(gi, class, &seq, end, (steps, tries), rate)?;
-        Ok(TestOut {
+        let (_, shrunk) = seq[n - 1].litmus()?;
+        let test = TestOut {
             yaml,
             plain,
             shrink_steps: steps,
             shrink_tries: tries,
             out_of_time,
             rate,
-        })
+        };
+        Ok((test, shrunk))
     }
 
     /// Writes the test as spec YAML (context first) and as a plain
@@ -443,7 +443,13 @@ fn work_dir(a: &Args) -> PathBuf {
     let name: String = out
         .to_string_lossy()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     a.dir.join("leads").join(name.trim_matches('_'))
 }

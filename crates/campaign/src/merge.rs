@@ -163,3 +163,56 @@ pub fn main(argv: &[String]) -> Result<(), String> {
     print!("{}", table(&m));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ending::FirstOf;
+    use crate::findings::Class;
+
+    /// Writes a results folder on `device` with findings of these shapes.
+    fn results(dir: &Path, device: &str, shapes: &[&str]) {
+        std::fs::create_dir_all(dir).unwrap();
+        let summary = format!(
+            "{{\"campaign\": \"c\", \"device\": \"{device}\", \"programs\": 10, \"ran\": 9, \"not_run\": {{}}, \"classes\": {{}}, \"compile_s\": 1.0, \"gpu_s\": 6.0, \"leads_gpu_s\": 0.0, \"programs_per_gpu_minute\": 90.0, \"environment\": {{\"instances\": 1, \"launches\": 1, \"tuning\": null, \"max_delay_cycles\": 0, \"stress_words\": 0, \"permute\": true, \"line_burst\": 0}}, \"findings\": {}, \"findings_by_class\": {{}}, \"ended\": {{}}}}",
+            shapes.len()
+        );
+        std::fs::write(dir.join("summary.json"), summary).unwrap();
+        let mut lines = String::new();
+        for s in shapes {
+            let first = FirstOf {
+                name: format!("{device}-p"),
+                batch: "b0000".into(),
+                index: 0,
+                detail: String::new(),
+            };
+            let e = LeadEnd::open(Class::Hang, s, 1, &first);
+            lines += &serde_json::to_string(&e).unwrap();
+            lines.push('\n');
+        }
+        std::fs::write(dir.join("findings.jsonl"), lines).unwrap();
+    }
+
+    #[test]
+    fn findings_of_several_gpus_are_deduplicated_by_shape() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-merge-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        results(&dir.join("a"), "H100", &["host[trigger]", "host[st]"]);
+        results(&dir.join("b"), "H200", &["host[trigger]"]);
+        let m = merged(&[dir.join("a"), dir.join("b")]).unwrap();
+        assert_eq!(m.gpus.len(), 2);
+        assert_eq!((m.gpus[0].not_run, m.gpus[1].programs), (1, 10));
+        assert_eq!(m.findings.len(), 2);
+        let both = m
+            .findings
+            .iter()
+            .find(|f| f.shape == "host[trigger]")
+            .unwrap();
+        let on: Vec<_> = both.seen.iter().map(|s| s.device.as_deref()).collect();
+        assert_eq!(on, [Some("H100"), Some("H200")]);
+        assert!(table(&m).contains("| H200 |"));
+        let e = merged(&[dir.join("missing")]).unwrap_err();
+        assert!(e.contains("summary.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -193,13 +193,15 @@ fn kernel_code(w: &mut String, n: &mut Numbering, p: &str, l: &Litmus, k: &gridc
         k.name,
         if device { ", unsigned slot" } else { "" }
     );
-    if !device {
+    let ops = || k.threads.iter().flat_map(|t| &t.ops);
+    let accesses = ops().any(|o| matches!(o, Op::Load { .. } | Op::Store { .. }));
+    let launches = ops().any(|o| matches!(o, Op::Launch { .. }));
+    if !device && (accesses || launches) {
         let _ = writeln!(w, "  const unsigned slot = blockIdx.x / {nb}u;");
     }
-    let _ = writeln!(
-        w,
-        "  volatile unsigned *m = mem + (size_t)slot * kLocs;\n  (void)m;"
-    );
+    if accesses {
+        let _ = writeln!(w, "  volatile unsigned *m = mem + (size_t)slot * kLocs;");
+    }
     let (streams, events) = objects(k);
     for s in &streams {
         let _ = writeln!(w, "  __shared__ cudaStream_t s_{s};");

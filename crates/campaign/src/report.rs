@@ -102,7 +102,9 @@ pub fn endings(records: &[ProgramRecord], ends: &[LeadEnd], judged: &[Judgment])
 
 fn summary(a: &Args, records: &[ProgramRecord], parts: &[Part], found: &[LeadEnd]) -> Summary {
     let phase = |p: &'static str| parts.iter().filter(move |x| x.phase == p);
-    let gpu_s: f64 = phase("run").map(|p| p.gpu_s).sum();
+    // Summed from 0.0: an empty sum of floats is -0.0.
+    let total = |p: &'static str, f: fn(&Part) -> f64| phase(p).map(f).fold(0.0, |a, b| a + b);
+    let gpu_s = total("run", |p| p.gpu_s);
     let ran = records.iter().filter(|r| r.class != Class::NotRun).count();
     let mut not_run = BTreeMap::new();
     for r in records {
@@ -127,9 +129,9 @@ fn summary(a: &Args, records: &[ProgramRecord], parts: &[Part], found: &[LeadEnd
             .into_iter()
             .map(|(c, n)| (c.name().to_string(), n))
             .collect(),
-        compile_s: phase("run").map(|p| p.compile_s).sum(),
+        compile_s: total("run", |p| p.compile_s),
         gpu_s,
-        leads_gpu_s: phase("leads").map(|p| p.gpu_s).sum(),
+        leads_gpu_s: total("leads", |p| p.gpu_s),
         programs_per_gpu_minute: if gpu_s > 0.0 {
             ran as f64 * 60.0 / gpu_s
         } else {
@@ -271,4 +273,56 @@ pub fn write(a: &Args, records: &[ProgramRecord]) -> Result<bool, String> {
 
 fn write_file(f: &Path, body: &str) -> Result<(), String> {
     std::fs::write(f, body).map_err(|e| format!("cannot write {}: {e}", f.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::Outcome;
+
+    fn rec(index: usize, class: Class, shape: &str) -> ProgramRecord {
+        ProgramRecord {
+            batch: "b0000".into(),
+            index,
+            name: format!("p{index}"),
+            class,
+            detail: "d".into(),
+            shape: shape.into(),
+            known_hang: None,
+            oracle: "axiom".into(),
+            outcome: Outcome::Hang {
+                message: "stall".into(),
+            },
+            worker: Some(0),
+            seq: Some(index as u32),
+        }
+    }
+
+    /// Every finding is listed, open until a part ends it; a judgment
+    /// makes it the harness's; the last ending of a finding wins.
+    #[test]
+    fn every_finding_is_listed_with_its_ending() {
+        let rs = [
+            rec(0, Class::Hang, "a"),
+            rec(1, Class::Pass, "a"),
+            rec(2, Class::Hang, "b"),
+            rec(3, Class::Hang, "a"),
+        ];
+        let found = endings(&rs, &[], &[]);
+        assert_eq!(found.len(), 2);
+        assert!(found.iter().all(|e| e.ended == "open"));
+        assert_eq!((found[0].programs, found[0].first.as_str()), (2, "p0"));
+        let mut closed = found[1].clone();
+        closed.ended = "closed".into();
+        let judged = [Judgment {
+            class: Class::Hang,
+            shape: "a".into(),
+            state: "the pending-launch pool left raised".into(),
+            fix: "abc123".into(),
+        }];
+        let found = endings(&rs, &[closed], &judged);
+        assert_eq!(found[0].ended, "harness");
+        assert_eq!(found[0].harness.as_ref().unwrap().fix, "abc123");
+        assert_eq!(found[1].ended, "closed");
+    }
 }
