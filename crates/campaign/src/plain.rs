@@ -429,12 +429,13 @@ pub fn program(programs: &[(String, Litmus)]) -> String {
   if (pending > 2048) cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, pending);
   unsigned *mem;
   Counters *c;
-  cudaMallocManaged(&mem, sizeof(unsigned) * (size_t)instances * {locs});
-  cudaMallocManaged(&c, sizeof *c);
+  cudaStream_t s;
+  cudaError_t e = cudaMallocManaged(&mem, sizeof(unsigned) * (size_t)instances * {locs});
+  if (e == cudaSuccess) e = cudaMallocManaged(&c, sizeof *c);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {{ printf("{{\"error\": \"%s\"}}\n", cudaGetErrorName(e)); return 1; }}
   memset((void *)c, 0, sizeof *c);
   g_failed_at_start = (Counters *)calloc(1, sizeof *c);
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
 {}
   return 0;
 }}

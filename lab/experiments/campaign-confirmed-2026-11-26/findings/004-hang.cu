@@ -177,12 +177,13 @@ int main(int argc, char **argv) {
   if (pending > 2048) cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, pending);
   unsigned *mem;
   Counters *c;
-  cudaMallocManaged(&mem, sizeof(unsigned) * (size_t)instances * 2);
-  cudaMallocManaged(&c, sizeof *c);
+  cudaStream_t s;
+  cudaError_t e = cudaMallocManaged(&mem, sizeof(unsigned) * (size_t)instances * 2);
+  if (e == cudaSuccess) e = cudaMallocManaged(&c, sizeof *c);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (e != cudaSuccess) { printf("{\"error\": \"%s\"}\n", cudaGetErrorName(e)); return 1; }
   memset((void *)c, 0, sizeof *c);
   g_failed_at_start = (Counters *)calloc(1, sizeof *c);
-  cudaStream_t s;
-  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   if (p0::run(c, mem, instances, launches, drop, s)) return 1;
   return 0;
 }
