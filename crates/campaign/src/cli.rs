@@ -185,4 +185,32 @@ mod tests {
                 .contains("no test")
         );
     }
+
+    /// The plain programs checked in beside their findings are what the
+    /// generator writes from them now (`gridcheck-campaign plain F.yaml
+    /// --out F.cu` rewrites one).
+    #[test]
+    fn the_checked_in_plain_programs_are_current() {
+        let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
+        let dir = root.join("lab/experiments/campaign-confirmed-2026-11-26/findings");
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let yaml = e.path();
+            if yaml.extension().is_none_or(|x| x != "yaml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&yaml).unwrap();
+            let cu = yaml.with_extension("cu");
+            let now = plain::program(&finding_tests(&yaml, &text).unwrap());
+            assert!(
+                std::fs::read_to_string(&cu).unwrap() == now,
+                "{} is stale: gridcheck-campaign plain {} --out {}",
+                cu.display(),
+                yaml.display(),
+                cu.display()
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 6);
+    }
 }
