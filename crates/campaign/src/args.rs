@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gridcheck_gpu::Environment;
+use gridcheck_report::Tuning;
 
 pub const USAGE: &str = "usage: gridcheck-campaign [run|leads] DIR [options]
        gridcheck-campaign merge OUT... --into DIR
@@ -61,7 +61,7 @@ pub struct Args {
     pub launches: u32,
     /// The incantations (a tuned file's, or the built-in ones), with the
     /// flags given applied.
-    pub env: Environment,
+    pub env: Tuning,
     /// The tuned file they came from, if any.
     pub tuning: Option<PathBuf>,
     pub seed: u64,
@@ -95,7 +95,7 @@ impl Args {
             nvcc_timeout: 300,
             instances: 512,
             launches: 2,
-            env: Environment::default(),
+            env: Tuning::default(),
             tuning: None,
             seed: 1,
             timeout: 20,
@@ -165,7 +165,7 @@ impl Args {
             return Err("--stall takes seconds > 0".into());
         }
         if let Some(t) = &a.tuning {
-            a.env = Environment::load(t)?;
+            a.env = Tuning::load(t)?;
         }
         if let Some(d) = max_delay {
             a.env.max_delay_cycles = d;
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn the_incantations_are_a_tuned_files_or_built_in_with_the_flags_applied() {
         let a = args(&["d"]).unwrap();
-        assert_eq!(a.env, Environment::default());
+        assert_eq!(a.env, Tuning::default());
         let a = args(&["d", "--max-delay", "0", "--stress-words", "0"]).unwrap();
         assert_eq!((a.env.max_delay_cycles, a.env.stress_words), (0, 0));
         assert!(
@@ -229,7 +229,7 @@ mod tests {
         );
         let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
         let file = root.join("conformance/tuning/sm_90.toml");
-        let tuned = Environment::load(&file).unwrap();
+        let tuned = Tuning::load(&file).unwrap();
         let a = args(&["d", "--tuning", &file.display().to_string()]).unwrap();
         assert_eq!(a.env.max_delay_cycles, tuned.max_delay_cycles);
         assert!(a.env.extra.is_empty(), "one environment");

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use gridcheck_gpu::Environment;
+use gridcheck_report::Tuning;
 use serde::{Deserialize, Serialize};
 
 use crate::findings::Outcome;
@@ -48,7 +48,7 @@ pub struct Job {
     pub instances: u32,
     pub launches: u32,
     pub seed: u64,
-    pub env: Environment,
+    pub env: Tuning,
 }
 
 impl Job {
@@ -80,7 +80,7 @@ impl Job {
             instances: 512,
             launches: 2,
             seed: 1,
-            env: Environment::default(),
+            env: Tuning::default(),
         };
         while let Some(f) = it.next() {
             let v = it.next().ok_or_else(|| format!("{f} needs a value"))?;
@@ -118,9 +118,9 @@ mod tests {
             instances: 64,
             launches: 3,
             seed: 9,
-            env: Environment {
+            env: Tuning {
                 max_delay_cycles: 0,
-                ..Environment::default()
+                ..Tuning::default()
             },
         };
         assert_eq!(Job::parse(&j.args()).unwrap(), j);

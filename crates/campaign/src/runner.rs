@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use gridcheck_gpu::Environment;
+use gridcheck_report::Tuning;
 
 use crate::batch::Batch;
 use crate::child::Piped;
@@ -52,7 +52,7 @@ pub struct Runner {
     pub instances: u32,
     pub launches: u32,
     pub seed: u64,
-    pub env: Environment,
+    pub env: Tuning,
     /// Seconds a worker may go without reporting before it is killed.
     pub timeout: u64,
     /// Seconds without progress of a launch that make a hang.
