@@ -30,7 +30,6 @@
 
 mod binary;
 mod cache;
-pub mod campaign;
 mod ctx;
 pub mod devices;
 mod facts;

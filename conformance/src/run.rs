@@ -1,5 +1,5 @@
-//! The harness run, from a command line to an exit code: the worker and
-//! the campaign's modes, the names the bundle's scripts ask for, the help,
+//! The harness run, from a command line to an exit code: the worker's
+//! mode, the names the bundle's scripts ask for, the help,
 //! and otherwise the trials of the tiers (or the mutants), run by
 //! libtest-mimic, then the summary and the records' completeness.
 
@@ -12,7 +12,7 @@ use libtest_mimic::{Arguments, Trial};
 use crate::ctx::Ctx;
 use crate::devices::Pool;
 use crate::options::Options;
-use crate::{campaign, flags, listing, mutants, process, sass, summary, tiers, worker};
+use crate::{flags, listing, mutants, process, sass, summary, tiers, worker};
 
 /// `conformance --kernels-folder RELEASE`: prints the name of a toolchain's
 /// kernels folder (`kernels-nvcc-RELEASE`), the one spelling the bundle's
@@ -24,14 +24,9 @@ pub const KERNELS_FOLDER_RELEASE: &str = "--kernels-folder-release";
 
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
-    // Random programs at scale (`campaign/`), and its batch workers.
     match argv.get(1).map(String::as_str) {
-        Some("campaign") => return campaign::main(&argv[2..], &default_root),
-        Some("campaign-worker") => return campaign::worker_main(&argv[2..]),
+        // What the GPU machine's scripts read, as JSON (`report.rs`).
         Some("report") => return crate::report::main(&argv[2..], &default_root),
-        _ => {}
-    }
-    match argv.get(1).map(String::as_str) {
         Some(process::WORKER_FLAG) => return worker::main(),
         Some(KERNELS_FOLDER | KERNELS_FOLDER_RELEASE) => return names(&argv[1..]),
         _ => {}

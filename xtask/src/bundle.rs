@@ -1,4 +1,5 @@
-//! `cargo xtask gpu-bundle`: the release harness, the kernels of every
+//! `cargo xtask gpu-bundle`: the release harness and the campaign's driver
+//! (`gridcheck-campaign`), the kernels of every
 //! architecture asked for (default all that nvcc targets) with each test's
 //! PTX and the `libcudadevrt.a` that links it at JIT time, the fault
 //! fixtures and the mutants' CUDA, in `.gpu-bundle/` for a GPU machine
@@ -54,8 +55,12 @@ pub fn run(args: &[String]) -> Result<()> {
             "conformance",
             "-p",
             "gridcheck-gpu",
+            "-p",
+            "gridcheck-campaign",
             "--bin",
             "conformance",
+            "--bin",
+            "gridcheck-campaign",
             "--example",
             "litmus_smoke",
         ],
@@ -87,8 +92,11 @@ struct Kernels {
 
 /// The release binaries a bundle carries: where cargo's release folder
 /// has each, and its name in the bundle.
-const BINARIES: [(&str, &str); 2] = [
+const BINARIES: [(&str, &str); 3] = [
     ("conformance", "conformance"),
+    // The random-program campaign (`conformance/fuzz-gpu.sh`,
+    // `lab/sessions/campaign.sh`): its driver and batch workers.
+    ("gridcheck-campaign", "gridcheck-campaign"),
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
     ("examples/litmus_smoke", "litmus_smoke"),
@@ -293,6 +301,7 @@ mod tests {
         std::fs::create_dir_all(release.join("examples")).unwrap();
         std::fs::write(release.join("conformance"), "harness").unwrap();
         std::fs::write(release.join("examples/litmus_smoke"), "smoke").unwrap();
+        std::fs::write(release.join("gridcheck-campaign"), "campaign").unwrap();
         let from = base.join("target/kernels");
         let cubin = from.join("sm_90/t.cubin");
         std::fs::create_dir_all(cubin.parent().unwrap()).unwrap();
@@ -319,6 +328,7 @@ mod tests {
             "harness"
         );
         assert!(bundle.join("litmus_smoke").is_file());
+        assert!(bundle.join("gridcheck-campaign").is_file());
         assert_eq!(
             std::fs::read_to_string(bundle.join("commit")).unwrap(),
             "abc123\n"
