@@ -32,6 +32,7 @@ mod binary;
 mod cache;
 mod ctx;
 pub mod devices;
+mod escalate;
 mod facts;
 pub mod flags;
 mod gpu_tier;
