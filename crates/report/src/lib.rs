@@ -28,6 +28,7 @@ mod stored;
 pub mod summary;
 mod toolchain;
 mod trial;
+mod tune;
 mod tuning;
 mod verdict;
 
@@ -54,6 +55,7 @@ pub use stored::{
 pub use summary::Summary;
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
+pub use tune::{HOLD_OUT_PERCENT, held_out};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 pub use verdict::{Diff, HardwareResult, Observation, Row, Status, diff};
 

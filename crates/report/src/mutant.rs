@@ -105,7 +105,7 @@ pub struct Count {
 }
 
 impl Count {
-    fn add(&mut self, killed: bool) {
+    pub(crate) fn add(&mut self, killed: bool) {
         self.mutants += 1;
         self.killed += usize::from(killed);
     }
@@ -161,6 +161,10 @@ pub struct Score {
     pub slowest_kill_s: f64,
     /// GPU seconds of every run.
     pub gpu_s: f64,
+    /// The mutants of the tests a tuning search holds out
+    /// ([`crate::tune::held_out`]): how the environment does on tests it
+    /// was not chosen on.
+    pub held_out: Count,
 }
 
 impl Score {
@@ -208,6 +212,9 @@ impl Score {
                 s.slowest_kill_s = s.slowest_kill_s.max(t);
             }
             s.overall.add(killed);
+            if crate::tune::held_out(&r.test) {
+                s.held_out.add(killed);
+            }
             s.per_operator
                 .entry(r.operator.clone())
                 .or_default()
@@ -297,6 +304,12 @@ pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &
         s.slowest_kill_s
     );
     let _ = writeln!(out, "environment: {tuned_from}");
+    let _ = writeln!(
+        out,
+        "  held out of a tuning search ({} % of the tests, by name): {}",
+        crate::tune::HOLD_OUT_PERCENT,
+        s.held_out
+    );
     for (what, v) in &s.left_out {
         let _ = writeln!(out, "  left out of the score: {v} {what}");
     }
@@ -334,31 +347,7 @@ pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &
         }
     }
     if tune {
-        out += &environments_text(records);
-    }
-    out
-}
-
-/// Each environment of a search: kills, mutants, GPU seconds, kills per
-/// GPU second.
-fn environments_text(records: &[MutantRecord]) -> String {
-    use std::fmt::Write;
-    let mut per_env: BTreeMap<&str, (usize, usize, f64)> = BTreeMap::new();
-    for r in records.iter().filter(|r| !r.runs.is_empty()) {
-        for run in &r.runs {
-            let e = per_env.entry(&run.environment).or_default();
-            e.0 += usize::from(run.kills > 0);
-            e.1 += 1;
-            e.2 += run.gpu_s;
-        }
-    }
-    let mut out = "environments (kills, mutants, GPU s, kills per GPU s):\n".to_string();
-    for (env, (k, n, g)) in per_env {
-        let _ = writeln!(
-            out,
-            "  {env:<24} {k:>4} {n:>4} {g:>9.3} {:>9.2}",
-            if g > 0.0 { k as f64 / g } else { 0.0 }
-        );
+        out += &crate::tune::environments_text(records);
     }
     out
 }
