@@ -23,6 +23,7 @@ mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
+mod score;
 pub mod spread;
 mod stored;
 pub mod summary;
@@ -38,7 +39,7 @@ pub use escalation::{Escalation, EscalationStep};
 pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
-pub use mutant::{Count, Equivalent, MutantRecord, MutantRun, MutantStatus, Score, score_text};
+pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus};
 pub use rate_bound::{rate_upper, rate_upper_95};
 pub use record::{
     Binary, CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord,
@@ -49,6 +50,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
+pub use score::{Equivalent, Score, score_text};
 pub use stored::{
     GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
 };
