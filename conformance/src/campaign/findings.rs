@@ -146,6 +146,13 @@ fn op_kind(o: &Op) -> String {
         Op::PeekAtLastError { .. } => "peekerr".into(),
         Op::EventRecord { stream, .. } => format!("record-{}", stream_kind(stream)),
         Op::StreamWaitEvent { stream, .. } => format!("wait-{}", stream_kind(stream)),
+        Op::BulkLoad { .. } => "bulkld".into(),
+        Op::MbarWait { .. } => "mbarwait".into(),
+        Op::BulkStore { .. } => "bulkst".into(),
+        Op::BulkCommit => "bulkcommit".into(),
+        Op::BulkWait { read: false, .. } => "bulkwait".into(),
+        Op::BulkWait { read: true, .. } => "bulkwait-read".into(),
+        Op::FenceProxyAsync => "proxyfence".into(),
     }
 }
 

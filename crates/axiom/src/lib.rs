@@ -60,12 +60,14 @@
 //!   depth. Blocks are modeled as the loom model does (see `control.rs`
 //!   and `relations.rs`: stream state, barrier and trigger per block).
 
+mod bulk;
 mod control;
 mod error;
 mod execution;
 mod graph;
 mod options;
 mod program;
+mod proxy;
 mod relations;
 
 use std::collections::BTreeSet;

@@ -9,7 +9,12 @@
 //! thread a few operations among stores, loads,
 //! `syncthreads` (placed so that every thread of a block executes the same
 //! number), `trigger`, `gridsync`, `devicesync` (CDP1 only), error queries,
-//! event records and waits; sometimes a pending launch pool smaller than the
+//! event records and waits, and the asynchronous proxy (not in CDP1
+//! programs: `cp.async.bulk` needs sm_90): a shared location `s`, bulk loads
+//! and stores between it and the global ones, `mbarwait`, `bulkcommit`,
+//! `bulkwait [read] n` and `fence.proxy.async`, with at most as many bulk
+//! copies as keep the program within loom's four agents; sometimes a
+//! pending launch pool smaller than the
 //! launches, or a synchronization depth of 1. [`GenProgram::litmus`] builds
 //! the spec's `Litmus` and checks it by loading its YAML through the spec
 //! loader, so every program the oracles see is one the loader accepts.
@@ -52,6 +57,10 @@ pub struct GenConfig {
     /// operations (1 by default, as rare as an error query; the GPU
     /// campaign raises it, to meet several of each in one thread).
     pub event_weight: u32,
+    /// The weight of each operation of the asynchronous proxy (bulk load,
+    /// bulk store, `mbarwait`, ..., shared loads and stores); 0 leaves them
+    /// out.
+    pub async_weight: u32,
 }
 
 impl Default for GenConfig {
@@ -63,6 +72,7 @@ impl Default for GenConfig {
             cdp1: true,
             limits: true,
             event_weight: 1,
+            async_weight: 1,
         }
     }
 }
@@ -86,7 +96,25 @@ pub enum GenOp {
     PeekError,
     Record(u8, GenStream),
     Wait(GenStream, u8),
+    /// `store s v`, `load r s`: the block's shared location `s`.
+    SharedStore(u32),
+    SharedLoad,
+    /// `bulkload s <loc> b<n>` (each bulk load of a block gets its own
+    /// mbarrier, numbered by [`normalize`]) and `mbarwait b<n>` (on one of
+    /// its block's).
+    BulkLoad(u8, u8),
+    MbarWait(u8),
+    /// `bulkstore <loc> s`.
+    BulkStore(u8),
+    BulkCommit,
+    /// `bulkwait [read] n`.
+    BulkWait(bool, u8),
+    ProxyFence,
 }
+
+/// The most agents a program may give loom (threads and bulk copies):
+/// [`gridcheck_model::MAX_GPU_THREADS`].
+const MAX_AGENTS: usize = gridcheck_model::MAX_GPU_THREADS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GenLaunch {
@@ -135,9 +163,18 @@ fn event_stream() -> impl Strategy<Value = GenStream> {
     prop_oneof![Just(GenStream::Null), (1u8..=2).prop_map(GenStream::Named)]
 }
 
-fn op(cdp1: bool, events: u32) -> impl Strategy<Value = GenOp> {
+fn op(cdp1: bool, events: u32, bulk: u32) -> impl Strategy<Value = GenOp> {
     let devicesync = if cdp1 { 2 } else { 0 };
+    let bulk = if cdp1 { 0 } else { bulk };
     prop_oneof![
+        bulk => (1u32..=3).prop_map(GenOp::SharedStore),
+        bulk => Just(GenOp::SharedLoad),
+        bulk => (0u8..3, 0u8..2).prop_map(|(l, b)| GenOp::BulkLoad(l, b)),
+        bulk => (0u8..2).prop_map(GenOp::MbarWait),
+        bulk => (0u8..3).prop_map(GenOp::BulkStore),
+        bulk => Just(GenOp::BulkCommit),
+        bulk => (any::<bool>(), 0u8..2).prop_map(|(r, n)| GenOp::BulkWait(r, n)),
+        bulk => Just(GenOp::ProxyFence),
         6 => (0u8..3, 1u32..=3).prop_map(|(l, v)| GenOp::Store(l, v)),
         6 => (0u8..3).prop_map(GenOp::Load),
         2 => Just(GenOp::Trigger),
@@ -163,7 +200,10 @@ fn kernel(cfg: GenConfig, cdp1: bool, index: usize) -> impl Strategy<Value = Gen
         .boxed()
     };
     let threads = prop::collection::vec(
-        prop::collection::vec(op(cdp1, cfg.event_weight), 0..=cfg.max_ops),
+        prop::collection::vec(
+            op(cdp1, cfg.event_weight, cfg.async_weight),
+            0..=cfg.max_ops,
+        ),
         1..=3,
     );
     // One block most of the time; otherwise a block per thread drawn.
@@ -218,7 +258,9 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
     keep_thread_budget(&mut p, cfg.max_threads);
     renumber_blocks(&mut p);
     keep_op_budget(&mut p, cfg.max_total_ops);
+    keep_copy_budget(&mut p);
     fix_operands(&mut p);
+    fix_mbarriers(&mut p);
     fix_launch_sites(&mut p);
     p
 }
@@ -301,6 +343,61 @@ fn keep_op_budget(p: &mut GenProgram, max_total_ops: usize) {
     }
 }
 
+/// Bulk copies: at most as many as keep the program within loom's agents
+/// ([`MAX_AGENTS`]), the later ones dropped.
+fn keep_copy_budget(p: &mut GenProgram) {
+    let threads: usize = p.kernels.iter().map(|k| k.threads.len()).sum();
+    let mut budget = MAX_AGENTS.saturating_sub(threads);
+    for t in p.kernels.iter_mut().flat_map(|k| k.threads.iter_mut()) {
+        t.retain(|o| {
+            let copy = matches!(o, GenOp::BulkLoad(..) | GenOp::BulkStore(_));
+            if copy && budget == 0 {
+                return false;
+            }
+            budget -= usize::from(copy);
+            true
+        });
+    }
+}
+
+/// mbarriers: each bulk load of a block gets its own (numbered in the
+/// block's thread order), and an `mbarwait` names one of its block's, or
+/// goes.
+fn fix_mbarriers(p: &mut GenProgram) {
+    for k in &mut p.kernels {
+        let blocks = k.blocks.iter().max().map_or(1, |b| b + 1);
+        for b in 0..blocks {
+            let mut loads = 0u8;
+            for (t, _) in k
+                .threads
+                .iter_mut()
+                .zip(&k.blocks)
+                .filter(|(_, x)| **x == b)
+            {
+                for o in t.iter_mut() {
+                    if let GenOp::BulkLoad(_, bar) = o {
+                        *bar = loads;
+                        loads += 1;
+                    }
+                }
+            }
+            for (t, _) in k
+                .threads
+                .iter_mut()
+                .zip(&k.blocks)
+                .filter(|(_, x)| **x == b)
+            {
+                t.retain(|o| loads > 0 || !matches!(o, GenOp::MbarWait(_)));
+                for o in t.iter_mut() {
+                    if let GenOp::MbarWait(bar) = o {
+                        *bar %= loads;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Locations that exist, `devicesync` only under CDP1, streams and events
 /// of the block that uses them, and no wait on an event the block never
 /// records.
@@ -310,7 +407,10 @@ fn fix_operands(p: &mut GenProgram) {
         for (t, &b) in k.threads.iter_mut().zip(&k.blocks) {
             for o in t.iter_mut() {
                 match o {
-                    GenOp::Store(l, _) | GenOp::Load(l) => *l %= n_loc,
+                    GenOp::Store(l, _)
+                    | GenOp::Load(l)
+                    | GenOp::BulkLoad(l, _)
+                    | GenOp::BulkStore(l) => *l %= n_loc,
                     GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
                     // Named streams and events belong to one block: block
                     // b's are numbered from 2b + 1.
@@ -380,6 +480,42 @@ fn stream_ref(s: GenStream) -> StreamRef {
 }
 
 const LOCATIONS: [&str; 3] = ["x", "y", "z"];
+/// The shared location of the programs that use one.
+const SHARED: &str = "s";
+
+/// An operation of the asynchronous proxy (or on shared memory) as the
+/// DSL's.
+fn bulk_op(o: GenOp, next_reg: &mut impl FnMut() -> String) -> Op {
+    let loc = |l: u8| LOCATIONS[l as usize].to_string();
+    match o {
+        GenOp::SharedStore(v) => Op::Store {
+            loc: SHARED.into(),
+            value: v,
+        },
+        GenOp::SharedLoad => Op::Load {
+            reg: next_reg(),
+            loc: SHARED.into(),
+        },
+        GenOp::BulkLoad(l, b) => Op::BulkLoad {
+            dst: SHARED.into(),
+            src: loc(l),
+            bar: format!("b{b}"),
+        },
+        GenOp::MbarWait(b) => Op::MbarWait {
+            bar: format!("b{b}"),
+        },
+        GenOp::BulkStore(l) => Op::BulkStore {
+            dst: loc(l),
+            src: SHARED.into(),
+        },
+        GenOp::BulkCommit => Op::BulkCommit,
+        GenOp::BulkWait(read, n) => Op::BulkWait {
+            read,
+            pending: u32::from(n),
+        },
+        _ => Op::FenceProxyAsync,
+    }
+}
 
 impl GenProgram {
     /// The program as the spec's `Litmus`, loaded back through the spec
@@ -454,6 +590,7 @@ impl GenProgram {
                             stream: stream_ref(s),
                             event: format!("e{e}"),
                         },
+                        o => bulk_op(o, &mut next_reg),
                     });
                 }
                 // Launches of this thread, at their positions (later
@@ -513,6 +650,16 @@ impl GenProgram {
             .iter()
             .map(|n| (n.to_string(), 0))
             .collect();
+        let uses_shared = kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .flat_map(|t| &t.ops)
+            .any(|o| o.locations().contains(&SHARED));
+        let shared = if uses_shared {
+            vec![(SHARED.to_string(), 0)]
+        } else {
+            Vec::new()
+        };
         let value = kernels
             .iter()
             .flat_map(|k| &k.threads)
@@ -531,6 +678,7 @@ impl GenProgram {
         }
         Ok(Litmus {
             memory,
+            shared,
             kernels,
             condition: condition::parse(&format!("exists x == {value}"))?,
             expect: Verdict::Allowed,

@@ -203,6 +203,7 @@
 //! launches only).
 
 mod block;
+mod bulk;
 mod cdp1;
 mod compile;
 mod completion;
@@ -210,6 +211,7 @@ mod error;
 mod grid;
 mod latch;
 mod memory;
+mod names;
 mod pdl;
 mod program;
 mod resources;
@@ -320,12 +322,13 @@ pub fn check(litmus: &Litmus) -> Result<ModelOutcome, ModelError> {
 /// Explores the executions of `litmus` that `options` allows.
 pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, ModelError> {
     let start = Instant::now();
-    let n = litmus.thread_count();
+    let n = loom_agents(litmus);
     if n > MAX_GPU_THREADS {
         return Err(ModelError::new(
             ErrorKind::TooManyThreads,
             format!(
-                "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
+                "{n} threads and bulk copies in all; loom explores at most {MAX_GPU_THREADS} \
+                 besides its main thread"
             ),
         ));
     }
@@ -365,10 +368,42 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
     unreachable!("the last exploration has no budget")
 }
 
-/// One loom exploration; stops early (after at least `budget` executions)
-/// when there is a budget.
+/// The agents loom runs for a test, each a loom thread but the first: its
+/// modeled threads and its bulk copies (see `bulk.rs`). At most
+/// [`MAX_GPU_THREADS`].
+pub fn loom_agents(litmus: &Litmus) -> usize {
+    litmus.thread_count() + litmus.bulk_copies()
+}
+
+/// One exploration: one loom run for each way the bulk copies' reads may
+/// take their values (see `memory.rs`, "The asynchronous proxy"; a single
+/// run without copies), their states united; stops early (after at least
+/// `budget` executions in all) when there is a budget.
 fn explore(
     program: &Arc<Program>,
+    bound: Option<usize>,
+    budget: Option<u64>,
+    max_branches: usize,
+) -> Result<(BTreeSet<State>, u64, u64), ModelError> {
+    let mut states = BTreeSet::new();
+    let (mut executions, mut incoherent) = (0, 0);
+    for reads in program.async_reads() {
+        let left = budget.map(|b| b.saturating_sub(executions).max(1));
+        let (s, e, i) = explore_reads(program, &reads, bound, left, max_branches)?;
+        states.extend(s);
+        executions += e;
+        incoherent += i;
+        if budget.is_some_and(|b| executions + 1 >= b) {
+            break;
+        }
+    }
+    Ok((states, executions, incoherent))
+}
+
+/// One loom exploration with the bulk copies' reads fixed as `reads`.
+fn explore_reads(
+    program: &Arc<Program>,
+    reads: &[memory::AsyncRead],
     bound: Option<usize>,
     budget: Option<u64>,
     max_branches: usize,
@@ -376,6 +411,7 @@ fn explore(
     let states = Arc::new(Mutex::new(BTreeSet::new()));
     let executions = Arc::new(AtomicU64::new(0));
     let incoherent = Arc::new(AtomicU64::new(0));
+    let reads = reads.to_vec();
 
     let mut builder = loom::model::Builder::new();
     // Pin everything loom would otherwise read from `LOOM_*` variables, so
@@ -400,13 +436,14 @@ fn explore(
     let run = catch_unwind(AssertUnwindSafe(move || {
         builder.check(move || {
             e.fetch_add(1, Ordering::Relaxed);
-            match run::execute(&p) {
-                Some(state) => {
+            match run::execute(&p, &reads) {
+                run::Outcome::State(state) => {
                     s.lock().unwrap_or_else(|e| e.into_inner()).insert(state);
                 }
-                None => {
+                run::Outcome::Incoherent => {
                     d.fetch_add(1, Ordering::Relaxed);
                 }
+                run::Outcome::Vacuous => {}
             }
         })
     }));

@@ -49,7 +49,7 @@ fn decided(
     a: Result<AxiomOutcome, AxiomError>,
     restricted: &[u32],
 ) -> Result<Decision, OracleError> {
-    decide(2, Some(&l), &a, || states(restricted))
+    decide((2, 0), Some(&l), &a, || states(restricted))
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_bounded_loom_inside_the_restricted_set_names_its_bound() {
 
 #[test]
 fn the_axiomatic_model_decides_alone_beyond_looms_threads() {
-    let d = decide(40, None, &axiom(&[1]), || unreachable!()).unwrap();
+    let d = decide((40, 0), None, &axiom(&[1]), || unreachable!()).unwrap();
     assert_eq!(d.decided_by, DecidedBy::Axiomatic);
     match d.agreement {
         Agreement::Single { reason } => assert!(reason.contains("40 threads"), "{reason}"),
@@ -165,7 +165,7 @@ fn both_failing_is_an_error_naming_both() {
         e.to_string(),
         "loom: deadlock: a; the axiomatic model: deadlock: b"
     );
-    let e = decide(40, None, &Err(a), || unreachable!()).unwrap_err();
+    let e = decide((40, 0), None, &Err(a), || unreachable!()).unwrap_err();
     assert_eq!(e.loom, None);
     assert_eq!(e.to_string(), "the axiomatic model failed: deadlock: b");
 }
