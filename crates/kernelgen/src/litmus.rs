@@ -260,7 +260,7 @@ impl KernelEmitter<'_> {
     /// The block's line burst before the barrier that opens `phase`: every
     /// thread of the block, stress warps included, takes its share of the
     /// reductions on the line of each location a thread of this kernel
-    /// stores to in that phase (`gc_block_burst`), so that the barrier
+    /// stores to in that phase, generic or bulk (`gc_block_burst`), so that the barrier
     /// releases the stores onto lines that already hold a queue.
     fn block_burst(
         &self,
@@ -271,7 +271,8 @@ impl KernelEmitter<'_> {
         let mut locs: Vec<&str> = Vec::new();
         for ops in split.iter().filter_map(|t| t.get(phase)) {
             for (_, op) in ops {
-                if let Op::Store { loc, .. } = op
+                // A global store, or a bulk store's global destination.
+                if let Op::Store { loc, .. } | Op::BulkStore { dst: loc, .. } = op
                     && !self.is_shared(loc)
                     && !locs.contains(&loc.as_str())
                 {
