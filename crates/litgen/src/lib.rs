@@ -61,6 +61,11 @@ pub struct GenConfig {
     /// bulk store, `mbarwait`, ..., shared loads and stores); 0 leaves them
     /// out.
     pub async_weight: u32,
+    /// Threads and bulk copies in all (loom runs each copy as a thread of
+    /// its own): by default loom's [`gridcheck_model::MAX_GPU_THREADS`],
+    /// so that both oracles decide every program; the GPU campaign, which
+    /// loom does not check, allows more copies.
+    pub max_agents: usize,
 }
 
 impl Default for GenConfig {
@@ -73,6 +78,7 @@ impl Default for GenConfig {
             limits: true,
             event_weight: 1,
             async_weight: 1,
+            max_agents: gridcheck_model::MAX_GPU_THREADS,
         }
     }
 }
@@ -111,10 +117,6 @@ pub enum GenOp {
     BulkWait(bool, u8),
     ProxyFence,
 }
-
-/// The most agents a program may give loom (threads and bulk copies):
-/// [`gridcheck_model::MAX_GPU_THREADS`].
-const MAX_AGENTS: usize = gridcheck_model::MAX_GPU_THREADS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GenLaunch {
@@ -163,18 +165,9 @@ fn event_stream() -> impl Strategy<Value = GenStream> {
     prop_oneof![Just(GenStream::Null), (1u8..=2).prop_map(GenStream::Named)]
 }
 
-fn op(cdp1: bool, events: u32, bulk: u32) -> impl Strategy<Value = GenOp> {
+fn op(cdp1: bool, events: u32, bulk: u32) -> BoxedStrategy<GenOp> {
     let devicesync = if cdp1 { 2 } else { 0 };
-    let bulk = if cdp1 { 0 } else { bulk };
-    prop_oneof![
-        bulk => (1u32..=3).prop_map(GenOp::SharedStore),
-        bulk => Just(GenOp::SharedLoad),
-        bulk => (0u8..3, 0u8..2).prop_map(|(l, b)| GenOp::BulkLoad(l, b)),
-        bulk => (0u8..2).prop_map(GenOp::MbarWait),
-        bulk => (0u8..3).prop_map(GenOp::BulkStore),
-        bulk => Just(GenOp::BulkCommit),
-        bulk => (any::<bool>(), 0u8..2).prop_map(|(r, n)| GenOp::BulkWait(r, n)),
-        bulk => Just(GenOp::ProxyFence),
+    let base = prop_oneof![
         6 => (0u8..3, 1u32..=3).prop_map(|(l, v)| GenOp::Store(l, v)),
         6 => (0u8..3).prop_map(GenOp::Load),
         2 => Just(GenOp::Trigger),
@@ -184,7 +177,24 @@ fn op(cdp1: bool, events: u32, bulk: u32) -> impl Strategy<Value = GenOp> {
         1 => Just(GenOp::PeekError),
         events => (1u8..=2, event_stream()).prop_map(|(e, s)| GenOp::Record(e, s)),
         events => (event_stream(), 1u8..=2).prop_map(|(s, e)| GenOp::Wait(s, e)),
-    ]
+    ];
+    if cdp1 || bulk == 0 {
+        return base.boxed();
+    }
+    // Each operation of the asynchronous proxy weighs `bulk` among the
+    // others (a union of its own: proptest refuses a weight of 0 there).
+    let proxy = prop_oneof![
+        (1u32..=3).prop_map(GenOp::SharedStore),
+        Just(GenOp::SharedLoad),
+        (0u8..3, 0u8..2).prop_map(|(l, b)| GenOp::BulkLoad(l, b)),
+        (0u8..2).prop_map(GenOp::MbarWait),
+        (0u8..3).prop_map(GenOp::BulkStore),
+        Just(GenOp::BulkCommit),
+        (any::<bool>(), 0u8..2).prop_map(|(r, n)| GenOp::BulkWait(r, n)),
+        Just(GenOp::ProxyFence),
+    ];
+    let base_weight = 18 + devicesync + 2 * events;
+    prop_oneof![base_weight => base, 8 * bulk => proxy].boxed()
 }
 
 fn kernel(cfg: GenConfig, cdp1: bool, index: usize) -> impl Strategy<Value = GenKernel> {
@@ -258,7 +268,7 @@ fn normalize(mut p: GenProgram, cfg: GenConfig) -> GenProgram {
     keep_thread_budget(&mut p, cfg.max_threads);
     renumber_blocks(&mut p);
     keep_op_budget(&mut p, cfg.max_total_ops);
-    keep_copy_budget(&mut p);
+    keep_copy_budget(&mut p, cfg.max_agents);
     fix_operands(&mut p);
     fix_mbarriers(&mut p);
     fix_launch_sites(&mut p);
@@ -343,11 +353,11 @@ fn keep_op_budget(p: &mut GenProgram, max_total_ops: usize) {
     }
 }
 
-/// Bulk copies: at most as many as keep the program within loom's agents
-/// ([`MAX_AGENTS`]), the later ones dropped.
-fn keep_copy_budget(p: &mut GenProgram) {
+/// Bulk copies: at most as many as keep the program within `max_agents`
+/// threads and copies ([`GenConfig::max_agents`]), the later ones dropped.
+fn keep_copy_budget(p: &mut GenProgram, max_agents: usize) {
     let threads: usize = p.kernels.iter().map(|k| k.threads.len()).sum();
-    let mut budget = MAX_AGENTS.saturating_sub(threads);
+    let mut budget = max_agents.saturating_sub(threads);
     for t in p.kernels.iter_mut().flat_map(|k| k.threads.iter_mut()) {
         t.retain(|o| {
             let copy = matches!(o, GenOp::BulkLoad(..) | GenOp::BulkStore(_));

@@ -35,6 +35,9 @@
 //! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the grids its own block launched; beyond the sync depth, an error and no wait | `cdp1.rs`, `resources.rs` |
 //! | pending launch pool (4.18.5.2.1.2) | **no edge**: a relaxed device-wide counter; a slot frees when its grid completes | `resources.rs` |
 //! | per-thread last error | thread-local, never shared | `resources.rs`, `thread.rs` |
+//! | bulk copy (`cp.async.bulk`, PTX ISA 8.9.1.1, 9.7.9.25) | an agent of its own, spawned at its issue; its read bound only by what passed a proxy fence (`fence.proxy.async`, a thread's start, a wait for a grid's completion) | `bulk.rs`, `memory.rs` |
+//! | its completion: mbarrier, bulk async-groups | count-down latches: the issue's `expect_tx` and the copy's complete-tx; the copy's read and write | `bulk.rs` |
+//! | a grid's completion includes its copies | the copy's agent arrives on the grid's completion count | `bulk.rs`, `grid.rs` |
 //!
 //! The final state: after joining every thread (which orders every store
 //! before it), loom's main thread reads every location, and the registers
@@ -71,6 +74,14 @@
 //!   for `devicesync` and the PDL trigger are each block's own (one object
 //!   per block in `world.rs`); completion counts the threads of every block,
 //!   and a launch spawns every block's threads of the child.
+//! - **The asynchronous proxy** (`bulk.rs`, `memory.rs`; the rules of
+//!   `spec/pdl/async-proxy.yaml`): a bulk copy runs after its issue,
+//!   unordered with the issuing thread's later operations; a generic write
+//!   binds its read only through a proxy fence, and a grid boundary (a
+//!   thread's start, `gridsync`, `devicesync`) is one; its write follows
+//!   every write before its issue; a grid completes once its copies did.
+//!   Shared locations are one memory cell per block that uses them, not
+//!   part of the final state.
 //! - Earlier decisions: the PDL trigger unit is the block (`pdl.rs`);
 //!   waiting on an event no thread recorded is a no-op (`stream.rs`); stream
 //!   operations of one block are ordered by one relaxed read-modify-write
@@ -174,7 +185,8 @@
 //!   Forbidden or Required into Allowed, never the reverse; no spec test has
 //!   this shape (their state sets did not change with the fix).
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
-//!   5, main included. (Since thread 0 runs on main, 5 would fit.) So a test
+//!   5, main included. (Since thread 0 runs on main, 5 would fit.) Each bulk
+//!   copy's agent is a loom thread too and counts ([`loom_agents`]). So a test
 //!   uses representative threads, and resource limits are observed with
 //!   small values (a pool of 1 slot, a sync depth of 1); the nesting depth
 //!   limit cannot be reached. The spec allows tests of more threads (kernels
