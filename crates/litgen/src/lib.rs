@@ -106,9 +106,10 @@ pub enum GenOp {
     SharedStore(u32),
     SharedLoad,
     /// `bulkload s <loc> b<n>` (each bulk load of a block gets its own
-    /// mbarrier, numbered by [`normalize`]) and `mbarwait b<n>` (on one of
-    /// its block's).
-    BulkLoad(u8, u8),
+    /// mbarrier, numbered by [`normalize`]), followed by its own
+    /// `mbarwait b<n>` when the flag says so, and `mbarwait b<n>` (on one
+    /// of its block's).
+    BulkLoad(u8, u8, bool),
     MbarWait(u8),
     /// `bulkstore <loc> s`.
     BulkStore(u8),
@@ -186,7 +187,7 @@ fn op(cdp1: bool, events: u32, bulk: u32) -> BoxedStrategy<GenOp> {
     let proxy = prop_oneof![
         (1u32..=3).prop_map(GenOp::SharedStore),
         Just(GenOp::SharedLoad),
-        (0u8..3, 0u8..2).prop_map(|(l, b)| GenOp::BulkLoad(l, b)),
+        (0u8..3, any::<bool>()).prop_map(|(l, w)| GenOp::BulkLoad(l, 0, w)),
         (0u8..2).prop_map(GenOp::MbarWait),
         (0u8..3).prop_map(GenOp::BulkStore),
         Just(GenOp::BulkCommit),
@@ -385,7 +386,7 @@ fn fix_mbarriers(p: &mut GenProgram) {
                 .filter(|(_, x)| **x == b)
             {
                 for o in t.iter_mut() {
-                    if let GenOp::BulkLoad(_, bar) = o {
+                    if let GenOp::BulkLoad(_, bar, _) = o {
                         *bar = loads;
                         loads += 1;
                     }
@@ -419,7 +420,7 @@ fn fix_operands(p: &mut GenProgram) {
                 match o {
                     GenOp::Store(l, _)
                     | GenOp::Load(l)
-                    | GenOp::BulkLoad(l, _)
+                    | GenOp::BulkLoad(l, ..)
                     | GenOp::BulkStore(l) => *l %= n_loc,
                     GenOp::DeviceSync(_) if !p.cdp1 => *o = GenOp::GetError,
                     // Named streams and events belong to one block: block
@@ -506,7 +507,7 @@ fn bulk_op(o: GenOp, next_reg: &mut impl FnMut() -> String) -> Op {
             reg: next_reg(),
             loc: SHARED.into(),
         },
-        GenOp::BulkLoad(l, b) => Op::BulkLoad {
+        GenOp::BulkLoad(l, b, _) => Op::BulkLoad {
             dst: SHARED.into(),
             src: loc(l),
             bar: format!("b{b}"),
@@ -602,6 +603,11 @@ impl GenProgram {
                         },
                         o => bulk_op(o, &mut next_reg),
                     });
+                    if let GenOp::BulkLoad(_, b, true) = *o {
+                        out.push(Op::MbarWait {
+                            bar: format!("b{b}"),
+                        });
+                    }
                 }
                 // Launches of this thread, at their positions (later
                 // positions first, so that earlier ones stay in place).

@@ -63,8 +63,9 @@ mod thread;
 #[path = "../../model/src/world.rs"]
 mod world;
 
-/// Runs `litmus` `executions` times on std threads, with the scheduling
-/// perturbations seeded by `seed`, and counts each final state.
+/// Runs `litmus` on std threads until `executions` executions gave a final
+/// state, with the scheduling perturbations seeded by `seed`, and counts
+/// each final state.
 ///
 /// The test must be one the loom model accepts without error: a test that
 /// deadlocks under loom would block forever here.
@@ -77,14 +78,20 @@ pub fn sample(
     sync::seed(seed);
     let mut out = BTreeMap::new();
     // Each way the bulk copies' reads may take their values, in turn (see
-    // the model's `memory.rs`, "The asynchronous proxy").
+    // the model's `memory.rs`, "The asynchronous proxy"); an execution in
+    // which that way does not apply gives no state and is not counted (the
+    // first way, loom's own load, always applies).
     let reads = program.async_reads();
-    for i in 0..executions {
+    let (mut done, mut i) = (0, 0);
+    while done < executions {
         // Real threads on coherent hardware never break coherence: an
         // execution the model's views call incoherent is a bug in the views
         // (see the model's `memory.rs`).
-        match run::execute(&program, &reads[i as usize % reads.len()]) {
-            run::Outcome::State(state) => *out.entry(state).or_default() += 1,
+        match run::execute(&program, &reads[i % reads.len()]) {
+            run::Outcome::State(state) => {
+                *out.entry(state).or_default() += 1;
+                done += 1;
+            }
             run::Outcome::Vacuous => {}
             run::Outcome::Incoherent => {
                 return Err(ModelError {
@@ -96,6 +103,7 @@ pub fn sample(
                 });
             }
         }
+        i += 1;
     }
     Ok(out)
 }

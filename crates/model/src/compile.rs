@@ -116,7 +116,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         })
         .collect();
     mark_awaited(&mut kernels, &waited_for, pool.is_some());
-    names.stale_options(&threads);
+    names.stale_options(&threads, &kernels);
     for (c, copy) in names.copies.iter().enumerate() {
         threads[copy.thread].copies.push(c);
         // A grid completes once its bulk copies did.

@@ -256,7 +256,9 @@ pub struct ModelOutcome {
     pub verdict: Verdict,
     /// Every reachable final state, keyed as [`Litmus::observables`].
     pub states: BTreeSet<State>,
-    /// Executions loom explored in the exploration that produced `states`.
+    /// Executions loom explored in the exploration that produced `states`
+    /// (over its loom runs, one for each way the bulk copies' reads may
+    /// take their values: see `memory.rs`).
     pub executions: u64,
     /// `Some(n)` when that exploration bounded preemptions at `n`, because an
     /// exhaustive one (or a less bounded one) would have exceeded
@@ -280,7 +282,8 @@ pub struct Options {
     /// interleaving.
     pub preemption_bound: Option<usize>,
     /// Executions an exploration may take before the model abandons it for
-    /// the next one; `None`: no limit. The last exploration has no limit.
+    /// the next one (each of its loom runs, for a test with bulk copies);
+    /// `None`: no limit. The last exploration has no limit.
     pub budget: Option<u64>,
     /// Preemption bounds to fall back to, in order, when an exploration
     /// exceeds the budget (only those below the bound that was exceeded).
@@ -359,11 +362,9 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
         } else {
             None
         };
-        let (states, executions, incoherent) =
+        let (states, executions, incoherent, exceeded) =
             explore(&program, bound, budget, options.max_branches)?;
-        // loom stops at the first multiple of `checkpoint_interval` at or past the
-        // budget, one execution short of it.
-        if budget.is_some_and(|b| executions + 1 >= b) {
+        if exceeded {
             abandoned += executions;
             continue;
         }
@@ -389,27 +390,29 @@ pub fn loom_agents(litmus: &Litmus) -> usize {
 
 /// One exploration: one loom run for each way the bulk copies' reads may
 /// take their values (see `memory.rs`, "The asynchronous proxy"; a single
-/// run without copies), their states united; stops early (after at least
-/// `budget` executions in all) when there is a budget.
+/// run without copies), their states united and their executions added
+/// up. Each run has the `budget` (when there is one) and stops early after
+/// it; `true` when one did, and the exploration is incomplete.
 fn explore(
     program: &Arc<Program>,
     bound: Option<usize>,
     budget: Option<u64>,
     max_branches: usize,
-) -> Result<(BTreeSet<State>, u64, u64), ModelError> {
+) -> Result<(BTreeSet<State>, u64, u64, bool), ModelError> {
     let mut states = BTreeSet::new();
     let (mut executions, mut incoherent) = (0, 0);
     for reads in program.async_reads() {
-        let left = budget.map(|b| b.saturating_sub(executions).max(1));
-        let (s, e, i) = explore_reads(program, &reads, bound, left, max_branches)?;
+        let (s, e, i) = explore_reads(program, &reads, bound, budget, max_branches)?;
         states.extend(s);
         executions += e;
         incoherent += i;
-        if budget.is_some_and(|b| executions + 1 >= b) {
-            break;
+        // loom stops at the first multiple of `checkpoint_interval` at or
+        // past the budget, one execution short of it.
+        if budget.is_some_and(|b| e + 1 >= b) {
+            return Ok((states, executions, incoherent, true));
         }
     }
-    Ok((states, executions, incoherent))
+    Ok((states, executions, incoherent, false))
 }
 
 /// One loom exploration with the bulk copies' reads fixed as `reads`.

@@ -74,7 +74,9 @@
 //! outside loom: each exploration fixes, per copy, whether its read takes
 //! loom's load or the `n`-th such older position ([`AsyncRead`]); an
 //! execution in which that position does not exist is *vacuous* and
-//! reaches no state (another choice covers it).
+//! reaches no state (another choice covers it). A copy whose issuing
+//! thread can hold no generic access to the source that passed no proxy
+//! fence (a static check, `names.rs`) has loom's load only.
 //!
 //! Where loom's modification order (the order stores ran) is stricter than
 //! the guide's coherence order, the model misses states the guide allows; the

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use gridcheck_spec::Litmus;
 
 use crate::error::{ErrorKind, ModelError};
-use crate::program::{Awaited, Copy, MOp, ThreadInfo};
+use crate::program::{Awaited, Copy, KernelInfo, MOp, Start, ThreadInfo};
 
 fn err(msg: impl Into<String>) -> ModelError {
     ModelError::new(ErrorKind::Invalid, msg)
@@ -95,10 +95,11 @@ impl<'a> Names<'a> {
         Ok(self.copies.len() - 1)
     }
 
-    /// Each copy's [`Copy::stale`]: the test's writes to its source, when
-    /// some thread of its block accesses the source through the generic
-    /// proxy (a generic access is what can run ahead of the proxy).
-    pub(crate) fn stale_options(&mut self, threads: &[ThreadInfo]) {
+    /// Each copy's [`Copy::stale`]: the test's writes to its source (the
+    /// most log positions its read may reach back), when a generic access to
+    /// the source may happen before its issue with no proxy fence between
+    /// ([`Unfenced`]); 0 otherwise.
+    pub(crate) fn stale_options(&mut self, threads: &[ThreadInfo], kernels: &[KernelInfo]) {
         let mut writes = vec![0usize; self.cells.len()];
         for t in threads {
             for op in &t.ops {
@@ -110,18 +111,26 @@ impl<'a> Names<'a> {
         for c in &self.copies {
             writes[c.dst] += 1;
         }
-        let generic = |c: &Copy| {
-            let (k, b) = (threads[c.thread].kernel, threads[c.thread].block);
-            threads
-                .iter()
-                .filter(|t| t.kernel == k && t.block == b)
-                .flat_map(|t| &t.ops)
-                .any(|op| matches!(op, MOp::Store { loc, .. } | MOp::Load { loc } if *loc == c.src))
-        };
-        let stale: Vec<usize> = self
-            .copies
-            .iter()
-            .map(|c| if generic(c) { writes[c.src] } else { 0 })
+        let stale: Vec<usize> = (0..self.copies.len())
+            .map(|ci| {
+                let c = &self.copies[ci];
+                let t = &threads[c.thread];
+                let issue = t
+                    .ops
+                    .iter()
+                    .position(|op| *op == MOp::Bulk { copy: ci })
+                    .unwrap_or(0);
+                let u = Unfenced {
+                    threads,
+                    kernels,
+                    src: c.src,
+                };
+                if u.at(c.thread, issue) {
+                    writes[c.src]
+                } else {
+                    0
+                }
+            })
             .collect();
         for (c, n) in self.copies.iter_mut().zip(stale) {
             c.stale = n;
@@ -135,4 +144,72 @@ impl<'a> Names<'a> {
             }
         }
     }
+}
+
+/// Whether a thread's view may hold a generic access to `src` that passed
+/// no proxy fence: the only way a bulk copy's read can take a store older
+/// than what happens before it (see `memory.rs`). A static
+/// over-approximation along the edges a view follows within a block: the
+/// thread's own operations since its last proxy fence point (its start, a
+/// `fence.proxy.async`, a `gridsync` of a PDL secondary, a `devicesync`
+/// that waits), the other threads' at each barrier it passes since, and,
+/// for an `mbarwait` or `bulkwait` since, any generic access to `src` in
+/// the block. Other grids reach a thread only through grid boundaries,
+/// which are proxy fences.
+struct Unfenced<'a> {
+    threads: &'a [ThreadInfo],
+    kernels: &'a [KernelInfo],
+    src: usize,
+}
+
+impl Unfenced<'_> {
+    /// Before operation `pos` of thread `t`.
+    fn at(&self, t: usize, pos: usize) -> bool {
+        let th = &self.threads[t];
+        let k = &self.kernels[th.kernel];
+        let fence = |op: &MOp| match op {
+            MOp::FenceProxy => true,
+            MOp::GridSync => matches!(k.start, Start::HostPdl { .. }),
+            MOp::DeviceSync { .. } => !k.sync_depth_exceeded,
+            _ => false,
+        };
+        let from = th.ops[..pos].iter().rposition(fence).map_or(0, |f| f + 1);
+        let block: Vec<usize> = (0..self.threads.len())
+            .filter(|&o| self.threads[o].kernel == th.kernel && self.threads[o].block == th.block)
+            .collect();
+        let generic =
+            |op: &MOp| matches!(op, MOp::Store { loc, .. } | MOp::Load { loc } if *loc == self.src);
+        for (j, op) in th.ops.iter().enumerate().take(pos).skip(from) {
+            let dirty = match op {
+                _ if generic(op) => true,
+                MOp::SyncThreads => {
+                    let n = barriers(&th.ops[..j]);
+                    block.iter().filter(|&&o| o != t).any(|&o| {
+                        nth_barrier(&self.threads[o].ops, n).is_some_and(|p| self.at(o, p))
+                    })
+                }
+                MOp::MbarWait { .. } | MOp::BulkWait { .. } => block
+                    .iter()
+                    .any(|&o| self.threads[o].ops.iter().any(generic)),
+                _ => false,
+            };
+            if dirty {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+fn barriers(ops: &[MOp]) -> usize {
+    ops.iter().filter(|op| **op == MOp::SyncThreads).count()
+}
+
+/// The position of the `n`-th (from 0) barrier of a program.
+fn nth_barrier(ops: &[MOp], n: usize) -> Option<usize> {
+    ops.iter()
+        .enumerate()
+        .filter(|(_, op)| **op == MOp::SyncThreads)
+        .nth(n)
+        .map(|(i, _)| i)
 }
