@@ -3,11 +3,15 @@
 //! `litmus_smoke <spec dir> <cubin dir> [instances] [launches] [seed]`.
 //! A quick check of the runner and the generated kernels on a GPU machine.
 //! Environment: `GC_DELAY` (max delay cycles), `GC_STRESS` (stress words),
-//! `GC_ONLY` (run only tests whose name contains it).
+//! `GC_ONLY` (run only tests whose name contains it), `GC_TEST` (run only
+//! the test of that name), `GC_RATES` (append each litmus run's rate to
+//! that file, one JSON line a run: `gridcheck_report::rates::RateRecord`,
+//! which `conformance report rates` summarises).
 
 use std::path::Path;
 
-use gridcheck_gpu::{Budget, Environment, Gpu, LitmusRun, probe};
+use gridcheck_gpu::{Budget, Gpu, LitmusRun, probe};
+use gridcheck_report::Tuning;
 use gridcheck_spec::{Litmus, RuntimeExpect, RuntimeTest, TestBody, render_state};
 
 fn main() {
@@ -37,22 +41,24 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let plain = Environment {
+    let plain = Tuning {
         max_delay_cycles: 0,
         stress_words: 0,
         stress_iters: 0,
         permute: false,
         stress_lines: false,
         line_burst: 0,
-        ..Environment::default()
+        ..Tuning::default()
     };
     let tuned = tuned();
     let only = std::env::var("GC_ONLY").unwrap_or_default();
+    let exact = std::env::var("GC_TEST").ok();
+    let chosen = |name: &str| name.contains(&only) && exact.as_deref().is_none_or(|e| e == name);
     for t in &spec.tests {
         let TestBody::Litmus(l) = &t.body else {
             continue;
         };
-        if !t.name.contains(&only) {
+        if !chosen(&t.name) {
             continue;
         }
         let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
@@ -75,7 +81,7 @@ fn main() {
         let TestBody::Runtime(r) = &t.body else {
             continue;
         };
-        if !t.name.contains(&only) {
+        if !chosen(&t.name) {
             continue;
         }
         if r.arch != gpu.info().sm {
@@ -90,9 +96,9 @@ fn main() {
 }
 
 /// The default incantations, with `GC_DELAY` and `GC_STRESS` applied.
-fn tuned() -> Environment {
+fn tuned() -> Tuning {
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
-    let mut tuned = Environment::default();
+    let mut tuned = Tuning::default();
     if let Some(d) = env("GC_DELAY") {
         tuned.max_delay_cycles = d;
     }
@@ -129,6 +135,24 @@ fn print_litmus_run(name: &str, label: &str, l: &Litmus, run: &LitmusRun) {
     // run, condition hits, hits/s, launches only (s),
     // instances/s over the launches only.
     let launch_secs = run.launch_elapsed.as_secs_f64();
+    if let Ok(file) = std::env::var("GC_RATES") {
+        let rate = gridcheck_report::rates::RateRecord {
+            test: name.to_string(),
+            mode: label.to_string(),
+            instances: run.instances,
+            elapsed_s: secs,
+            launch_s: launch_secs,
+            hits,
+        };
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| gridcheck_report::append_json_line(&mut f, &rate));
+        if let Err(e) = written {
+            eprintln!("cannot append the rate to {file}: {e}");
+        }
+    }
     println!(
         "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}\t{launch_secs:.4}\t{:.0}",
         name,

@@ -19,6 +19,10 @@ use crate::parse::Function;
 /// The manifest's file name in the programs' directory.
 pub const MANIFEST: &str = "programs.toml";
 
+/// Where the user programs and their manifest are, relative to the
+/// repository root.
+pub const PROGRAMS_DIR: &str = "kernels/sass";
+
 /// What a program's order check must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
