@@ -79,7 +79,10 @@ fn op_code(w: &mut String, n: &mut Numbering, l: &Litmus, label: &str, o: &Op) {
         // The asynchronous proxy and shared memory are left out: a plain
         // program is about the device runtime's calls.
         Op::Store { loc: x, .. } | Op::Load { loc: x, .. } if l.is_shared(x) => {
-            let _ = writeln!(w, "      // {o}: shared memory, left out of a plain program");
+            let _ = writeln!(
+                w,
+                "      // {o}: shared memory, left out of a plain program"
+            );
         }
         Op::BulkLoad { .. }
         | Op::MbarWait { .. }
