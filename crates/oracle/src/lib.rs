@@ -27,8 +27,9 @@
 //!   state sets.
 //!
 //! A test of more threads than loom explores (kernels of several blocks make
-//! them quickly) is not given to loom at all: the axiomatic model decides
-//! alone, and the agreement says so (`single`).
+//! them quickly; each bulk copy of the asynchronous proxy counts as a thread,
+//! `gridcheck_model::loom_agents`) is not given to loom at all: the
+//! axiomatic model decides alone, and the agreement says so (`single`).
 //!
 //! A bounded loom exploration (a preemption bound) can miss states: when its
 //! states are a subset of the restricted set, the axiomatic model decides and
