@@ -29,9 +29,12 @@ args=()
 while [ $# -gt 0 ]; do
   if [ "$1" = --toolchain ]; then
     [ $# -ge 2 ] || { echo "--toolchain needs a release, such as 13.5" >&2; exit 2; }
-    kernels=.gpu-bundle/kernels-nvcc-$2
+    # The folder's name has one home: the harness says it.
+    kernels=.gpu-bundle/$(./.gpu-bundle/conformance --kernels-folder "$2") || exit 2
     if [ ! -d "$kernels" ]; then
-      have=$(cd .gpu-bundle && ls -d kernels-nvcc-* 2>/dev/null | sed 's/kernels-nvcc-//' | tr '\n' ' ')
+      have=$(for d in .gpu-bundle/*/; do
+        ./.gpu-bundle/conformance --kernels-folder-release "$(basename "$d")"
+      done 2>/dev/null | tr '\n' ' ')
       echo "no kernels of toolchain $2 in the bundle (it has: ${have:-none}); build it with \`cargo xtask gpu-bundle --toolchain $2\`" >&2
       exit 2
     fi
