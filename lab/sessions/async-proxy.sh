@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One GPU session for the asynchronous proxy and warp roles
 # (spec/pdl/async-proxy.yaml, spec/pdl/warp-roles.yaml), on an H100 or H200,
-# from a bundle (`cargo xtask gpu-bundle --arch sm_90`, then
-# `cargo xtask mutants`; carry .gpu-bundle). Every step runs under `timeout`;
+# from a bundle made by `cargo xtask gpu-bundle` (its kernels and the
+# mutants' CUDA; carry .gpu-bundle). Every step runs under `timeout`;
 # everything goes to $OUT and comes back packed in $OUT/runs.tar.xz.
 #  1. the whole GPU tier (run/, publish with `cargo xtask record`): the new
 #     tests among the others, with the suite's environment;
