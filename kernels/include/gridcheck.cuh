@@ -184,6 +184,102 @@ __device__ __forceinline__ void gc_block_burst(const gc_params &p, volatile unsi
   }
 }
 
+// The asynchronous proxy (sm_90 and newer; a litmus test that uses it is
+// built only for those): a block's shared locations (`gc_shared`, each on a
+// 128-byte line of its own, initialized by thread 0 before the block's first
+// barrier) and mbarriers (`gc_mbar_<name>`, one phase each), and bulk copies
+// of GC_BULK_BYTES (the least cp.async.bulk copies) between a location's line
+// and a shared location's: the location is the first word, the rest of the
+// 16 bytes its line's padding (which nothing reads). The bodies are empty
+// below sm_90, where nothing calls them.
+#define GC_BULK_BYTES 16
+
+__device__ __forceinline__ unsigned int gc_smem_addr(const volatile void *p) {
+  return (unsigned int)__cvta_generic_to_shared((const void *)p);
+}
+
+// mbarrier.init with an arrival count of 1 (the bulk load's
+// mbarrier.arrive.expect_tx), made visible to the asynchronous proxy.
+__device__ __forceinline__ void gc_mbar_init(unsigned long long *bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(gc_smem_addr(bar)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// `bulkload s x bar`: the mbarrier expects the copy's bytes (the arrival
+// releases what this thread did before), then the copy of the global line
+// into shared memory, which completes the transaction.
+__device__ __forceinline__ void gc_bulk_load(volatile unsigned int *dst,
+                                             volatile unsigned int *src,
+                                             unsigned long long *bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gc_smem_addr(bar)),
+               "n"(GC_BULK_BYTES)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          gc_smem_addr(dst)),
+      "l"(__cvta_generic_to_global((const void *)src)), "n"(GC_BULK_BYTES), "r"(gc_smem_addr(bar))
+      : "memory");
+#endif
+}
+
+// `mbarwait bar`: until the mbarrier's first phase (parity 0) completed.
+__device__ __forceinline__ void gc_mbar_wait(unsigned long long *bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned int done = 0u;
+  while (done == 0u) {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(gc_smem_addr(bar))
+        : "memory");
+  }
+#endif
+}
+
+// `bulkstore x s`: the copy of the shared location into the global line,
+// tracked by this thread's bulk async-groups.
+__device__ __forceinline__ void gc_bulk_store(volatile unsigned int *dst,
+                                              volatile unsigned int *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+                   __cvta_generic_to_global((const void *)dst)),
+               "r"(gc_smem_addr(src)), "n"(GC_BULK_BYTES)
+               : "memory");
+#endif
+}
+
+// `bulkcommit`.
+__device__ __forceinline__ void gc_bulk_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+// `bulkwait N`: all but the N most recent bulk async-groups complete.
+template <int N> __device__ __forceinline__ void gc_bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+// `bulkwait read N`: ... have read their sources.
+template <int N> __device__ __forceinline__ void gc_bulk_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+#endif
+}
+
+// `fence.proxy.async`: a proxy fence between the generic and the
+// asynchronous proxy, for every state space.
+__device__ __forceinline__ void gc_fence_proxy_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async;" ::: "memory");
+#endif
+}
+
 // Kernel k of this instance ran (written once, by thread 0, at the end).
 __device__ __forceinline__ void gc_mark_ran(const gc_params &p, unsigned int status_stride,
                                             unsigned int slot, unsigned int k) {

@@ -19,7 +19,11 @@
 //!   machine, which compiles each batch once and runs it in worker
 //!   processes (`crates/campaign`). Prints how many programs embed each
 //!   known hang (the hang facts' tests, `gridcheck_campaign::KnownHangs`),
-//!   and what operations the programs put in which kinds of kernel.
+//!   and what operations the programs put in which kinds of kernel. The
+//!   asynchronous proxy's operations (bulk copies, mbarriers,
+//!   `fence.proxy.async`) are drawn only with `--async-proxy`, so that a
+//!   seed draws the programs it drew before they existed; `fuzz model`
+//!   always draws them.
 
 use std::path::PathBuf;
 
@@ -32,7 +36,7 @@ use crate::{Result, root};
 
 const USAGE: &str = "usage: cargo xtask fuzz model [--count N] [--seed S] [--threads T] [--jobs J]
        cargo xtask fuzz enumerate [--ops N] [--jobs J]
-       cargo xtask fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]";
+       cargo xtask fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--async-proxy] [--out DIR]";
 
 struct Args {
     count: u64,
@@ -44,6 +48,8 @@ struct Args {
     /// `fuzz gpu --enumerate N`: the exhaustive enumeration of programs of
     /// at most N operations too (`gridcheck_litgen::enumerate`).
     enumerate: usize,
+    /// `fuzz gpu --async-proxy`: draw the asynchronous proxy's operations.
+    async_proxy: bool,
     here: bool,
 }
 
@@ -56,6 +62,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
         out: None,
         batch: 200,
         enumerate: 0,
+        async_proxy: false,
         here: false,
     };
     let mut it = args.iter();
@@ -79,6 +86,7 @@ fn parse(args: &[String], count: u64) -> Result<Args> {
                         .into(),
                 )
             }
+            "--async-proxy" => a.async_proxy = true,
             "--here" => a.here = true,
             _ => return Err(format!("unknown argument `{x}`\n{USAGE}")),
         }
@@ -253,6 +261,9 @@ fn gpu(args: &[String]) -> Result<()> {
         cdp1: false,
         limits: false,
         event_weight: 3,
+        async_weight: u32::from(a.async_proxy),
+        // No loom here: more bulk copies than it explores.
+        max_agents: 8,
         ..GenConfig::default()
     };
     let strat = gridcheck_litgen::strategy(cfg);

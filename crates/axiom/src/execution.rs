@@ -50,6 +50,7 @@ use crate::error::{AxiomError, ErrorKind};
 use crate::graph::{Bits, Graph};
 use crate::options::Options;
 use crate::program::{AOp, INIT, POOL_FULL, Prog, SYNC_DEPTH};
+use crate::proxy::Proxies;
 use crate::relations::{self, Edges};
 
 /// What the enumeration found.
@@ -60,6 +61,14 @@ pub(crate) struct Found {
     pub consistent: u64,
 }
 
+/// A write's value: a store's constant, or what a bulk copy's read
+/// (the event) read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Val {
+    Const(u32),
+    Copied(usize),
+}
+
 /// One location's `co` and `rf`, with the final value.
 #[derive(Debug, Clone)]
 struct LocChoice {
@@ -68,8 +77,8 @@ struct LocChoice {
     /// Consecutive writes in `co` (the initial write left out).
     co_edges: Edges,
     /// (read event, value).
-    values: Vec<(usize, u32)>,
-    last: u32,
+    values: Vec<(usize, Val)>,
+    last: Val,
 }
 
 pub(crate) fn explore(p: &Prog, opts: &Options) -> Result<Found, AxiomError> {
@@ -152,9 +161,11 @@ fn locations(
     for (i, &e) in topo.iter().enumerate() {
         rank[e] = i;
     }
+    let proxies = Proxies::new(p, c);
+    let before = |a: usize, b: usize| proxies.before(&reach, a, b);
     let mut per_loc = Vec::new();
     for (loc, (_, init)) in p.memory.iter().enumerate() {
-        let mut writes = vec![(INIT, *init)];
+        let mut writes = vec![(INIT, Val::Const(*init))];
         let mut reads = Vec::new();
         for t in &p.threads {
             if !c.runs[t.kernel] {
@@ -162,14 +173,27 @@ fn locations(
             }
             for (i, op) in t.ops.iter().enumerate() {
                 match *op {
-                    AOp::Store { loc: l, value } if l == loc => writes.push((t.op(i), value)),
+                    AOp::Store { loc: l, value } if l == loc => {
+                        writes.push((t.op(i), Val::Const(value)))
+                    }
                     AOp::Load { loc: l } if l == loc => reads.push(t.op(i)),
                     _ => {}
                 }
             }
         }
+        for cp in &p.copies {
+            if !c.runs[p.threads[cp.thread].kernel] {
+                continue;
+            }
+            if cp.dst == loc {
+                writes.push((cp.write, Val::Copied(cp.read)));
+            }
+            if cp.src == loc {
+                reads.push(cp.read);
+            }
+        }
         reads.sort_by_key(|&r| rank[r]);
-        per_loc.push(location(&writes, &reads, &reach, p, opts)?);
+        per_loc.push(location(&writes, &reads, &reach, &before, p, opts)?);
     }
     Ok(per_loc)
 }
@@ -216,13 +240,21 @@ fn combine(
                 continue;
             }
         }
-        found.consistent += 1;
-        let mut values = BTreeMap::new();
-        let mut state = State::new();
+        let mut read = BTreeMap::new();
         for (l, &i) in pick.iter().enumerate() {
-            let ch = &per_loc[l][i];
-            values.extend(ch.values.iter().copied());
-            state.insert(p.memory[l].0.clone(), ch.last);
+            read.extend(per_loc[l][i].values.iter().copied());
+        }
+        // A copy's write takes what its read took: a cycle of copies
+        // reading each other's writes is a value out of thin air (no
+        // candidate, also with load buffering allowed).
+        let Some(values) = resolve_all(&read) else {
+            continue;
+        };
+        found.consistent += 1;
+        let mut state = State::new();
+        for (l, &i) in pick.iter().enumerate().take(p.globals) {
+            let last = resolve(per_loc[l][i].last, &read);
+            state.insert(p.memory[l].0.clone(), last.unwrap_or(0));
         }
         registers(p, c, &values, &mut state);
         found.states.insert(state);
@@ -230,11 +262,33 @@ fn combine(
     Ok(())
 }
 
-/// Every (co, rf) of one location that the coherence axioms allow.
+/// The value `v` stands for, following copies through what their reads
+/// read; `None` for a cycle.
+fn resolve(mut v: Val, read: &BTreeMap<usize, Val>) -> Option<u32> {
+    for _ in 0..=read.len() {
+        match v {
+            Val::Const(n) => return Some(n),
+            Val::Copied(r) => v = *read.get(&r)?,
+        }
+    }
+    None
+}
+
+/// Every read's value, resolved; `None` when some is out of thin air.
+fn resolve_all(read: &BTreeMap<usize, Val>) -> Option<BTreeMap<usize, u32>> {
+    read.iter()
+        .map(|(&r, &v)| resolve(v, read).map(|n| (r, n)))
+        .collect()
+}
+
+/// Every (co, rf) of one location that the coherence axioms allow: `co`
+/// extends happens-before (`reach`) on its writes, and a read is bound by
+/// the accesses `before` orders before it (see `proxy.rs`).
 fn location(
-    writes: &[(usize, u32)],
+    writes: &[(usize, Val)],
     reads: &[usize],
     reach: &[Bits],
+    before: &dyn Fn(usize, usize) -> bool,
     p: &Prog,
     opts: &Options,
 ) -> Result<Vec<LocChoice>, AxiomError> {
@@ -265,7 +319,7 @@ fn location(
             pos[w] = i;
         }
         let mut rf = vec![usize::MAX; reads.len()];
-        assign(0, reads, writes, &pos, &hb, &mut rf, &mut |rf| {
+        assign(0, reads, writes, &pos, before, &mut rf, &mut |rf| {
             let rf_edges = reads
                 .iter()
                 .zip(rf)
@@ -301,7 +355,7 @@ fn location(
 }
 
 fn linear_extensions(
-    writes: &[(usize, u32)],
+    writes: &[(usize, Val)],
     hb: &dyn Fn(usize, usize) -> bool,
     used: &mut [bool],
     cur: &mut Vec<usize>,
@@ -341,7 +395,7 @@ fn linear_extensions(
 fn assign(
     i: usize,
     reads: &[usize],
-    writes: &[(usize, u32)],
+    writes: &[(usize, Val)],
     pos: &[usize],
     hb: &dyn Fn(usize, usize) -> bool,
     rf: &mut Vec<usize>,

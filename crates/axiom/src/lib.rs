@@ -13,7 +13,10 @@
 //!
 //! Every thread has a start event, one event per operation (store, load,
 //! barrier, launch, record, wait, trigger, gridsync, devicesync, error
-//! query) and an exit event. Each kernel has a *done* event (the threads of
+//! query, the asynchronous proxy's) and an exit event. Each bulk copy has
+//! a read, a write and a completion event (`bulk.rs`), each mbarrier one
+//! for its phase's completion; a shared location is a memory cell per
+//! block that uses it. Each kernel has a *done* event (the threads of
 //! all its blocks exited and its non-tail work finished) and a *finished*
 //! event (done, and its tail grids finished); each block of its grid (one,
 //! or several for `bM.tN` threads) has an *all exited* event (the block's
@@ -33,6 +36,9 @@
 //! | `host-stream` | host stream order | predecessor (with its PDL chain) finished → starts |
 //! | `gridsync` | 004 §4.5.2 "Will block until all primary kernels the secondary kernel is dependent on have completed and flushed results to global memory" | primary finished → gridsync |
 //! | `devicesync` | 001 "will synchronize on all work launched by any thread in the thread-block up to the point where `cudaDeviceSynchronize()` was called" | launched grids finished → devicesync |
+//! | `copy` | PTX ISA 8.9.1.1 "These asynchronous operations are ordered after prior instructions in the same thread ..., but they are not part of the program order for that thread." | issue → copy's read → its write → its completion → its grid's done; a bulk load's issue and completion → its mbarrier's phase |
+//! | `mbarrier` (a wait) | PTX ISA 9.7.9.25.1.2 "When the current phase of the *mbarrier object* is complete, it implies that all asynchronous operations tracked by this phase are complete" | phase → every `mbarwait` on it |
+//! | `bulk-group` (a wait) | PTX ISA 9.7.9.27.2.2 `cp.async.bulk.wait_group` | each copy of the awaited groups (its read, with `.read`) → `bulkwait` |
 //! | `pdl-start` (execution order only) | 004 §4.5.2 "The CUDA driver can launch the secondary kernel when all primary thread blocks have launched and executed `cudaTriggerProgrammaticLaunchCompletion`. If the primary kernel doesn't execute the trigger, it implicitly occurs after all thread blocks in the primary kernel exit." | for every primary block, its trigger (or, without one, all its exits) → secondary's starts |
 //!
 //! `hb` is the transitive closure of every relation but `pdl-start`: the
@@ -43,9 +49,10 @@
 //! # Axioms
 //!
 //! See `execution.rs`: acyclic execution order (a cycle through a blocking
-//! wait is a deadlock), coherence (`hb ; eco?` irreflexive per location),
-//! and the decision on load buffering (forbidden by default, with the
-//! reason). Resources follow the decisions the spec records: the launch pool
+//! wait is a deadlock), coherence (`hb ; eco?` irreflexive per location,
+//! a bulk copy's read bound by a generic access only through a proxy fence:
+//! `proxy.rs`), the decision on load buffering (forbidden by default, with
+//! the reason), and no value out of thin air (a copy writes what it read). Resources follow the decisions the spec records: the launch pool
 //! (`control.rs`), the synchronization depth and the per-thread last error.
 //!
 //! # Limits
@@ -60,12 +67,14 @@
 //!   depth. Blocks are modeled as the loom model does (see `control.rs`
 //!   and `relations.rs`: stream state, barrier and trigger per block).
 
+mod bulk;
 mod control;
 mod error;
 mod execution;
 mod graph;
 mod options;
 mod program;
+mod proxy;
 mod relations;
 
 use std::collections::BTreeSet;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
+use crate::bulk::{ACopy, Cells};
 use crate::error::{AxiomError, ErrorKind};
 
 /// `cudaErrorLaunchPendingCountExceeded`.
@@ -49,17 +50,48 @@ pub(crate) enum Start {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AOp {
-    Store { loc: usize, value: u32 },
-    Load { loc: usize },
-    Barrier { index: usize },
-    Launch { child: usize },
-    Record { event: String, stream: Stream },
-    WaitEvent { stream: Stream, event: String },
+    Store {
+        loc: usize,
+        value: u32,
+    },
+    Load {
+        loc: usize,
+    },
+    Barrier {
+        index: usize,
+    },
+    Launch {
+        child: usize,
+    },
+    Record {
+        event: String,
+        stream: Stream,
+    },
+    WaitEvent {
+        stream: Stream,
+        event: String,
+    },
     Trigger,
     GridSync,
-    DeviceSync { record: bool },
+    DeviceSync {
+        record: bool,
+    },
     GetError,
     PeekError,
+    /// `bulkload` / `bulkstore`: issues copy `copy` of [`Prog::copies`].
+    Bulk {
+        copy: usize,
+    },
+    /// `mbarwait`: waits for mbarrier `mbar`'s phase.
+    MbarWait {
+        mbar: usize,
+    },
+    BulkCommit,
+    BulkWait {
+        read: bool,
+        pending: usize,
+    },
+    FenceProxy,
 }
 
 impl AOp {
@@ -129,7 +161,14 @@ pub(crate) struct AKernel {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Prog {
+    /// Memory cells: the global locations (the first `globals`, the final
+    /// state's), then each block's copy of the shared locations it uses.
     pub memory: Vec<(String, u32)>,
+    pub globals: usize,
+    /// The bulk copies, with their events (see `bulk.rs`).
+    pub copies: Vec<ACopy>,
+    /// Per mbarrier: the event of its phase's completion.
+    pub phases: Vec<usize>,
     pub kernels: Vec<AKernel>,
     pub threads: Vec<AThread>,
     /// Device launches may fail for a full pool of this many slots; `None`
@@ -177,7 +216,8 @@ type Launcher = Vec<Option<(usize, usize, usize, Stream)>>;
 
 /// The threads of a test resolved, before its kernels: each kernel's
 /// threads by block, its blocks' barrier counts, the next free event.
-struct Threads {
+struct Threads<'a> {
+    cells: Cells<'a>,
     threads: Vec<AThread>,
     launcher: Launcher,
     kthreads: Vec<Vec<Vec<usize>>>,
@@ -193,6 +233,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
         .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
         .collect();
     let Threads {
+        mut cells,
         threads,
         launcher,
         kthreads,
@@ -229,20 +270,24 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
     let pool = (device_launches > pool_size).then_some(pool_size as usize);
     let sl = Limit::DevRuntimeSyncDepth;
     let sync_depth = l.limit(sl).or(sl.default_value()).unwrap_or(u64::MAX);
+    let (phases, events) = cells.number(next_event);
     Ok(Prog {
-        memory: l.memory.clone(),
+        globals: l.memory.len(),
+        memory: cells.cells,
+        copies: cells.copies,
+        phases,
         kernels,
         threads,
         pool,
         sync_depth,
-        events: next_event,
+        events,
     })
 }
 
 /// Every thread's operations resolved, in kernel order, each thread with
 /// its first event; who launches each device kernel; every block's barrier
 /// count, the same for all its threads.
-fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
+fn resolve_threads(l: &Litmus) -> Result<Threads<'_>, AxiomError> {
     let kidx: BTreeMap<&str, usize> = l
         .kernels
         .iter()
@@ -250,6 +295,7 @@ fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
         .map(|(i, k)| (k.name.as_str(), i))
         .collect();
     let mut next_event = 1;
+    let mut cells = Cells::new(l);
     let mut threads = Vec::new();
     let mut launcher: Launcher = vec![None; l.kernels.len()];
     let mut kthreads: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -263,12 +309,11 @@ fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
             let mut barrier = 0;
             for (oi, op) in t.ops.iter().enumerate() {
                 ops.push(resolve_op(
-                    l,
                     &kidx,
                     op,
-                    (ki, tid, oi),
+                    (ki, t.block(), tid, oi),
                     &mut barrier,
-                    &mut launcher,
+                    (&mut launcher, &mut cells),
                 )?);
             }
             counts[t.block()].push((t.name.clone(), barrier));
@@ -292,6 +337,7 @@ fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
         kthreads.push(by_block);
     }
     Ok(Threads {
+        cells,
         threads,
         launcher,
         kthreads,
@@ -300,29 +346,26 @@ fn resolve_threads(l: &Litmus) -> Result<Threads, AxiomError> {
     })
 }
 
-/// One operation of thread `tid` (operation `oi`, kernel `ki`), names
-/// resolved: a barrier numbered in the thread's order, a launch recorded in
-/// `launcher`.
-fn resolve_op(
-    l: &Litmus,
+/// One operation of thread `tid` (operation `oi`, block `block` of kernel
+/// `ki`), names resolved: a barrier numbered in the thread's order, a
+/// launch recorded in `launcher`, locations, mbarriers and copies in
+/// `cells`.
+fn resolve_op<'a>(
     kidx: &BTreeMap<&str, usize>,
-    op: &Op,
-    (ki, tid, oi): (usize, usize, usize),
+    op: &'a Op,
+    (ki, block, tid, oi): (usize, usize, usize, usize),
     barrier: &mut usize,
-    launcher: &mut Launcher,
+    (launcher, cells): (&mut Launcher, &mut Cells<'a>),
 ) -> Result<AOp, AxiomError> {
-    let lidx = |name: &str| {
-        l.memory
-            .iter()
-            .position(|(m, _)| m == name)
-            .ok_or_else(|| err(format!("location `{name}` is not declared")))
-    };
+    let kb = (ki, block);
     Ok(match op {
         Op::Store { loc, value } => AOp::Store {
-            loc: lidx(loc)?,
+            loc: cells.cell(kb, loc)?,
             value: *value,
         },
-        Op::Load { loc, .. } => AOp::Load { loc: lidx(loc)? },
+        Op::Load { loc, .. } => AOp::Load {
+            loc: cells.cell(kb, loc)?,
+        },
         Op::SyncThreads => {
             *barrier += 1;
             AOp::Barrier {
@@ -333,7 +376,7 @@ fn resolve_op(
             let c = *kidx
                 .get(kernel.as_str())
                 .ok_or_else(|| err(format!("kernel `{kernel}` is not declared")))?;
-            if l.kernels[c].launch != KernelLaunch::Device {
+            if cells.litmus().kernels[c].launch != KernelLaunch::Device {
                 return Err(err(format!(
                     "kernel `{kernel}` is launched from the host and from device code"
                 )));
@@ -359,8 +402,24 @@ fn resolve_op(
         },
         Op::GetLastError { .. } => AOp::GetError,
         Op::PeekAtLastError { .. } => AOp::PeekError,
-        #[allow(unreachable_patterns)]
-        other => return Err(unsupported(format!("`{other}` is not modeled"))),
+        Op::BulkLoad { dst, src, bar } => {
+            let mbar = cells.mbar(kb, bar);
+            AOp::Bulk {
+                copy: cells.copy((tid, oi, kb), (src, dst), Some(mbar))?,
+            }
+        }
+        Op::BulkStore { dst, src } => AOp::Bulk {
+            copy: cells.copy((tid, oi, kb), (src, dst), None)?,
+        },
+        Op::MbarWait { bar } => AOp::MbarWait {
+            mbar: cells.mbar(kb, bar),
+        },
+        Op::BulkCommit => AOp::BulkCommit,
+        Op::BulkWait { read, pending } => AOp::BulkWait {
+            read: *read,
+            pending: *pending as usize,
+        },
+        Op::FenceProxyAsync => AOp::FenceProxy,
     })
 }
 

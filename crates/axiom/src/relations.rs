@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! hb    = (po | launch | barrier | completion | tail | stream | host-stream
-//!          | gridsync | devicesync)+
+//!          | copy | gridsync | devicesync | mbarrier | bulk-group)+
 //! exec  = hb | pdl-start | block-stream-order | pool-order
 //! ```
 //!
@@ -275,14 +275,97 @@ pub(crate) fn activations(p: &Prog) -> Vec<(usize, Vec<usize>)> {
     out
 }
 
+/// PTX ISA 8.9.1.1: "These asynchronous operations are ordered after prior
+/// instructions in the same thread ... but they are not part of the program
+/// order for that thread." A bulk copy's issue before its read, its read
+/// before its write, its write before its completion; a bulk load's issue
+/// (`mbarrier.arrive.expect_tx`) and completion (complete-tx) before its
+/// mbarrier's phase completes. And (decision) a grid is done only once its
+/// copies completed: a copy is a memory operation of the grid.
+pub(crate) fn copy(p: &Prog, c: &Control) -> Edges {
+    let mut e = Vec::new();
+    for cp in &p.copies {
+        let t = &p.threads[cp.thread];
+        if !c.runs[t.kernel] {
+            continue;
+        }
+        let issue = t.op(cp.op);
+        e.extend([(issue, cp.read), (cp.read, cp.write), (cp.write, cp.done)]);
+        e.push((cp.done, p.kernels[t.kernel].done));
+        if let Some(m) = cp.mbar {
+            e.extend([(issue, p.phases[m]), (cp.done, p.phases[m])]);
+        }
+    }
+    e
+}
+
+/// PTX ISA 9.7.9.25.1.2: "When the current phase of the *mbarrier object*
+/// is complete, it implies that all asynchronous operations tracked by
+/// this phase are complete, and all threads participating in that
+/// *mbarrier object* can access the result of the asynchronous
+/// operations." The phase before every `mbarwait` on it.
+pub(crate) fn mbarrier(p: &Prog, c: &Control) -> Edges {
+    let mut e = Vec::new();
+    for t in p.threads.iter().filter(|t| c.runs[t.kernel]) {
+        for (i, op) in t.ops.iter().enumerate() {
+            if let AOp::MbarWait { mbar } = op {
+                e.push((p.phases[*mbar], t.op(i)));
+            }
+        }
+    }
+    e
+}
+
+/// PTX ISA 9.7.9.27.2.2: "`cp.async.bulk.wait_group` instruction will
+/// cause the executing thread to wait until only N or fewer of the most
+/// recent *bulk async-groups* are pending and all the prior *bulk
+/// async-groups* committed by the executing threads are complete." A
+/// `bulkwait n` after the completion of every copy of the groups its
+/// thread committed before it but the `n` most recent; `bulkwait read n`
+/// after their reads ("completed ... the reading from their source
+/// locations").
+pub(crate) fn bulk_group(p: &Prog, c: &Control) -> Edges {
+    let mut e = Vec::new();
+    for t in p.threads.iter().filter(|t| c.runs[t.kernel]) {
+        let mut uncommitted = Vec::new();
+        let mut committed: Vec<Vec<usize>> = Vec::new();
+        for (i, op) in t.ops.iter().enumerate() {
+            match *op {
+                AOp::Bulk { copy } if p.copies[copy].mbar.is_none() => uncommitted.push(copy),
+                AOp::BulkCommit => committed.push(std::mem::take(&mut uncommitted)),
+                AOp::BulkWait { read, pending } => {
+                    let n = committed.len().saturating_sub(pending);
+                    for &cp in committed[..n].iter().flatten() {
+                        let cp = &p.copies[cp];
+                        e.push((if read { cp.read } else { cp.done }, t.op(i)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    e
+}
+
 /// Every happens-before edge of a control resolution, and the edges that
 /// stand for a blocking wait (a deadlock shows as a cycle through them).
 pub(crate) fn happens_before(p: &Prog, c: &Control) -> (Edges, Edges) {
     let mut hb = Vec::new();
-    for r in [po, launch, barrier, completion, tail, stream, host_stream] {
+    for r in [
+        po,
+        launch,
+        barrier,
+        completion,
+        tail,
+        stream,
+        host_stream,
+        copy,
+    ] {
         hb.extend(r(p, c));
     }
-    let mut waits = gridsync(p, c);
-    waits.extend(devicesync(p, c));
+    let mut waits = Vec::new();
+    for r in [gridsync, devicesync, mbarrier, bulk_group] {
+        waits.extend(r(p, c));
+    }
     (hb, waits)
 }

@@ -26,7 +26,7 @@ fn every_real_litmus_test_agrees_with_the_loom_model() {
         };
         let guide = check_with(l, &Options::default());
         let loomish = check_with(l, &Options::loom());
-        if l.thread_count() > gridcheck_model::MAX_GPU_THREADS {
+        if gridcheck_model::loom_agents(l) > gridcheck_model::MAX_GPU_THREADS {
             // Beyond loom: the axiomatic model alone, still exact.
             match &guide {
                 Ok(g) if g.verdict == l.expect => eprintln!(

@@ -76,6 +76,25 @@ fn op_code(w: &mut String, n: &mut Numbering, l: &Litmus, label: &str, o: &Op) {
         }
     };
     match o {
+        // The asynchronous proxy and shared memory are left out: a plain
+        // program is about the device runtime's calls.
+        Op::Store { loc: x, .. } | Op::Load { loc: x, .. } if l.is_shared(x) => {
+            let _ = writeln!(
+                w,
+                "      // {o}: shared memory, left out of a plain program"
+            );
+        }
+        Op::BulkLoad { .. }
+        | Op::MbarWait { .. }
+        | Op::BulkStore { .. }
+        | Op::BulkCommit
+        | Op::BulkWait { .. }
+        | Op::FenceProxyAsync => {
+            let _ = writeln!(
+                w,
+                "      // {o}: the asynchronous proxy, left out of a plain program"
+            );
+        }
         Op::Store { loc: x, value } => {
             let _ = writeln!(w, "      m[{}] = {value}u;  // {o}", loc(x));
         }

@@ -61,6 +61,13 @@ fn op_kind(o: &Op) -> &'static str {
             "faf" => "wait-faf",
             _ => "wait-named",
         },
+        Op::BulkLoad { .. } => "bulkld",
+        Op::MbarWait { .. } => "mbarwait",
+        Op::BulkStore { .. } => "bulkst",
+        Op::BulkCommit => "bulkcommit",
+        Op::BulkWait { read: false, .. } => "bulkwait",
+        Op::BulkWait { read: true, .. } => "bulkwait-read",
+        Op::FenceProxyAsync => "proxyfence",
     }
 }
 

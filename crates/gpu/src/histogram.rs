@@ -59,7 +59,14 @@ impl Plan {
             offsets.push(FROM_MEM | l.offset);
             names.push(l.name.clone());
         }
-        let mut domain: Vec<u32> = litmus.memory.iter().map(|(_, v)| *v).collect();
+        // Initial values (a register may read a shared location's), 0, the
+        // condition's values and every stored value.
+        let mut domain: Vec<u32> = litmus
+            .memory
+            .iter()
+            .chain(&litmus.shared)
+            .map(|(_, v)| *v)
+            .collect();
         domain.push(0);
         condition_values(&litmus.condition.expr, &mut domain);
         for op in litmus

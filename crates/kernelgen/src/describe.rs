@@ -47,6 +47,13 @@ pub(crate) fn description(w: &mut impl Write, litmus: &Litmus, lay: &Layout) -> 
             lay.slot_stride, l.offset, l.name, l.init
         )?;
     }
+    for l in &lay.shared {
+        writeln!(
+            w,
+            "//   gc_shared[{}] = {} (each block's; initially {})",
+            l.offset, l.name, l.init
+        )?;
+    }
     for (i, r) in lay.registers.iter().enumerate() {
         writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?;
     }

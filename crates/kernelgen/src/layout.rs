@@ -134,6 +134,9 @@ pub struct ErrorWord {
 pub struct Layout {
     /// `mem[slot * slot_stride + loc.offset]`.
     pub locations: Vec<Location>,
+    /// Shared memory locations: `gc_shared[loc.offset]` of each block
+    /// (each on a 128-byte line of its own; see [`Layout::shared_words`]).
+    pub shared: Vec<Location>,
     pub slot_stride: u32,
     /// `regs[slot * reg_stride + index]`.
     pub registers: Vec<Register>,
@@ -166,6 +169,11 @@ impl KernelPlan {
 }
 
 impl Layout {
+    /// Words of a block's shared locations (`gc_shared`).
+    pub fn shared_words(&self) -> u32 {
+        self.shared.len() as u32 * LOC_STRIDE
+    }
+
     /// The kernels launched from the host, in launch order.
     pub fn host_kernels(&self) -> impl Iterator<Item = &KernelPlan> {
         self.kernels
@@ -244,10 +252,21 @@ pub fn layout(litmus: &Litmus) -> Layout {
         .flat_map(|t| &t.ops)
         .filter(|op| matches!(op, Op::Launch { .. }))
         .count() as u32;
+    let shared = litmus
+        .shared
+        .iter()
+        .enumerate()
+        .map(|(i, (name, init))| Location {
+            name: name.clone(),
+            init: *init,
+            offset: i as u32 * LOC_STRIDE,
+        })
+        .collect();
     Layout {
         launch_ops,
         slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
         locations,
+        shared,
         reg_stride: registers.len().max(1) as u32,
         registers,
         status_stride: next.max(1),

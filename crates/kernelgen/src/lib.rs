@@ -55,7 +55,7 @@ pub use litmus::generate;
 pub use paths::spec_relative;
 pub use plan::{
     CDP1_FLAGS, arch_number, build_plan, observes_errors, pins_targets, profile_runs_on, ptx_arch,
-    source_uses_pdl, uses_cdp1, uses_pdl,
+    source_uses_pdl, uses_async_proxy, uses_cdp1, uses_pdl,
 };
 
 /// Where the generated `.cu` files live, relative to the repository root.

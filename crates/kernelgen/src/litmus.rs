@@ -14,6 +14,10 @@ use crate::describe::description;
 use crate::emit::{header, to_string};
 use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
 
+mod memory;
+
+use memory::location_offset;
+
 /// CUDA source for a litmus test. `spec_file` is the test's spec file
 /// relative to the repository root; `rule_ids` the rules that list the test.
 pub fn generate(test: &Test, litmus: &Litmus, spec_file: &str, rule_ids: &[&str]) -> String {
@@ -149,6 +153,7 @@ impl KernelEmitter<'_> {
         }
         self.pointers(w)?;
         self.block_objects(w, objects)?;
+        self.shared_memory(w)?;
         if blocks > 1 {
             let counts: Vec<usize> = (0..k.blocks())
                 .map(|b| k.block_threads(b).count())
@@ -215,34 +220,6 @@ impl KernelEmitter<'_> {
         Ok(())
     }
 
-    /// The memory and register pointers of the instance, when the kernel
-    /// uses them.
-    fn pointers(&self, w: &mut impl Write) -> fmt::Result {
-        let k = self.kernel;
-        let has_mem = k.threads.iter().any(|t| {
-            t.ops
-                .iter()
-                .any(|op| matches!(op, Op::Load { .. } | Op::Store { .. }))
-        });
-        if has_mem {
-            writeln!(
-                w,
-                "  volatile unsigned int *const mem = p.mem + (size_t)slot * kSlotStride;"
-            )?;
-        }
-        let has_loads = k
-            .threads
-            .iter()
-            .any(|t| t.ops.iter().any(|op| op.register().is_some()));
-        if has_loads {
-            writeln!(
-                w,
-                "  volatile unsigned int *const regs = p.regs + (size_t)slot * kRegStride;"
-            )?;
-        }
-        Ok(())
-    }
-
     /// The block's arrival counter, and its streams and events, created by
     /// thread 0.
     fn block_objects(&self, w: &mut impl Write, objects: &[&BlockObject]) -> fmt::Result {
@@ -283,7 +260,7 @@ impl KernelEmitter<'_> {
     /// The block's line burst before the barrier that opens `phase`: every
     /// thread of the block, stress warps included, takes its share of the
     /// reductions on the line of each location a thread of this kernel
-    /// stores to in that phase (`gc_block_burst`), so that the barrier
+    /// stores to in that phase, generic or bulk (`gc_block_burst`), so that the barrier
     /// releases the stores onto lines that already hold a queue.
     fn block_burst(
         &self,
@@ -294,7 +271,9 @@ impl KernelEmitter<'_> {
         let mut locs: Vec<&str> = Vec::new();
         for ops in split.iter().filter_map(|t| t.get(phase)) {
             for (_, op) in ops {
-                if let Op::Store { loc, .. } = op
+                // A global store, or a bulk store's global destination.
+                if let Op::Store { loc, .. } | Op::BulkStore { dst: loc, .. } = op
+                    && !self.is_shared(loc)
                     && !locs.contains(&loc.as_str())
                 {
                     locs.push(loc);
@@ -365,6 +344,7 @@ impl KernelEmitter<'_> {
                 writeln!(w, "    }}")?;
             }
             if phase + 1 == n_phases {
+                self.drain(w, t)?;
                 for op in &t.ops {
                     if let Some(reg) = op.register() {
                         let idx = self
@@ -411,14 +391,14 @@ impl KernelEmitter<'_> {
         let lay = self.lay;
         let k = self.kernel;
         match op {
-            Op::Store { loc, value } => {
-                let off = location_offset(lay, loc);
-                writeln!(w, "    mem[{off}u] = {value}u;")
-            }
-            Op::Load { reg, loc } => {
-                let off = location_offset(lay, loc);
-                writeln!(w, "    {}_{reg} = mem[{off}u];", c_name(t))
-            }
+            Op::Store { loc, value } => writeln!(w, "    {} = {value}u;", self.place(loc)),
+            Op::Load { reg, loc } => writeln!(w, "    {}_{reg} = {};", c_name(t), self.place(loc)),
+            Op::BulkLoad { .. }
+            | Op::MbarWait { .. }
+            | Op::BulkStore { .. }
+            | Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::FenceProxyAsync => self.bulk_op(w, op),
             Op::Launch { kernel, stream } => {
                 let child = lay.kernels.iter().find(|c| &c.name == kernel);
                 let block = child.map_or(WARP, |c| c.block_dim);
@@ -544,14 +524,6 @@ impl KernelEmitter<'_> {
 /// A thread's name as a C identifier: `t0`, or `b1_t0` for `b1.t0`.
 fn c_name(t: &Thread) -> String {
     t.name.replace('.', "_")
-}
-
-/// The word offset of a location within an instance's slot.
-fn location_offset(lay: &Layout, loc: &str) -> u32 {
-    lay.locations
-        .iter()
-        .find(|l| l.name == loc)
-        .map_or(0, |l| l.offset)
 }
 
 /// The status word of the `record`, `waitevent` or `devicesync` at

@@ -57,6 +57,28 @@ pub fn uses_pdl(litmus: &Litmus) -> bool {
     })
 }
 
+/// Whether a litmus test copies through the asynchronous proxy (`bulkload`,
+/// `bulkstore`, `mbarwait`, `bulkcommit`, `bulkwait`, `fence.proxy.async`):
+/// `cp.async.bulk` and its completion need sm_90 or newer.
+pub fn uses_async_proxy(litmus: &Litmus) -> bool {
+    litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+        .any(|op| {
+            matches!(
+                op,
+                Op::BulkLoad { .. }
+                    | Op::BulkStore { .. }
+                    | Op::MbarWait { .. }
+                    | Op::BulkCommit
+                    | Op::BulkWait { .. }
+                    | Op::FenceProxyAsync
+            )
+        })
+}
+
 /// The number of an architecture: 90 for `sm_90` and `sm_90a`, 75 for
 /// `compute_75`.
 pub fn arch_number(arch: &str) -> Option<u32> {
@@ -175,6 +197,13 @@ pub fn build_plan(test: &Test, arch: &str) -> Result<Option<Vec<String>>, String
         TestBody::Litmus(l) if uses_pdl(l) && arch_number(arch).is_some_and(|n| n < 90) => {
             Err(format!(
                 "test `{}` uses PDL, which compiles only for sm_90 and newer",
+                test.name
+            ))
+        }
+        TestBody::Litmus(l) if uses_async_proxy(l) && arch_number(arch).is_some_and(|n| n < 90) => {
+            Err(format!(
+                "test `{}` copies through the asynchronous proxy (cp.async.bulk), which \
+                 compiles only for sm_90 and newer",
                 test.name
             ))
         }

@@ -137,6 +137,15 @@ fn cover(p: &GenProgram, c: &mut BTreeMap<&'static str, u64>) {
                 GenOp::PeekError => "peekerror",
                 GenOp::Record(..) => "record",
                 GenOp::Wait(..) => "waitevent",
+                GenOp::SharedStore(_) => "shared store",
+                GenOp::SharedLoad => "shared load",
+                GenOp::BulkLoad(..) => "bulkload",
+                GenOp::MbarWait(_) => "mbarwait",
+                GenOp::BulkStore(_) => "bulkstore",
+                GenOp::BulkCommit => "bulkcommit",
+                GenOp::BulkWait(false, _) => "bulkwait",
+                GenOp::BulkWait(true, _) => "bulkwait read",
+                GenOp::ProxyFence => "fence.proxy.async",
             });
         }
     }

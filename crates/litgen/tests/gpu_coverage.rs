@@ -64,13 +64,14 @@ fn features(l: &Litmus) -> Vec<String> {
 
 #[test]
 fn the_gpu_generator_reaches_every_operation_in_every_kind_of_kernel_and_the_known_hangs() {
-    // As `cargo xtask fuzz gpu` draws them.
+    // As `cargo xtask fuzz gpu` draws them (without `--async-proxy`).
     let cfg = GenConfig {
         max_threads: 4,
         max_total_ops: 9,
         cdp1: false,
         limits: false,
         event_weight: 3,
+        async_weight: 0,
         ..GenConfig::default()
     };
     let strat = strategy(cfg);
@@ -117,4 +118,48 @@ fn the_gpu_generator_reaches_every_operation_in_every_kind_of_kernel_and_the_kno
     );
     // A feature the generator cannot make is reported (the check can fail).
     assert!(!seen.contains_key("devicesync@host"));
+}
+
+#[test]
+fn with_the_asynchronous_proxy_the_gpu_generator_reaches_its_operations_in_every_kind_of_kernel() {
+    // As `cargo xtask fuzz gpu --async-proxy` draws them.
+    let cfg = GenConfig {
+        max_threads: 4,
+        max_total_ops: 9,
+        cdp1: false,
+        limits: false,
+        event_weight: 3,
+        async_weight: 1,
+        max_agents: 8,
+        ..GenConfig::default()
+    };
+    let strat = strategy(cfg);
+    let mut rng = differential::runner(1);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for _ in 0..3000 {
+        let p = strat.new_tree(&mut rng).unwrap().current();
+        let l = p.litmus().unwrap_or_else(|e| panic!("{e}"));
+        assert!(gridcheck_model::loom_agents(&l) <= 8);
+        for f in features(&l) {
+            *seen.entry(f).or_default() += 1;
+        }
+    }
+    let mut missing = Vec::new();
+    for op in [
+        "bulkload",
+        "bulkstore",
+        "mbarwait",
+        "bulkcommit",
+        "bulkwait",
+        "fence.proxy.async",
+    ] {
+        for k in ["host", "host-pdl", "device"] {
+            missing.push(format!("{op}@{k}"));
+        }
+    }
+    missing.retain(|f| !seen.contains_key(f));
+    assert!(
+        missing.is_empty(),
+        "not reached in 3000 programs: {missing:?}"
+    );
 }

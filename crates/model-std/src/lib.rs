@@ -22,6 +22,8 @@ pub use gridcheck_model::{ErrorKind, ModelError};
 
 #[path = "../../model/src/block.rs"]
 mod block;
+#[path = "../../model/src/bulk.rs"]
+mod bulk;
 #[path = "../../model/src/cdp1.rs"]
 mod cdp1;
 #[path = "../../model/src/compile.rs"]
@@ -39,6 +41,8 @@ mod grid;
 mod latch;
 #[path = "../../model/src/memory.rs"]
 mod memory;
+#[path = "../../model/src/names.rs"]
+mod names;
 #[path = "../../model/src/pdl.rs"]
 mod pdl;
 #[path = "../../model/src/program.rs"]
@@ -59,8 +63,9 @@ mod thread;
 #[path = "../../model/src/world.rs"]
 mod world;
 
-/// Runs `litmus` `executions` times on std threads, with the scheduling
-/// perturbations seeded by `seed`, and counts each final state.
+/// Runs `litmus` on std threads until `executions` executions gave a final
+/// state, with the scheduling perturbations seeded by `seed`, and counts
+/// each final state.
 ///
 /// The test must be one the loom model accepts without error: a test that
 /// deadlocks under loom would block forever here.
@@ -72,17 +77,33 @@ pub fn sample(
     let program = Arc::new(compile::compile(litmus)?);
     sync::seed(seed);
     let mut out = BTreeMap::new();
-    for _ in 0..executions {
+    // Each way the bulk copies' reads may take their values, in turn (see
+    // the model's `memory.rs`, "The asynchronous proxy"); an execution in
+    // which that way does not apply gives no state and is not counted (the
+    // first way, loom's own load, always applies).
+    let reads = program.async_reads();
+    let (mut done, mut i) = (0, 0);
+    while done < executions {
         // Real threads on coherent hardware never break coherence: an
         // execution the model's views call incoherent is a bug in the views
         // (see the model's `memory.rs`).
-        let state = run::execute(&program).ok_or_else(|| ModelError {
-            kind: ErrorKind::Failed,
-            message: "a load on std threads returned a store its thread's coherence view had \
-                      passed: the model's views follow an edge that is not happens-before"
-                .into(),
-        })?;
-        *out.entry(state).or_default() += 1;
+        match run::execute(&program, &reads[i % reads.len()]) {
+            run::Outcome::State(state) => {
+                *out.entry(state).or_default() += 1;
+                done += 1;
+            }
+            run::Outcome::Vacuous => {}
+            run::Outcome::Incoherent => {
+                return Err(ModelError {
+                    kind: ErrorKind::Failed,
+                    message: "a load on std threads returned a store its thread's coherence \
+                              view had passed: the model's views follow an edge that is not \
+                              happens-before"
+                        .into(),
+                });
+            }
+        }
+        i += 1;
     }
     Ok(out)
 }

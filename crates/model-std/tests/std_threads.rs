@@ -43,7 +43,7 @@ fn sample(name: &str, l: &Litmus, seed: u64) -> BTreeMap<State, u64> {
 /// axiomatic model's states instead (the guide's, which contain loom's on
 /// every test both run).
 fn loom_states(name: &str, l: &Litmus) -> (BTreeSet<State>, bool) {
-    if l.thread_count() > gridcheck_model::MAX_GPU_THREADS {
+    if gridcheck_model::loom_agents(l) > gridcheck_model::MAX_GPU_THREADS {
         let a = gridcheck_axiom::check(l).unwrap_or_else(|e| panic!("{name}: axiomatic: {e}"));
         return (a.states, true);
     }

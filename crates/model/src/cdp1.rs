@@ -47,5 +47,8 @@ pub(crate) fn devicesync(
             wait_finished(p, w, c, view);
         }
     }
+    // A wait for grids' completion is a grid boundary: a proxy fence (see
+    // `bulk.rs`).
+    view.fence();
     0
 }

@@ -15,6 +15,7 @@
 
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
 
+use crate::names::Names;
 use crate::program::{KernelInfo, MOp, Program, Start, Stream, ThreadInfo};
 use crate::slots::Slots;
 
@@ -47,7 +48,8 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     let host: Vec<usize> = (0..l.kernels.len())
         .filter(|&i| matches!(l.kernels[i].launch, KernelLaunch::Host { .. }))
         .collect();
-    let (launched_by, slots, mut mops) = translate(l)?;
+    let mut names = Names::new(l);
+    let (launched_by, slots, mut mops) = translate(l, &mut names)?;
     let nk = l.kernels.len();
     for (k, sl) in l.kernels.iter().zip(&slots) {
         if sl.next * nk > u64::BITS as usize {
@@ -114,22 +116,34 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         })
         .collect();
     mark_awaited(&mut kernels, &waited_for, pool.is_some());
+    names.stale_options(&threads, &kernels);
+    for (c, copy) in names.copies.iter().enumerate() {
+        threads[copy.thread].copies.push(c);
+        // A grid completes once its bulk copies did.
+        kernels[threads[copy.thread].kernel].done_target += 1;
+    }
     Ok(Program {
-        memory: l.memory.clone(),
+        globals: l.memory.len(),
+        memory: names.cells,
         kernels,
         threads,
         pool,
+        copies: names.copies,
+        mbarriers: names.mbars.len(),
     })
 }
 
 /// Each thread's operations with names resolved to indices, per kernel;
 /// who launches each device kernel; each kernel's stream and event slots.
 #[allow(clippy::type_complexity)]
-fn translate(l: &Litmus) -> Result<(LaunchedBy, Vec<Slots>, Vec<Vec<Vec<MOp>>>), ModelError> {
+fn translate<'a>(
+    l: &'a Litmus,
+    names: &mut Names<'a>,
+) -> Result<(LaunchedBy, Vec<Slots>, Vec<Vec<Vec<MOp>>>), ModelError> {
     let mut launched_by: LaunchedBy = vec![None; l.kernels.len()];
     let mut slots: Vec<Slots> = l.kernels.iter().map(|_| Slots::default()).collect();
     let mut mops: Vec<Vec<Vec<MOp>>> = Vec::new();
-    let mut store_ids = 0u32;
+    let mut tid = 0;
     for (ki, k) in l.kernels.iter().enumerate() {
         let sl = &mut slots[ki];
         // The NULL stream always takes slot 0.
@@ -139,54 +153,49 @@ fn translate(l: &Litmus) -> Result<(LaunchedBy, Vec<Slots>, Vec<Vec<Vec<MOp>>>),
             let mut ops = Vec::new();
             for op in &t.ops {
                 ops.push(translate_op(
-                    l,
                     op,
-                    (ki, t.block()),
+                    (tid, (ki, t.block())),
                     sl,
                     &mut launched_by,
-                    &mut store_ids,
+                    names,
                 )?);
             }
             per_thread.push(ops);
+            tid += 1;
         }
         mops.push(per_thread);
     }
     Ok((launched_by, slots, mops))
 }
 
-/// One operation of block `block` of kernel `ki`, names resolved: a launch
-/// is recorded in `launched_by`, a stream or event takes a slot in `sl`.
-fn translate_op(
-    l: &Litmus,
-    op: &Op,
-    (ki, block): (usize, usize),
+/// One operation of thread `tid` of block `block` of kernel `ki`, names
+/// resolved: a launch is recorded in `launched_by`, a stream or event takes
+/// a slot in `sl`, a location a cell, a bulk copy its entry in `names`.
+fn translate_op<'a>(
+    op: &'a Op,
+    (tid, (ki, block)): (usize, (usize, usize)),
     sl: &mut Slots,
     launched_by: &mut LaunchedBy,
-    store_ids: &mut u32,
+    names: &mut Names<'a>,
 ) -> Result<MOp, ModelError> {
+    let l = names.l;
     let kidx = |name: &str| {
         l.kernels
             .iter()
             .position(|k| k.name == name)
             .ok_or_else(|| err(format!("kernel `{name}` is not declared")))
     };
-    let lidx = |name: &str| {
-        l.memory
-            .iter()
-            .position(|(m, _)| m == name)
-            .ok_or_else(|| err(format!("location `{name}` is not declared")))
-    };
+    let kb = (ki, block);
     let what = op.to_string();
     Ok(match op {
         Op::Store { loc, value } => MOp::Store {
-            loc: lidx(loc)?,
+            loc: names.cell(kb, loc)?,
             value: *value,
-            id: {
-                *store_ids += 1;
-                *store_ids
-            },
+            id: names.store_id(),
         },
-        Op::Load { loc, .. } => MOp::Load { loc: lidx(loc)? },
+        Op::Load { loc, .. } => MOp::Load {
+            loc: names.cell(kb, loc)?,
+        },
         Op::SyncThreads => MOp::SyncThreads,
         Op::Launch { kernel, stream } => {
             let c = kidx(kernel)?;
@@ -232,13 +241,24 @@ fn translate_op(
         },
         Op::GetLastError { .. } => MOp::GetError,
         Op::PeekAtLastError { .. } => MOp::PeekError,
-        #[allow(unreachable_patterns)]
-        other => {
-            return Err(ModelError::new(
-                ErrorKind::Unsupported,
-                format!("`{other}` is not modeled"),
-            ));
+        Op::BulkLoad { dst, src, bar } => {
+            let mbar = names.mbar(kb, bar);
+            MOp::Bulk {
+                copy: names.copy((tid, kb), (src, dst), Some(mbar))?,
+            }
         }
+        Op::BulkStore { dst, src } => MOp::Bulk {
+            copy: names.copy((tid, kb), (src, dst), None)?,
+        },
+        Op::MbarWait { bar } => MOp::MbarWait {
+            mbar: names.mbar(kb, bar),
+        },
+        Op::BulkCommit => MOp::BulkCommit,
+        Op::BulkWait { read, pending } => MOp::BulkWait {
+            read: *read,
+            pending: *pending as usize,
+        },
+        Op::FenceProxyAsync => MOp::FenceProxy,
     })
 }
 
@@ -340,6 +360,7 @@ fn add_threads(
             block: t.block(),
             ops,
             regs,
+            copies: Vec::new(),
         });
     }
     (ids, blocks)

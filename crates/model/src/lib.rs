@@ -35,6 +35,9 @@
 //! | CDP1 `cudaDeviceSynchronize()` | wait for the completion of the grids its own block launched; beyond the sync depth, an error and no wait | `cdp1.rs`, `resources.rs` |
 //! | pending launch pool (4.18.5.2.1.2) | **no edge**: a relaxed device-wide counter; a slot frees when its grid completes | `resources.rs` |
 //! | per-thread last error | thread-local, never shared | `resources.rs`, `thread.rs` |
+//! | bulk copy (`cp.async.bulk`, PTX ISA 8.9.1.1, 9.7.9.25) | an agent of its own, spawned at its issue; its read bound only by what passed a proxy fence (`fence.proxy.async`, a thread's start, a wait for a grid's completion) | `bulk.rs`, `memory.rs` |
+//! | its completion: mbarrier, bulk async-groups | count-down latches: the issue's `expect_tx` and the copy's complete-tx; the copy's read and write | `bulk.rs` |
+//! | a grid's completion includes its copies | the copy's agent arrives on the grid's completion count | `bulk.rs`, `grid.rs` |
 //!
 //! The final state: after joining every thread (which orders every store
 //! before it), loom's main thread reads every location, and the registers
@@ -71,6 +74,14 @@
 //!   for `devicesync` and the PDL trigger are each block's own (one object
 //!   per block in `world.rs`); completion counts the threads of every block,
 //!   and a launch spawns every block's threads of the child.
+//! - **The asynchronous proxy** (`bulk.rs`, `memory.rs`; the rules of
+//!   `spec/pdl/async-proxy.yaml`): a bulk copy runs after its issue,
+//!   unordered with the issuing thread's later operations; a generic write
+//!   binds its read only through a proxy fence, and a grid boundary (a
+//!   thread's start, `gridsync`, `devicesync`) is one; its write follows
+//!   every write before its issue; a grid completes once its copies did.
+//!   Shared locations are one memory cell per block that uses them, not
+//!   part of the final state.
 //! - Earlier decisions: the PDL trigger unit is the block (`pdl.rs`);
 //!   waiting on an event no thread recorded is a no-op (`stream.rs`); stream
 //!   operations of one block are ordered by one relaxed read-modify-write
@@ -174,7 +185,8 @@
 //!   Forbidden or Required into Allowed, never the reverse; no spec test has
 //!   this shape (their state sets did not change with the fix).
 //! - **At most 4 GPU threads** ([`MAX_GPU_THREADS`]): loom's `MAX_THREADS` is
-//!   5, main included. (Since thread 0 runs on main, 5 would fit.) So a test
+//!   5, main included. (Since thread 0 runs on main, 5 would fit.) Each bulk
+//!   copy's agent is a loom thread too and counts ([`loom_agents`]). So a test
 //!   uses representative threads, and resource limits are observed with
 //!   small values (a pool of 1 slot, a sync depth of 1); the nesting depth
 //!   limit cannot be reached. The spec allows tests of more threads (kernels
@@ -203,6 +215,7 @@
 //! launches only).
 
 mod block;
+mod bulk;
 mod cdp1;
 mod compile;
 mod completion;
@@ -210,6 +223,7 @@ mod error;
 mod grid;
 mod latch;
 mod memory;
+mod names;
 mod pdl;
 mod program;
 mod resources;
@@ -242,7 +256,9 @@ pub struct ModelOutcome {
     pub verdict: Verdict,
     /// Every reachable final state, keyed as [`Litmus::observables`].
     pub states: BTreeSet<State>,
-    /// Executions loom explored in the exploration that produced `states`.
+    /// Executions loom explored in the exploration that produced `states`
+    /// (over its loom runs, one for each way the bulk copies' reads may
+    /// take their values: see `memory.rs`).
     pub executions: u64,
     /// `Some(n)` when that exploration bounded preemptions at `n`, because an
     /// exhaustive one (or a less bounded one) would have exceeded
@@ -266,7 +282,8 @@ pub struct Options {
     /// interleaving.
     pub preemption_bound: Option<usize>,
     /// Executions an exploration may take before the model abandons it for
-    /// the next one; `None`: no limit. The last exploration has no limit.
+    /// the next one (each of its loom runs, for a test with bulk copies);
+    /// `None`: no limit. The last exploration has no limit.
     pub budget: Option<u64>,
     /// Preemption bounds to fall back to, in order, when an exploration
     /// exceeds the budget (only those below the bound that was exceeded).
@@ -320,12 +337,13 @@ pub fn check(litmus: &Litmus) -> Result<ModelOutcome, ModelError> {
 /// Explores the executions of `litmus` that `options` allows.
 pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, ModelError> {
     let start = Instant::now();
-    let n = litmus.thread_count();
+    let n = loom_agents(litmus);
     if n > MAX_GPU_THREADS {
         return Err(ModelError::new(
             ErrorKind::TooManyThreads,
             format!(
-                "{n} threads in all; loom explores at most {MAX_GPU_THREADS} besides its main thread"
+                "{n} threads and bulk copies in all; loom explores at most {MAX_GPU_THREADS} \
+                 besides its main thread"
             ),
         ));
     }
@@ -344,11 +362,9 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
         } else {
             None
         };
-        let (states, executions, incoherent) =
+        let (states, executions, incoherent, exceeded) =
             explore(&program, bound, budget, options.max_branches)?;
-        // loom stops at the first multiple of `checkpoint_interval` at or past the
-        // budget, one execution short of it.
-        if budget.is_some_and(|b| executions + 1 >= b) {
+        if exceeded {
             abandoned += executions;
             continue;
         }
@@ -365,10 +381,44 @@ pub fn check_with(litmus: &Litmus, options: &Options) -> Result<ModelOutcome, Mo
     unreachable!("the last exploration has no budget")
 }
 
-/// One loom exploration; stops early (after at least `budget` executions)
-/// when there is a budget.
+/// The agents loom runs for a test, each a loom thread but the first: its
+/// modeled threads and its bulk copies (see `bulk.rs`). At most
+/// [`MAX_GPU_THREADS`].
+pub fn loom_agents(litmus: &Litmus) -> usize {
+    litmus.thread_count() + litmus.bulk_copies()
+}
+
+/// One exploration: one loom run for each way the bulk copies' reads may
+/// take their values (see `memory.rs`, "The asynchronous proxy"; a single
+/// run without copies), their states united and their executions added
+/// up. Each run has the `budget` (when there is one) and stops early after
+/// it; `true` when one did, and the exploration is incomplete.
 fn explore(
     program: &Arc<Program>,
+    bound: Option<usize>,
+    budget: Option<u64>,
+    max_branches: usize,
+) -> Result<(BTreeSet<State>, u64, u64, bool), ModelError> {
+    let mut states = BTreeSet::new();
+    let (mut executions, mut incoherent) = (0, 0);
+    for reads in program.async_reads() {
+        let (s, e, i) = explore_reads(program, &reads, bound, budget, max_branches)?;
+        states.extend(s);
+        executions += e;
+        incoherent += i;
+        // loom stops at the first multiple of `checkpoint_interval` at or
+        // past the budget, one execution short of it.
+        if budget.is_some_and(|b| e + 1 >= b) {
+            return Ok((states, executions, incoherent, true));
+        }
+    }
+    Ok((states, executions, incoherent, false))
+}
+
+/// One loom exploration with the bulk copies' reads fixed as `reads`.
+fn explore_reads(
+    program: &Arc<Program>,
+    reads: &[memory::AsyncRead],
     bound: Option<usize>,
     budget: Option<u64>,
     max_branches: usize,
@@ -376,6 +426,7 @@ fn explore(
     let states = Arc::new(Mutex::new(BTreeSet::new()));
     let executions = Arc::new(AtomicU64::new(0));
     let incoherent = Arc::new(AtomicU64::new(0));
+    let reads = reads.to_vec();
 
     let mut builder = loom::model::Builder::new();
     // Pin everything loom would otherwise read from `LOOM_*` variables, so
@@ -400,13 +451,14 @@ fn explore(
     let run = catch_unwind(AssertUnwindSafe(move || {
         builder.check(move || {
             e.fetch_add(1, Ordering::Relaxed);
-            match run::execute(&p) {
-                Some(state) => {
+            match run::execute(&p, &reads) {
+                run::Outcome::State(state) => {
                     s.lock().unwrap_or_else(|e| e.into_inner()).insert(state);
                 }
-                None => {
+                run::Outcome::Incoherent => {
                     d.fetch_add(1, Ordering::Relaxed);
                 }
+                run::Outcome::Vacuous => {}
             }
         })
     }));

@@ -60,6 +60,24 @@
 //!   coherent memory allows.
 //! - The final value of a location is the last store in its log.
 //!
+//! # The asynchronous proxy
+//!
+//! A bulk copy (`bulkload`, `bulkstore`) reads and writes through the
+//! asynchronous proxy, and a generic write reaches that proxy only through
+//! a proxy fence (`fence.proxy.async`, or a grid boundary: see the crate
+//! docs). A view therefore has two parts: `generic`, what the thread knows
+//! through happens-before, and `proxied`, the part of it that passed a
+//! proxy fence; a copy's read is bound only by `proxied`. loom cannot
+//! return a store older than one that happens before the read, and the
+//! copy is spawned at its issue (full happens-before), so the older stores
+//! the proxy may still return (`proxied` up to `generic`) are chosen
+//! outside loom: each exploration fixes, per copy, whether its read takes
+//! loom's load or the `n`-th such older position ([`AsyncRead`]); an
+//! execution in which that position does not exist is *vacuous* and
+//! reaches no state (another choice covers it). A copy whose issuing
+//! thread can hold no generic access to the source that passed no proxy
+//! fence (a static check, `names.rs`) has loom's load only.
+//!
 //! Where loom's modification order (the order stores ran) is stricter than
 //! the guide's coherence order, the model misses states the guide allows; the
 //! axiomatic model computes exactly that restriction, and the conformance
@@ -70,32 +88,76 @@ use crate::sync::Ordering::Relaxed;
 use crate::sync::AtomicU32;
 
 /// A thread's coherence view: per location, the latest log position it
-/// has written, read, or learned through happens-before.
+/// has written, read, or learned through happens-before (`generic`), and
+/// the part of it the asynchronous proxy is bound by (`proxied`, see "The
+/// asynchronous proxy" above; never ahead of `generic`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct View(Vec<usize>);
+pub(crate) struct View {
+    generic: Vec<usize>,
+    proxied: Vec<usize>,
+}
 
 impl View {
     pub(crate) fn new(locations: usize) -> View {
-        View(vec![0; locations])
+        View {
+            generic: vec![0; locations],
+            proxied: vec![0; locations],
+        }
     }
 
-    /// Everything `other` knows, this view knows too.
+    /// Everything `other` knows, this view knows too, for each proxy.
     pub(crate) fn join(&mut self, other: &View) {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
-        }
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a = (*a).max(*b);
-        }
+        join(&mut self.generic, &other.generic);
+        join(&mut self.proxied, &other.proxied);
     }
 
-    /// Sees position `pos` of location `loc`; `false` when the view already
-    /// holds a later one (an incoherent read).
+    /// A proxy fence (`fence.proxy.async`, or a grid boundary: a thread's
+    /// start, a wait for a grid's completion): every generic operation
+    /// known now binds the asynchronous proxy too.
+    pub(crate) fn fence(&mut self) {
+        join(&mut self.proxied, &self.generic);
+    }
+
+    /// Sees position `pos` of location `loc` through the generic proxy;
+    /// `false` when the view already holds a later one (an incoherent read).
     fn see(&mut self, loc: usize, pos: usize) -> bool {
-        let ok = pos >= self.0[loc];
-        self.0[loc] = self.0[loc].max(pos);
+        let ok = pos >= self.generic[loc];
+        self.generic[loc] = self.generic[loc].max(pos);
         ok
     }
+
+    /// The latest position of `loc` this view knows binds the asynchronous
+    /// proxy too (a copy's own write).
+    fn fence_at(&mut self, loc: usize) {
+        self.proxied[loc] = self.proxied[loc].max(self.generic[loc]);
+    }
+
+    /// Sees position `pos` of `loc` through the asynchronous proxy: bound
+    /// only by what reached that proxy; both views learn it.
+    fn see_async(&mut self, loc: usize, pos: usize) -> bool {
+        let ok = pos >= self.proxied[loc];
+        self.proxied[loc] = self.proxied[loc].max(pos);
+        self.generic[loc] = self.generic[loc].max(pos);
+        ok
+    }
+}
+
+fn join(a: &mut Vec<usize>, b: &[usize]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = (*x).max(*y);
+    }
+}
+
+/// Which store an asynchronous-proxy read returns (see "The asynchronous
+/// proxy" above): the one loom's load gives, or the `n`-th log position
+/// from the oldest the proxy may still return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AsyncRead {
+    Loom,
+    Stale(usize),
 }
 
 #[derive(Debug)]
@@ -109,6 +171,9 @@ pub(crate) struct Memory {
     log: Vec<std::sync::Mutex<Vec<(u32, u32)>>>,
     /// Some load returned a store its thread's view had already passed.
     incoherent: std::sync::atomic::AtomicBool,
+    /// An asynchronous read was fixed to a position that does not exist in
+    /// this execution (see "The asynchronous proxy").
+    vacuous: std::sync::atomic::AtomicBool,
 }
 
 impl Memory {
@@ -123,6 +188,7 @@ impl Memory {
                 .map(|(_, v)| std::sync::Mutex::new(vec![(0, *v)]))
                 .collect(),
             incoherent: std::sync::atomic::AtomicBool::new(false),
+            vacuous: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -145,11 +211,52 @@ impl Memory {
         view.see(loc, pos);
     }
 
+    /// A bulk copy's read through the asynchronous proxy (`how`: see
+    /// [`AsyncRead`]); `None` when the execution is vacuous.
+    pub(crate) fn load_async(&self, loc: usize, how: AsyncRead, view: &mut View) -> Option<u32> {
+        self.shadows[loc].store(0, Relaxed);
+        let pos = match how {
+            AsyncRead::Loom => {
+                let id = self.cells[loc].load(Relaxed);
+                let log = self.log[loc].lock().unwrap_or_else(|e| e.into_inner());
+                log.iter().rposition(|(i, _)| *i == id).unwrap_or(0)
+            }
+            AsyncRead::Stale(n) => {
+                // Strictly older than what happens before the copy: loom's
+                // own load gives that one and every newer one.
+                let pos = view.proxied[loc] + n;
+                if pos >= view.generic[loc] {
+                    self.vacuous
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    return None;
+                }
+                pos
+            }
+        };
+        if !view.see_async(loc, pos) {
+            self.incoherent
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let log = self.log[loc].lock().unwrap_or_else(|e| e.into_inner());
+        Some(log[pos].1)
+    }
+
+    /// A bulk copy's write through the asynchronous proxy.
+    pub(crate) fn store_async(&self, loc: usize, id: u32, value: u32, view: &mut View) {
+        self.store(loc, id, value, view);
+        view.fence_at(loc);
+    }
+
     /// The final value, read by loom's main thread after every join: the
     /// last store that ran (see the module docs).
     pub(crate) fn final_value(&self, loc: usize) -> u32 {
         let log = self.log[loc].lock().unwrap_or_else(|e| e.into_inner());
         log.last().map(|e| e.1).unwrap_or(0)
+    }
+
+    /// Whether an asynchronous read of this execution had no store to take.
+    pub(crate) fn vacuous(&self) -> bool {
+        self.vacuous.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether some load of this execution was incoherent.

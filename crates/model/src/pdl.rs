@@ -119,4 +119,9 @@ pub(crate) fn gridsync(p: &Program, w: &World, kernel: usize, done: &mut bool, v
         }
         *done = true;
     }
+    // A wait for a grid's completion is a grid boundary: a proxy fence
+    // (see `bulk.rs`), in every call that waits or waited.
+    if let Start::HostPdl { .. } = &p.kernels[kernel].start {
+        view.fence();
+    }
 }

@@ -116,6 +116,52 @@ pub(crate) enum MOp {
     GetError,
     /// `peekerror`: the last error into the next register.
     PeekError,
+    /// `bulkload` / `bulkstore`: issues bulk copy `copy` (see [`Copy`]).
+    Bulk {
+        copy: usize,
+    },
+    /// `mbarwait`: waits for mbarrier `mbar`'s first phase.
+    MbarWait {
+        mbar: usize,
+    },
+    BulkCommit,
+    BulkWait {
+        read: bool,
+        pending: usize,
+    },
+    FenceProxy,
+}
+
+/// A bulk copy through the asynchronous proxy: one `bulkload` or
+/// `bulkstore` operation, run by an agent of its own (see `bulk.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Copy {
+    /// The issuing thread.
+    pub thread: usize,
+    /// Memory cells (see [`Program::memory`]).
+    pub src: usize,
+    pub dst: usize,
+    /// Unique among the test's stores, never 0: what its write stores.
+    pub id: u32,
+    /// `Some(mbar)`: a bulk load, complete when the mbarrier's phase is;
+    /// `None`: a bulk store, tracked by the thread's bulk async-groups.
+    pub mbar: Option<usize>,
+    /// How many older stores its read may take beyond loom's load (see
+    /// `memory.rs`, "The asynchronous proxy"): 0 when no thread of its
+    /// block accesses its source through the generic proxy.
+    pub stale: usize,
+    /// Which of a bulk store's progress signals some `bulkwait` of its
+    /// thread may wait for.
+    pub awaited: Awaited,
+}
+
+/// What the `bulkwait`s of a bulk store's thread may wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Awaited {
+    /// A `bulkwait read`: the copy read its source.
+    pub read: bool,
+    /// A `bulkwait`: the copy wrote its destination.
+    pub written: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -126,11 +172,21 @@ pub(crate) struct ThreadInfo {
     pub ops: Vec<MOp>,
     /// Observable name of each register it writes, in program order.
     pub regs: Vec<String>,
+    /// The bulk copies it issues.
+    pub copies: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Program {
+    /// Memory cells and their initial values: the test's global locations
+    /// (the first [`Program::globals`]), then one cell for each shared
+    /// location a block uses.
     pub memory: Vec<(String, u32)>,
+    /// Global locations: the final state's.
+    pub globals: usize,
+    pub copies: Vec<Copy>,
+    /// mbarriers of every block that loads with one.
+    pub mbarriers: usize,
     pub kernels: Vec<KernelInfo>,
     pub threads: Vec<ThreadInfo>,
     /// The launch pool's size when it can fill up (the test makes more
@@ -176,6 +232,29 @@ impl Program {
         self.kernels
             .iter()
             .position(|s| matches!(s.start, Start::HostPdl { primary, .. } if primary == k))
+    }
+
+    /// Every choice of how the bulk copies' reads take their values, one
+    /// exploration each (see `memory.rs`, "The asynchronous proxy").
+    pub(crate) fn async_reads(&self) -> Vec<Vec<crate::memory::AsyncRead>> {
+        use crate::memory::AsyncRead;
+        let mut out = vec![Vec::new()];
+        for c in &self.copies {
+            let options: Vec<AsyncRead> = std::iter::once(AsyncRead::Loom)
+                .chain((0..c.stale).map(AsyncRead::Stale))
+                .collect();
+            out = out
+                .into_iter()
+                .flat_map(|v| {
+                    options.iter().map(move |o| {
+                        let mut v = v.clone();
+                        v.push(*o);
+                        v
+                    })
+                })
+                .collect();
+        }
+        out
     }
 
     /// Bits of one set of grids in a block's stream state word.

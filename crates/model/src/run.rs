@@ -8,16 +8,27 @@ use std::sync::Arc;
 
 use gridcheck_spec::State;
 
-use crate::memory::View;
+use crate::memory::{AsyncRead, View};
 use crate::program::Program;
 use crate::world::World;
 use crate::{sync, thread};
 
-/// One execution: spawn the host kernels' threads, run GPU thread 0 here,
-/// join the others (each joins the threads it spawned), read the final
-/// state.
-pub(crate) fn execute(p: &Arc<Program>) -> Option<State> {
-    let w = Arc::new(World::new(p));
+/// What one execution reached.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    State(State),
+    /// A load broke coherence (see `memory.rs`): no state.
+    Incoherent,
+    /// An asynchronous read's fixed choice did not apply (see `memory.rs`,
+    /// "The asynchronous proxy"): no state.
+    Vacuous,
+}
+
+/// One execution, each bulk copy's read taken as `reads` says: spawn the
+/// host kernels' threads, run GPU thread 0 here, join the others (each
+/// joins the threads it spawned), read the final state.
+pub(crate) fn execute(p: &Arc<Program>, reads: &[AsyncRead]) -> Outcome {
+    let w = Arc::new(World::new(p, reads));
     // GPU thread 0 (the first host kernel's first thread) runs on the
     // checker's main thread, after the spawns: see the crate docs. Device
     // kernels' threads are spawned by their launches.
@@ -46,12 +57,19 @@ pub(crate) fn execute(p: &Arc<Program>) -> Option<State> {
             state.insert(name.clone(), v);
         }
     }
-    // Every store happens before the joins: these loads see the final values.
-    for (i, (name, _)) in p.memory.iter().enumerate() {
+    // Every store happens before the joins: these loads see the final
+    // values. Shared memory dies with its block.
+    for (i, (name, _)) in p.memory.iter().enumerate().take(p.globals) {
         state.insert(name.clone(), w.memory.final_value(i));
     }
     debug_assert_eq!(w.memory.len(), p.memory.len());
     // An execution in which a load broke coherence is one loom should not
     // have produced (see `memory.rs`): it reaches no state.
-    (!w.memory.incoherent()).then_some(state)
+    if w.memory.vacuous() {
+        Outcome::Vacuous
+    } else if w.memory.incoherent() {
+        Outcome::Incoherent
+    } else {
+        Outcome::State(state)
+    }
 }

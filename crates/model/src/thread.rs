@@ -25,7 +25,7 @@ use crate::memory::View;
 use crate::program::{MOp, Program};
 use crate::resources::{CANCELLED, LAUNCH_PENDING_COUNT_EXCEEDED, LastError};
 use crate::world::World;
-use crate::{block, cdp1, grid, pdl, stream, sync};
+use crate::{block, bulk, cdp1, grid, pdl, stream, sync};
 
 /// Registers of one modeled thread: its index and its registers' values.
 pub(crate) type Regs = Vec<(usize, Vec<u32>)>;
@@ -64,12 +64,18 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
                 spawn_grid(p, w, child, CANCELLED, &view, &mut spawned);
             }
         }
-        grid::thread_exit(p, w, k, true, &mut starts, &mut view);
+        // The thread's exit and each of its bulk copies count (as never run)
+        // in the grid's completion.
+        for _ in 0..=t.copies.len() {
+            grid::thread_exit(p, w, k, true, &mut starts, &mut view);
+        }
         for s in starts {
             spawn_grid(p, w, s, 0, &view, &mut spawned);
         }
         return join(vec![(tid, vec![0; t.regs.len()])], spawned);
     }
+    // A thread's start is a grid boundary: a proxy fence (see `bulk.rs`).
+    view.fence();
     // The first thread of a PDL secondary, once the primary counts, starts
     // the others, and the first thread of its own PDL secondary (which
     // cannot start before this grid did): they add no interleavings, and no
@@ -88,6 +94,7 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
     let mut synced = false;
     let mut streams = 0;
     let mut last_error = LastError::default();
+    let mut groups = bulk::Groups::default();
     for op in &t.ops {
         match *op {
             MOp::Store { loc, value, id } => w.memory.store(loc, id, value, &mut view),
@@ -121,16 +128,43 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
             }
             MOp::GetError => regs.push(last_error.get()),
             MOp::PeekError => regs.push(last_error.peek()),
+            MOp::Bulk { copy } => {
+                bulk::issue(p, w, copy, &mut groups, &mut view);
+                let (p, w, view) = (p.clone(), w.clone(), view.clone());
+                spawned.push(sync::spawn(move || copy_agent(&p, &w, copy, view)));
+            }
+            MOp::MbarWait { mbar } => bulk::mbar_wait(w, mbar, &mut view),
+            MOp::BulkCommit => bulk::commit(&mut groups),
+            MOp::BulkWait { read, pending } => {
+                bulk::wait_groups(p, w, &groups, read, pending, &mut view)
+            }
+            MOp::FenceProxy => view.fence(),
         }
     }
     // Exit: the PDL exit flag, then one arrival on the grid's completion
-    // count; then the joins, which nothing observes.
+    // count; then the joins, which nothing observes. (Its bulk copies may
+    // still be in flight: see `bulk.rs`.)
     pdl::exit(p, w, k, t.block, triggered);
     grid::thread_exit(p, w, k, false, &mut starts, &mut view);
     for s in starts {
         spawn_grid(p, w, s, 0, &view, &mut spawned);
     }
     join(vec![(tid, regs)], spawned)
+}
+
+/// The agent of bulk copy `c` (see [`crate::bulk`]): spawned at the copy's
+/// issue with the issuing thread's view; its completion is one arrival on
+/// the grid's completion count, as a thread's exit is.
+fn copy_agent(p: &Arc<Program>, w: &Arc<World>, c: usize, mut view: View) -> Regs {
+    bulk::copy(p, w, c, &mut view);
+    let k = p.threads[p.copies[c].thread].kernel;
+    let mut starts = Vec::new();
+    grid::thread_exit(p, w, k, false, &mut starts, &mut view);
+    let mut spawned = Vec::new();
+    for s in starts {
+        spawn_grid(p, w, s, 0, &view, &mut spawned);
+    }
+    join(Vec::new(), spawned)
 }
 
 fn join(mut out: Regs, spawned: Handles) -> Regs {

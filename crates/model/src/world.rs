@@ -4,7 +4,7 @@
 use crate::sync::{AtomicU64, AtomicUsize};
 
 use crate::latch::{Barrier, Counter};
-use crate::memory::Memory;
+use crate::memory::{AsyncRead, Memory};
 use crate::program::Program;
 
 /// Per-grid synchronization state (one grid per kernel, of one or more
@@ -40,11 +40,22 @@ pub(crate) struct World {
     /// Occupied slots of the launch pool (see [`crate::resources`]); used
     /// only when [`Program::pool`] is set.
     pub pool: AtomicUsize,
+    /// Per mbarrier, its arrivals: the issue of its bulk load, then the
+    /// copy's completion (see [`crate::bulk`]).
+    pub mbarriers: Vec<Counter>,
+    /// Per bulk copy, its progress: 1 once it read its source, 2 once it
+    /// wrote its destination.
+    pub copies: Vec<Counter>,
+    /// How each copy's read takes its value in this exploration.
+    pub reads: Vec<AsyncRead>,
 }
 
 impl World {
-    pub(crate) fn new(p: &Program) -> World {
+    pub(crate) fn new(p: &Program, reads: &[AsyncRead]) -> World {
         World {
+            mbarriers: (0..p.mbarriers).map(|_| Counter::new()).collect(),
+            copies: p.copies.iter().map(|_| Counter::new()).collect(),
+            reads: reads.to_vec(),
             memory: Memory::new(&p.memory),
             grids: p
                 .kernels

@@ -30,7 +30,8 @@ pub enum Operator {
     DropWaitevent,
     /// Drop a `gridsync`.
     DropGridsync,
-    /// Move the loads right after a `gridsync` to just before it.
+    /// Move the loads (bulk loads too) right after a `gridsync` to just
+    /// before it.
     LoadsBeforeGridsync,
     /// Drop a `devicesync` (CDP1).
     DropDevicesync,
@@ -40,10 +41,16 @@ pub enum Operator {
     AddPdl,
     /// Move a `trigger` to the start of its thread, before its writes.
     TriggerFirst,
+    /// Drop a `fence.proxy.async`.
+    DropProxyFence,
+    /// Drop an `mbarwait`.
+    DropMbarwait,
+    /// Drop a `bulkwait` (with or without `read`).
+    DropBulkwait,
 }
 
 impl Operator {
-    pub const ALL: [Operator; 14] = [
+    pub const ALL: [Operator; 17] = [
         Operator::DropSyncthreads,
         Operator::StoreAfterLaunch,
         Operator::TailToFireAndForget,
@@ -58,6 +65,9 @@ impl Operator {
         Operator::LoadsBeforeDevicesync,
         Operator::AddPdl,
         Operator::TriggerFirst,
+        Operator::DropProxyFence,
+        Operator::DropMbarwait,
+        Operator::DropBulkwait,
     ];
 
     /// The operator's name in a mutant's name (`<test>~<name>`).
@@ -77,6 +87,9 @@ impl Operator {
             Operator::LoadsBeforeDevicesync => "loads-before-devicesync",
             Operator::AddPdl => "add-pdl",
             Operator::TriggerFirst => "trigger-first",
+            Operator::DropProxyFence => "drop-proxy-fence",
+            Operator::DropMbarwait => "drop-mbarwait",
+            Operator::DropBulkwait => "drop-bulkwait",
         }
     }
 
@@ -116,6 +129,15 @@ impl Operator {
             Operator::TriggerFirst => {
                 "a PDL secondary does not start before the primary's blocks trigger or exit"
             }
+            Operator::DropProxyFence => {
+                "fence.proxy.async makes generic writes visible to later bulk copies"
+            }
+            Operator::DropMbarwait => {
+                "a thread that waits on a bulk load's mbarrier sees what the copy wrote"
+            }
+            Operator::DropBulkwait => {
+                "cp.async.bulk.wait_group waits for the thread's earlier bulk stores"
+            }
         }
     }
 
@@ -149,6 +171,9 @@ impl Operator {
             }
             Operator::AddPdl => add_pdl(l),
             Operator::TriggerFirst => trigger_first(l),
+            Operator::DropProxyFence => drop_op(l, |op| matches!(op, Op::FenceProxyAsync)),
+            Operator::DropMbarwait => drop_op(l, |op| matches!(op, Op::MbarWait { .. })),
+            Operator::DropBulkwait => drop_op(l, |op| matches!(op, Op::BulkWait { .. })),
         }
     }
 }
@@ -276,7 +301,8 @@ fn drop_op(l: &Litmus, which: impl Fn(&Op) -> bool) -> Vec<(String, Litmus)> {
         .collect()
 }
 
-/// The loads right after a synchronizing operation move before it: the
+/// The loads right after a synchronizing operation move before it (bulk
+/// loads too: a copy issued before the wait is not ordered after it): the
 /// operation moves to just after them (its place among the thread's other
 /// operations is kept).
 fn loads_before(l: &Litmus, which: impl Fn(&Op) -> bool) -> Vec<(String, Litmus)> {
@@ -288,7 +314,7 @@ fn loads_before(l: &Litmus, which: impl Fn(&Op) -> bool) -> Vec<(String, Litmus)
         }
         let loads = ops[i + 1..]
             .iter()
-            .take_while(|o| matches!(o, Op::Load { .. }))
+            .take_while(|o| matches!(o, Op::Load { .. } | Op::BulkLoad { .. }))
             .count();
         if loads == 0 {
             continue;

@@ -187,3 +187,40 @@ fn a_kill_is_what_the_original_test_would_fail_on() {
     assert!(!kills(Verdict::Required, c, &state(0, 0)).expect("terms"));
     assert!(!kills(Verdict::Allowed, c, &state(0, 0)).expect("terms"));
 }
+
+#[test]
+fn the_asynchronous_proxy_operators_and_the_oracles_on_the_spec() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec");
+    let spec = gridcheck_spec::load_dir(&root, None).expect("the spec loads");
+    let judged = |name: &str| judge(&find(&spec, name).expect("a candidate")).expect("judged");
+    // A bulk load moved before the wait, a dropped proxy fence before a
+    // bulk store, a dropped mbarrier or group wait: each loses its test.
+    for name in [
+        "pdl-async-load-after-wait-sees-primary~loads-before-gridsync",
+        "pdl-async-store-before-trigger-wait-sees~drop-proxy-fence",
+        "pdl-async-consumer-warp-after-mbarrier-sees-primary~drop-mbarwait",
+        "pdl-async-store-wait-own-read-sees~drop-bulkwait",
+    ] {
+        let m = find(&spec, name).expect("a candidate");
+        let got = programs(&m.litmus).join("; ");
+        assert!(
+            matches!(judged(name), Judgement::Mutant(_)),
+            "{name} ({got}) must lose its test"
+        );
+    }
+    // The decision that a wait is a proxy fence: after it, the fence before
+    // the bulk load adds nothing.
+    assert!(matches!(
+        judged("pdl-async-load-after-wait-and-proxy-fence-sees-primary~drop-proxy-fence"),
+        Judgement::NotAMutant(_)
+    ));
+    let moved = find(
+        &spec,
+        "pdl-async-load-after-wait-sees-primary~loads-before-gridsync",
+    )
+    .expect("a candidate");
+    assert_eq!(
+        programs(&moved.litmus)[1],
+        "secondary.t0: bulkload s x b, gridsync, mbarwait b, load r0 s"
+    );
+}

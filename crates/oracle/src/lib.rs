@@ -27,8 +27,9 @@
 //!   state sets.
 //!
 //! A test of more threads than loom explores (kernels of several blocks make
-//! them quickly) is not given to loom at all: the axiomatic model decides
-//! alone, and the agreement says so (`single`).
+//! them quickly; each bulk copy of the asynchronous proxy counts as a thread,
+//! `gridcheck_model::loom_agents`) is not given to loom at all: the
+//! axiomatic model decides alone, and the agreement says so (`single`).
 //!
 //! A bounded loom exploration (a preemption bound) can miss states: when its
 //! states are a subset of the restricted set, the axiomatic model decides and
@@ -170,8 +171,8 @@ pub fn cross_check_with(
     loom_options: &gridcheck_model::Options,
 ) -> Result<CrossCheck, OracleError> {
     let axiomatic = gridcheck_axiom::check(l);
-    let loom =
-        (l.thread_count() <= MAX_GPU_THREADS).then(|| gridcheck_model::check_with(l, loom_options));
+    let agents = gridcheck_model::loom_agents(l);
+    let loom = (agents <= MAX_GPU_THREADS).then(|| gridcheck_model::check_with(l, loom_options));
     let load_buffering_verdict = match &axiomatic {
         Ok(a) => {
             let lb = AxiomOptions {
@@ -195,7 +196,12 @@ pub fn cross_check_with(
         states,
         decided_by,
         agreement,
-    } = decide(l.thread_count(), loom.as_ref(), &axiomatic, restricted)?;
+    } = decide(
+        (l.thread_count(), l.bulk_copies()),
+        loom.as_ref(),
+        &axiomatic,
+        restricted,
+    )?;
     Ok(CrossCheck {
         verdict,
         states,
@@ -227,14 +233,15 @@ impl Decision {
     }
 }
 
-/// The decision over both oracles' answers (see the crate docs): `threads`,
-/// the test's; `loom`, `None` when loom did not run; `restricted`, the
+/// The decision over both oracles' answers (see the crate docs): `agents`,
+/// the test's threads and bulk copies (see `gridcheck_model::loom_agents`);
+/// `loom`, `None` when loom did not run; `restricted`, the
 /// axiomatic model's states under loom's write order, computed only when
 /// the two state sets differ. Decided by the errors' kinds, never by their
 /// text: only an axiomatic enumeration past its bound lets loom decide
 /// alone.
 fn decide(
-    threads: usize,
+    (threads, copies): (usize, usize),
     loom: Option<&Result<ModelOutcome, ModelError>>,
     axiomatic: &Result<AxiomOutcome, AxiomError>,
     restricted: impl FnOnce() -> BTreeSet<State>,
@@ -247,8 +254,13 @@ fn decide(
             Axiomatic,
             Agreement::Single {
                 reason: format!(
-                    "the axiomatic model decides alone: {threads} threads, beyond loom's reach \
-                     (it explores at most {MAX_GPU_THREADS})"
+                    "the axiomatic model decides alone: {threads} threads{}, beyond loom's \
+                     reach (it explores at most {MAX_GPU_THREADS})",
+                    if copies > 0 {
+                        format!(" and {copies} bulk copies")
+                    } else {
+                        String::new()
+                    }
                 ),
             },
         ),

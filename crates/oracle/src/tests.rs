@@ -49,7 +49,7 @@ fn decided(
     a: Result<AxiomOutcome, AxiomError>,
     restricted: &[u32],
 ) -> Result<Decision, OracleError> {
-    decide(2, Some(&l), &a, || states(restricted))
+    decide((2, 0), Some(&l), &a, || states(restricted))
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_bounded_loom_inside_the_restricted_set_names_its_bound() {
 
 #[test]
 fn the_axiomatic_model_decides_alone_beyond_looms_threads() {
-    let d = decide(40, None, &axiom(&[1]), || unreachable!()).unwrap();
+    let d = decide((40, 0), None, &axiom(&[1]), || unreachable!()).unwrap();
     assert_eq!(d.decided_by, DecidedBy::Axiomatic);
     match d.agreement {
         Agreement::Single { reason } => assert!(reason.contains("40 threads"), "{reason}"),
@@ -165,7 +165,7 @@ fn both_failing_is_an_error_naming_both() {
         e.to_string(),
         "loom: deadlock: a; the axiomatic model: deadlock: b"
     );
-    let e = decide(40, None, &Err(a), || unreachable!()).unwrap_err();
+    let e = decide((40, 0), None, &Err(a), || unreachable!()).unwrap_err();
     assert_eq!(e.loom, None);
     assert_eq!(e.to_string(), "the axiomatic model failed: deadlock: b");
 }
@@ -216,4 +216,55 @@ fn a_deadlock_fails_both_oracles_with_their_kinds() {
     let e = cross_check(&l).unwrap_err();
     assert_eq!(e.loom.as_ref().map(|m| m.kind), Some(ModelKind::Deadlock));
     assert_eq!(e.axiomatic.kind, AxiomKind::Deadlock);
+}
+
+/// A one-test PDL spec with a shared location `s`: `kernels`, the
+/// `kernels:` list's entries.
+fn with_shared(kernels: &str, condition: &str) -> Litmus {
+    let yaml = format!(
+        "rules:\n  - id: pdl.oracle.hand-built\n    source: {{ seed: s.txt, section: \"1 S\" }}\n    \
+         quote: q\n    profile: pdl\n    tests: [hand-built]\ntests:\n  - name: hand-built\n    \
+         kind: litmus\n    memory: {{ x: 0 }}\n    shared: {{ s: 0 }}\n    kernels:\n{kernels}    \
+         condition: {condition}\n    expect: allowed\n"
+    );
+    let spec = gridcheck_spec::load_sources(&[(PathBuf::from("spec/oracle.yaml"), yaml)], None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    match &spec.tests[0].body {
+        TestBody::Litmus(l) => l.clone(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn both_oracles_agree_on_a_copy_that_misses_a_generic_write() {
+    // No proxy fence between the generic store and the bulk store.
+    let l = with_shared(
+        "      - kernel: k\n        launch: host\n        threads:\n          \
+         t0: [store s 1, bulkstore x s, bulkcommit, bulkwait 0]\n",
+        "exists x == 0",
+    );
+    let c = cross_check(&l).unwrap();
+    assert_eq!(c.agreement, Agreement::Same, "{}", c.agreement);
+    assert_eq!(c.verdict, Verdict::Allowed);
+}
+
+#[test]
+fn bulk_copies_count_as_loom_threads() {
+    // Two threads and three copies: five agents, beyond loom's four.
+    let l = with_shared(
+        "      - kernel: k\n        launch: host\n        threads:\n          \
+         t0: [store s 1, fence.proxy.async, bulkstore x s, bulkstore x s]\n          \
+         t1: [bulkload s x b]\n",
+        "exists x == 0",
+    );
+    assert_eq!(gridcheck_model::loom_agents(&l), 5);
+    let c = cross_check(&l).unwrap();
+    assert!(c.loom.is_none());
+    let Agreement::Single { reason } = &c.agreement else {
+        panic!("{}", c.agreement)
+    };
+    assert!(
+        reason.contains("2 threads and 3 bulk copies, beyond loom's reach"),
+        "{reason}"
+    );
 }

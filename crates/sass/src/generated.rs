@@ -11,6 +11,13 @@
 //! The lead lane's `if (gc_lead)` guards, the delays between operations
 //! (loops) and the stress warps' branch are around the operations, not
 //! between an operation's code lines.
+//!
+//! Of the asynchronous proxy, the bulk copies are checked (a `bulkload`
+//! after the PDL wait is a copy, `UBLKCP`, that must stay after
+//! `ACQBULK`); loads and stores of shared memory (`smem[...]`), the
+//! mbarrier waits, the bulk groups' commits and waits and the proxy fence
+//! are left out: the tier checks the order of global memory operations
+//! around the PDL and launch primitives.
 
 use crate::order::{Op, OpKind};
 
@@ -53,7 +60,11 @@ pub fn op_kind(text: &str) -> Result<Option<OpKind>, String> {
         "waitevent" => OpKind::StreamWaitEvent,
         "devicesync" => OpKind::DeviceSync,
         "syncthreads" => OpKind::Barrier,
-        "geterror" | "peekerror" => return Ok(None),
+        "bulkload" => OpKind::AsyncLoad,
+        "bulkstore" => OpKind::AsyncStore,
+        "geterror" | "peekerror" | "mbarwait" | "bulkcommit" | "bulkwait" | "fence.proxy.async" => {
+            return Ok(None);
+        }
         other => return Err(format!("unknown operation `{other}`")),
     }))
 }
@@ -91,6 +102,10 @@ pub fn parse(source: &str) -> Result<Vec<Kernel>, String> {
                 in_code = true;
             } else if in_code && !t.starts_with('#') && !t.starts_with("//") {
                 op.lines.push(no);
+                // A load or store of shared memory: left out.
+                if matches!(op.kind, OpKind::Load | OpKind::Store) && t.contains("smem[") {
+                    op.label.clear();
+                }
             }
             continue;
         }
@@ -231,6 +246,57 @@ mod tests {
             ]
         );
         assert!(k[0].has_primitive());
+    }
+
+    #[test]
+    fn bulk_copies_are_checked_and_shared_memory_left_out() {
+        let src = r#"extern "C" __global__ void k__secondary(gc_params p) {
+  if (threadIdx.x / 32u == 0u) {  // t0: lane 0 of its warp
+    const bool gc_lead = threadIdx.x % 32u == 0u;
+    // gridsync
+    if (gc_lead) gc_delay(p, slot, 0u);
+    if (gc_lead) {
+    cudaGridDependencySynchronize();
+    }
+    // bulkload s x b
+    if (gc_lead) gc_delay(p, slot, 1u);
+    if (gc_lead) {
+    gc_bulk_load(&smem[0u], &mem[0u], &gc_mbar_b);
+    }
+    // mbarwait b
+    if (gc_lead) gc_delay(p, slot, 2u);
+    if (gc_lead) {
+    gc_mbar_wait(&gc_mbar_b);
+    }
+    // load r0 s
+    if (gc_lead) gc_delay(p, slot, 3u);
+    if (gc_lead) {
+    t0_r0 = smem[0u];
+    }
+    // bulkstore y s
+    if (gc_lead) gc_delay(p, slot, 4u);
+    if (gc_lead) {
+    gc_bulk_store(&mem[32u], &smem[0u]);
+    }
+    if (gc_lead) { gc_bulk_commit(); gc_bulk_wait_read<0>(); }  // drain: the bulk stores read shared memory
+    if (gc_lead) gc_arrive(&gc_arrived);
+  }
+}
+"#;
+        let k = parse(src).unwrap();
+        let ops: Vec<(&str, OpKind, Vec<u32>)> = k[0].threads[0]
+            .ops
+            .iter()
+            .map(|o| (o.label.as_str(), o.kind, o.lines.clone()))
+            .collect();
+        assert_eq!(
+            ops,
+            vec![
+                ("gridsync", OpKind::Wait, vec![7]),
+                ("bulkload s x b", OpKind::AsyncLoad, vec![12]),
+                ("bulkstore y s", OpKind::AsyncStore, vec![27]),
+            ]
+        );
     }
 
     #[test]

@@ -35,9 +35,13 @@ use crate::parse::{Function, Instr};
 pub enum OpKind {
     Load,
     Store,
-    /// `cp.async`, `__pipeline_memcpy_async`: a load that is an
-    /// asynchronous copy (or a plain load, should the compiler make one).
+    /// `cp.async`, `__pipeline_memcpy_async`, `cp.async.bulk` into shared
+    /// memory: a load that is an asynchronous copy (or a plain load, should
+    /// the compiler make one).
     AsyncLoad,
+    /// `cp.async.bulk` out of shared memory: a store that is an
+    /// asynchronous copy (or a plain store).
+    AsyncStore,
     Wait,
     Trigger,
     Launch,
@@ -54,6 +58,7 @@ impl OpKind {
             OpKind::Load => &[Class::GlobalLoad, Class::Atomic],
             OpKind::Store => &[Class::GlobalStore, Class::Atomic],
             OpKind::AsyncLoad => &[Class::AsyncCopy, Class::GlobalLoad],
+            OpKind::AsyncStore => &[Class::AsyncCopy, Class::GlobalStore],
             OpKind::Wait => &[Class::Wait],
             OpKind::Trigger => &[Class::Trigger],
             OpKind::Launch => &[Class::Launch],
@@ -67,7 +72,10 @@ impl OpKind {
     /// Whether the order checks are about this kind (memory operations are
     /// checked only against primitives).
     pub fn is_primitive(self) -> bool {
-        !matches!(self, OpKind::Load | OpKind::Store | OpKind::AsyncLoad)
+        !matches!(
+            self,
+            OpKind::Load | OpKind::Store | OpKind::AsyncLoad | OpKind::AsyncStore
+        )
     }
 }
 

@@ -303,6 +303,10 @@ impl fmt::Display for Verdict {
 pub struct Litmus {
     /// Global memory locations with their initial values, in declaration order.
     pub memory: Vec<(String, u32)>,
+    /// Shared memory locations (`shared:`) with their initial values, in
+    /// declaration order: every block of every kernel has its own copy,
+    /// which dies with the block (not an observable of the final state).
+    pub shared: Vec<(String, u32)>,
     /// Kernels in declaration order. Host-launched kernels go into one host
     /// stream in this order.
     pub kernels: Vec<Kernel>,
@@ -318,6 +322,21 @@ pub struct Litmus {
 impl Litmus {
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Whether `loc` names a shared memory location (`shared:`).
+    pub fn is_shared(&self, loc: &str) -> bool {
+        self.shared.iter().any(|(l, _)| l == loc)
+    }
+
+    /// Bulk copies of the test: its `bulkload` and `bulkstore` operations.
+    pub fn bulk_copies(&self) -> usize {
+        self.kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .flat_map(|t| &t.ops)
+            .filter(|op| op.is_bulk_copy())
+            .count()
     }
 
     /// The value the test sets for `limit`, if it sets one.
@@ -453,9 +472,51 @@ pub enum Op {
     EventRecord { event: String, stream: StreamRef },
     /// `waitevent s1 e1`: `cudaStreamWaitEvent(s1, e1, 0)`.
     StreamWaitEvent { stream: StreamRef, event: String },
+    /// `bulkload s x bar`: `mbarrier.arrive.expect_tx` on the block's
+    /// mbarrier `bar`, then `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`:
+    /// a copy through the asynchronous proxy of global `x` into the block's
+    /// shared `s`, complete when `bar`'s phase completes.
+    BulkLoad {
+        dst: String,
+        src: String,
+        bar: String,
+    },
+    /// `mbarwait bar`: `mbarrier.try_wait.parity` on the block's mbarrier
+    /// `bar` until its first phase completes (the bulk load it tracks).
+    MbarWait { bar: String },
+    /// `bulkstore x s`: `cp.async.bulk.global.shared::cta.bulk_group`: a
+    /// copy through the asynchronous proxy of the block's shared `s` into
+    /// global `x`, tracked by the thread's bulk async-groups.
+    BulkStore { dst: String, src: String },
+    /// `bulkcommit`: `cp.async.bulk.commit_group`: the thread's bulk stores
+    /// not yet committed form a new bulk async-group.
+    BulkCommit,
+    /// `bulkwait n` / `bulkwait read n`: `cp.async.bulk.wait_group[.read] n`:
+    /// waits until at most `pending` of the thread's most recent bulk
+    /// async-groups are pending (with `read`, only until their copies have
+    /// read their source).
+    BulkWait { read: bool, pending: u32 },
+    /// `fence.proxy.async`: a proxy fence between the generic and the
+    /// asynchronous proxy.
+    FenceProxyAsync,
 }
 
 impl Op {
+    /// Whether it starts a copy through the asynchronous proxy (`bulkload`,
+    /// `bulkstore`).
+    pub fn is_bulk_copy(&self) -> bool {
+        matches!(self, Op::BulkLoad { .. } | Op::BulkStore { .. })
+    }
+
+    /// The memory locations it names, global or shared.
+    pub fn locations(&self) -> Vec<&str> {
+        match self {
+            Op::Store { loc, .. } | Op::Load { loc, .. } => vec![loc],
+            Op::BulkLoad { dst, src, .. } | Op::BulkStore { dst, src } => vec![src, dst],
+            _ => Vec::new(),
+        }
+    }
+
     /// The register the operation writes, if any: a load's, an error
     /// query's, or a `devicesync`'s that records its result.
     pub fn register(&self) -> Option<&str> {
@@ -490,6 +551,19 @@ impl fmt::Display for Op {
                 s => write!(f, "record {event} {s}"),
             },
             Op::StreamWaitEvent { stream, event } => write!(f, "waitevent {stream} {event}"),
+            Op::BulkLoad { dst, src, bar } => write!(f, "bulkload {dst} {src} {bar}"),
+            Op::MbarWait { bar } => write!(f, "mbarwait {bar}"),
+            Op::BulkStore { dst, src } => write!(f, "bulkstore {dst} {src}"),
+            Op::BulkCommit => f.write_str("bulkcommit"),
+            Op::BulkWait {
+                read: false,
+                pending,
+            } => write!(f, "bulkwait {pending}"),
+            Op::BulkWait {
+                read: true,
+                pending,
+            } => write!(f, "bulkwait read {pending}"),
+            Op::FenceProxyAsync => f.write_str("fence.proxy.async"),
         }
     }
 }

@@ -14,9 +14,18 @@
 //!                          cudaError_t into reg when given
 //! geterror <reg>           cudaGetLastError() into reg (resets the thread's last error)
 //! peekerror <reg>          cudaPeekAtLastError() into reg (does not reset it)
+//! bulkload <s> <x> <bar>   async-proxy copy of global x into shared s, tracked by mbarrier bar
+//! mbarwait <bar>           wait until the bulk load that mbarrier bar tracks completed
+//! bulkstore <x> <s>        async-proxy copy of shared s into global x (bulk async-group)
+//! bulkcommit               cp.async.bulk.commit_group
+//! bulkwait [read] <n>      cp.async.bulk.wait_group[.read] n
+//! fence.proxy.async        proxy fence between the generic and the async proxy
 //! ```
 
 use crate::ast::{Op, StreamRef};
+
+/// The most bulk async-groups `bulkwait` may leave pending.
+pub const MAX_PENDING_GROUPS: u32 = 63;
 
 /// Whether `s` is a valid location, register, kernel or thread name.
 pub fn is_ident(s: &str) -> bool {
@@ -47,6 +56,26 @@ fn stream(word: Option<&str>) -> Result<StreamRef, String> {
             ));
         }
     })
+}
+
+/// `bulkwait [read] <n>`, after the verb.
+fn bulk_wait<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Op, String> {
+    let mut w = words.next();
+    let read = w == Some("read");
+    if read {
+        w = words.next();
+    }
+    let n = w.ok_or("missing count: `bulkwait [read] <n>`")?;
+    let pending: u32 = n
+        .parse()
+        .ok()
+        .filter(|p| *p <= MAX_PENDING_GROUPS)
+        .ok_or_else(|| {
+            format!(
+                "`{n}` is not a number of bulk async-groups left pending (0 to {MAX_PENDING_GROUPS})"
+            )
+        })?;
+    Ok(Op::BulkWait { read, pending })
 }
 
 pub fn parse_op(text: &str) -> Result<Op, String> {
@@ -100,10 +129,26 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         "peekerror" => Op::PeekAtLastError {
             reg: ident("register", words.next())?.to_string(),
         },
+        "bulkload" => Op::BulkLoad {
+            dst: ident("shared location", words.next())?.to_string(),
+            src: ident("location", words.next())?.to_string(),
+            bar: ident("mbarrier", words.next())?.to_string(),
+        },
+        "mbarwait" => Op::MbarWait {
+            bar: ident("mbarrier", words.next())?.to_string(),
+        },
+        "bulkstore" => Op::BulkStore {
+            dst: ident("location", words.next())?.to_string(),
+            src: ident("shared location", words.next())?.to_string(),
+        },
+        "bulkcommit" => Op::BulkCommit,
+        "bulkwait" => bulk_wait(&mut words)?,
+        "fence.proxy.async" => Op::FenceProxyAsync,
         other => {
             return Err(format!(
                 "unknown operation `{other}`: expected store, load, syncthreads, launch, \
-                 trigger, gridsync, devicesync, record, waitevent, geterror or peekerror"
+                 trigger, gridsync, devicesync, record, waitevent, geterror, peekerror, \
+                 bulkload, mbarwait, bulkstore, bulkcommit, bulkwait or fence.proxy.async"
             ));
         }
     };
@@ -137,6 +182,13 @@ mod tests {
             "record e1 s1",
             "waitevent s2 e1",
             "waitevent null e1",
+            "bulkload s x bar",
+            "mbarwait bar",
+            "bulkstore x s",
+            "bulkcommit",
+            "bulkwait 0",
+            "bulkwait read 2",
+            "fence.proxy.async",
         ] {
             assert_eq!(parse_op(s).unwrap().to_string(), s);
         }
@@ -196,6 +248,27 @@ mod tests {
             parse_op("load 0r x")
                 .unwrap_err()
                 .contains("not a valid register")
+        );
+        assert!(
+            parse_op("bulkload s x")
+                .unwrap_err()
+                .contains("missing mbarrier")
+        );
+        assert!(
+            parse_op("bulkwait read")
+                .unwrap_err()
+                .contains("missing count")
+        );
+        assert!(parse_op("bulkwait 64").unwrap_err().contains("0 to 63"));
+        assert!(
+            parse_op("bulkwait write 0")
+                .unwrap_err()
+                .contains("`write` is not a number")
+        );
+        assert!(
+            parse_op("fence.proxy.async now")
+                .unwrap_err()
+                .contains("unexpected `now`")
         );
     }
 }

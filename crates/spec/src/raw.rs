@@ -56,6 +56,8 @@ pub struct RawTest {
     pub expect: Option<serde_yaml::Value>,
     // litmus
     pub memory: Option<BTreeMap<String, u32>>,
+    /// Shared memory locations, one copy per block.
+    pub shared: Option<BTreeMap<String, u32>>,
     pub kernels: Option<Vec<RawKernel>>,
     pub condition: Option<String>,
     // compile

@@ -18,6 +18,10 @@ pub fn litmus_test_yaml(name: &str, description: &str, l: &Litmus) -> String {
     let _ = writeln!(s, "    kind: litmus");
     let memory: Vec<String> = l.memory.iter().map(|(n, v)| format!("{n}: {v}")).collect();
     let _ = writeln!(s, "    memory: {{ {} }}", memory.join(", "));
+    if !l.shared.is_empty() {
+        let shared: Vec<String> = l.shared.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+        let _ = writeln!(s, "    shared: {{ {} }}", shared.join(", "));
+    }
     if !l.limits.is_empty() {
         let limits: Vec<String> = l
             .limits

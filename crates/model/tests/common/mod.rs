@@ -36,6 +36,31 @@ pub fn litmus_with_limits(
     } else {
         format!("    limits: {{ {limits} }}\n")
     };
+    load(profile, memory, &limits, kernels, condition, expect)
+}
+
+/// [`litmus`] with `shared:` locations (the YAML flow map's inside).
+pub fn litmus_with_shared(
+    profile: &str,
+    memory: &str,
+    shared: &str,
+    kernels: &[K<'_>],
+    condition: &str,
+    expect: &str,
+) -> Litmus {
+    let shared = format!("    shared: {{ {shared} }}\n");
+    load(profile, memory, &shared, kernels, condition, expect)
+}
+
+/// Loads a one-test spec; `extra` is whole YAML lines after `memory:`.
+fn load(
+    profile: &str,
+    memory: &str,
+    extra: &str,
+    kernels: &[K<'_>],
+    condition: &str,
+    expect: &str,
+) -> Litmus {
     let mut ks = String::new();
     for (name, launch, threads) in kernels {
         ks += &format!("      - kernel: {name}\n        launch: {launch}\n        threads:\n");
@@ -47,7 +72,7 @@ pub fn litmus_with_limits(
         .id(&format!("{profile}.model.hand-built"))
         .tests(&format!(
             "  - name: hand-built\n    \
-         kind: litmus\n    memory: {{ {memory} }}\n{limits}    kernels:\n{ks}    condition: '{condition}'\n    \
+         kind: litmus\n    memory: {{ {memory} }}\n{extra}    kernels:\n{ks}    condition: '{condition}'\n    \
          expect: {expect}\n"
         ))
         .yaml();

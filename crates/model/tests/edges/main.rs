@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bulk;
 mod cdp1;
 mod errors;
 mod launch;

@@ -11,6 +11,11 @@
 //! it. Sharing one stream across the blocks of a CDP2 grid needs its handle
 //! passed through memory, which the runtime test
 //! `c2-stream-shared-across-blocks` does.
+//!
+//! Shared memory locations and mbarriers are the block's own as in CUDA
+//! (`__shared__`): one name used by two blocks is one object in each.
+//! An mbarrier tracks one bulk load (the DSL waits for its first phase
+//! only), and `mbarwait` waits on one some thread of its block loads with.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,6 +67,52 @@ impl Cx {
                      block of the grid has at least one representative thread"
                 ),
             ));
+        }
+    }
+
+    /// mbarriers: each tracks at most one `bulkload` of its block, and every
+    /// `mbarwait` names one a thread of its block loads with.
+    pub(super) fn mbarriers(&mut self, k: &Kernel, ie: &ItemErr) {
+        for b in 0..k.blocks() {
+            let mut loads: BTreeMap<&str, &str> = BTreeMap::new();
+            for th in k.block_threads(b) {
+                for op in &th.ops {
+                    if let Op::BulkLoad { bar, .. } = op
+                        && let Some(first) = loads.insert(bar, &th.name)
+                    {
+                        self.errors.push(ie.at(
+                            &format!("kernels.{}.threads.{}", k.name, th.name),
+                            Some(&op.to_string()),
+                            format!(
+                                "mbarrier `{bar}` tracks a bulk load of `{first}` already: an \
+                                 mbarrier of the DSL tracks one bulk load (its first phase); \
+                                 give each its own"
+                            ),
+                        ));
+                    }
+                }
+            }
+            for th in k.block_threads(b) {
+                for op in &th.ops {
+                    if let Op::MbarWait { bar } = op
+                        && !loads.contains_key(bar.as_str())
+                    {
+                        let whom = if k.blocks() > 1 {
+                            format!("of block b{b} of kernel `{}`", k.name)
+                        } else {
+                            format!("of kernel `{}`", k.name)
+                        };
+                        self.errors.push(ie.at(
+                            &format!("kernels.{}.threads.{}", k.name, th.name),
+                            Some(&op.to_string()),
+                            format!(
+                                "`{op}` waits on mbarrier `{bar}`, which no `bulkload` {whom} \
+                                 names: it would wait forever"
+                            ),
+                        ));
+                    }
+                }
+            }
         }
     }
 

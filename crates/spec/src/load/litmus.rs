@@ -23,7 +23,11 @@ impl Cx {
             self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
         }
         let memory = self.memory(t, ie);
-        let locs: BTreeSet<&str> = memory.iter().map(|(l, _)| l.as_str()).collect();
+        let shared = self.shared(t, &memory, ie);
+        let locs = Locations {
+            global: memory.iter().map(|(l, _)| l.as_str()).collect(),
+            shared: shared.iter().map(|(l, _)| l.as_str()).collect(),
+        };
         let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
         if raw_kernels.is_empty() {
             self.errors.push(ie.at(
@@ -40,6 +44,7 @@ impl Cx {
         self.launch_structure(&kernels, ie);
         for k in &kernels {
             self.block_objects(k, ie);
+            self.mbarriers(k, ie);
         }
         self.host_kernels(&kernels, ie);
         let limits = self.litmus_limits(t, ie);
@@ -49,6 +54,7 @@ impl Cx {
         }
         let lit = Litmus {
             memory,
+            shared,
             kernels,
             condition: cond?,
             expect: expect?,
@@ -80,12 +86,42 @@ impl Cx {
         memory
     }
 
+    /// `shared:`: shared memory locations, each a valid name that is no
+    /// global location's.
+    fn shared(
+        &mut self,
+        t: &RawTest,
+        memory: &[(String, u32)],
+        ie: &ItemErr,
+    ) -> Vec<(String, u32)> {
+        let shared: Vec<(String, u32)> = t.shared.clone().unwrap_or_default().into_iter().collect();
+        for (loc, _) in &shared {
+            if !is_ident(loc) {
+                self.errors.push(ie.at(
+                    "shared",
+                    Some(loc),
+                    format!("`{loc}` is not a valid location name"),
+                ));
+            } else if memory.iter().any(|(m, _)| m == loc) {
+                self.errors.push(ie.at(
+                    "shared",
+                    Some(loc),
+                    format!(
+                        "`{loc}` is declared in both `memory` and `shared`: a location is global \
+                         or shared"
+                    ),
+                ));
+            }
+        }
+        shared
+    }
+
     /// One kernel: its name (new in `names`), launch, threads and their
     /// blocks.
     fn kernel(
         &mut self,
         rk: &RawKernel,
-        locs: &BTreeSet<&str>,
+        locs: &Locations,
         names: &mut BTreeSet<String>,
         ie: &ItemErr,
     ) -> Kernel {
@@ -145,7 +181,7 @@ impl Cx {
         kfield: &str,
         tname: &str,
         ops: &[String],
-        locs: &BTreeSet<&str>,
+        locs: &Locations,
         ie: &ItemErr,
     ) -> Thread {
         let tfield = format!("{kfield}.threads.{tname}");
@@ -164,14 +200,8 @@ impl Cx {
                     continue;
                 }
             };
-            if let Op::Store { loc, .. } | Op::Load { loc, .. } = &op
-                && !locs.contains(loc.as_str())
-            {
-                self.errors.push(ie.at(
-                    &ofield,
-                    Some(text),
-                    format!("location `{loc}` is not declared in `memory`"),
-                ));
+            if let Err(msg) = locs.check(&op) {
+                self.errors.push(ie.at(&ofield, Some(text), msg));
             }
             if let Some(reg) = op.register()
                 && !regs.insert(reg.to_string())
@@ -359,7 +389,16 @@ impl Cx {
     fn condition_terms(&mut self, lit: &Litmus, ie: &ItemErr) {
         let obs: BTreeSet<String> = lit.observables().into_iter().collect();
         for term in lit.condition.terms() {
-            if !obs.contains(term) {
+            if lit.is_shared(term) {
+                self.errors.push(ie.at(
+                    "condition",
+                    Some(term),
+                    format!(
+                        "`{term}` is shared memory, which does not outlive its block: load it \
+                         into a register and name the register"
+                    ),
+                ));
+            } else if !obs.contains(term) {
                 self.errors.push(ie.at(
                     "condition",
                     Some(term),
@@ -368,6 +407,64 @@ impl Cx {
                     ),
                 ));
             }
+        }
+    }
+}
+
+/// A test's location names: global (`memory:`) and shared (`shared:`).
+struct Locations<'a> {
+    global: BTreeSet<&'a str>,
+    shared: BTreeSet<&'a str>,
+}
+
+impl Locations<'_> {
+    /// The locations an operation names are declared, each of the kind it
+    /// needs: a load or store takes either, a bulk copy's global side a
+    /// global location and its shared side a shared one.
+    fn check(&self, op: &Op) -> Result<(), String> {
+        let global = |loc: &str, role: &str| {
+            if self.global.contains(loc) {
+                Ok(())
+            } else if self.shared.contains(loc) {
+                Err(format!(
+                    "`{loc}` is shared memory; {role} of `{op}` is a global location (`memory`)"
+                ))
+            } else {
+                Err(format!("location `{loc}` is not declared in `memory`"))
+            }
+        };
+        let shared = |loc: &str, role: &str| {
+            if self.shared.contains(loc) {
+                Ok(())
+            } else if self.global.contains(loc) {
+                Err(format!(
+                    "`{loc}` is global memory; {role} of `{op}` is a shared location (`shared`)"
+                ))
+            } else {
+                Err(format!("location `{loc}` is not declared in `shared`"))
+            }
+        };
+        match op {
+            Op::Store { loc, .. } | Op::Load { loc, .. } => {
+                if self.global.contains(loc.as_str()) || self.shared.contains(loc.as_str()) {
+                    Ok(())
+                } else if self.shared.is_empty() {
+                    Err(format!("location `{loc}` is not declared in `memory`"))
+                } else {
+                    Err(format!(
+                        "location `{loc}` is not declared in `memory` or `shared`"
+                    ))
+                }
+            }
+            Op::BulkLoad { dst, src, .. } => {
+                global(src, "the source")?;
+                shared(dst, "the destination")
+            }
+            Op::BulkStore { dst, src } => {
+                shared(src, "the source")?;
+                global(dst, "the destination")
+            }
+            _ => Ok(()),
         }
     }
 }

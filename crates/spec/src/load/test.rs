@@ -16,8 +16,9 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
-        let fields: [(&str, bool, &[&str]); 15] = [
+        let fields: [(&str, bool, &[&str]); 16] = [
             ("memory", t.memory.is_some(), &["litmus"]),
+            ("shared", t.shared.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
             ("condition", t.condition.is_some(), &["litmus"]),
             ("arch", t.arch.is_some(), &["compile", "runtime", "host"]),
