@@ -74,6 +74,10 @@ pub struct RawTest {
     /// litmus, runtime, host: the GPU trial's timeout in seconds, when
     /// shorter than the harness's `--timeout` (a test that can hang).
     pub gpu_timeout: Option<u64>,
+    /// host: outcomes the source allows and a run should show, as
+    /// `expect` writes checks: one that never holds makes the trial a
+    /// quality-warning, not a failure.
+    pub may: Option<serde_yaml::Value>,
 }
 
 impl RawTest {

@@ -16,7 +16,7 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
-        let fields: [(&str, bool, &[&str]); 15] = [
+        let fields: [(&str, bool, &[&str]); 16] = [
             ("memory", t.memory.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
             ("condition", t.condition.is_some(), &["litmus"]),
@@ -44,6 +44,7 @@ impl Cx {
                 t.gpu_timeout.is_some(),
                 &["litmus", "runtime", "host"],
             ),
+            ("may", t.may.is_some(), &["host"]),
         ];
         if !["litmus", "compile", "runtime", "host"].contains(&t.kind.as_str()) {
             self.errors.push(ie.at(
