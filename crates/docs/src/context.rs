@@ -73,7 +73,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             inputs,
             latest: results::latest(&inputs.runs),
-            groups: group(&inputs.spec, inputs.seeds_dir.as_deref()),
+            groups: group(&inputs.spec, &inputs.root, inputs.seeds_dir.as_deref()),
             test_hashes: inputs
                 .spec
                 .tests

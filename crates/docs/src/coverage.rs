@@ -52,10 +52,14 @@ impl Coverage {
         let mut by_status = Table::new();
         for r in &spec.rules {
             let n = r.tests.len();
-            let seed_no: String = r.source.seed.chars().take(3).collect();
+            // A seed by its number (`000`), another document by its name.
+            let doc: String = match r.source.seed() {
+                Some(seed) => seed.chars().take(3).collect(),
+                None => r.source.file.trim_end_matches(".txt").to_string(),
+            };
             for (map, key) in [
-                (&mut by_seed, r.source.seed.clone()),
-                (&mut by_section, format!("{seed_no} {}", r.source.section)),
+                (&mut by_seed, r.source.file.clone()),
+                (&mut by_section, format!("{doc} {}", r.source.section)),
                 (&mut by_profile, r.profile.to_string()),
                 (
                     &mut by_status,

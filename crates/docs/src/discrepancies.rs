@@ -150,7 +150,7 @@ fn rule_head(ctx: &Ctx, rule_id: &str, named: bool) -> String {
                 format!("**{rule_id}**\n\n")
             },
             quote_block(rule),
-            source_line(rule, "")
+            source_line(ctx, rule, "")
         ),
         None => format!("Rule `{rule_id}` is not in the spec.\n\n"),
     }

@@ -2,7 +2,7 @@
 //! source line, its status badges, and how to reproduce a trial.
 
 use gridcheck_report::{Status, Tier, TrialId, TrialRecord};
-use gridcheck_spec::Rule;
+use gridcheck_spec::{Rule, SourceKind};
 
 use crate::context::{Ctx, seed_path};
 use crate::results::Run;
@@ -42,19 +42,25 @@ fn inline_code(escaped: &str) -> String {
         .collect()
 }
 
-/// "Source: <seed title>, section <section>" with a link to the seed page.
+/// "Source: <document title>, section <section>" with a link to the
+/// document's page; a document other than the seeds says so.
 /// `prefix` leads from the current page to the book's root (`../`).
-pub(crate) fn source_line(rule: &Rule, prefix: &str) -> String {
-    let (title, url) = crate::sections::seed_title(&rule.source.seed);
+pub(crate) fn source_line(ctx: &Ctx, rule: &Rule, prefix: &str) -> String {
+    let (title, url) =
+        crate::sections::source_title(&ctx.inputs.root, rule.source.kind, &rule.source.file);
     let doc = match url {
         Some(u) => format!("[{}]({u})", cell(&title)),
         None => cell(&title),
     };
+    let what = match rule.source.kind {
+        SourceKind::Seed => "seed",
+        SourceKind::Document => "not one of the seed documents: passages in spec/documents",
+    };
     format!(
-        "<span class=\"gc-source\">Source: {doc}, section **{}** (seed [{}]({prefix}{}))</span>\n",
+        "<span class=\"gc-source\">Source: {doc}, section **{}** ({what} [{}]({prefix}{}))</span>\n",
         cell(&rule.source.section),
-        rule.source.seed,
-        seed_path(&rule.source.seed)
+        rule.source.file,
+        seed_path(&rule.source.file)
     )
 }
 

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use gridcheck_report::{Status, TrialRecord};
+use gridcheck_spec::SourceKind;
 
 use crate::context::{Ctx, seed_path};
 use crate::coverage::Coverage;
@@ -112,11 +113,12 @@ pub(crate) fn index(ctx: &Ctx) -> String {
     for g in &ctx.groups {
         let n: usize = g.sections.iter().map(|x| x.rules.len()).sum();
         s += &format!(
-            "### [{}]({})\n\n{} rules in {} sections; seed `{}`.\n\n",
+            "### [{}]({})\n\n{} rules in {} sections; {} `{}`.\n\n",
             cell(&g.title),
             seed_path(&g.seed),
             n,
             g.sections.len(),
+            kind_word(g.kind),
             g.seed
         );
         s += &seed_tables(ctx, g, "", "####");
@@ -124,10 +126,25 @@ pub(crate) fn index(ctx: &Ctx) -> String {
     s
 }
 
+/// How the index names a source's file.
+fn kind_word(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::Seed => "seed",
+        SourceKind::Document => "a document other than the seeds, its passages in spec/documents",
+    }
+}
+
 pub(crate) fn seed_page(ctx: &Ctx, g: &SeedGroup) -> String {
     let mut s = format!("# {}\n\n", html(&g.title));
-    s += &format!("Seed file `{}`", g.seed);
-    if let Some(u) = g.url {
+    s += &match g.kind {
+        SourceKind::Seed => format!("Seed file `{}`", g.seed),
+        SourceKind::Document => format!(
+            "Not one of the seed documents: the passages the rules quote are copied in \
+             `spec/documents/{}`",
+            g.seed
+        ),
+    };
+    if let Some(u) = &g.url {
         s += &format!(", captured from <{u}>");
     }
     s += ". The rules that quote it, by section:\n\n";

@@ -335,7 +335,7 @@ pub(crate) fn render(ctx: &Ctx, rule: &Rule) -> String {
     let mut s = format!("# {}\n\n{}\n\n", rule.id, status_badges(ctx, rule));
     s += &quote_block(rule);
     s += "\n";
-    s += &source_line(rule, "../");
+    s += &source_line(ctx, rule, "../");
     s += &format!(
         "\nProfile **{}** · spec `{}` · [how to read this page](../reading-a-verdict.md)\n\n",
         rule.profile,

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gridcheck_spec::{Rule, Spec, seeds::normalize};
+use gridcheck_spec::{Rule, Source, SourceKind, Spec, seeds::normalize};
 
 /// What each seed document is, for readers who do not have the files.
 const KNOWN_SEEDS: &[(&str, &str, &str)] = &[
@@ -41,11 +41,38 @@ const KNOWN_SEEDS: &[(&str, &str, &str)] = &[
 ];
 
 /// A seed's readable title and its address when known.
-pub fn seed_title(file: &str) -> (String, Option<&'static str>) {
+pub fn seed_title(file: &str) -> (String, Option<String>) {
     match KNOWN_SEEDS.iter().find(|(f, _, _)| *f == file) {
-        Some((_, t, u)) => (t.to_string(), Some(*u).filter(|u| !u.is_empty())),
+        Some((_, t, u)) => (t.to_string(), Some(u.to_string()).filter(|u| !u.is_empty())),
         None => (file.to_string(), None),
     }
+}
+
+/// A source's readable title and address: a seed's from the table above,
+/// another document's from its header in `<root>/spec/documents/`.
+pub fn source_title(root: &Path, kind: SourceKind, file: &str) -> (String, Option<String>) {
+    match kind {
+        SourceKind::Seed => seed_title(file),
+        SourceKind::Document => {
+            let h = gridcheck_spec::documents::read_header(&root.join("spec"), file)
+                .unwrap_or_default();
+            (h.title.unwrap_or_else(|| file.to_string()), h.url)
+        }
+    }
+}
+
+/// Where a source's text is for section order: the seeds' folder, or the
+/// spec's documents.
+fn source_text(root: &Path, seeds_dir: Option<&Path>, source: &Source) -> Option<String> {
+    let path = match source.kind {
+        SourceKind::Seed => seeds_dir?.join(&source.file),
+        SourceKind::Document => root
+            .join("spec")
+            .join(gridcheck_spec::documents::DIR)
+            .join(&source.file),
+    };
+    let bytes = std::fs::read(path).ok()?;
+    Some(normalize(&String::from_utf8_lossy(&bytes)).to_lowercase())
 }
 
 /// One section of a seed with the rules that quote it.
@@ -55,12 +82,15 @@ pub struct Section<'a> {
     pub rules: Vec<&'a Rule>,
 }
 
-/// One seed document with its sections in order.
+/// One source document (a seed, or another document) with its sections in
+/// order.
 #[derive(Debug)]
 pub struct SeedGroup<'a> {
+    pub kind: SourceKind,
+    /// The file: a seed's name, or a file of `spec/documents/`.
     pub seed: String,
     pub title: String,
-    pub url: Option<&'static str>,
+    pub url: Option<String>,
     pub sections: Vec<Section<'a>>,
 }
 
@@ -81,10 +111,15 @@ pub fn section_number(title: &str) -> Vec<u32> {
 
 /// Groups the spec's rules by seed and section (see the module docs).
 /// `seeds_dir` holds the seed files, when available.
-pub fn group<'a>(spec: &'a Spec, seeds_dir: Option<&Path>) -> Vec<SeedGroup<'a>> {
-    let mut seeds: BTreeMap<&str, Vec<Section<'a>>> = BTreeMap::new();
+/// The seeds come first, then the other documents, each by file name.
+pub fn group<'a>(spec: &'a Spec, root: &Path, seeds_dir: Option<&Path>) -> Vec<SeedGroup<'a>> {
+    let mut seeds: BTreeMap<(bool, &str), (&Source, Vec<Section<'a>>)> = BTreeMap::new();
     for r in &spec.rules {
-        let sections = seeds.entry(&r.source.seed).or_default();
+        let key = (
+            r.source.kind == SourceKind::Document,
+            r.source.file.as_str(),
+        );
+        let (_, sections) = seeds.entry(key).or_insert_with(|| (&r.source, Vec::new()));
         match sections.iter_mut().find(|s| s.title == r.source.section) {
             Some(s) => s.rules.push(r),
             None => sections.push(Section {
@@ -95,10 +130,8 @@ pub fn group<'a>(spec: &'a Spec, seeds_dir: Option<&Path>) -> Vec<SeedGroup<'a>>
     }
     seeds
         .into_iter()
-        .map(|(seed, mut sections)| {
-            let text = seeds_dir
-                .and_then(|d| std::fs::read(d.join(seed)).ok())
-                .map(|b| normalize(&String::from_utf8_lossy(&b)).to_lowercase());
+        .map(|(_, (source, mut sections))| {
+            let text = source_text(root, seeds_dir, source);
             // First-citation order is the fallback: a stable sort keeps it.
             sections.sort_by_cached_key(|s| {
                 let number = section_number(&s.title);
@@ -112,9 +145,10 @@ pub fn group<'a>(spec: &'a Spec, seeds_dir: Option<&Path>) -> Vec<SeedGroup<'a>>
                 });
                 (number, offset.unwrap_or(usize::MAX))
             });
-            let (title, url) = seed_title(seed);
+            let (title, url) = source_title(root, source.kind, &source.file);
             SeedGroup {
-                seed: seed.to_string(),
+                kind: source.kind,
+                seed: source.file.clone(),
                 title,
                 url,
                 sections,
@@ -160,15 +194,40 @@ mod tests {
                 .map(|s| s.sections.iter().map(|x| x.title.clone()).collect())
                 .collect()
         };
-        let with = group(&spec, Some(&dir));
+        let root = std::path::Path::new("/nonexistent");
+        let with = group(&spec, root, Some(&dir));
         assert_eq!(
             titles(&with),
             [vec!["4.9 Earlier", "4.10 Later"], vec!["Alpha", "Beta"]]
         );
         // Without the seeds, unnumbered sections keep the spec's order.
-        let without = group(&spec, None);
+        let without = group(&spec, root, None);
         assert_eq!(titles(&without)[1], ["Beta", "Alpha"]);
         assert_eq!(with[0].sections[1].rules[0].id, "cdp2.a.a");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn documents_follow_the_seeds_with_their_header() {
+        let root = std::env::temp_dir().join(format!("gc-documents-{}", std::process::id()));
+        let docs = root.join("spec/documents");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(
+            docs.join("a-doc.txt"),
+            "Title: A Document\nURL Source: https://example.org/a\n\n# Two\n# One\n",
+        )
+        .unwrap();
+        let yaml = "rules:\n  - id: cdp2.a.a\n    source: { document: a-doc.txt, section: One }\n    quote: q\n    profile: cdp2\n    status: untestable\n    reason: r\n  - id: cdp2.a.b\n    source: { document: a-doc.txt, section: Two }\n    quote: q\n    profile: cdp2\n    status: untestable\n    reason: r\n  - id: cdp2.a.c\n    source: { seed: z.txt, section: Z }\n    quote: q\n    profile: cdp2\n    status: untestable\n    reason: r\n";
+        let spec = gridcheck_spec::load_sources(&[("a.yaml".into(), yaml.into())], None).unwrap();
+        let g = group(&spec, &root, None);
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].kind, g[0].seed.as_str()), (SourceKind::Seed, "z.txt"));
+        assert_eq!(g[1].kind, SourceKind::Document);
+        assert_eq!(g[1].title, "A Document");
+        assert_eq!(g[1].url.as_deref(), Some("https://example.org/a"));
+        // Ordered by where each title occurs in the document's passages.
+        let titles: Vec<&str> = g[1].sections.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["Two", "One"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

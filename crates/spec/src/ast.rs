@@ -99,12 +99,35 @@ impl fmt::Display for Profile {
     }
 }
 
-/// The seed document and section a rule quotes.
+/// The document and section a rule quotes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// File name under `../shared/seeds/` (or the directory given to the loader).
-    pub seed: String,
+    /// Which kind of document `file` names.
+    pub kind: SourceKind,
+    /// The file quoted: a seed's name under `../shared/seeds/` (or the
+    /// directory given to the loader), or a document's under
+    /// `spec/documents/`.
+    pub file: String,
     pub section: String,
+}
+
+/// Where a rule's quote comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// One of the five seed documents (`source: { seed: ... }`).
+    Seed,
+    /// Another public document (`source: { document: ... }`): the PTX ISA,
+    /// the runtime API reference, a public issue. `spec/documents/` holds
+    /// the passages quoted, copied verbatim with the document's title and
+    /// address (`crate::documents`).
+    Document,
+}
+
+impl Source {
+    /// The seed's file name, for a rule quoting a seed.
+    pub fn seed(&self) -> Option<&str> {
+        (self.kind == SourceKind::Seed).then_some(self.file.as_str())
+    }
 }
 
 /// One checkable statement of a source document.

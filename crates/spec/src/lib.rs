@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod condition;
 pub mod cuda_errors;
+pub mod documents;
 pub mod error;
 pub mod limits;
 pub mod load;

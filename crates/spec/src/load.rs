@@ -119,7 +119,14 @@ pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
             Err(e) => errors.push(*e),
         }
     }
-    match load_sources(&files, seeds) {
+    let documents = match load_documents(dir) {
+        Ok(d) => d,
+        Err(e) => {
+            errors.push(*e);
+            None
+        }
+    };
+    match load_checked(&files, seeds, documents.as_ref()) {
         Ok(spec) if errors.is_empty() => Ok(spec),
         Ok(_) => Err(SpecErrors(errors)),
         Err(SpecErrors(mut more)) => {
@@ -129,16 +136,41 @@ pub fn load_dir(dir: &Path, seeds: Option<&Seeds>) -> Result<Spec, SpecErrors> {
     }
 }
 
-/// Loads and validates spec texts given as (path, contents).
+/// The documents other than the seeds that rules quote,
+/// `<spec dir>/documents/*.txt` ([`crate::documents`]), if the folder exists.
+fn load_documents(dir: &Path) -> Result<Option<Seeds>, Box<SpecError>> {
+    let docs = dir.join(crate::documents::DIR);
+    if !docs.is_dir() {
+        return Ok(None);
+    }
+    Seeds::load(&docs).map(Some).map_err(|e| {
+        Box::new(SpecError::new(
+            &docs,
+            format!("cannot read the documents: {e}"),
+        ))
+    })
+}
+
+/// Loads and validates spec texts given as (path, contents). With `seeds`,
+/// a rule quoting a seed is checked against it; a rule quoting another
+/// document is checked only by [`load_dir`], which reads `documents/`.
 pub fn load_sources(
     files: &[(PathBuf, String)],
     seeds: Option<&Seeds>,
+) -> Result<Spec, SpecErrors> {
+    load_checked(files, seeds, None)
+}
+
+fn load_checked(
+    files: &[(PathBuf, String)],
+    seeds: Option<&Seeds>,
+    documents: Option<&Seeds>,
 ) -> Result<Spec, SpecErrors> {
     let mut cx = Cx::default();
     for (i, (path, text)) in files.iter().enumerate() {
         cx.file(i, path, text);
     }
-    cx.cross_checks(files, seeds);
+    cx.cross_checks(files, cross::Quoted { seeds, documents });
     if cx.errors.is_empty() {
         Ok(Spec {
             rules: cx.rules,

@@ -34,7 +34,10 @@ pub struct RawRule {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSource {
-    pub seed: String,
+    /// A seed's file name; exactly one of `seed` and `document`.
+    pub seed: Option<String>,
+    /// A file of `spec/documents/`: a document other than the seeds.
+    pub document: Option<String>,
     pub section: String,
 }
 

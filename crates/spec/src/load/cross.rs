@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::{Cx, Errors, ItemErr, Located};
-use crate::ast::{Rule, Test};
+use crate::ast::{Rule, SourceKind, Test};
 use crate::locate::Text;
 use crate::seeds::Seeds;
 
@@ -38,7 +38,7 @@ impl Out<'_> {
 }
 
 impl Cx {
-    pub(super) fn cross_checks(&mut self, files: &[(PathBuf, String)], seeds: Option<&Seeds>) {
+    pub(super) fn cross_checks(&mut self, files: &[(PathBuf, String)], quoted: Quoted) {
         let Cx {
             rules,
             tests,
@@ -54,7 +54,7 @@ impl Cx {
         let ids = unique_ids(&mut out, rules, rule_at);
         let names = unique_names(&mut out, tests, test_at);
         let former = former_names(&mut out, tests, test_at, &names);
-        let referenced = listed_tests(&mut out, (rules, rule_at), tests, (&names, &former), seeds);
+        let referenced = listed_tests(&mut out, (rules, rule_at), tests, (&names, &former), quoted);
         reasons_name_rules(&mut out, rules, rule_at, &ids);
         every_test_listed(&mut out, tests, test_at, &referenced);
     }
@@ -157,7 +157,7 @@ fn listed_tests<'r>(
     (rules, rule_at): (&'r [Rule], &[Located]),
     tests: &[Test],
     (names, former): (&HashMap<&str, usize>, &HashMap<&str, usize>),
-    seeds: Option<&Seeds>,
+    quoted: Quoted,
 ) -> BTreeSet<&'r str> {
     let mut referenced = BTreeSet::new();
     for (i, r) in rules.iter().enumerate() {
@@ -180,32 +180,44 @@ fn listed_tests<'r>(
                 );
             }
         }
-        if let Some(seeds) = seeds {
-            check_source(out, r, &rule_at[i], seeds);
+        let (field, docs) = match r.source.kind {
+            SourceKind::Seed => ("source.seed", quoted.seeds),
+            SourceKind::Document => ("source.document", quoted.documents),
+        };
+        if let Some(docs) = docs {
+            check_source(out, r, (&rule_at[i], field), docs);
         }
     }
     referenced
 }
 
-/// A rule's seed exists, its quote is verbatim in it, and so is its
-/// section's title.
-fn check_source(out: &mut Out, r: &Rule, at: &Located, seeds: &Seeds) {
-    if !seeds.has(&r.source.seed) {
+/// The texts rules quote: the seeds, and the other documents
+/// (`spec/documents/`), each when at hand.
+#[derive(Clone, Copy)]
+pub(super) struct Quoted<'a> {
+    pub seeds: Option<&'a Seeds>,
+    pub documents: Option<&'a Seeds>,
+}
+
+/// A rule's seed or document exists, its quote is verbatim in it, and so
+/// is its section's title.
+fn check_source(out: &mut Out, r: &Rule, (at, field): (&Located, &str), seeds: &Seeds) {
+    if !seeds.has(&r.source.file) {
         let known: Vec<&str> = seeds.names().collect();
         out.push(
             at,
             format!("rule `{}`", r.id),
-            "source.seed",
-            Some(&r.source.seed),
+            field,
+            Some(&r.source.file),
             format!(
-                "no seed `{}` in {} (have: {})",
-                r.source.seed,
+                "no file `{}` in {} (have: {})",
+                r.source.file,
                 seeds.dir.display(),
                 known.join(", ")
             ),
         );
-    } else if !seeds.contains(&r.source.seed, &r.quote) {
-        let prefix = seeds.matching_prefix(&r.source.seed, &r.quote);
+    } else if !seeds.contains(&r.source.file, &r.quote) {
+        let prefix = seeds.matching_prefix(&r.source.file, &r.quote);
         out.push(
             at,
             format!("rule `{}`", r.id),
@@ -213,7 +225,7 @@ fn check_source(out: &mut Out, r: &Rule, at: &Located, seeds: &Seeds) {
             None,
             format!(
                 "the quote is not verbatim in {}: it matches up to \"{}\" and then differs",
-                r.source.seed, prefix
+                r.source.file, prefix
             ),
         );
     } else {
@@ -221,7 +233,7 @@ fn check_source(out: &mut Out, r: &Rule, at: &Located, seeds: &Seeds) {
             .source
             .section
             .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
-        if !seeds.contains(&r.source.seed, title) {
+        if !seeds.contains(&r.source.file, title) {
             out.push(
                 at,
                 format!("rule `{}`", r.id),
@@ -229,7 +241,7 @@ fn check_source(out: &mut Out, r: &Rule, at: &Located, seeds: &Seeds) {
                 None,
                 format!(
                     "section title `{title}` does not occur in {}",
-                    r.source.seed
+                    r.source.file
                 ),
             );
         }

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use super::{Cx, ItemErr};
 use crate::ast::*;
-use crate::raw::RawRule;
+use crate::raw::{RawRule, RawSource};
 
 impl Cx {
     pub(super) fn rule(&mut self, r: RawRule, ie: &ItemErr) -> Option<Rule> {
@@ -45,6 +45,7 @@ impl Cx {
         if r.quote.trim().is_empty() {
             self.errors.push(ie.at("quote", None, "the quote is empty"));
         }
+        let source = self.source(r.source, ie);
         let untested = match (&r.status, &r.reason) {
             (None, None) => None,
             (Some(s), Some(reason)) => match UntestedStatus::parse(s) {
@@ -99,10 +100,7 @@ impl Cx {
         }
         Some(Rule {
             id: r.id,
-            source: Source {
-                seed: r.source.seed,
-                section: r.source.section,
-            },
+            source: source?,
             quote: r.quote,
             profile: profile?,
             tests: r.tests,
@@ -112,6 +110,36 @@ impl Cx {
                 file: ie.file.to_path_buf(),
                 line: ie.from,
             },
+        })
+    }
+
+    /// A rule's source names exactly one document: a seed or a file of
+    /// `spec/documents/`.
+    fn source(&mut self, s: RawSource, ie: &ItemErr) -> Option<Source> {
+        let (kind, file) = match (s.seed, s.document) {
+            (Some(f), None) => (SourceKind::Seed, f),
+            (None, Some(f)) => (SourceKind::Document, f),
+            (Some(_), Some(_)) => {
+                self.errors.push(ie.at(
+                    "source",
+                    None,
+                    "a source names a `seed` or a `document`, not both",
+                ));
+                return None;
+            }
+            (None, None) => {
+                self.errors.push(ie.at(
+                    "source",
+                    None,
+                    "a source names a `seed` (one of the seed documents) or a `document` (a file of spec/documents/)",
+                ));
+                return None;
+            }
+        };
+        Some(Source {
+            kind,
+            file,
+            section: s.section,
         })
     }
 }

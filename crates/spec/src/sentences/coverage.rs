@@ -161,10 +161,12 @@ pub fn coverage(
 ) -> Result<SentenceCoverage, SpecErrors> {
     let mut quotes: BTreeMap<&str, Vec<(String, &str)>> = BTreeMap::new();
     for r in rules {
-        quotes
-            .entry(r.source.seed.as_str())
-            .or_default()
-            .push((normalize(&r.quote), r.id.as_str()));
+        if let Some(seed) = r.source.seed() {
+            quotes
+                .entry(seed)
+                .or_default()
+                .push((normalize(&r.quote), r.id.as_str()));
+        }
     }
     let mut used = vec![false; list.len()];
     let mut errors = Vec::new();
@@ -250,7 +252,8 @@ mod tests {
         Rule {
             id: format!("cdp2.x.{}", quote.len()),
             source: crate::ast::Source {
-                seed: seed.into(),
+                kind: crate::ast::SourceKind::Seed,
+                file: seed.into(),
                 section: "1 S".into(),
             },
             quote: quote.into(),
