@@ -54,7 +54,11 @@ fn the_two_embedded_modules_differ_only_in_target_and_wait() {
     assert!(p90.contains(".target sm_90") && p90.contains("griddepcontrol.wait;"));
     let strip = |p: &str| {
         p.lines()
-            .filter(|l| !l.contains(".target") && !l.contains("griddepcontrol.wait") && !l.contains("inline asm"))
+            .filter(|l| {
+                !l.contains(".target")
+                    && !l.contains("griddepcontrol.wait")
+                    && !l.contains("inline asm")
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -105,6 +105,28 @@ pub struct RawKernel {
     pub threads: BTreeMap<String, Vec<String>>,
 }
 
+/// `spec/shapes.yaml`: the shapes public code failed in and the tests and
+/// programs that cover each.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShapeList {
+    #[serde(default)]
+    pub shapes: Vec<RawShape>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShape {
+    pub id: String,
+    pub title: String,
+    pub sources: Vec<String>,
+    pub summary: String,
+    #[serde(default)]
+    pub tests: Vec<String>,
+    #[serde(default)]
+    pub programs: Vec<String>,
+}
+
 /// `spec/sentences.yaml`: the seeds' sentences that are not claims.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
