@@ -50,6 +50,18 @@ fn every_shape_is_on_its_page_with_what_covers_it() {
 }
 
 #[test]
+fn the_page_builds_to_html_with_its_anchors() {
+    let (inputs, out, _) = common::built("shapes");
+    let html = std::fs::read_to_string(out.join("book/shapes.html")).unwrap();
+    for shape in &inputs.shapes {
+        assert!(html.contains(&format!("id=\"{}\"", shape.id)), "{}", shape.id);
+    }
+    // The tables are tables, not text with pipes.
+    assert!(html.contains("<th>recorded results</th>"), "a table of tests");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn recorded_results_are_shown_and_missing_ones_said() {
     let mut inputs = common::inputs();
     let shape = inputs
