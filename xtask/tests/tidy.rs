@@ -1,7 +1,8 @@
 //! The architecture's invariants, checked by `cargo test` as
 //! rust-analyzer's tidy checks its own: every source file opens with a `//!`
-//! doc; ARCHITECTURE.md's code map names every module of every crate, and
-//! nothing that is not there; only `crates/spec` reads YAML; `crates/model`
+//! doc; ARCHITECTURE.md's code map has a section for every crate, names
+//! only files, paths and tests that exist, and stays within 300 lines;
+//! only `crates/spec` reads YAML; `crates/model`
 //! and `crates/kernelgen` do no I/O; every member uses the workspace lints;
 //! no source file is over 600 lines; no function outside tests is over 120
 //! lines; no two modules of a crate, the crate root among them, import each
@@ -91,7 +92,11 @@ fn every_source_file_opens_with_a_doc_comment() {
     );
 }
 
-/// The code map's bullet of each crate: `- `<dir>` ...` up to the next bullet.
+/// The most lines ARCHITECTURE.md may have: a map, not an inventory.
+const MAX_ARCHITECTURE_LINES: usize = 300;
+
+/// The code map's section of each crate: `### `<dir>`` up to the next
+/// heading.
 fn code_map() -> BTreeMap<String, String> {
     let text = read(Path::new("ARCHITECTURE.md"));
     let start = text
@@ -99,79 +104,53 @@ fn code_map() -> BTreeMap<String, String> {
         .expect("ARCHITECTURE.md has a code map");
     let rest = &text[start..];
     let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
-    let mut bullets = BTreeMap::new();
+    let mut sections = BTreeMap::new();
     let mut current: Option<(String, String)> = None;
     for line in rest[..end].lines() {
-        if let Some(b) = line.strip_prefix("- `") {
+        if let Some(h) = line.strip_prefix("### ") {
             if let Some((k, v)) = current.take() {
-                bullets.insert(k, v);
+                sections.insert(k, v);
             }
-            let key = b.split('`').next().unwrap_or("").trim_end_matches('/');
-            current = Some((key.to_string(), line.to_string()));
+            let key = h.trim().trim_matches('`').trim_end_matches('/');
+            current = Some((key.to_string(), String::new()));
         } else if let Some((_, v)) = current.as_mut() {
-            v.push('\n');
             v.push_str(line);
+            v.push('\n');
         }
     }
     if let Some((k, v)) = current {
-        bullets.insert(k, v);
+        sections.insert(k, v);
     }
-    bullets
+    sections
 }
 
-/// A crate's module files: `src/**/*.rs` but the crate roots and inline
-/// test modules' files (`tests.rs`).
-fn modules(krate: &Path) -> Vec<PathBuf> {
-    rs_files(&krate.join("src"))
-        .into_iter()
-        .filter(|f| {
-            let name = f.file_name().unwrap().to_string_lossy();
-            !matches!(name.as_ref(), "lib.rs" | "main.rs" | "mod.rs" | "tests.rs")
+/// The backquoted names of a text: `a`, `b/c.rs`.
+fn quoted(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`').skip(1).step_by(2)
+}
+
+/// The source files a crate's section names: the backquoted names ending in
+/// `.rs` without a folder (`ast.rs`, `sync.rs`).
+fn named_files(section: &str) -> Vec<String> {
+    quoted(section)
+        .filter(|n| {
+            n.ends_with(".rs")
+                && !n.contains('/')
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         })
+        .map(String::from)
         .collect()
 }
 
-#[test]
-fn architecture_names_every_module() {
-    let map = code_map();
-    let mut missing = Vec::new();
-    for krate in crates() {
-        let key = krate.display().to_string();
-        let Some(bullet) = map.get(&key) else {
-            missing.push(format!("{key} (no bullet `- `{key}`` in the code map)"));
-            continue;
-        };
-        for m in modules(&krate) {
-            let stem = m.file_stem().unwrap().to_string_lossy().into_owned();
-            let named = [
-                format!("`{stem}.rs`"),
-                format!("`{stem}`"),
-                format!("`{stem}/`"),
-                format!("{stem}.rs"),
-            ]
-            .iter()
-            .any(|n| bullet.contains(n.as_str()));
-            if !named {
-                missing.push(m.display().to_string());
-            }
-        }
-    }
-    assert!(
-        missing.is_empty(),
-        "ARCHITECTURE.md's code map does not name these modules (in their crate's bullet):\n  {}",
-        missing.join("\n  ")
-    );
-}
-
-/// The source files a code-map bullet names: the backquoted names ending in
-/// `.rs` (`ast.rs`, `load/litmus.rs`).
-fn named_files(bullet: &str) -> Vec<String> {
-    bullet
-        .split('`')
-        .skip(1)
-        .step_by(2)
+/// The repository paths a text names: backquoted names with a `/` made of
+/// path characters only (no placeholder such as `<gpu-slug>`, no glob).
+fn named_paths(text: &str) -> Vec<String> {
+    quoted(text)
         .filter(|n| {
-            n.ends_with(".rs")
+            n.contains('/')
+                && !n.starts_with('/')
+                && !n.starts_with("./")
                 && n.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))
         })
@@ -179,40 +158,77 @@ fn named_files(bullet: &str) -> Vec<String> {
         .collect()
 }
 
-/// What a code map names that is not there: a bullet's path that does not
-/// exist, a source file that no file of the bullet's crate ends with.
-fn stale_names(map: &BTreeMap<String, String>) -> Vec<String> {
-    let mut stale = Vec::new();
-    for (key, bullet) in map {
-        let dir = root().join(key);
-        if !dir.exists() {
-            stale.push(format!("`{key}` (no such path)"));
-            continue;
+/// The `(checked: <file>::<test>)` references of a text, as (file, test).
+fn checked_references(text: &str) -> Vec<(String, String)> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat.split("checked: ")
+        .skip(1)
+        .filter_map(|rest| {
+            let reference = rest.split([')', ' ', ';', ',']).next()?;
+            let (file, test) = reference.split_once("::")?;
+            // `(checked: <file>::<test>)` explains the form: no reference.
+            (!reference.contains('<')).then(|| (file.to_string(), test.to_string()))
+        })
+        .collect()
+}
+
+/// What ARCHITECTURE.md says that is not so: a crate without its section, a
+/// section of what is not a crate, a source file its crate does not have, a
+/// path that does not exist, a test that does not exist, too many lines.
+fn architecture_problems(text: &str, map: &BTreeMap<String, String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for krate in crates() {
+        let key = krate.display().to_string();
+        if !map.contains_key(&key) {
+            problems.push(format!("{key}: no section `### `{key}`` in the code map"));
         }
-        if !dir.join("Cargo.toml").is_file() {
+    }
+    for (key, section) in map {
+        let dir = root().join(key);
+        if !dir.join("Cargo.toml").is_file() && key != "crates/vendor" {
+            if !key.contains(' ') {
+                problems.push(format!("`{key}`: a section of what is not a crate"));
+            }
             continue;
         }
         let files = rs_files(Path::new(key));
-        for name in named_files(bullet) {
-            let suffix = format!("/{}", name.trim_start_matches("src/"));
+        for name in named_files(section) {
             if !files
                 .iter()
-                .any(|f| format!("/{}", f.display()).ends_with(&suffix))
+                .any(|f| f.file_name().is_some_and(|n| *n == *name))
             {
-                stale.push(format!("{key}: `{name}` (no such file in the crate)"));
+                problems.push(format!("{key}: `{name}` (no such file in the crate)"));
             }
         }
     }
-    stale
+    for path in named_paths(text) {
+        if !root().join(&path).exists() {
+            problems.push(format!("`{path}` (no such path)"));
+        }
+    }
+    for (file, test) in checked_references(text) {
+        let body = std::fs::read_to_string(root().join(&file)).unwrap_or_default();
+        if !body.contains(&format!("fn {test}(")) {
+            problems.push(format!("checked: {file}::{test} (no such test)"));
+        }
+    }
+    let lines = text.lines().count();
+    if lines > MAX_ARCHITECTURE_LINES {
+        problems.push(format!(
+            "{lines} lines, over {MAX_ARCHITECTURE_LINES}: a map names crates and invariants, module docs say the rest"
+        ));
+    }
+    problems
 }
 
 #[test]
-fn architecture_names_only_what_exists() {
-    let stale = stale_names(&code_map());
+fn architecture_names_every_crate() {
+    let text = read(Path::new("ARCHITECTURE.md"));
+    let problems = architecture_problems(&text, &code_map());
     assert!(
-        stale.is_empty(),
-        "ARCHITECTURE.md's code map names what is not there:\n  {}",
-        stale.join("\n  ")
+        problems.is_empty(),
+        "ARCHITECTURE.md is not true to the tree:\n  {}",
+        problems.join("\n  ")
     );
 }
 
@@ -471,18 +487,34 @@ fn the_checks_see_what_they_check() {
     );
     assert_eq!(functions(&text), vec![("long".to_string(), 5, 134)]);
 
-    // A code map naming a file or path that is not there is caught.
-    let mut map = BTreeMap::new();
+    // ARCHITECTURE.md naming a file, a path or a test that is not there,
+    // a section of what is not a crate, or too many lines, is caught.
+    let mut map: BTreeMap<String, String> = code_map();
     map.insert(
         "crates/docs".to_string(),
-        "- `crates/docs` — `site.rs`, `gone.rs`".to_string(),
+        "`site.rs`, `gone.rs`\n".to_string(),
     );
-    map.insert("no-such-dir".to_string(), "- `no-such-dir`".to_string());
+    map.insert("no-such-dir".to_string(), String::new());
+    let text = format!(
+        "`crates/docs/src/site.rs` `crates/no/such.rs` `records/<gpu>/x`\n\
+         (checked: xtask/tests/tidy.rs::no_function_is_over_120_lines)\n\
+         (checked: xtask/tests/tidy.rs::no_such_test)\n{}",
+        "line\n".repeat(MAX_ARCHITECTURE_LINES)
+    );
     assert_eq!(
-        stale_names(&map),
+        architecture_problems(&text, &map),
         [
             "crates/docs: `gone.rs` (no such file in the crate)",
-            "`no-such-dir` (no such path)"
+            "`no-such-dir`: a section of what is not a crate",
+            "`crates/no/such.rs` (no such path)",
+            "checked: xtask/tests/tidy.rs::no_such_test (no such test)",
+            "303 lines, over 300: a map names crates and invariants, module docs say the rest",
         ]
+    );
+    // A crate without its section is caught.
+    map.remove("crates/spec");
+    assert!(
+        architecture_problems("", &map)
+            .contains(&"crates/spec: no section `### `crates/spec`` in the code map".to_string())
     );
 }
