@@ -11,7 +11,7 @@
 
 #line 1 "spec/pdl/src/pdl-load-streams.cu"
 // PDL under load: N streams (1, 2, 4, ..., 64), each a chain of CHAIN
-// launches of `link`, every one launched with
+// launches of `chain_link`, every one launched with
 // cudaLaunchAttributeProgrammaticStreamSerialization and all enqueued,
 // link k of every stream before link k + 1 of any, before the program waits
 // for any. Each link triggers at once, so that the next link of its stream
@@ -53,7 +53,7 @@ __global__ void child(unsigned *seq, unsigned s, unsigned k) {
   q[2 * s + 1] = k;
 }
 
-__global__ void link(unsigned *seq, Counters *c, unsigned s, unsigned k, int variant) {
+__global__ void chain_link(unsigned *seq, Counters *c, unsigned s, unsigned k, int variant) {
   cudaTriggerProgrammaticLaunchCompletion();
   if (variant != V_NOWAIT) cudaGridDependencySynchronize();
   if (threadIdx.x != 0) return;
@@ -147,7 +147,7 @@ static bool run_config(cudaStream_t *s, unsigned n, int variant, unsigned *seq, 
   unsigned launched = 0;
   for (unsigned k = 0; k < CHAIN; k++) {
     for (unsigned i = 0; i < n; i++) {
-      cudaError_t e = gc_launch_pdl(link, dim3(1), dim3(32), s[i], seq, c, i, k, variant);
+      cudaError_t e = gc_launch_pdl(chain_link, dim3(1), dim3(32), s[i], seq, c, i, k, variant);
       if (e != cudaSuccess) {
         seen.launch_errors++;
         note_error(e, n, variant, launched);
