@@ -1,9 +1,9 @@
-//! Which built binary of a test runs on the device in hand, for the trial
-//! (recorded in the environment's `binary`) and for the worker that loads
-//! it: the choice is `gridcheck_toolchain::binary::choose` over the files
-//! under the kernels root (`--cubins`), made the same way on both sides.
-//! `--binary ptx` forces the PTX path; `--devrt` names the `libcudadevrt.a`
-//! the PTX is linked with (default: the kernels root's).
+//! Which built binary of a test runs on the device in hand: the choice is
+//! `gridcheck_toolchain::binary::choose` over the files under the kernels
+//! root (`--cubins`), made once by the harness for the trial's record and
+//! its worker's job. `--binary ptx` forces the PTX path; `--devrt` names
+//! the `libcudadevrt.a` the PTX is linked with (default: the kernels
+//! root's).
 
 use std::path::{Path, PathBuf};
 
@@ -12,47 +12,64 @@ use gridcheck_report::{Binary, Status};
 use gridcheck_spec::Test;
 use gridcheck_toolchain::binary::{self, Arch, Choice, ChoiceKind, FileKind, Mode};
 
-use crate::Options;
-
-/// The binary of `test` for `device` under the options' kernels root and
-/// `--binary` mode, or why none runs there: not run when nothing of the
-/// test is built, not supported when nothing built runs on the device.
-pub fn choose_status(
-    opts: &Options,
-    device: &DeviceInfo,
-    test: &Test,
-) -> Result<Choice, (Status, String)> {
-    let executable = gridcheck_kernelgen::builds_executable(test);
-    let built = binary::built_files(&opts.cubins, &test.name, executable);
-    if built.is_empty() {
-        return Err((
-            Status::NotRun,
-            format!(
-                "{} holds no build of {} (run `cargo xtask build`)",
-                opts.cubins.display(),
-                test.name
-            ),
-        ));
-    }
-    let choice = binary::choose(Arch::of(device.compute_capability), &built, opts.binary)
-        .map_err(|e| (Status::NotSupported, e))?;
-    if choice.kind == ChoiceKind::PtxJit {
-        // The kernels' toolchain (their `toolchain.json`) against the
-        // driver's CUDA release: a newer toolchain's PTX does not JIT.
-        let stamp = gridcheck_report::ToolchainRecord::read_from(&opts.cubins)
-            .ok()
-            .flatten();
-        if let Some(t) = stamp {
-            binary::jit_reads(&t.release, &device.driver_version)
-                .map_err(|e| (Status::NotSupported, e))?;
-        }
-    }
-    Ok(choice)
+/// Where a run's binaries come from: the kernels root, the choice's mode
+/// and the device runtime PTX is linked with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernels {
+    /// `<root>/<sm>/<test>.cubin`, `.ptx`, `.host`, and `libcudadevrt.a`.
+    pub root: PathBuf,
+    /// `--binary auto|ptx`: as built (exact, compatible, PTX) or PTX only.
+    pub mode: Mode,
+    /// `--devrt FILE`: the `libcudadevrt.a` PTX is linked with.
+    pub devrt: Option<PathBuf>,
 }
 
-/// [`choose_status`] without the status.
-pub fn choose(opts: &Options, device: &DeviceInfo, test: &Test) -> Result<Choice, String> {
-    choose_status(opts, device, test).map_err(|(_, e)| e)
+impl Kernels {
+    /// The binary of `test` for `device`, or why none runs there: not run
+    /// when nothing of the test is built, not supported when nothing built
+    /// runs on the device.
+    pub fn choose(&self, device: &DeviceInfo, test: &Test) -> Result<Choice, (Status, String)> {
+        let executable = gridcheck_kernelgen::builds_executable(test);
+        let built = binary::built_files(&self.root, &test.name, executable);
+        if built.is_empty() {
+            return Err((
+                Status::NotRun,
+                format!(
+                    "{} holds no build of {} (run `cargo xtask build`)",
+                    self.root.display(),
+                    test.name
+                ),
+            ));
+        }
+        let choice = binary::choose(Arch::of(device.compute_capability), &built, self.mode)
+            .map_err(|e| (Status::NotSupported, e))?;
+        if choice.kind == ChoiceKind::PtxJit {
+            // The kernels' toolchain (their `toolchain.json`) against the
+            // driver's CUDA release: a newer toolchain's PTX does not JIT.
+            let stamp = gridcheck_report::ToolchainRecord::read_from(&self.root)
+                .ok()
+                .flatten();
+            if let Some(t) = stamp {
+                binary::jit_reads(&t.release, &device.driver_version)
+                    .map_err(|e| (Status::NotSupported, e))?;
+            }
+        }
+        Ok(choice)
+    }
+
+    /// The `libcudadevrt.a` PTX is linked with: `--devrt`, else the kernels
+    /// root's (`cargo xtask build` copies the toolkit's there).
+    pub fn devrt(&self) -> PathBuf {
+        self.devrt
+            .clone()
+            .unwrap_or_else(|| self.root.join(binary::DEVRT))
+    }
+
+    /// `<root>/<sm>/<test>.cubin`: where a mutant's kernel is built (the
+    /// mutants are built for the device's architecture only).
+    pub fn cubin(&self, sm: &str, test: &str) -> PathBuf {
+        binary::built_path(&self.root, sm, test, FileKind::Cubin)
+    }
 }
 
 /// The record of a choice.
@@ -64,34 +81,13 @@ pub fn record(c: &Choice) -> Binary {
     }
 }
 
-/// `<cubins>/<sm>/<test>.cubin`: where a mutant's kernel is built (the
-/// mutants are built for the device's architecture only).
-pub fn cubin_path(cubins: &Path, sm: &str, test: &str) -> PathBuf {
-    binary::built_path(cubins, sm, test, FileKind::Cubin)
-}
-
-impl Options {
-    /// The `libcudadevrt.a` PTX is linked with: `--devrt`, else the kernels
-    /// root's (`cargo xtask build` copies the toolkit's there).
-    pub fn devrt(&self) -> PathBuf {
-        self.devrt
-            .clone()
-            .unwrap_or_else(|| self.cubins.join(binary::DEVRT))
-    }
-
-    /// The flags that hand `--binary` and `--devrt` to a worker.
-    pub fn binary_args(&self) -> Vec<String> {
-        let mut v = vec!["--binary".to_string(), self.binary.as_str().to_string()];
-        if let Some(d) = &self.devrt {
-            v.extend(["--devrt".to_string(), d.display().to_string()]);
-        }
-        v
-    }
-}
-
-/// `--binary auto|ptx`.
-pub fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::parse(s)
+/// The toolchain that built the kernels of architecture `sm` under `root`
+/// (`cargo xtask build` writes it beside them; none for kernels built
+/// before it did).
+pub fn built_by(root: &Path, sm: &str) -> Option<gridcheck_report::ToolchainRecord> {
+    gridcheck_report::ToolchainRecord::read_from(&root.join(sm))
+        .ok()
+        .flatten()
 }
 
 #[cfg(test)]
@@ -134,9 +130,13 @@ mod tests {
             std::fs::create_dir_all(root.join(arch)).unwrap();
             std::fs::write(root.join(arch).join(format!("{}.{ext}", t.name)), b"x").unwrap();
         }
-        let mut opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
-        opts.cubins = root.clone();
-        let c = choose(&opts, &device((8, 6)), &t).unwrap();
+        let mut k = Kernels {
+            root: root.clone(),
+            mode: Mode::Auto,
+            devrt: None,
+        };
+        let choose = |k: &Kernels, d| k.choose(&device(d), &t).map_err(|(_, e)| e);
+        let c = choose(&k, (8, 6)).unwrap();
         let r = record(&c);
         assert_eq!(
             (r.kind.as_str(), r.arch.as_str()),
@@ -147,15 +147,11 @@ mod tests {
             "{}",
             r.file
         );
-        let c = choose(&opts, &device((9, 0)), &t).unwrap();
+        let c = choose(&k, (9, 0)).unwrap();
         assert_eq!(record(&c).kind, "ptx-jit");
-        opts.binary = Mode::Ptx;
-        assert_eq!(
-            record(&choose(&opts, &device((8, 6)), &t).unwrap()).kind,
-            "ptx-jit"
-        );
-        assert_eq!(opts.binary_args(), ["--binary", "ptx"]);
-        assert_eq!(opts.devrt(), root.join("libcudadevrt.a"));
+        k.mode = Mode::Ptx;
+        assert_eq!(record(&choose(&k, (8, 6)).unwrap()).kind, "ptx-jit");
+        assert_eq!(k.devrt(), root.join("libcudadevrt.a"));
         // Kernels of a toolchain newer than the driver: their PTX is not
         // JIT-compiled, and the trial says why; their cubins still run.
         let stamp = |release: &str| gridcheck_report::ToolchainRecord {
@@ -166,21 +162,18 @@ mod tests {
             disassembler: None,
         };
         stamp("13.5").write_into(&root).unwrap();
-        let (status, e) = choose_status(&opts, &device((8, 6)), &t).unwrap_err();
+        let (status, e) = k.choose(&device((8, 6)), &t).unwrap_err();
         assert_eq!(status, Status::NotSupported);
         assert!(e.contains("cannot JIT the PTX of toolchain 13.5"), "{e}");
-        opts.binary = Mode::Auto;
+        k.mode = Mode::Auto;
         assert_eq!(
-            record(&choose(&opts, &device((8, 6)), &t).unwrap()).kind,
+            record(&choose(&k, (8, 6)).unwrap()).kind,
             "compatible-cubin"
         );
         stamp("13.0").write_into(&root).unwrap();
-        assert_eq!(
-            record(&choose(&opts, &device((9, 0)), &t).unwrap()).kind,
-            "ptx-jit"
-        );
-        opts.cubins = root.join("nothing");
-        let e = choose(&opts, &device((9, 0)), &t).unwrap_err();
+        assert_eq!(record(&choose(&k, (9, 0)).unwrap()).kind, "ptx-jit");
+        k.root = root.join("nothing");
+        let e = choose(&k, (9, 0)).unwrap_err();
         assert!(e.contains("run `cargo xtask build`"), "{e}");
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -36,7 +36,7 @@ pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Fact
     for e in &x.entries {
         let at = e.at();
         if e.subject.tier() == Tier::Sass && e.subject.rule() == Some(USER_PROGRAMS) {
-            let dir = root.join(crate::sass::PROGRAMS_DIR);
+            let dir = root.join(gridcheck_sass::programs::PROGRAMS_DIR);
             let names = programs.get_or_insert_with(|| {
                 gridcheck_sass::programs::load(&dir)
                     .map(|ps| ps.into_iter().map(|p| p.name).collect::<Vec<_>>())
@@ -46,7 +46,7 @@ pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Fact
                 Ok(_) => problems.push(format!(
                     "{at}: `{}` names no user program of {}/programs.toml",
                     e.subject,
-                    crate::sass::PROGRAMS_DIR
+                    gridcheck_sass::programs::PROGRAMS_DIR
                 )),
                 Err(why) => problems.push(format!(
                     "{at}: `{}` names a user program, but the programs cannot be read: {why}",
@@ -140,7 +140,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("gpu.toml"), toml).unwrap();
         if let Some(p) = programs {
-            let d = dir.join(crate::sass::PROGRAMS_DIR);
+            let d = dir.join(gridcheck_sass::programs::PROGRAMS_DIR);
             std::fs::create_dir_all(&d).unwrap();
             std::fs::write(d.join("programs.toml"), p).unwrap();
             std::fs::write(

@@ -1,23 +1,27 @@
 //! The harness's flags as a table ([`FLAGS`]): each flag's spelling, its
 //! value, its help line and what it sets. One driver ([`parse`]) reads the
-//! command line with it, leaving whatever is not ours to libtest-mimic, and
-//! the help ([`usage`]) is printed from it, so a flag and its help cannot
-//! drift apart. An error names the flag and the value it got.
+//! command line with it into the [`Options`], leaving whatever is not ours
+//! to libtest-mimic, and the help ([`usage`]) is printed from it, so a flag
+//! and its help cannot drift apart. An error names the flag and the value
+//! it got. `cargo xtask conformance` reads the harness's command line with
+//! the same table (which tiers, which toolchains).
 //!
 //! The testing environment's flags (`--instances`, `--max-delay`, ...) set
 //! a field of the one environment type (`gridcheck_report::Tuning`) by its
-//! name, into `Options::environment_flags`; they win over a tuned file
+//! name, into `Options::tuning`; they win over a tuned file
 //! (`environment.rs`), and a new incantation needs one row here.
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::Options;
+use crate::devices::Devices;
+use crate::options::{Classify, Options};
+use crate::tuning::TuningSource;
 use gridcheck_report::Tier;
 
-/// One flag: `--name VALUE` (or a switch when `value` is `None`), its help
-/// (empty: not shown, the harness's own worker flags), and what it sets.
+/// One flag: `--name VALUE` (or a switch when `value` is `None`), its help,
+/// and what it sets.
 pub struct Flag {
     pub name: &'static str,
     pub value: Option<&'static str>,
@@ -27,18 +31,61 @@ pub struct Flag {
 
 /// The options while the command line is read: paths that default under
 /// the root are resolved once every flag is in, whatever their order.
-pub(crate) struct Draft {
-    pub(crate) o: Options,
-    pub(crate) spec: Option<PathBuf>,
-    pub(crate) cubins: Option<PathBuf>,
-    pub(crate) results: Option<PathBuf>,
+struct Draft {
+    o: Options,
+    spec: Option<PathBuf>,
+    cubins: Option<PathBuf>,
+    results: Option<PathBuf>,
+    mutant_results: Option<PathBuf>,
 }
 
 impl Draft {
+    /// The options before any flag.
+    fn new(root: PathBuf) -> Draft {
+        Draft {
+            o: Options::defaults(root),
+            spec: None,
+            cubins: None,
+            results: None,
+            mutant_results: None,
+        }
+    }
+
     /// Sets the environment's field `field` (a flag wins over a tuned file).
     fn env(&mut self, field: &str, v: impl Into<Value>) -> Result<(), String> {
-        self.o.environment_flags.insert(field.into(), v.into());
+        self.o.tuning.fields.insert(field.into(), v.into());
         Ok(())
+    }
+
+    /// The options, with what defaults under the root resolved.
+    fn finish(self) -> Result<Options, String> {
+        let mut o = self.o;
+        let root = o.root.clone();
+        o.spec = self.spec.unwrap_or_else(|| root.join("spec"));
+        o.kernels.root = self
+            .cubins
+            .unwrap_or_else(|| gridcheck_toolchain::kernels_dir(&root, o.toolchain()));
+        o.results = self
+            .results
+            .unwrap_or_else(|| root.join("target/gridcheck/results.jsonl"));
+        o.mutants.results = self
+            .mutant_results
+            .unwrap_or_else(|| root.join("target/gridcheck/mutants.jsonl"));
+        o.tiers_given = !o.tiers.is_empty() && !o.mutants.on;
+        if o.mutants.on {
+            // Mutants need the oracles and the GPU, and nothing of the tiers.
+            o.tiers = vec![Tier::Gpu];
+        } else if o.tiers.is_empty() {
+            o.tiers = Tier::ALL.to_vec();
+        }
+        if o.seeds.is_none() {
+            o.seeds = gridcheck_spec::seeds::default_dir(&root);
+        }
+        let e = o.tuning.over(&gridcheck_report::Tuning::default())?;
+        if e.instances == 0 || e.launches == 0 {
+            return Err("--instances and --launches must be at least 1".into());
+        }
+        Ok(o)
     }
 }
 
@@ -100,29 +147,13 @@ fn extra_environment(d: &mut Draft, v: &str) -> Result<(), String> {
     let e: gridcheck_report::SearchPoint =
         serde_json::from_str(v).map_err(|e| format!("not an environment: {e}"))?;
     let e = serde_json::to_value(e).map_err(|e| e.to_string())?;
-    match d.o.environment_flags.get_mut("extra") {
+    let fields = &mut d.o.tuning.fields;
+    match fields.get_mut("extra") {
         Some(Value::Array(list)) => list.push(e),
         _ => {
-            d.o.environment_flags
-                .insert("extra".into(), Value::Array(vec![e]));
+            fields.insert("extra".into(), Value::Array(vec![e]));
         }
     }
-    Ok(())
-}
-
-/// `--environment`: the whole environment (how the harness hands its own
-/// to a worker), every field as if given as a flag.
-fn environment(d: &mut Draft, v: &str) -> Result<(), String> {
-    let t: gridcheck_report::Tuning =
-        serde_json::from_str(v).map_err(|e| format!("not an environment: {e}"))?;
-    let Value::Object(fields) = serde_json::to_value(&t).map_err(|e| e.to_string())? else {
-        return Err("not an environment: not an object".into());
-    };
-    d.o.environment_flags.extend(fields);
-    // No extra environments is a value too: none from a tuned file either.
-    d.o.environment_flags
-        .entry("extra")
-        .or_insert(Value::Array(Vec::new()));
     Ok(())
 }
 
@@ -151,11 +182,8 @@ pub const FLAGS: &[Flag] = &[
     flag!(
         "--toolchain",
         Some("RELEASE"),
-        "an installed toolchain (.toolchains/RELEASE, cargo xtask toolchain\ninstall): its nvcc for the static and sass tiers, its kernels\n(target/kernels-nvcc-RELEASE) for the GPU tier",
-        |d, v| {
-            d.o.toolchain = Some(v.into());
-            Ok(())
-        }
+        "an installed toolchain (.toolchains/RELEASE, cargo xtask toolchain\ninstall): its nvcc for the static and sass tiers, its kernels\n(target/kernels-nvcc-RELEASE) for the GPU tier (cargo xtask\nconformance: repeatable, or 13.0,13.5: one run each)",
+        |d, v| { gridcheck_toolchain::add_releases(&mut d.o.toolchains, v) }
     ),
     flag!(
         "--sass-arch",
@@ -211,7 +239,8 @@ pub const FLAGS: &[Flag] = &[
         Some("auto|ptx"),
         "auto: the device's cubin, else a lower minor's of its major, else the\nPTX through the driver's JIT; ptx: the PTX only (default: auto)",
         |d, v| {
-            d.o.binary = crate::binary::parse_mode(v).map_err(|_| "not auto or ptx")?;
+            d.o.kernels.mode =
+                gridcheck_toolchain::binary::Mode::parse(v).map_err(|_| "not auto or ptx")?;
             Ok(())
         }
     ),
@@ -220,7 +249,7 @@ pub const FLAGS: &[Flag] = &[
         Some("FILE"),
         "the libcudadevrt.a PTX is linked with (default: <cubins>/libcudadevrt.a)",
         |d, v| {
-            d.o.devrt = Some(v.into());
+            d.o.kernels.devrt = Some(v.into());
             Ok(())
         }
     ),
@@ -286,7 +315,7 @@ pub const FLAGS: &[Flag] = &[
         None,
         "rerun every litmus GPU trial that timed out alone under watch: a stall\n(where the instances stopped) or a long run (its rate); by default\nonly those no known hang covers",
         |d, _| {
-            d.o.classify_timeouts = true;
+            d.o.classify = Classify::All;
             Ok(())
         }
     ),
@@ -295,7 +324,10 @@ pub const FLAGS: &[Flag] = &[
         None,
         "rerun no timed-out trial under watch",
         |d, _| {
-            d.o.no_classify_timeouts = true;
+            // `--classify-timeouts` wins, in whatever order both come.
+            if d.o.classify != Classify::All {
+                d.o.classify = Classify::None;
+            }
             Ok(())
         }
     ),
@@ -335,13 +367,25 @@ pub const FLAGS: &[Flag] = &[
         }
     ),
     flag!(
+        "--shuffle",
+        Some("SEED"),
+        "run the trials in the order SEED shuffles them into (the same seed,\nthe same order; default: the spec's order)",
+        |d, v| {
+            d.o.shuffle = Some(
+                v.parse()
+                    .map_err(|_| "expected a seed, a number".to_string())?,
+            );
+            Ok(())
+        }
+    ),
+    flag!(
         "--tuning",
         Some("FILE|none"),
         "the testing environment (default: conformance/tuning/<gpu>.toml when\nit exists, else the built-in one); flags below win over it",
         |d, v| {
             match v {
-                "none" => d.o.no_tuning = true,
-                f => d.o.tuning = Some(f.into()),
+                "none" => d.o.tuning.source = TuningSource::None,
+                f => d.o.tuning.source = TuningSource::File(f.into()),
             }
             Ok(())
         }
@@ -389,17 +433,11 @@ pub const FLAGS: &[Flag] = &[
         extra_environment
     ),
     flag!(
-        "--environment",
-        Some("JSON"),
-        "the whole testing environment as JSON, every field as if given as a\nflag (how the harness hands its environment to its workers)",
-        environment
-    ),
-    flag!(
         "--mutants",
         None,
         "run the mutants of the spec's tests on the GPU (mutation testing)\ninstead of the tiers, and print the mutation score",
         |d, _| {
-            d.o.mutants = true;
+            d.o.mutants.on = true;
             Ok(())
         }
     ),
@@ -414,7 +452,7 @@ pub const FLAGS: &[Flag] = &[
         Some("FILE"),
         "mutants' JSON-lines records (default: target/gridcheck/mutants.jsonl)",
         |d, v| {
-            d.o.mutant_results = v.into();
+            d.mutant_results = Some(v.into());
             Ok(())
         }
     ),
@@ -423,8 +461,8 @@ pub const FLAGS: &[Flag] = &[
         Some("FILE"),
         "with --mutants: every mutant under each environment of FILE\n(conformance/tuning/search.toml), and the kills per GPU second of each",
         |d, v| {
-            d.o.tune = Some(v.into());
-            d.o.mutants = true;
+            d.o.mutants.tune = Some(v.into());
+            d.o.mutants.on = true;
             Ok(())
         }
     ),
@@ -433,7 +471,7 @@ pub const FLAGS: &[Flag] = &[
         Some("PCT"),
         "with --mutants: fail the run when fewer than PCT % of the mutants\nthat ran are killed (a kernelgen or incantation change that lowers it)",
         |d, v| {
-            d.o.min_score = Some(percentage(v)?);
+            d.o.mutants.min_score = Some(percentage(v)?);
             Ok(())
         }
     ),
@@ -442,34 +480,10 @@ pub const FLAGS: &[Flag] = &[
         Some("all|0,1,..."),
         "run the GPU tier on these GPUs at once, one worker at a time on\neach, the tests dealt out over them (default: device 0)",
         |d, v| {
-            d.o.devices = Some(crate::devices::Devices::parse(v)?);
+            d.o.devices = Some(Devices::parse(v)?);
             Ok(())
         }
     ),
-    flag!("--worker-serve", None, "", |d, _| {
-        d.o.serve = true;
-        Ok(())
-    }),
-    flag!("--worker", Some("TEST"), "", |d, v| {
-        d.o.worker = Some((crate::worker::Job::Gpu, v.into()));
-        Ok(())
-    }),
-    flag!("--worker-model", Some("TEST"), "", |d, v| {
-        d.o.worker = Some((crate::worker::Job::Model, v.into()));
-        Ok(())
-    }),
-    flag!("--worker-mutant", Some("MUTANT"), "", |d, v| {
-        d.o.worker = Some((crate::worker::Job::Mutant, v.into()));
-        Ok(())
-    }),
-    flag!("--worker-mutant-model", Some("MUTANT"), "", |d, v| {
-        d.o.worker = Some((crate::worker::Job::MutantModel, v.into()));
-        Ok(())
-    }),
-    flag!("--worker-device", Some("UUID"), "", |d, v| {
-        d.o.worker_device = Some(v.into());
-        Ok(())
-    }),
 ];
 
 /// Our options' help, from [`FLAGS`].
@@ -489,12 +503,17 @@ pub fn usage() -> String {
             );
         }
     }
-    out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's."
+    out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.\n\
+           Alone, for scripts: --kernels-folder RELEASE prints a toolchain's kernels folder\n\
+           (kernels-nvcc-RELEASE), --kernels-folder-release NAME the release of one (exit 1:\n\
+           none); --worker is the harness's own worker process."
 }
 
-/// Reads `argv` (the program first) into `d` with [`FLAGS`]: ours are
-/// applied in order, the rest is kept for libtest-mimic.
-pub(crate) fn parse(argv: Vec<String>, d: &mut Draft) -> Result<(), String> {
+/// Reads `argv` (the program first) with [`FLAGS`] into the options, `root`
+/// the default repository root: ours are applied in order, the rest is
+/// kept for libtest-mimic.
+pub fn parse(argv: Vec<String>, root: PathBuf) -> Result<Options, String> {
+    let mut d = Draft::new(root);
     let mut args = argv.into_iter();
     if let Some(program) = args.next() {
         d.o.libtest.push(program);
@@ -513,10 +532,62 @@ pub(crate) fn parse(argv: Vec<String>, d: &mut Draft) -> Result<(), String> {
                 .ok_or_else(|| format!("`{a}` needs a value\n\n{}", usage()))?,
             None => String::new(),
         };
-        (flag.set)(d, &value).map_err(|e| match flag.value {
+        (flag.set)(&mut d, &value).map_err(|e| match flag.value {
             Some(_) => format!("`{a} {value}`: {e}"),
             None => format!("`{a}`: {e}"),
         })?;
     }
-    Ok(())
+    d.finish()
+}
+
+/// `args` without every `name` flag of ours and its value (how `cargo xtask
+/// conformance` gives each run its one `--toolchain`).
+pub fn without(args: &[String], name: &str) -> Vec<String> {
+    let takes_value = FLAGS
+        .iter()
+        .find(|f| f.name == name)
+        .is_some_and(|f| f.value.is_some());
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == name {
+            if takes_value {
+                it.next();
+            }
+            continue;
+        }
+        // Another flag's value is kept whatever it reads.
+        if let Some(f) = FLAGS.iter().find(|f| f.name == a) {
+            out.push(a.clone());
+            if f.value.is_some()
+                && let Some(v) = it.next()
+            {
+                out.push(v.clone());
+            }
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+/// The flags that print the help: ours, then libtest's.
+pub const HELP_FLAGS: [&str; 3] = ["--help", "-h", "--help-gridcheck"];
+
+/// Prints our options, then libtest-mimic's (whose parser prints them and
+/// ends the process with success). A closed pipe ends it quietly too.
+pub fn print_help(program: &str) -> ! {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "usage: cargo xtask conformance [options] [filter] [-- libtest options]\n\
+         (a bundle: bash conformance/gpu-run.sh [options] [libtest options])\n\n{}\n\n\
+         libtest's options (after ours; `cargo xtask conformance` takes them after `--`):",
+        usage()
+    );
+    let _ = out.flush();
+    drop(out);
+    let _ = libtest_mimic::Arguments::from_iter([program, "--help"]);
+    std::process::exit(0)
 }

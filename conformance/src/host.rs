@@ -3,16 +3,16 @@
 //! names; its outputs read from `gridcheck-output <name> <value>` lines,
 //! and the outcomes a test allows and should show (`may`) judged on them.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
 use gridcheck_report::Status;
-use gridcheck_spec::{Check, HostTest};
+use gridcheck_spec::Check;
 
-use crate::Options;
 use crate::devices::Place;
-use crate::worker::{WorkerResult, crash, run_with_timeout};
+use crate::job::WorkerResult;
+use crate::piped::{crash, run_with_timeout};
 
 /// The line prefix of a host test's outputs.
 pub const HOST_OUTPUT: &str = "gridcheck-output ";
@@ -20,23 +20,30 @@ pub const HOST_OUTPUT: &str = "gridcheck-output ";
 /// The line prefix of a host test's program that cannot run here: `gridcheck-not-run <reason>`.
 pub const HOST_NOT_RUN: &str = "gridcheck-not-run ";
 
-/// Runs a host test's program (`<cubins>/<sm>/<test>.host`) with the GPU
-/// timeout, on the device `place` gives it, and reads its outputs, in the
-/// test's order. A program that exits with an error, or does not print
-/// every output, produced no result; one that prints `gridcheck-not-run
-/// <reason>` (and no output) did not run.
-pub fn run_host_program(
-    opts: &Options,
-    exe: &Path,
-    test: &HostTest,
-    place: &Place,
-) -> WorkerResult {
+/// A host test's run, as the harness resolved it.
+#[derive(Debug, Clone)]
+pub struct HostRun {
+    pub test: String,
+    /// The test's program for the device.
+    pub exe: PathBuf,
+    /// The outputs the program must print, in order.
+    pub outputs: Vec<String>,
+    pub timeout_s: u64,
+}
+
+/// Runs a host test's program with the GPU timeout, on the device `place`
+/// gives it, and reads its outputs, in the test's order. A program that
+/// exits with an error, or does not print every output, produced no
+/// result; one that prints `gridcheck-not-run <reason>` (and no output) did
+/// not run.
+pub fn run(r: &HostRun, place: &Place) -> WorkerResult {
     let start = Instant::now();
+    let exe = &r.exe;
     let mut cmd = Command::new(exe);
     cmd.envs(place.env.iter().cloned());
-    let Some((status, stdout, stderr)) = run_with_timeout(cmd, opts.timeout) else {
+    let Some((status, stdout, stderr)) = run_with_timeout(cmd, r.timeout_s) else {
         return WorkerResult::Timeout {
-            seconds: opts.timeout,
+            seconds: r.timeout_s,
             classified: None,
         };
     };
@@ -62,7 +69,7 @@ pub fn run_host_program(
             }
         };
     }
-    match parse_host_outputs(&stdout, &test.outputs) {
+    match parse_host_outputs(&stdout, &r.outputs) {
         Ok(outputs) => WorkerResult::Runtime { outputs, elapsed_s },
         Err(message) => WorkerResult::Error {
             message: format!("{}: {message}", exe.display()),
@@ -155,25 +162,22 @@ mod tests {
         exe
     }
 
-    fn host_test(outputs: &[&str]) -> HostTest {
-        HostTest {
-            arch: "sm_90".into(),
-            flags: Vec::new(),
-            source: String::new(),
+    fn host_run(exe: std::path::PathBuf, outputs: &[&str]) -> HostRun {
+        HostRun {
+            test: "t".into(),
+            exe,
             outputs: names(outputs),
-            expect: Vec::new(),
-            may: Vec::new(),
+            timeout_s: 60,
         }
     }
 
     #[test]
     fn a_program_that_cannot_run_here_says_why_and_is_not_run() {
-        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
         let exe = program(
             "notrun",
             "echo 'gridcheck-not-run needs 2 devices, found 1'",
         );
-        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        let r = run(&host_run(exe, &["a"]), &Place::default());
         assert_eq!(
             r,
             WorkerResult::NotRun {
@@ -185,7 +189,7 @@ mod tests {
             "both",
             "echo 'gridcheck-not-run x'; echo 'gridcheck-output a 1'",
         );
-        let r = run_host_program(&opts, &exe, &host_test(&["a"]), &Place::default());
+        let r = run(&host_run(exe, &["a"]), &Place::default());
         assert!(
             matches!(&r, WorkerResult::Error { message } if message.contains("printed outputs")),
             "{r:?}"
@@ -194,7 +198,6 @@ mod tests {
 
     #[test]
     fn a_program_runs_on_the_device_its_place_names() {
-        let opts = Options::parse(vec!["bin".into()], "/r".into()).unwrap();
         let exe = program(
             "place",
             "[ \"$CUDA_VISIBLE_DEVICES\" = GPU-1,GPU-0 ] && echo 'gridcheck-output placed 1' || echo 'gridcheck-output placed 0'",
@@ -203,12 +206,12 @@ mod tests {
             env: vec![("CUDA_VISIBLE_DEVICES".into(), "GPU-1,GPU-0".into())],
             expect_uuid: Some("GPU-1".into()),
         };
-        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &place);
+        let r = run(&host_run(exe.clone(), &["placed"]), &place);
         assert!(
             matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[1]),
             "{r:?}"
         );
-        let r = run_host_program(&opts, &exe, &host_test(&["placed"]), &Place::default());
+        let r = run(&host_run(exe, &["placed"]), &Place::default());
         assert!(
             matches!(&r, WorkerResult::Runtime { outputs, .. } if outputs == &[0]),
             "{r:?}"

@@ -1,8 +1,14 @@
-//! The harness's own options, taken out of the command line before the rest
-//! goes to libtest-mimic (filters, `--list`, `--ignored`, `--format`, ...):
-//! what they are here, how each flag reads in `flags.rs`.
+//! The harness's options: what the command line says, read by the flag
+//! table (`flags.rs`), which leaves the rest (filters, `--list`, `--ignored`,
+//! `--format`, ...) to libtest-mimic. Nothing here is decided: the
+//! environment a GPU gets, the toolchain found and the devices are the
+//! plan's and the runner's (`plan.rs`, `runner.rs`).
 
 use std::path::PathBuf;
+
+use crate::binary::Kernels;
+use crate::devices::Devices;
+use crate::tuning::TuningFlags;
 
 /// Which tiers run. A trial of a tier that is off is not created at all.
 pub use gridcheck_report::Tier;
@@ -19,12 +25,8 @@ pub struct Options {
     pub spec: PathBuf,
     /// Seed documents for the verbatim-quote check; skipped when absent.
     pub seeds: Option<PathBuf>,
-    /// The kernels root: `<dir>/<sm>/<test>.cubin`, `.ptx`, `.host`.
-    pub cubins: PathBuf,
-    /// `--binary auto|ptx`: as built (exact, compatible, PTX) or PTX only.
-    pub binary: gridcheck_toolchain::binary::Mode,
-    /// `--devrt FILE`: the `libcudadevrt.a` PTX is linked with.
-    pub devrt: Option<PathBuf>,
+    /// The built kernels (`--cubins`, `--binary`, `--devrt`).
+    pub kernels: Kernels,
     /// JSON-lines results file, appended to as each trial finishes.
     pub results: PathBuf,
     pub seed: u64,
@@ -32,17 +34,11 @@ pub struct Options {
     pub timeout: u64,
     /// Seconds the model may explore one litmus test before its process is killed.
     pub model_timeout: u64,
-    /// A litmus GPU trial that times out is rerun alone under watch and
-    /// classified: a stall (where) or a long run (its rate).
-    pub classify_timeouts: bool,
-    /// `--no-classify-timeouts`: no timed-out trial is rerun under watch
-    /// (by default those no known hang covers are).
-    pub no_classify_timeouts: bool,
+    /// Which litmus GPU trials that time out are rerun alone under watch.
+    pub classify: Classify,
     /// `--fresh-context`: every GPU trial in a process (and CUDA context) of
-    /// its own, instead of the staying worker (`server.rs`).
+    /// its own, instead of the staying worker (`process.rs`).
     pub fresh_context: bool,
-    /// Worker mode: the staying GPU worker (`--worker-serve`, `server.rs`).
-    pub serve: bool,
     /// Skip trials the results file already has a result for.
     pub resume: bool,
     /// Print progress lines with an estimate on standard error (`None`: when
@@ -52,146 +48,83 @@ pub struct Options {
     pub junit: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the trials, by name order.
     pub shard: Option<(usize, usize)>,
-    /// The testing environment: instances, launches, incantations, the
-    /// mutants' GPU budget and the further environments (`[[extra]]`). The
-    /// built-in one, then the GPU's tuned file (`--tuning`), then the
-    /// environment flags: they win (`environment.rs`).
-    pub environment: gridcheck_report::Tuning,
-    /// The environment's fields given as flags, by field name.
-    pub environment_flags: serde_json::Map<String, serde_json::Value>,
-    /// `--tuning FILE`; `None` with `no_tuning` false: the GPU's own file
-    /// under `conformance/tuning/`, when there is one.
-    pub tuning: Option<PathBuf>,
-    pub no_tuning: bool,
-    /// Where the environment came from, for the records and the summary.
-    pub tuned_from: String,
-    /// The tuned file used (the GPU's, its architecture's or `--tuning`),
-    /// relative to the root when under it; `None`: the built-in values.
-    pub tuning_file: Option<String>,
-    /// `--mutants`: run the mutants of the spec's tests instead of the tiers.
-    pub mutants: bool,
-    /// The mutants' JSON-lines records.
-    pub mutant_results: PathBuf,
-    /// `--tune FILE`: run every mutant under each environment of FILE.
-    pub tune: Option<PathBuf>,
-    /// `--min-score PCT`: the mutants' run fails below this score.
-    pub min_score: Option<f64>,
-    /// Worker mode: run this one test in this process (see `worker.rs`).
-    pub worker: Option<(crate::worker::Job, String)>,
+    /// `--shuffle SEED`: run the trials in the order this seed shuffles
+    /// them into (`run.rs`); `None`: the spec's order.
+    pub shuffle: Option<u64>,
+    /// The testing environment's flags and `--tuning` (`tuning.rs`).
+    pub tuning: TuningFlags,
+    /// `--mutants` and its options.
+    pub mutants: MutantOptions,
     /// `--devices`: the GPUs the GPU tier runs on (`None`: device 0, as
     /// without the flag; see `devices.rs`).
-    pub devices: Option<crate::devices::Devices>,
-    /// Worker mode: the UUID the worker's device 0 must have.
-    pub worker_device: Option<String>,
-    /// `--toolchain NAME`: an installed toolchain (`.toolchains/NAME`) for
-    /// the static and sass tiers, and its kernels
-    /// (`target/kernels-nvcc-NAME`) for the GPU tier unless `--cubins`.
-    pub toolchain: Option<String>,
+    pub devices: Option<Devices>,
+    /// `--toolchain`: installed toolchains (`.toolchains/<release>`), in
+    /// order. The harness runs one: its nvcc for the static and sass tiers,
+    /// its kernels (`target/kernels-nvcc-<release>`) for the GPU tier unless
+    /// `--cubins`; `cargo xtask conformance` runs the harness once a
+    /// toolchain.
+    pub toolchains: Vec<String>,
     /// `--sass-arch`: the architectures of the sass tier.
     pub sass_arches: Vec<String>,
     /// Arguments for libtest-mimic.
     pub libtest: Vec<String>,
 }
 
-/// The flags that print the help: ours, then libtest's.
-pub const HELP_FLAGS: [&str; 3] = ["--help", "-h", "--help-gridcheck"];
+/// Which litmus GPU trials that timed out are rerun alone under watch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Classify {
+    /// Those no known hang covers.
+    #[default]
+    Unknown,
+    /// Every one (`--classify-timeouts`).
+    All,
+    /// None (`--no-classify-timeouts`).
+    None,
+}
 
-/// Prints our options, then libtest-mimic's (whose parser prints them and
-/// ends the process with success). A closed pipe ends it quietly too.
-pub fn print_help(program: &str) -> ! {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "usage: cargo xtask conformance [options] [filter] [-- libtest options]\n\
-         (a bundle: bash conformance/gpu-run.sh [options] [libtest options])\n\n{}\n\n\
-         libtest's options (after ours; `cargo xtask conformance` takes them after `--`):",
-        crate::flags::usage()
-    );
-    let _ = out.flush();
-    drop(out);
-    let _ = libtest_mimic::Arguments::from_iter([program, "--help"]);
-    std::process::exit(0)
+/// `--mutants` and what goes with it.
+#[derive(Debug, Clone, Default)]
+pub struct MutantOptions {
+    /// Run the mutants of the spec's tests instead of the tiers.
+    pub on: bool,
+    /// The mutants' JSON-lines records.
+    pub results: PathBuf,
+    /// `--tune FILE`: run every mutant under each environment of FILE.
+    pub tune: Option<PathBuf>,
+    /// `--min-score PCT`: the mutants' run fails below this score.
+    pub min_score: Option<f64>,
 }
 
 impl Options {
-    /// Splits our options from libtest's. `root` is the default repository root.
-    pub fn parse(argv: Vec<String>, root: PathBuf) -> Result<Options, String> {
-        let mut d = crate::flags::Draft {
-            o: Options::defaults(root),
-            spec: None,
-            cubins: None,
-            results: None,
-        };
-        crate::flags::parse(argv, &mut d)?;
-        let mut o = d.o;
-        // Paths default relative to the root, whichever order flags come in.
-        o.spec = d.spec.unwrap_or_else(|| o.root.join("spec"));
-        o.cubins = d.cubins.unwrap_or_else(|| match &o.toolchain {
-            Some(t) => o.root.join(format!("target/kernels-nvcc-{t}")),
-            None => o.root.join(gridcheck_kernelgen::BUILD_DIR),
-        });
-        o.results = d
-            .results
-            .unwrap_or_else(|| o.root.join("target/gridcheck/results.jsonl"));
-        if o.mutant_results.as_os_str().is_empty() {
-            o.mutant_results = o.root.join("target/gridcheck/mutants.jsonl");
-        }
-        o.tiers_given = !o.tiers.is_empty() && !o.mutants;
-        if o.mutants {
-            // Mutants need the oracles and the GPU, and nothing of the tiers.
-            o.tiers = vec![Tier::Gpu];
-        } else if o.tiers.is_empty() {
-            o.tiers = Tier::ALL.to_vec();
-        }
-        if o.seeds.is_none() {
-            o.seeds = gridcheck_spec::seeds::default_dir(&o.root);
-        }
-        o.environment = o.with_flags(&gridcheck_report::Tuning::default())?;
-        if o.environment.instances == 0 || o.environment.launches == 0 {
-            return Err("--instances and --launches must be at least 1".into());
-        }
-        Ok(o)
-    }
-
-    /// The options before any flag: the built-in environment, paths under
-    /// `root`.
-    fn defaults(root: PathBuf) -> Options {
+    /// The options before any flag: the built-in environment, the
+    /// defaults; paths under `root` are set once every flag is read.
+    pub fn defaults(root: PathBuf) -> Options {
         Options {
             tiers: Vec::new(),
             tiers_given: false,
-            binary: Default::default(),
-            devrt: None,
+            kernels: Kernels {
+                root: PathBuf::new(),
+                mode: Default::default(),
+                devrt: None,
+            },
             seeds: None,
-            cubins: PathBuf::new(),
             results: PathBuf::new(),
             spec: PathBuf::new(),
             root,
             seed: 1,
             timeout: 60,
             model_timeout: 300,
+            classify: Classify::Unknown,
             resume: false,
-            classify_timeouts: false,
-            no_classify_timeouts: false,
             fresh_context: false,
-            serve: false,
             progress: None,
             junit: None,
             shard: None,
-            environment: gridcheck_report::Tuning::default(),
-            environment_flags: serde_json::Map::new(),
-            tuning: None,
-            no_tuning: false,
-            tuned_from: "the built-in environment".into(),
-            tuning_file: None,
-            mutants: false,
-            mutant_results: PathBuf::new(),
-            tune: None,
-            min_score: None,
-            worker: None,
+            shuffle: None,
+            tuning: TuningFlags::default(),
+            mutants: MutantOptions::default(),
             devices: None,
-            worker_device: None,
-            toolchain: None,
+            toolchains: Vec::new(),
             sass_arches: ["sm_90", "sm_100", "sm_120"].map(String::from).to_vec(),
             libtest: Vec::new(),
         }
@@ -200,6 +133,11 @@ impl Options {
     pub fn runs(&self, tier: Tier) -> bool {
         self.tiers.contains(&tier)
     }
+
+    /// The toolchain of this run (`--toolchain`), if one was named.
+    pub fn toolchain(&self) -> Option<&str> {
+        self.toolchains.first().map(String::as_str)
+    }
 }
 
 #[cfg(test)]
@@ -207,7 +145,11 @@ mod tests {
     use super::*;
 
     fn parse(a: &[&str]) -> Result<Options, String> {
-        Options::parse(a.iter().map(|s| s.to_string()).collect(), "/r".into())
+        crate::flags::parse(a.iter().map(|s| s.to_string()).collect(), "/r".into())
+    }
+
+    fn environment(o: &Options) -> gridcheck_report::Tuning {
+        o.tuning.over(&Default::default()).unwrap()
     }
 
     #[test]
@@ -223,14 +165,14 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(o.tiers, vec![Tier::Model]);
-        assert_eq!(o.environment.instances, 8);
+        assert_eq!(environment(&o).instances, 8);
         assert_eq!(o.libtest, vec!["bin", "pdl.wait", "--list"]);
         assert_eq!(parse(&["bin"]).unwrap().tiers, Tier::ALL.to_vec());
         assert!(!parse(&["bin"]).unwrap().tiers_given);
         assert!(parse(&["bin", "--tier", "gpu"]).unwrap().tiers_given);
         let o = parse(&["bin", "--binary", "ptx", "--devrt", "/d.a"]).unwrap();
-        assert_eq!(o.binary, gridcheck_toolchain::binary::Mode::Ptx);
-        assert_eq!(o.devrt, Some(PathBuf::from("/d.a")));
+        assert_eq!(o.kernels.mode, gridcheck_toolchain::binary::Mode::Ptx);
+        assert_eq!(o.kernels.devrt, Some(PathBuf::from("/d.a")));
         assert!(
             parse(&["bin", "--binary", "sass"])
                 .unwrap_err()
@@ -238,13 +180,29 @@ mod tests {
         );
         let o = parse(&["bin", "--spec", "/s", "--root", "/x"]).unwrap();
         assert_eq!(o.spec, PathBuf::from("/s"));
-        assert_eq!(o.cubins, PathBuf::from("/x/target/kernels"));
-        assert!(!o.classify_timeouts);
-        assert!(
-            parse(&["bin", "--classify-timeouts"])
-                .unwrap()
-                .classify_timeouts
+        assert_eq!(o.kernels.root, PathBuf::from("/x/target/kernels"));
+        assert_eq!(
+            o.results,
+            PathBuf::from("/x/target/gridcheck/results.jsonl")
         );
+        assert_eq!(o.classify, Classify::Unknown);
+        for (flags, want) in [
+            (&["--classify-timeouts"][..], Classify::All),
+            (&["--no-classify-timeouts"], Classify::None),
+            (
+                &["--classify-timeouts", "--no-classify-timeouts"],
+                Classify::All,
+            ),
+            (
+                &["--no-classify-timeouts", "--classify-timeouts"],
+                Classify::All,
+            ),
+        ] {
+            let argv: Vec<&str> = std::iter::once("bin")
+                .chain(flags.iter().copied())
+                .collect();
+            assert_eq!(parse(&argv).unwrap().classify, want, "{flags:?}");
+        }
     }
 
     #[test]
@@ -259,12 +217,40 @@ mod tests {
             "sm_90,sm_120",
         ])
         .unwrap();
-        assert_eq!(o.toolchain.as_deref(), Some("13.5"));
-        assert_eq!(o.cubins, PathBuf::from("/r/target/kernels-nvcc-13.5"));
+        assert_eq!(o.toolchain(), Some("13.5"));
+        assert_eq!(o.kernels.root, PathBuf::from("/r/target/kernels-nvcc-13.5"));
         assert_eq!(o.sass_arches, vec!["sm_90", "sm_120"]);
         assert_eq!(o.tiers, vec![Tier::Sass]);
         let o = parse(&["bin", "--toolchain", "13.5", "--cubins", "/k"]).unwrap();
-        assert_eq!(o.cubins, PathBuf::from("/k"));
+        assert_eq!(o.kernels.root, PathBuf::from("/k"));
+        // cargo xtask conformance names several; each run gets one.
+        let argv = [
+            "bin",
+            "--toolchain",
+            "13.0,13.5",
+            "-q",
+            "--toolchain",
+            "13.2",
+            "f",
+        ];
+        let o = parse(&argv).unwrap();
+        assert_eq!(o.toolchains, ["13.0", "13.5", "13.2"]);
+        let args: Vec<String> = argv[1..].iter().map(|s| s.to_string()).collect();
+        assert_eq!(crate::flags::without(&args, "--toolchain"), ["-q", "f"]);
+        // A value that reads like the flag is another flag's value.
+        let args: Vec<String> = ["--junit", "--toolchain", "--toolchain", "13.5", "g"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            crate::flags::without(&args, "--toolchain"),
+            ["--junit", "--toolchain", "g"]
+        );
+        assert!(
+            parse(&["bin", "--toolchain", "13.x"])
+                .unwrap_err()
+                .starts_with("`--toolchain 13.x`: `13.x` is not a toolchain")
+        );
     }
 
     #[test]
@@ -350,12 +336,19 @@ mod tests {
         let help = usage();
         for f in &FLAGS_BEFORE[..40] {
             let flag = FLAGS.iter().find(|x| x.name == *f);
+            if f.starts_with("--worker") {
+                // A worker gets a typed job now (`job.rs`), not flags.
+                assert!(flag.is_none(), "{f} is a flag again");
+                continue;
+            }
             let flag = flag.unwrap_or_else(|| panic!("{f} is no flag any more"));
-            let shown = help.contains(&format!("\n  {f} "));
-            assert_eq!(shown, !flag.help.is_empty(), "{f} in the help:\n{help}");
-            assert_eq!(flag.help.is_empty(), f.starts_with("--worker"), "{f}");
+            assert!(!flag.help.is_empty(), "{f} has no help");
+            assert!(
+                help.contains(&format!("\n  {f} ")),
+                "{f} in the help:\n{help}"
+            );
         }
-        assert_eq!(&FLAGS_BEFORE[41..], &HELP_FLAGS[..2]);
+        assert_eq!(&FLAGS_BEFORE[41..], &crate::flags::HELP_FLAGS[..2]);
         let mut names: Vec<&str> = FLAGS.iter().map(|f| f.name).collect();
         names.sort();
         names.dedup();
@@ -370,7 +363,7 @@ mod tests {
         assert_eq!(o.libtest, vec!["bin", "f", "g"]);
         assert_eq!(o.junit, Some(PathBuf::from("j.xml")));
         let o = parse(&["bin", "--tune", "s.toml"]).unwrap();
-        assert!(o.mutants && !o.tiers_given);
+        assert!(o.mutants.on && !o.tiers_given);
         assert_eq!(o.tiers, vec![Tier::Gpu]);
     }
 
@@ -424,7 +417,5 @@ mod tests {
                 .unwrap_err()
                 .contains("needs a value")
         );
-        let o = parse(&["bin", "--worker", "t", "--worker-device", "GPU-1"]).unwrap();
-        assert_eq!(o.worker_device.as_deref(), Some("GPU-1"));
     }
 }

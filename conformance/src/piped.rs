@@ -1,14 +1,15 @@
 //! A child process whose standard output is read line by line on a thread
 //! of its own (so that a caller can wait for a line with a timeout) and
 //! whose standard error is kept, its last [`STDERR_KEEP`] bytes or more:
-//! the staying GPU worker (`server.rs`), a campaign's batch workers
-//! (`campaign/run.rs`) and the one-job workers and host programs
-//! (`worker::run_with_timeout`) talk to their children this way.
+//! the workers (`process.rs`), a campaign's batch workers
+//! (`campaign/run.rs`), host tests' programs and nvcc under a timeout
+//! ([`run_with_timeout`]) talk to their children this way.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// How much of standard error is kept (at least; at most twice as much).
 pub const STDERR_KEEP: usize = 16 * 1024;
@@ -91,5 +92,84 @@ impl Piped {
         }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         (status, stderr)
+    }
+}
+
+/// Runs a command with piped output and a timeout: its exit status (or why
+/// it could not be started or waited for), standard output and the end of
+/// standard error; `None` when it was killed after `timeout` seconds.
+pub fn run_with_timeout(
+    cmd: Command,
+    timeout: u64,
+) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {
+    let mut p = match Piped::spawn(cmd, false) {
+        Ok(p) => p,
+        Err(e) => {
+            return Some((
+                Err(format!("not started: {e}")),
+                String::new(),
+                String::new(),
+            ));
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(timeout);
+    let killed = loop {
+        match p.child.try_wait() {
+            Ok(Some(_)) | Err(_) => break false,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = p.child.kill();
+                break true;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let (status, stderr) = p.end();
+    if killed {
+        return None;
+    }
+    let stdout: String = p.lines.try_iter().map(|l| l + "\n").collect();
+    Some((
+        status.map_err(|e| format!("cannot wait for it: {e}")),
+        stdout,
+        stderr,
+    ))
+}
+
+/// A child that ended without a result: how it ended and the end of what it
+/// printed on standard error.
+pub fn crash(
+    status: &Result<std::process::ExitStatus, String>,
+    stderr: &str,
+) -> crate::job::WorkerResult {
+    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+    crate::job::WorkerResult::Crash {
+        exit: match status {
+            Ok(st) => st.to_string(),
+            Err(e) => e.clone(),
+        },
+        stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    }
+
+    #[test]
+    fn a_command_past_its_timeout_is_killed_and_one_in_time_gives_its_output() {
+        let start = Instant::now();
+        assert!(run_with_timeout(sh("echo noise; exec sleep 30"), 1).is_none());
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let (status, stdout, _) =
+            run_with_timeout(sh("echo done; echo err >&2"), 5).expect("exited");
+        assert!(status.is_ok_and(|s| s.success()) && stdout == "done\n");
+        let (status, _, stderr) = run_with_timeout(sh("echo bad >&2; exit 4"), 5).unwrap();
+        assert!(status.is_ok_and(|s| s.code() == Some(4)) && stderr.contains("bad"));
     }
 }

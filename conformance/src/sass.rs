@@ -20,15 +20,14 @@ use std::sync::Arc;
 
 use gridcheck_kernelgen::test_hash;
 use gridcheck_report::{CompileSummary, Status, TrialId, TrialRecord, USER_PROGRAMS};
-use gridcheck_sass::programs::{Judgement, Program, is_ptx_target};
+use gridcheck_sass::programs::{Judgement, PROGRAMS_DIR, Program, is_ptx_target};
 use gridcheck_spec::{Test, TestBody};
 use gridcheck_toolchain::Toolchain;
 use libtest_mimic::Trial;
 
-use crate::{Ctx, conclude};
-
-/// Where the user programs and their manifest are.
-pub const PROGRAMS_DIR: &str = "kernels/sass";
+use crate::cache::Cache;
+use crate::ctx::Ctx;
+use crate::tiers::conclude;
 
 /// The outcome of one compile and check, shared by every rule's trial.
 #[derive(Debug, Clone)]
@@ -52,9 +51,9 @@ fn has_primitive(root: &Path, test: &Test) -> bool {
 
 /// The machine-code trials of the spec and the user programs.
 pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
-    let tc = match &ctx.toolchain {
+    let tc = match &ctx.plan.toolchain {
         Ok(t) => t.clone(),
-        Err(e) if crate::tiers::required(&ctx.opts, crate::Tier::Sass) => {
+        Err(e) if ctx.plan.required(gridcheck_report::Tier::Sass) => {
             // GRIDCHECK_REQUIRE_TIERS names the tier: its absence fails.
             let msg = format!("the sass tier cannot run: {e}");
             return vec![
@@ -67,16 +66,18 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
         }
     };
     let mut out = Vec::new();
-    let root = &ctx.opts.root;
-    let arches = arches(&ctx.opts.sass_arches, &tc);
-    for (rule, test) in ctx.spec.pairs() {
+    let root = &ctx.plan.opts.root;
+    let arches = arches(&ctx.plan.opts.sass_arches, &tc);
+    // One compile and check a test key, shared by every rule's trial.
+    let outcomes: Arc<Cache<Outcome>> = Arc::default();
+    for (rule, test) in ctx.plan.spec.pairs() {
         if !matches!(test.body, TestBody::Litmus(_)) || !has_primitive(root, test) {
             continue;
         }
         for arch in &arches {
             if let Ok(Some(_)) = gridcheck_kernelgen::build_plan(test, arch) {
                 let id = TrialId::sass(&tc.name, arch, &rule.id, &test.name);
-                out.push(trial(ctx, id, Some(test_hash(test))));
+                out.push(trial(ctx, &outcomes, id, Some(test_hash(test))));
             }
         }
     }
@@ -85,7 +86,7 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
             for p in progs {
                 for target in p.trial_targets(&arches) {
                     let id = TrialId::sass(&tc.name, &target, USER_PROGRAMS, &p.name);
-                    out.push(trial(ctx, id, None));
+                    out.push(trial(ctx, &outcomes, id, None));
                 }
             }
         }
@@ -96,7 +97,7 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
             out.push(
                 Trial::ignorable_test(id.to_string(), move || {
                     let rec = TrialRecord::new(id, Status::Fail, e.clone());
-                    ctx.record(rec);
+                    ctx.sink.record(rec);
                     Err(e.clone().into())
                 })
                 .with_kind("sass"),
@@ -125,18 +126,25 @@ fn programs(root: &Path) -> Result<Vec<Program>, String> {
     gridcheck_sass::programs::load(&root.join(PROGRAMS_DIR))
 }
 
-fn trial(ctx: &Arc<Ctx>, id: TrialId, hash: Option<String>) -> Trial {
+fn trial(
+    ctx: &Arc<Ctx>,
+    outcomes: &Arc<Cache<Outcome>>,
+    id: TrialId,
+    hash: Option<String>,
+) -> Trial {
     let ctx = Arc::clone(ctx);
+    let outcomes = Arc::clone(outcomes);
     Trial::ignorable_test(id.to_string(), move || {
-        if let Some(r) = ctx.resumed(&id) {
+        if let Some(r) = ctx.sink.resumed(&id) {
             return conclude(r.status, &format!("{} (from the previous run)", r.message));
         }
-        let o = ctx.sass(&id.test_key().to_string(), || run(&ctx, &id));
+        let o = outcomes.get_or(&id.test_key().to_string(), || run(&ctx, &id));
         let mut rec = TrialRecord::new(id.clone(), o.status, o.message);
-        (rec.test_hash, rec.commit, rec.compile) = (hash.clone(), ctx.commit.clone(), o.compile);
-        (rec.status, rec.message) = ctx.facts.apply(&rec);
+        let commit = ctx.plan.commit.clone();
+        (rec.test_hash, rec.commit, rec.compile) = (hash.clone(), commit, o.compile);
+        (rec.status, rec.message) = ctx.plan.facts.apply(&rec);
         let result = conclude(rec.status, &rec.message);
-        ctx.record(rec);
+        ctx.sink.record(rec);
         result
     })
     .with_kind("sass")
@@ -152,13 +160,13 @@ fn not_run(why: String) -> Outcome {
 
 /// Compiles, disassembles and checks one test or program.
 fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
-    let tc = match &ctx.toolchain {
+    let tc = match &ctx.plan.toolchain {
         Ok(t) => t,
         Err(e) => return not_run(e.clone()),
     };
-    let root = &ctx.opts.root;
+    let root = &ctx.plan.opts.root;
     let Some(dis) = gridcheck_toolchain::disassembler(root, tc) else {
-        if crate::tiers::required(&ctx.opts, crate::Tier::Sass) {
+        if ctx.plan.required(gridcheck_report::Tier::Sass) {
             return fail(format!(
                 "toolchain {} has no nvdisasm and no other toolchain has one (GRIDCHECK_REQUIRE_TIERS names sass)",
                 tc.name
@@ -194,7 +202,7 @@ fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
         command: out.command.clone(),
         success: out.success,
         output: out.output.clone(),
-        toolchain: Some(ctx.toolchain_record(Some(&dis))),
+        toolchain: Some(ctx.plan.toolchain_record(Some(&dis))),
     });
     let with = |status, message| Outcome {
         status,
@@ -257,7 +265,7 @@ fn source(
     id: &TrialId,
     arch: &str,
 ) -> Result<(PathBuf, Vec<String>, Option<Program>), Box<Outcome>> {
-    let root = &ctx.opts.root;
+    let root = &ctx.plan.opts.root;
     if id.rule == USER_PROGRAMS {
         let progs = match programs(root) {
             Ok(p) => p,
@@ -272,7 +280,7 @@ fn source(
             Some(p),
         ))
     } else {
-        let Some(test) = ctx.spec.test(&id.test) else {
+        let Some(test) = ctx.plan.spec.test(&id.test) else {
             return Err(Box::new(fail(format!("no test `{}`", id.test))));
         };
         let flags = match gridcheck_kernelgen::build_plan(test, arch) {
@@ -299,7 +307,7 @@ fn ptx(
     flags: &[String],
     work: &Path,
 ) -> Outcome {
-    let Ok(tc) = &ctx.toolchain else {
+    let Ok(tc) = &ctx.plan.toolchain else {
         return not_run("no toolchain".into());
     };
     let file = work.join(format!("{}.ptx", p.name));
@@ -309,7 +317,7 @@ fn ptx(
         command: out.command.clone(),
         success: out.success,
         output: out.output.clone(),
-        toolchain: Some(ctx.toolchain_record(None)),
+        toolchain: Some(ctx.plan.toolchain_record(None)),
     });
     let with = |status, message| Outcome {
         status,
@@ -362,42 +370,5 @@ fn fail(message: String) -> Outcome {
         status: Status::Fail,
         message,
         compile: None,
-    }
-}
-
-impl Ctx {
-    /// A machine-code check, run once per test key (every rule that lists
-    /// the test shares it).
-    pub(crate) fn sass(&self, key: &str, make: impl FnOnce() -> Outcome) -> Outcome {
-        let cell = crate::cached(&self.sass, key, || Ok(make()));
-        match cell.get() {
-            Some(Ok(o)) => o.clone(),
-            _ => Outcome {
-                status: Status::Fail,
-                message: "no result".into(),
-                compile: None,
-            },
-        }
-    }
-
-    /// The run's toolchain as records name it (`dis`: the disassembler the
-    /// machine-code tier used).
-    pub fn toolchain_record(&self, dis: Option<&Path>) -> gridcheck_report::ToolchainRecord {
-        match &self.toolchain {
-            Ok(t) => gridcheck_report::ToolchainRecord {
-                release: t.name.clone(),
-                nvcc: t.nvcc.version.clone(),
-                devrt: t.devrt_identity(),
-                source: format!("{} ({})", t.dir.display(), t.nvcc.found_via),
-                disassembler: dis.map(|d| d.display().to_string()),
-            },
-            Err(e) => gridcheck_report::ToolchainRecord {
-                release: String::new(),
-                nvcc: String::new(),
-                devrt: String::new(),
-                source: format!("none: {e}"),
-                disassembler: None,
-            },
-        }
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use gridcheck_report::{Status, Tier, TrialRecord, litmus_block};
 use gridcheck_spec::TestBody;
 
-use crate::Ctx;
+use crate::ctx::Ctx;
 
 /// One summary line: status, trial, model verdict, hardware observation.
 pub fn line(r: &TrialRecord) -> String {
@@ -42,13 +42,13 @@ pub fn line(r: &TrialRecord) -> String {
 }
 
 pub fn print(ctx: &Ctx) {
-    let records = ctx.records();
+    let records = ctx.sink.records();
     if records.is_empty() {
         return;
     }
     println!(
         "\ngridcheck summary (run {}, started {})",
-        ctx.run.id, ctx.run.started
+        ctx.sink.run.id, ctx.sink.run.started
     );
     // Passes are counted below, trials that did not run counted by reason;
     // the results file has every trial.
@@ -82,7 +82,7 @@ pub fn print(ctx: &Ctx) {
         if !shown.insert(r.trial.test_key()) {
             continue;
         }
-        if let (Some(hw), Some(t)) = (&r.hardware, ctx.spec.test(&r.trial.test))
+        if let (Some(hw), Some(t)) = (&r.hardware, ctx.plan.spec.test(&r.trial.test))
             && let TestBody::Litmus(l) = &t.body
         {
             let env = r
@@ -107,12 +107,12 @@ pub fn print(ctx: &Ctx) {
     for l in not_run_by_reason(&records) {
         println!("{l}");
     }
-    if ctx.opts.runs(crate::Tier::Gpu) && ctx.device.is_ok() {
-        let e = &ctx.opts.environment;
+    if ctx.plan.opts.runs(Tier::Gpu) && ctx.runner.device.is_ok() {
+        let e = &ctx.plan.tuned.tuning;
         println!(
             "GPU environment: {}; from {}",
             describe_environment(e),
-            ctx.opts.tuned_from
+            ctx.plan.tuned.from
         );
         for x in &e.extra {
             let what = if x.tuning.launches == 0 {
@@ -123,7 +123,7 @@ pub fn print(ctx: &Ctx) {
             println!("  {what} `{}`: {}", x.name, describe_environment(&x.tuning));
         }
     }
-    println!("Results: {}", ctx.opts.results.display());
+    println!("Results: {}", ctx.plan.opts.results.display());
     let changed = changed(&records);
     if !changed.is_empty() {
         println!("\n{changed}");

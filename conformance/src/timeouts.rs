@@ -1,31 +1,55 @@
-//! A GPU trial's timeout: `--timeout`, or the test's own `gpu_timeout`
-//! where shorter (a test the spec knows can hang records the hang quickly,
-//! as its finding), and what a trial killed at it says.
+//! A GPU trial's limits: its timeout (`--timeout`, or the test's own
+//! `gpu_timeout` where shorter: a test the spec knows can hang records the
+//! hang quickly, as its finding), the stall time of the watch every litmus
+//! launch runs under, and what a trial that stalled or was killed says.
 //!
-//! A litmus trial that timed out, where no known hang covers its test (or
-//! every one, with `--classify-timeouts`; none with
-//! `--no-classify-timeouts`), is run again alone under watch (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status
-//! words of the launch in flight are copied back every second beside the
-//! kernel; no change for [`STALL_AFTER_S`] seconds is a *stall* (which
-//! kernel did not run, which call did not return, in how many instances),
-//! and instances still completing when the trial's time is spent is a *long
-//! run* (its rate, and how long the whole budget would take). The status
-//! stays `timeout`; the message says which.
+//! Every litmus launch is watched while it runs (`gridcheck_gpu`'s
+//! watchdog): a launch whose status words do not move for the trial's
+//! stall time ([`stall_after`], a few seconds at most) ends the trial at
+//! once with status `timeout` and where it stalled (which kernel did not
+//! run, which call did not return, in how many instances). The timeout is
+//! the backstop, for what the watch cannot see (a runtime test, a hang
+//! before the first launch) and for a run that moves but does not finish.
+//!
+//! A litmus trial killed at its timeout, where no known hang covers its
+//! test (or every one, with `--classify-timeouts`; none with
+//! `--no-classify-timeouts`), is run again alone under watch
+//! (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status words of the
+//! launch in flight are copied back every second beside the kernel; no
+//! change for [`STALL_AFTER_S`] seconds is a *stall*, and instances still
+//! completing when the trial's time is spent is a *long run* (its rate, and
+//! how long the whole budget would take). The status stays `timeout`; the
+//! message says which.
 
 use gridcheck_gpu::watch::{LONG_RUN, STALL};
 
-use crate::Options;
 use crate::devices::Place;
-use crate::worker::{self, Job, WorkerResult};
+use crate::job::{GpuJob, Job, WorkerResult};
+use crate::options::Classify;
+use crate::process;
 
-/// Seconds without a status word changing that make a stall (a launch of
-/// the suite takes milliseconds).
+/// Seconds without a status word changing that make a stall in a watched
+/// rerun (a launch of the suite takes milliseconds).
 pub const STALL_AFTER_S: u64 = 5;
+
+/// The most seconds a litmus launch's status words may stand still before
+/// the live watch calls it a stall.
+pub const MAX_STALL_S: f64 = 2.0;
 
 /// The timeout of a test's GPU trial: the test's `gpu_timeout` where it is
 /// shorter than `--timeout`, else `--timeout`.
 pub fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
     gpu_timeout.map_or(timeout, |t| t.min(timeout))
+}
+
+/// The stall time of the live watch for a trial of `timeout` seconds: a
+/// quarter of it, between 1 s and [`MAX_STALL_S`], so that a stall is seen
+/// well before the timeout (a 3 s `gpu_timeout` gets 1 s) and a new hang
+/// costs seconds, not the timeout. A launch of the suite takes
+/// milliseconds; the watch does not look at one before
+/// `gridcheck_gpu::watchdog::FIRST_LOOK_S`.
+pub fn stall_after(timeout: u64) -> f64 {
+    (timeout as f64 / 4.0).clamp(1.0, MAX_STALL_S)
 }
 
 /// The message of a trial killed after `seconds`: it names the test's
@@ -52,20 +76,30 @@ pub fn timeout_message(
     }
 }
 
-/// Runs a litmus test that timed out after `seconds` again, alone under
-/// watch, and classifies the timeout (the module docs).
-pub fn classify(opts: &Options, test: &str, place: &Place, seconds: u64) -> WorkerResult {
+/// The message of a trial whose launch stalled under the live watch:
+/// `stall` is the watch's words (where it stopped), `timeout` the trial's
+/// backstop.
+pub fn stall_message(stall: &str, timeout: u64, reproduce: &str) -> String {
+    format!(
+        "{stall} (watched while it ran; ended then, not at the {timeout} s timeout). {reproduce}"
+    )
+}
+
+/// Runs a litmus test whose job timed out again, alone under watch, and
+/// classifies the timeout (the module docs).
+pub fn classify(job: &GpuJob, place: &Place) -> WorkerResult {
+    let seconds = job.timeout_s;
     let mut watched = place.clone();
     watched
         .env
         .push(("GRIDCHECK_WATCH".into(), watch_setting(seconds)));
     // The watched run ends itself at `seconds` of launches; the margin is
     // for loading, allocating and the last look at the status words.
-    let rerun = Options {
-        timeout: seconds + STALL_AFTER_S + 20,
-        ..opts.clone()
+    let rerun = GpuJob {
+        timeout_s: seconds + STALL_AFTER_S + 20,
+        ..job.clone()
     };
-    let again = worker::run_isolated(&rerun, Job::Gpu, test, &watched);
+    let again = process::run_once(&Job::Gpu(rerun), &watched);
     WorkerResult::Timeout {
         seconds,
         classified: Some(classification(&again)),
@@ -86,8 +120,12 @@ pub fn watch_setting(seconds: u64) -> String {
 /// `--classify-timeouts`, none with `--no-classify-timeouts`, else those no
 /// known hang covers (a known hang's fact already says where it stalls, and
 /// a rerun would cost its timeout again).
-pub fn should_classify(opts: &Options, known_hang: bool) -> bool {
-    opts.classify_timeouts || (!opts.no_classify_timeouts && !known_hang)
+pub fn should_classify(classify: Classify, known_hang: bool) -> bool {
+    match classify {
+        Classify::All => true,
+        Classify::None => false,
+        Classify::Unknown => !known_hang,
+    }
 }
 
 /// What a watched rerun found, in words.
@@ -104,6 +142,7 @@ fn classification(r: &WorkerResult) -> String {
             instances,
             ..
         } => format!("not reproduced: it completed, {instances} instances in {elapsed_s:.1} s"),
+        WorkerResult::Stalled { stall } => stall.clone(),
         WorkerResult::Timeout { seconds, .. } => {
             format!("killed too, after {seconds} s, before the watch could say")
         }
@@ -124,6 +163,36 @@ mod tests {
             trial_timeout(10, Some(20)),
             10,
             "never longer than --timeout"
+        );
+    }
+
+    /// A launch that stops moving is reported within a few seconds, and
+    /// before its trial's timeout: the watchdog's first look, the stall
+    /// time and one more look.
+    #[test]
+    fn a_stall_is_seen_within_seconds_and_before_the_timeout() {
+        use gridcheck_gpu::watchdog::{FIRST_LOOK_S, POLL};
+        let seen_by = |t: u64| FIRST_LOOK_S + stall_after(t) + POLL.as_secs_f64();
+        assert_eq!(stall_after(60), MAX_STALL_S);
+        assert_eq!(stall_after(3), 1.0);
+        assert_eq!(stall_after(6), 1.5);
+        for t in [2, 3, 5, 10, 30, 60, 600, 3600] {
+            assert!(
+                seen_by(t) < t as f64,
+                "--timeout {t}: seen after {}",
+                seen_by(t)
+            );
+            assert!(
+                seen_by(t) <= 2.5,
+                "--timeout {t}: seen after {}",
+                seen_by(t)
+            );
+        }
+        let m = stall_message("stall: launch 0 (...): kernel `a` ran in 0 of 64", 60, "R");
+        assert_eq!(
+            m,
+            "stall: launch 0 (...): kernel `a` ran in 0 of 64 (watched while it ran; ended \
+             then, not at the 60 s timeout). R"
         );
     }
 
@@ -173,11 +242,23 @@ mod tests {
             seed: 1,
         });
         assert_eq!(done, "not reproduced: it completed, 64 instances in 0.2 s");
+        let stalled = classification(&WorkerResult::Stalled {
+            stall: "stall: launch 2 (after 128 ...)".into(),
+        });
+        assert_eq!(stalled, "stall: launch 2 (after 128 ...)");
         let killed = classification(&WorkerResult::Timeout {
             seconds: 85,
             classified: None,
         });
         assert!(killed.starts_with("killed too, after 85 s"), "{killed}");
+    }
+
+    #[test]
+    fn a_known_hang_is_not_rerun_unless_every_timeout_is() {
+        assert!(should_classify(Classify::Unknown, false));
+        assert!(!should_classify(Classify::Unknown, true));
+        assert!(should_classify(Classify::All, true));
+        assert!(!should_classify(Classify::None, false));
     }
 
     #[test]

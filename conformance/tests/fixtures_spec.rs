@@ -15,6 +15,7 @@ fn fault_fixtures_load() {
     for n in [
         "fault-hang",
         "fault-hang-own-timeout",
+        "fault-litmus-hang",
         "fault-illegal-address",
         "fault-load",
         "fixture-ok",
@@ -26,5 +27,13 @@ fn fault_fixtures_load() {
         own,
         Some(Some(3)),
         "fault-check.sh expects a 3 s gpu_timeout"
+    );
+    // The watch, not a timeout of its own, must end the litmus hang.
+    let litmus = spec.test("fault-litmus-hang");
+    assert!(
+        litmus
+            .is_some_and(|t| t.gpu_timeout.is_none()
+                && matches!(t.body, gridcheck_spec::TestBody::Litmus(_))),
+        "a litmus hang without a gpu_timeout"
     );
 }

@@ -107,3 +107,26 @@ fn an_explicit_tier_that_can_run_is_not_an_error() {
     assert_eq!(records(&results).len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The harness runs one toolchain at a time (`cargo xtask conformance`
+/// runs it once a toolchain): several is an error before anything runs.
+#[test]
+fn several_toolchains_are_an_error_and_record_nothing() {
+    let dir = scratch("toolchains");
+    let results = dir.join("r.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["--tier", "model", "--toolchain", "13.0,13.5", "--results"])
+        .arg(&results)
+        .arg("--spec")
+        .arg(dir.join("spec"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--toolchain names 13.0, 13.5: the harness runs one toolchain at a time"),
+        "{err}"
+    );
+    assert!(records(&results).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

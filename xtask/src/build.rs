@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
+use gridcheck_toolchain::kernels_dir;
 use gridcheck_toolchain::{Nvcc, Toolchain, find_nvcc};
 
 use crate::Result;
@@ -350,6 +351,71 @@ pub fn compile(
 }
 
 /// The default number of nvcc processes: one per core.
+/// The options of `build` and `gpu-bundle`: `--arch all|sm_XX[,..]`
+/// (default all), `--jobs N` (default one per core) and `--toolchain
+/// 13.5[,..]` (repeatable: each toolchain found among the installed ones,
+/// in order; none: the default nvcc).
+#[derive(Debug)]
+pub struct Args {
+    pub arch: String,
+    pub jobs: usize,
+    pub toolchains: Vec<Toolchain>,
+}
+
+impl Args {
+    /// Reads `args` of the command `command` (for the usage line).
+    pub fn parse(root: &Path, args: &[String], command: &str) -> Result<Args> {
+        let (mut arch, mut jobs) = ("all".to_string(), default_jobs());
+        let mut releases = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match (a.as_str(), it.next()) {
+                ("--arch", Some(v)) => arch = v.clone(),
+                ("--jobs", Some(v)) => {
+                    jobs = v
+                        .parse()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| format!("--jobs: `{v}` is not a positive number"))?
+                }
+                ("--toolchain", Some(v)) => gridcheck_toolchain::add_releases(&mut releases, v)
+                    .map_err(|e| format!("--toolchain {v}: {e}"))?,
+                _ => {
+                    return Err(format!(
+                        "usage: cargo xtask {command} [--arch all|sm_XX[,sm_YY]] [--jobs N] \
+                         [--toolchain 13.5[,..]]"
+                    ));
+                }
+            }
+        }
+        let toolchains = releases
+            .iter()
+            .map(|r| gridcheck_toolchain::find_toolchain(root, r))
+            .collect::<Result<_>>()?;
+        Ok(Args {
+            arch,
+            jobs,
+            toolchains,
+        })
+    }
+}
+
+/// `cargo xtask build`: once a toolchain named, each into its kernels root,
+/// else with the default nvcc into `target/kernels`.
+pub fn command(args: &[String]) -> Result<()> {
+    let root = crate::root();
+    let a = Args::parse(&root, args, "build")?;
+    if a.toolchains.is_empty() {
+        let kernels = kernels_dir(&root, None);
+        return run(&root, &kernels, &a.arch, a.jobs, None).map(|_| ());
+    }
+    for t in &a.toolchains {
+        let kernels = kernels_dir(&root, Some(&t.name));
+        run(&root, &kernels, &a.arch, a.jobs, Some(t))?;
+    }
+    Ok(())
+}
+
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
@@ -432,4 +498,36 @@ fn one(
     std::fs::write(&stamp_file, stamp)
         .map_err(|e| format!("cannot write {}: {e}", stamp_file.display()))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_options_of_a_build() {
+        let root = Path::new("/nonexistent");
+        let a = Args::parse(root, &v(&["--arch", "sm_90", "--jobs", "3"]), "build").unwrap();
+        assert_eq!(
+            (a.arch.as_str(), a.jobs, a.toolchains.len()),
+            ("sm_90", 3, 0)
+        );
+        let a = Args::parse(root, &[], "build").unwrap();
+        assert_eq!((a.arch.as_str(), a.jobs), ("all", default_jobs()));
+        let e = Args::parse(root, &v(&["--toolchain", "13.0,13.5"]), "build").unwrap_err();
+        assert!(e.contains("toolchain install 13.0"), "{e}");
+        let e = Args::parse(root, &v(&["--toolchain", "thirteen"]), "build").unwrap_err();
+        assert!(
+            e.starts_with("--toolchain thirteen: `thirteen` is not a toolchain"),
+            "{e}"
+        );
+        let e = Args::parse(root, &v(&["--jobs", "0"]), "build").unwrap_err();
+        assert!(e.contains("not a positive number"), "{e}");
+        let e = Args::parse(root, &v(&["--tier", "gpu"]), "gpu-bundle").unwrap_err();
+        assert!(e.starts_with("usage: cargo xtask gpu-bundle "), "{e}");
+    }
 }

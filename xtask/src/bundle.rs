@@ -1,4 +1,5 @@
-//! `cargo xtask gpu-bundle`: the release harness, the kernels of every
+//! `cargo xtask gpu-bundle`: the release harness and the campaign's driver
+//! (`gridcheck-campaign`), the kernels of every
 //! architecture asked for (default all that nvcc targets) with each test's
 //! PTX and the `libcudadevrt.a` that links it at JIT time, the fault
 //! fixtures and the mutants' CUDA, in `.gpu-bundle/` for a GPU machine
@@ -19,15 +20,19 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{Result, build, codegen, copy, mutants, release_build, toolchain};
+use gridcheck_toolchain::{kernels_dir, kernels_folder};
+
+use crate::{Result, build, codegen, copy, copy_creating, mutants, release_build};
 
 pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
-    let (arch, jobs) = crate::build_args(&toolchain::strip_flag(args))
-        .map_err(|e| e.replace("cargo xtask build", "cargo xtask gpu-bundle"))?;
-    let toolchains = toolchain::selected(&root, args)?;
+    let build::Args {
+        arch,
+        jobs,
+        toolchains,
+    } = build::Args::parse(&root, args, "gpu-bundle")?;
     codegen::run(&root, true)?;
-    let kernels_root = crate::kernels_root(&root);
+    let kernels_root = kernels_dir(&root, None);
     let built = build::run(&root, &kernels_root, &arch, jobs, None)?;
     release_build(
         &root,
@@ -36,15 +41,25 @@ pub fn run(args: &[String]) -> Result<()> {
             "conformance",
             "-p",
             "gridcheck-gpu",
+            "-p",
+            "gridcheck-campaign",
             "--bin",
             "conformance",
+            "--bin",
+            "gridcheck-campaign",
             "--example",
             "litmus_smoke",
         ],
     )?;
     let release = target_dir(&root)?.join("release");
     let bundle = root.join(".gpu-bundle");
-    copy(&release.join("conformance"), &bundle.join("conformance"))?;
+    copy_creating(&release.join("conformance"), &bundle.join("conformance"))?;
+    // The random-program campaign (`conformance/fuzz-gpu.sh`,
+    // `lab/sessions/campaign.sh`): its driver and batch workers.
+    copy(
+        &release.join("gridcheck-campaign"),
+        &bundle.join("gridcheck-campaign"),
+    )?;
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
     copy(
@@ -54,13 +69,18 @@ pub fn run(args: &[String]) -> Result<()> {
     // Nothing of an earlier bundle's kernels stays: another selection of
     // architectures or toolchains must not mix with this one.
     remove_packed_kernels(&bundle)?;
-    let mut summary = vec![pack_kernels(&built, &kernels_root, &bundle, "kernels")?];
+    let mut summary = vec![pack_kernels(
+        &built,
+        &kernels_root,
+        &bundle,
+        &kernels_folder(None),
+    )?];
     // Other toolchains' kernels, for the GPU tier under each
     // (`gpu-run.sh --toolchain 13.5`).
     for t in &toolchains {
-        let dir = toolchain::kernels_dir(&root, Some(t));
+        let name = kernels_folder(Some(&t.name));
+        let dir = kernels_dir(&root, Some(&t.name));
         let built = build::run(&root, &dir, &arch, jobs, Some(t))?;
-        let name = format!("kernels-nvcc-{}", t.name);
         summary.push(pack_kernels(&built, &dir, &bundle, &name)?);
     }
     // The commit the bundle is built from, for the records of its runs
@@ -175,9 +195,11 @@ fn pack(dir: &Path, to: &Path) -> Result<()> {
     }
 }
 
-/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`. The
-/// `fault-load` fixture is compiled with `-rdc=true -cubin` and no device
-/// link against cudadevrt, a real mistake whose module does not load.
+/// Builds the fault fixtures (`conformance/fixtures/spec`) into `out`: a
+/// runtime test from its source, a litmus test from the code kernelgen
+/// generates for it, each device-linked with cudadevrt. The `fault-load`
+/// fixture is compiled with `-rdc=true -cubin` and no device link against
+/// cudadevrt, a real mistake whose module does not load.
 fn fixtures(root: &Path, out: &Path) -> Result<usize> {
     let spec = gridcheck_spec::load_dir(&root.join("conformance/fixtures/spec"), None)
         .map_err(|e| e.to_string())?;
@@ -186,16 +208,29 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
     for d in [out, &work] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
+    let generated = gridcheck_kernelgen::generate_all(&spec);
+    let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
     let mut n = 0;
     for t in &spec.tests {
-        let gridcheck_spec::TestBody::Runtime(r) = &t.body else {
-            continue;
+        let (source, include, flags) = match &t.body {
+            gridcheck_spec::TestBody::Runtime(r) => (r.source.clone(), work.clone(), Vec::new()),
+            gridcheck_spec::TestBody::Litmus(_) => {
+                let name = gridcheck_kernelgen::file_name(t);
+                let Some((_, text)) = generated.iter().find(|(n, _)| *n == name) else {
+                    return Err(format!(
+                        "kernelgen generates no {name} for fixture {}",
+                        t.name
+                    ));
+                };
+                let flags = gridcheck_kernelgen::build_plan(t, "sm_90")?.unwrap_or_default();
+                (text.clone(), include.clone(), flags)
+            }
+            _ => continue,
         };
         let src = work.join(format!("{}.cu", t.name));
         let obj = work.join(format!("{}.o", t.name));
         let cubin = out.join(format!("{}.cubin", t.name));
-        std::fs::write(&src, &r.source)
-            .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+        std::fs::write(&src, source).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
         let steps = if t.name == "fault-load" {
             vec![nvcc.run(&[
                 "-arch=sm_90".into(),
@@ -206,7 +241,7 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
                 cubin.display().to_string(),
             ])]
         } else {
-            let c = nvcc.compile_rdc(&src, &work, "sm_90", &[], &obj);
+            let c = nvcc.compile_rdc(&src, &include, "sm_90", &flags, &obj);
             if c.success {
                 vec![c, nvcc.dlink_cubin(&obj, "sm_90", &cubin)]
             } else {

@@ -14,15 +14,16 @@
 //!   `DIR/batches/bNNNN/` (default DIR `.gpu-bundle/fuzz`): `programs.jsonl`
 //!   (each program's spec YAML, its `expect` the axiomatic model's verdict,
 //!   and the model's final states) and `batch.cu` (all of the batch's
-//!   kernels, one namespace a program), for `conformance campaign DIR`
-//!   (`conformance/fuzz-gpu.sh`) on the GPU machine, which compiles each
-//!   batch once and runs it in one process (`conformance/src/campaign/`).
-//!   Prints how many programs match a known device-runtime hang, and what
-//!   operations the programs put in which kinds of kernel.
+//!   kernels, one namespace a program), for `gridcheck-campaign DIR`
+//!   (`conformance/fuzz-gpu.sh`, `lab/sessions/campaign.sh`) on the GPU
+//!   machine, which compiles each batch once and runs it in worker
+//!   processes (`crates/campaign`). Prints how many programs embed each
+//!   known hang (the hang facts' tests, `gridcheck_campaign::KnownHangs`),
+//!   and what operations the programs put in which kinds of kernel.
 
 use std::path::PathBuf;
 
-use conformance::campaign::{self, CampaignProgram};
+use gridcheck_campaign::{self as campaign, CampaignProgram, KnownHangs};
 use gridcheck_litgen::{GenConfig, differential};
 use gridcheck_spec::render::litmus_spec_yaml;
 use proptest::strategy::{Strategy, ValueTree};
@@ -269,6 +270,7 @@ fn gpu(args: &[String]) -> Result<()> {
         count: 0,
     };
     let mut skipped = 0usize;
+    let known = KnownHangs::load(&root)?;
     let mut hangs: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut kinds = Coverage::default();
     for i in 0..a.count {
@@ -283,8 +285,8 @@ fn gpu(args: &[String]) -> Result<()> {
             continue;
         };
         l.expect = o.verdict;
-        if let Some(h) = campaign::findings::known_hang(&l) {
-            *hangs.entry(h).or_default() += 1;
+        if let Some(h) = known.matching(&l) {
+            *hangs.entry(h.test.as_str()).or_default() += 1;
         }
         kinds.add(&l);
         w.push(CampaignProgram {
@@ -332,7 +334,7 @@ fn gpu(args: &[String]) -> Result<()> {
         a.batch,
         batches.display()
     );
-    println!("known device-runtime hangs among them: {hangs:?}");
+    println!("programs of a known hang (by its fact's test) among them: {hangs:?}");
     println!("coverage: {kinds}");
     println!(
         "On the GPU machine, with the harness bundle: bash conformance/fuzz-gpu.sh {}",

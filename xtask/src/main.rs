@@ -31,16 +31,20 @@ mod coverage;
 mod diff;
 mod doc;
 mod fuzz;
+mod harness;
 mod mutants;
 mod plan;
 mod record;
 mod report;
 mod toolchain;
+mod workspace;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
-pub type Result<T> = std::result::Result<T, String>;
+pub use workspace::{
+    Result, cargo, copy, copy_creating, load_spec, release_build, rerun_release, root, seeds_dir,
+    status,
+};
 
 const USAGE: &str = "usage: cargo xtask <command>
   spec check                      validate the spec; quotes are checked against the seeds
@@ -97,12 +101,6 @@ const USAGE: &str = "usage: cargo xtask <command>
   fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]
                                   random programs in batches for conformance/fuzz-gpu.sh";
 
-/// The checkout `cargo xtask` was run for (decided at run time; see
-/// `gridcheck_toolchain::checkout_root`).
-pub fn root() -> PathBuf {
-    gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("report")
@@ -113,10 +111,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),
         Some("codegen") => codegen::run(&root(), args.iter().any(|a| a == "--check")),
-        Some("build") => build_cmd(&args[1..]),
+        Some("build") => build::command(&args[1..]),
         Some("plan") => plan::run(&args[1..]),
         Some("toolchain") => toolchain::run(&root(), &args[1..]),
-        Some("conformance") => conformance(&args[1..]),
+        Some("conformance") => harness::run(&args[1..]),
         Some("gpu-bundle") => bundle::run(&args[1..]),
         Some("mutants") => mutants::run(&args[1..]),
         Some("doc") => doc::run(&args[1..]),
@@ -151,74 +149,6 @@ fn error_text(e: &str) -> String {
     } else {
         format!("error: {e}")
     }
-}
-
-/// `build [--arch A] [--jobs N] [--toolchain R]...`: once per toolchain
-/// named, else with the default nvcc.
-fn build_cmd(args: &[String]) -> Result<()> {
-    let root = root();
-    let (arch, jobs) = build_args(&toolchain::strip_flag(args))?;
-    let tcs = toolchain::selected(&root, args)?;
-    if tcs.is_empty() {
-        return build::run(&root, &kernels_root(&root), &arch, jobs, None).map(|_| ());
-    }
-    for t in &tcs {
-        build::run(
-            &root,
-            &toolchain::kernels_dir(&root, Some(t)),
-            &arch,
-            jobs,
-            Some(t),
-        )?;
-    }
-    Ok(())
-}
-
-/// `--arch all|sm_XX[,..]` (default all) and `--jobs N` (default one per
-/// core) of `build` and `gpu-bundle`.
-pub fn build_args(args: &[String]) -> Result<(String, usize)> {
-    let (mut arch, mut jobs) = ("all".to_string(), build::default_jobs());
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match (a.as_str(), it.next()) {
-            ("--arch", Some(v)) => arch = v.clone(),
-            ("--jobs", Some(v)) => {
-                jobs = v
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("--jobs: `{v}` is not a positive number"))?
-            }
-            _ => {
-                return Err(format!(
-                    "usage: cargo xtask build [--arch all|sm_XX[,sm_YY]] [--jobs N]\n\n{USAGE}"
-                ));
-            }
-        }
-    }
-    Ok((arch, jobs))
-}
-
-/// The kernels root of the default toolchain: `target/kernels` (see
-/// `gridcheck_toolchain::binary` for its layout).
-pub fn kernels_root(root: &Path) -> PathBuf {
-    root.join(gridcheck_kernelgen::BUILD_DIR)
-}
-
-/// The seeds directory: $GRIDCHECK_SEEDS, else ../shared/seeds beside the checkout.
-pub fn seeds_dir(root: &Path) -> Option<PathBuf> {
-    gridcheck_spec::seeds::default_dir(root)
-}
-
-pub fn load_spec(root: &Path) -> Result<gridcheck_spec::Spec> {
-    let seeds = match seeds_dir(root) {
-        Some(d) => Some(
-            gridcheck_spec::Seeds::load(&d)
-                .map_err(|e| format!("cannot read the seeds in {}: {e}", d.display()))?,
-        ),
-        None => None,
-    };
-    gridcheck_spec::load_dir(&root.join("spec"), seeds.as_ref()).map_err(|e| e.to_string())
 }
 
 fn spec(args: &[String]) -> Result<()> {
@@ -268,184 +198,6 @@ fn spec(args: &[String]) -> Result<()> {
             "usage: cargo xtask spec check|coverage [--sentences]\n\n{USAGE}"
         )),
     }
-}
-
-pub fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
-    cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))
-}
-
-fn conformance(args: &[String]) -> Result<()> {
-    let root = root();
-    let tcs = toolchain::selected(&root, args)?;
-    if tcs.is_empty() {
-        return conformance_with(&root, args, None);
-    }
-    // Once per toolchain, each into its own results file unless one is
-    // named (records name their toolchain either way).
-    let rest = toolchain::strip_flag(args);
-    let mut failed = Vec::new();
-    for t in &tcs {
-        println!("== toolchain {} (nvcc {})", t.name, t.nvcc.version);
-        let mut a = vec!["--toolchain".to_string(), t.name.clone()];
-        a.extend(rest.iter().cloned());
-        if let Err(e) = conformance_with(&root, &a, Some(t)) {
-            failed.push(format!("toolchain {}: {e}", t.name));
-        }
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(failed.join("\n"))
-    }
-}
-
-fn conformance_with(
-    root: &Path,
-    args: &[String],
-    tc: Option<&gridcheck_toolchain::Toolchain>,
-) -> Result<()> {
-    let (ours, libtest) = match args.iter().position(|a| a == "--") {
-        Some(i) => (&args[..i], &args[i + 1..]),
-        None => (args, &[][..]),
-    };
-    let tiers: Vec<&str> = ours
-        .windows(2)
-        .filter(|w| w[0] == "--tier")
-        .map(|w| w[1].as_str())
-        .collect();
-    // Help and the list run nothing: no GPU probe, no kernel build.
-    let runs = !args
-        .iter()
-        .any(|a| a == "--list" || conformance::options::HELP_FLAGS.contains(&a.as_str()));
-    let gpu_tier = runs && (tiers.is_empty() || tiers.contains(&"gpu"));
-    if gpu_tier {
-        match gridcheck_gpu::probe() {
-            Ok(d) => {
-                println!("GPU: {} ({}), driver {}", d.name, d.sm, d.driver_version);
-                codegen::run(root, true)?;
-                // The device's architecture when nvcc targets it, and the
-                // PTX of every test in any case.
-                let kernels = toolchain::kernels_dir(root, tc);
-                let nvcc = match tc {
-                    Some(t) => t.nvcc.clone(),
-                    None => gridcheck_toolchain::find_nvcc(root)?,
-                };
-                let (targets, _) = build::targets(&nvcc, &kernels)?;
-                let arch = if targets.contains(&d.sm) {
-                    d.sm.clone()
-                } else {
-                    println!(
-                        "nvcc {} does not target {}: the PTX only",
-                        nvcc.version, d.sm
-                    );
-                    "none".into()
-                };
-                build::run(root, &kernels, &arch, build::default_jobs(), tc)?;
-                if ours.iter().any(|a| a == "--mutants" || a == "--tune") {
-                    mutants::build(root, &d.sm)?;
-                }
-            }
-            Err(reason) => println!("GPU tier will not run: {reason}"),
-        }
-    }
-    // The harness in the profile xtask itself is built in (and `cargo
-    // test`), built with xtask's own package selection: xtask depends on
-    // the harness's library, so both resolve the shared dependencies'
-    // features alike and a first run builds them once. Cargo shows its
-    // progress. libtest's terse format unless a format is asked for: a
-    // character a trial, then the summary.
-    let st = status(
-        cargo()
-            .current_dir(root)
-            .args(["build", "-p", "xtask", "-p", "conformance"]),
-    )?;
-    if !st.success() {
-        return Err(format!("cannot build the harness ({st})"));
-    }
-    let harness = harness_path()?;
-    let terse = runs && !args.iter().any(|a| libtest_format_given(a));
-    let st = status(
-        Command::new(&harness)
-            .current_dir(root)
-            .args(ours)
-            .args(libtest)
-            .args(terse.then_some("--quiet")),
-    )?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(format!("conformance failed ({st})"))
-    }
-}
-
-/// The harness binary cargo built beside this xtask (same target directory
-/// and profile).
-fn harness_path() -> Result<PathBuf> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask's own path: {e}"))?;
-    let dir = exe
-        .parent()
-        .ok_or_else(|| format!("{} has no directory", exe.display()))?;
-    Ok(dir.join(format!("conformance{}", std::env::consts::EXE_SUFFIX)))
-}
-
-/// Whether an argument picks libtest's output format itself.
-fn libtest_format_given(a: &str) -> bool {
-    matches!(a, "-q" | "--quiet" | "--format" | "--exact") || a.starts_with("--format=")
-}
-
-/// `cargo build --quiet --release <args>` in the workspace.
-/// Runs `cargo xtask <args> --here` again from a release build, when this
-/// is a debug build: for the commands whose figures are the release
-/// harness's (`bench model`, `fuzz model`).
-pub fn rerun_release(args: &[String]) -> Result<()> {
-    let mut cmd =
-        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(root())
-        .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
-        .args(args)
-        .arg("--here");
-    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "the release build of `{}` failed ({status})",
-            args.join(" ")
-        ))
-    }
-}
-
-pub fn release_build(root: &Path, args: &[&str]) -> Result<()> {
-    let st = status(
-        cargo()
-            .current_dir(root)
-            .args(["build", "--quiet", "--release"])
-            .args(args),
-    )?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(format!("cargo build failed ({st})"))
-    }
-}
-
-/// Copies a file for a bundle.
-pub fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-}
-
-/// [`copy`] into a folder made first if it does not exist.
-pub fn copy_creating(from: &Path, to: &Path) -> Result<()> {
-    if let Some(d) = to.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
-    }
-    copy(from, to)
 }
 
 #[cfg(test)]

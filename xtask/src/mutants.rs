@@ -101,7 +101,7 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Builds every candidate's kernel into `target/kernels/<arch>/<stem>.cubin`.
 pub fn build(root: &Path, arch: &str) -> Result<()> {
     let spec = crate::load_spec(root)?;
-    let build_dir = root.join(gridcheck_kernelgen::BUILD_DIR);
+    let build_dir = gridcheck_toolchain::kernels_dir(root, None);
     let files = write(&spec, &build_dir.join("mutants"))?;
     let nvcc = gridcheck_toolchain::find_nvcc(root)?;
     let mut jobs = Vec::new();

@@ -9,13 +9,14 @@
 //! uses an installed one only with `--toolchain`.
 //!
 //! Which toolchain built what: `cargo xtask build --toolchain 13.5` writes
-//! `target/kernels-nvcc-13.5/<arch>/`, with `toolchain.json` naming nvcc's
+//! the toolchain's kernels root (`gridcheck_toolchain::kernels_dir`,
+//! `target/kernels-nvcc-13.5/<arch>/`), with `toolchain.json` naming nvcc's
 //! version and the device runtime's identity, which the GPU tier records.
 
 use std::path::Path;
 use std::process::Command;
 
-use gridcheck_toolchain::{Toolchain, find_toolchain, installed, is_release, release_key};
+use gridcheck_toolchain::{Toolchain, installed, is_release, release_key};
 
 use crate::Result;
 
@@ -35,43 +36,6 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             Ok(())
         }
         _ => Err(USAGE.into()),
-    }
-}
-
-/// The toolchains `--toolchain` named (several flags, or comma-separated
-/// lists), each found, in the order given; empty: the default toolchain.
-pub fn selected(root: &Path, args: &[String]) -> Result<Vec<Toolchain>> {
-    let mut out: Vec<Toolchain> = Vec::new();
-    for w in args.windows(2).filter(|w| w[0] == "--toolchain") {
-        for name in w[1].split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            if !out.iter().any(|t| t.name == name) {
-                out.push(find_toolchain(root, name)?);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// `args` without the `--toolchain X` pairs.
-pub fn strip_flag(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--toolchain" {
-            it.next();
-        } else {
-            out.push(a.clone());
-        }
-    }
-    out
-}
-
-/// Where the kernels of a toolchain go: `target/kernels` for the default
-/// one, `target/kernels-nvcc-<release>` for an installed one.
-pub fn kernels_dir(root: &Path, t: Option<&Toolchain>) -> std::path::PathBuf {
-    match t {
-        None => root.join(gridcheck_kernelgen::BUILD_DIR),
-        Some(t) => root.join(format!("target/kernels-nvcc-{}", t.name)),
     }
 }
 
@@ -274,20 +238,5 @@ mod tests {
         assert_eq!(pick(&dis, "13.4", false).as_deref(), Some("13.4"));
         assert_eq!(pick(&dis, "13.6", false), None);
         assert_eq!(pick(&cccl, "12.9", true), None);
-    }
-
-    #[test]
-    fn toolchain_flags() {
-        let args = v(&[
-            "--toolchain",
-            "13.0,13.5",
-            "--tier",
-            "static",
-            "--toolchain",
-            "13.2",
-        ]);
-        assert_eq!(strip_flag(&args), v(&["--tier", "static"]));
-        let e = selected(Path::new("/nonexistent"), &args).unwrap_err();
-        assert!(e.contains("toolchain install 13.0"), "{e}");
     }
 }

@@ -53,7 +53,8 @@ impl Inputs {
         }
         let shapes = gridcheck_spec::shapes::load_shapes_file(&root.join("spec"), &spec)
             .map_err(|e| e.to_string())?;
-        let programs = gridcheck_sass::programs::load(&root.join("kernels/sass"))?;
+        let programs =
+            gridcheck_sass::programs::load(&root.join(gridcheck_sass::programs::PROGRAMS_DIR))?;
         Ok(Inputs {
             runs,
             shapes,

@@ -54,10 +54,17 @@ fn the_page_builds_to_html_with_its_anchors() {
     let (inputs, out, _) = common::built("shapes");
     let html = std::fs::read_to_string(out.join("book/shapes.html")).unwrap();
     for shape in &inputs.shapes {
-        assert!(html.contains(&format!("id=\"{}\"", shape.id)), "{}", shape.id);
+        assert!(
+            html.contains(&format!("id=\"{}\"", shape.id)),
+            "{}",
+            shape.id
+        );
     }
     // The tables are tables, not text with pipes.
-    assert!(html.contains("<th>recorded results</th>"), "a table of tests");
+    assert!(
+        html.contains("<th>recorded results</th>"),
+        "a table of tests"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 

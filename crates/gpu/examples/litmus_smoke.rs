@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use gridcheck_gpu::{Budget, Environment, Gpu, LitmusRun, probe};
+use gridcheck_gpu::{Budget, Gpu, LitmusRun, probe};
+use gridcheck_report::Tuning;
 use gridcheck_spec::{Litmus, RuntimeExpect, RuntimeTest, TestBody, render_state};
 
 fn main() {
@@ -37,14 +38,14 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let plain = Environment {
+    let plain = Tuning {
         max_delay_cycles: 0,
         stress_words: 0,
         stress_iters: 0,
         permute: false,
         stress_lines: false,
         line_burst: 0,
-        ..Environment::default()
+        ..Tuning::default()
     };
     let tuned = tuned();
     let only = std::env::var("GC_ONLY").unwrap_or_default();
@@ -90,9 +91,9 @@ fn main() {
 }
 
 /// The default incantations, with `GC_DELAY` and `GC_STRESS` applied.
-fn tuned() -> Environment {
+fn tuned() -> Tuning {
     let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u32>().ok());
-    let mut tuned = Environment::default();
+    let mut tuned = Tuning::default();
     if let Some(d) = env("GC_DELAY") {
         tuned.max_delay_cycles = d;
     }

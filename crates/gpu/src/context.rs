@@ -8,6 +8,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 
 use crate::device::{DeviceInfo, device_info, init_driver};
 use crate::error::{GpuError, drv};
+use crate::watchdog::Watchdog;
 
 /// An open device: a context and one stream.
 pub struct Gpu {
@@ -16,6 +17,8 @@ pub struct Gpu {
     pub(crate) info: DeviceInfo,
     /// The `libcudadevrt.a` a `.ptx` file is linked with at JIT time.
     pub(crate) devrt: Option<std::path::PathBuf>,
+    /// The stall watch of the litmus launches ([`Gpu::watch_stalls`]).
+    pub(crate) watchdog: Option<Watchdog>,
 }
 
 impl fmt::Debug for Gpu {
@@ -39,6 +42,7 @@ impl Gpu {
             stream,
             info,
             devrt: None,
+            watchdog: None,
         })
     }
 
@@ -47,6 +51,33 @@ impl Gpu {
     pub fn with_devrt(mut self, devrt: Option<std::path::PathBuf>) -> Gpu {
         self.devrt = devrt;
         self
+    }
+
+    /// Sets the device runtime of [`Gpu::with_devrt`] on a device already open.
+    pub fn set_devrt(&mut self, devrt: Option<std::path::PathBuf>) {
+        self.devrt = devrt;
+    }
+
+    /// Watches every litmus launch from now on (`watchdog.rs`): a launch
+    /// whose status words do not move for the stall time
+    /// ([`Gpu::set_stall_after`], 2 s until set) is left running and
+    /// `on_stall` is called, once, from the watchdog's thread, with where it
+    /// stalled (words starting with [`crate::watch::STALL`]). Costs nothing
+    /// a launch of the suite would notice; `GRIDCHECK_WATCH`, where set,
+    /// watches instead.
+    pub fn watch_stalls(
+        &mut self,
+        on_stall: impl Fn(String) + Send + 'static,
+    ) -> Result<(), GpuError> {
+        self.watchdog = Some(Watchdog::start(&self.ctx, Box::new(on_stall))?);
+        Ok(())
+    }
+
+    /// The stall time, in seconds, of the watched launches to come.
+    pub fn set_stall_after(&self, seconds: f64) {
+        if let Some(w) = &self.watchdog {
+            w.set_stall_after(seconds);
+        }
     }
 
     pub fn info(&self) -> &DeviceInfo {

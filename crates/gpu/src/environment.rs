@@ -1,17 +1,14 @@
 //! The testing environment of a litmus run: how much work it does
 //! ([`Budget`]), the incantations the generated code implements (the
-//! environment, [`Environment`]: `gridcheck_report::Tuning`, the one type
-//! that tuned files, flags and records share), the parameters every
+//! environment, `gridcheck_report::Tuning`, the one type that tuned files,
+//! flags, jobs and records share), the parameters every
 //! generated kernel receives (`Params`, the Rust mirror of `gc_params` in
 //! `kernels/include/gridcheck.cuh`), and the seeds and co-prime slot
 //! permutations of each launch.
 
 use cudarc::driver::sys;
 
-/// The testing environment: instances, launches, the incantations' knobs
-/// (random delays, stress warps, slot permutation, line burst) and the
-/// mutants' budget. Its default is the built-in environment.
-pub use gridcheck_report::Tuning as Environment;
+use gridcheck_report::Tuning;
 
 /// How much work one litmus run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +22,7 @@ pub struct Budget {
 
 impl Budget {
     /// The instances and launches of `env`, seeded with `seed`.
-    pub fn of(env: &Environment, seed: u64) -> Budget {
+    pub fn of(env: &Tuning, seed: u64) -> Budget {
         Budget {
             instances_per_launch: env.instances,
             launches: env.launches,

@@ -24,7 +24,9 @@
 //! permutations), `litmus` (litmus runs), `histogram` (the GPU histogram's plan and decoding), `runtime`
 //! (runtime tests), `jit` (a module's image: a cubin, or PTX linked with
 //! the device runtime by the driver's JIT linker), `watch` (a run that may
-//! not end, watched: a stall and where, or a long run and its rate).
+//! not end, watched: a stall and where, or a long run and its rate),
+//! `watchdog` (every litmus launch watched from a thread of its own, at no
+//! cost a launch would notice: a stall reported within seconds).
 
 mod context;
 mod device;
@@ -36,10 +38,11 @@ mod litmus;
 mod run_buffers;
 mod runtime;
 pub mod watch;
+pub mod watchdog;
 
 pub use context::Gpu;
 pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_string};
-pub use environment::{Budget, Environment, launch_seed, permutation};
+pub use environment::{Budget, launch_seed, permutation};
 pub use error::{GpuError, cuda_error_name};
 pub use jit::{ImageError, is_ptx};
 pub use litmus::{LitmusRun, LoadedModule, MAX_LIMITED_LAUNCHES};

@@ -14,10 +14,12 @@ use gridcheck_kernelgen::Layout;
 use gridcheck_spec::{KernelLaunch, Limit, Litmus, State};
 
 use crate::context::Gpu;
-use crate::environment::{Budget, Environment, Params, launch_seed, permutation};
+use crate::environment::{Budget, Params, launch_seed, permutation};
 use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
 use crate::watch::{self, WatchCtx, Watcher, watch_launch};
+use crate::watchdog::Watchdog;
+use gridcheck_report::Tuning;
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
@@ -43,7 +45,7 @@ pub struct LitmusRun {
 }
 
 impl Gpu {
-    /// Runs a litmus test in the built-in [`Environment`] (its incantations;
+    /// Runs a litmus test in the built-in [`Tuning`] (its incantations;
     /// `budget` says how much work).
     pub fn run_litmus(
         &self,
@@ -52,7 +54,7 @@ impl Gpu {
         litmus: &Litmus,
         budget: &Budget,
     ) -> Result<LitmusRun, GpuError> {
-        self.run_litmus_with(cubin, test_name, litmus, budget, &Environment::default())
+        self.run_litmus_with(cubin, test_name, litmus, budget, &Tuning::default())
     }
 
     /// Runs `budget.launches` host launches of `budget.instances_per_launch`
@@ -69,7 +71,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         if litmus.limits.is_empty() {
             return self.run_litmus_core(cubin, test_name, litmus, budget, inc);
@@ -115,7 +117,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         if !litmus.limits.is_empty() {
             return Err(GpuError::new(format!(
@@ -134,7 +136,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         let start = Instant::now();
         let module = self.load_module(cubin)?;
@@ -162,7 +164,7 @@ impl Gpu {
         test_name: &str,
         litmus: &Litmus,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<LitmusRun, GpuError> {
         let (module, cubin) = (&loaded.module, loaded.file.as_path());
         let n = budget.instances_per_launch;
@@ -198,6 +200,16 @@ impl Gpu {
             .map_err(drv("cannot prepare the run"))?;
         let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
         let mut watch = self.open_watch(n as usize, &lay)?;
+        // The watchdog (`watchdog.rs`) looks at launches that are waited
+        // for one by one, unless GRIDCHECK_WATCH watches them itself.
+        let dog = self
+            .watchdog
+            .as_ref()
+            .filter(|_| sync_each && watch.is_none());
+        if let Some(d) = dog {
+            d.reserve(&self.ctx, n as usize * lay.status_stride as usize)?;
+        }
+        let dog = dog.map(|d| (d, Arc::new(lay.clone())));
         let launches = Launches {
             stream: &self.stream,
             lay: &lay,
@@ -208,6 +220,7 @@ impl Gpu {
             budget,
             inc,
             sync_each,
+            dog: dog.as_ref().map(|(d, l)| (*d, l)),
         };
         let launches_start = Instant::now();
         for li in 0..budget.launches {
@@ -329,9 +342,11 @@ struct Launches<'a> {
     bufs: &'a RunBuffers,
     test_name: &'a str,
     budget: &'a Budget,
-    inc: &'a Environment,
+    inc: &'a Tuning,
     /// Each launch waited for (not with GRIDCHECK_QUEUE_LAUNCHES).
     sync_each: bool,
+    /// The watchdog, and the layout it reads the status words with.
+    dog: Option<(&'a Watchdog, &'a Arc<Layout>)>,
 }
 
 impl Launches<'_> {
@@ -414,9 +429,17 @@ impl Launches<'_> {
                 return Err(GpuError::new(w.watcher.long_run(t, total)));
             }
         } else if self.sync_each {
-            stream
+            let words = nz * lay.status_stride as usize;
+            let done = u64::from(li) * u64::from(n);
+            // Noted in flight while waited for, cleared before its buffers go.
+            let flight = self
+                .dog
+                .map(|(d, l)| d.launch(li, plain(&status), words, l, done));
+            let waited = stream
                 .synchronize()
-                .map_err(drv(&format!("launch {li} of {} failed", self.test_name)))?;
+                .map_err(drv(&format!("launch {li} of {} failed", self.test_name)));
+            drop(flight);
+            waited?;
         }
         Ok(())
     }

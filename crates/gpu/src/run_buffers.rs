@@ -10,9 +10,10 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DriverError};
 use gridcheck_kernelgen::{Layout, STATUS_NOT_REACHED};
 use gridcheck_spec::{Litmus, State};
 
-use crate::environment::{Budget, Environment};
+use crate::environment::Budget;
 use crate::error::{GpuError, cuda_error_name, driver_error, drv};
 use crate::histogram;
+use gridcheck_report::Tuning;
 
 /// A run's outcome as read back from the GPU (see `LitmusRun`).
 #[derive(Default)]
@@ -94,7 +95,7 @@ impl RunBuffers {
         litmus: &Litmus,
         lay: &Layout,
         budget: &Budget,
-        inc: &Environment,
+        inc: &Tuning,
     ) -> Result<RunBuffers, GpuError> {
         let n = budget.instances_per_launch;
         let nz = n as usize;

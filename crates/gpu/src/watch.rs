@@ -225,34 +225,7 @@ pub(crate) fn watch_launch(c: &WatchCtx, w: &mut Watcher, li: u32) -> Result<(),
             continue;
         }
         last_look = t();
-        // SAFETY: `host` holds `words` u32s and the status buffer at least
-        // as many; the copy is waited for below before `host` is read.
-        let r = unsafe {
-            sys::cuMemcpyDtoHAsync_v2(c.host.cast(), c.status, c.words * 4, c.side.cu_stream())
-        };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(format!("cannot copy the status words back: {r:?}"));
-        }
-        let copy_start = Instant::now();
-        loop {
-            // SAFETY: as above.
-            match unsafe { sys::cuStreamQuery(c.side.cu_stream()) } {
-                sys::CUresult::CUDA_SUCCESS => break,
-                sys::CUresult::CUDA_ERROR_NOT_READY
-                    if copy_start.elapsed() < Duration::from_secs(5) =>
-                {
-                    std::thread::sleep(Duration::from_millis(5))
-                }
-                sys::CUresult::CUDA_ERROR_NOT_READY => {
-                    return Err(format!(
-                        "{} launch {li}: the copy of the status words beside the kernel did not \
-                         complete in 5 s",
-                        STALL
-                    ));
-                }
-                e => return Err(format!("cannot copy the status words back: {e:?}")),
-            }
-        }
+        copy_status(c.side, c.host, c.status, c.words, li)?;
         // SAFETY: the copy into `host` (`words` u32s) has completed.
         let host = unsafe { std::slice::from_raw_parts(c.host, c.words) };
         if let Some(stall) = w.observe(t(), li, Progress::of(c.lay, host), c.lay) {
@@ -263,6 +236,47 @@ pub(crate) fn watch_launch(c: &WatchCtx, w: &mut Watcher, li: u32) -> Result<(),
         }
     }
 }
+
+/// Copies a launch's status words (`words` u32s at `status`) into the
+/// page-locked `host` on the `side` stream, beside a kernel that may not
+/// end, and waits for the copy: `Err` with a stall's message when it does
+/// not complete in 5 s (a kernel the copy cannot run beside), or with the
+/// driver's error.
+pub(crate) fn copy_status(
+    side: &CudaStream,
+    host: *mut u32,
+    status: sys::CUdeviceptr,
+    words: usize,
+    li: u32,
+) -> Result<(), String> {
+    // SAFETY: `host` holds `words` u32s and the status buffer at least as
+    // many; the copy is waited for below before `host` is read.
+    let r = unsafe { sys::cuMemcpyDtoHAsync_v2(host.cast(), status, words * 4, side.cu_stream()) };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(format!("cannot copy the status words back: {r:?}"));
+    }
+    let copy_start = Instant::now();
+    loop {
+        // SAFETY: the stream is live; a query only reads its state.
+        match unsafe { sys::cuStreamQuery(side.cu_stream()) } {
+            sys::CUresult::CUDA_SUCCESS => return Ok(()),
+            sys::CUresult::CUDA_ERROR_NOT_READY if copy_start.elapsed() < COPY_LIMIT => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            sys::CUresult::CUDA_ERROR_NOT_READY => {
+                return Err(format!(
+                    "{STALL} launch {li}: the copy of the status words beside the kernel did not \
+                     complete in {} s",
+                    COPY_LIMIT.as_secs()
+                ));
+            }
+            e => return Err(format!("cannot copy the status words back: {e:?}")),
+        }
+    }
+}
+
+/// How long a copy of the status words beside a kernel may take.
+const COPY_LIMIT: Duration = Duration::from_secs(5);
 
 #[cfg(test)]
 mod tests {

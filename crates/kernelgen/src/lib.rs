@@ -63,10 +63,6 @@ pub const GENERATED_DIR: &str = "kernels/generated";
 /// Where `gridcheck.cuh` lives, relative to the repository root (pass it to
 /// nvcc with `-I`).
 pub const INCLUDE_DIR: &str = "kernels/include";
-/// Where `cargo xtask build` puts what it builds, relative to the repository
-/// root: `<arch>/<test>.cubin`, a host test's `<arch>/<test>.host`, and the
-/// objects under `obj/<arch>/`. The harness reads the cubins from there.
-pub const BUILD_DIR: &str = "target/kernels";
 /// The generated `.cu` file name for a test, e.g. `mp-parent-child-own-write.cu`.
 pub fn file_name(test: &Test) -> String {
     format!("{}.cu", test.name)

@@ -10,7 +10,7 @@ use crate::operators::Operator;
 pub const SEPARATOR: char = '~';
 
 /// One application of an operator to a test: a mutant if the oracles agree.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// `<test>~<operator>` or `<test>~<operator>-<k>`.
     pub name: String,

@@ -6,7 +6,9 @@
 use gridcheck_spec::{KernelLaunch, Litmus, Op, StreamRef};
 
 /// One way to remove a guarantee.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Operator {
     /// Drop one `syncthreads` from every thread of its kernel.
     DropSyncthreads,

@@ -114,6 +114,14 @@ impl TrialId {
         TrialId::new(Tier::Gpu, Some(sm), rule, test)
     }
 
+    /// The name of a mutant's trial (`--mutants`):
+    /// `mutant/<sm>/<test>~<operator>`. A mutant is no tier's trial (its
+    /// record is a `MutantRecord`, keyed by the mutant's name), so it has
+    /// a name and no id.
+    pub fn mutant_name(sm: &str, mutant: &str) -> String {
+        format!("mutant/{sm}/{mutant}")
+    }
+
     /// A machine-code trial: `sass/<toolchain>/<sm>/<rule>/<test>`.
     pub fn sass(toolchain: &str, sm: &str, rule: &str, test: &str) -> TrialId {
         TrialId {

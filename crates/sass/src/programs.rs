@@ -30,6 +30,10 @@ use crate::presence::{Waits, ptx_waits, sass_waits};
 /// The manifest's file name in the programs' directory.
 pub const MANIFEST: &str = "programs.toml";
 
+/// Where the user programs and their manifest are, relative to the
+/// repository root.
+pub const PROGRAMS_DIR: &str = "kernels/sass";
+
 /// What a program's order check must find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

@@ -67,7 +67,9 @@ impl fmt::Display for Origin {
 }
 
 /// Which CUDA semantics a rule belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Profile {
     /// CUDA Dynamic Parallelism as of CUDA 12 (the default on compute capability 9.0).
     Cdp2,
@@ -297,7 +299,7 @@ impl fmt::Display for Verdict {
 
 /// A small concurrent scenario: kernels, their threads' operations, and a
 /// condition over the final state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Litmus {
     /// Global memory locations with their initial values, in declaration order.
     pub memory: Vec<(String, u32)>,
@@ -365,7 +367,7 @@ impl Litmus {
 /// A kernel of a litmus test: a grid of one block (threads `tN`) or of
 /// several (threads `bM.tN`, every block `b0` to the highest with at least
 /// one); a test uses representative threads, not whole blocks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Kernel {
     pub name: String,
     pub launch: KernelLaunch,
@@ -389,7 +391,7 @@ impl Kernel {
 }
 
 /// How a kernel is started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KernelLaunch {
     /// Launched from the host into the test's one host stream, in kernel
     /// declaration order. `pdl` sets the launch attribute
@@ -399,7 +401,7 @@ pub enum KernelLaunch {
     Device,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Thread {
     /// `t0`, `t1`, ...: `tN` is thread index N of the kernel's one block;
     /// in a kernel of several blocks `bM.tN` is thread N of block M (see
@@ -422,7 +424,7 @@ impl Thread {
 }
 
 /// One operation of a modeled GPU thread.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     /// `store x 1`: a plain (weak) global store.
     Store { loc: String, value: u32 },
@@ -493,7 +495,7 @@ impl fmt::Display for Op {
 }
 
 /// The stream a device-side launch goes into.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum StreamRef {
     /// The implicit NULL stream of the launching thread block.
     Null,

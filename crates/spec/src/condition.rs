@@ -24,12 +24,12 @@ use crate::limits::{MAX_CONDITION_NESTING, MAX_CONDITION_TERMS};
 use crate::state::State;
 
 /// `exists <expr>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Condition {
     pub expr: Expr,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Expr {
     Cmp { term: String, eq: bool, value: u32 },
     Not(Box<Expr>),

@@ -27,7 +27,7 @@ pub enum CompileExpect {
 /// A runtime test: a hand-written CUDA program whose entry kernel writes
 /// named 32-bit outputs that must have the expected values, or whose module
 /// must fail to load with an expected error.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RuntimeTest {
     pub arch: String,
     pub flags: Vec<String>,
@@ -43,7 +43,7 @@ pub struct RuntimeTest {
     pub expect: RuntimeExpect,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RuntimeExpect {
     /// Each named output compared with a value.
     Values(Vec<(String, Check)>),
@@ -75,7 +75,7 @@ pub struct HostTest {
 }
 
 /// `== 3`, `>= 16`, `cudaErrorLaunchPendingCountExceeded` (equality).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Check {
     pub op: CmpOp,
     pub value: u32,
@@ -83,7 +83,7 @@ pub struct Check {
     pub text: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CmpOp {
     Eq,
     Ne,
@@ -107,7 +107,7 @@ impl Check {
 }
 
 /// Context limits a runtime test may set (`cuCtxSetLimit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Limit {
     /// `cudaLimitDevRuntimePendingLaunchCount`.
     DevRuntimePendingLaunchCount,

@@ -27,6 +27,7 @@ pub use nvcc::{
 };
 pub use root::{COMMIT_VAR, checkout_commit, checkout_of, checkout_root, resolve_root, run_commit};
 pub use toolchains::{
-    PACKAGES, TOOLCHAINS_DIR, Toolchain, disassembler, find_toolchain, fnv1a64, installed,
-    is_release, release_key, release_of, venv_bin,
+    PACKAGES, TOOLCHAINS_DIR, Toolchain, add_releases, disassembler, find_toolchain, fnv1a64,
+    installed, is_release, kernels_dir, kernels_folder, release_key, release_of,
+    release_of_kernels_folder, venv_bin,
 };

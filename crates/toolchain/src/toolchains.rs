@@ -61,6 +61,58 @@ pub fn is_release(name: &str) -> bool {
     num(parts.next()) && num(parts.next()) && parts.next().is_none()
 }
 
+/// The name of the kernels root of a toolchain (`None`: the default one):
+/// `kernels`, or `kernels-nvcc-<release>` for an installed release. The one
+/// spelling of it: under the checkout's `target/` ([`kernels_dir`]), in a
+/// GPU bundle (`.gpu-bundle/<name>`), and for the bundle's scripts, which
+/// ask the harness (`conformance --kernels-folder <release>`).
+pub fn kernels_folder(release: Option<&str>) -> String {
+    match release {
+        None => "kernels".into(),
+        Some(r) => format!("{TOOLCHAIN_KERNELS}{r}"),
+    }
+}
+
+/// The release whose kernels root a folder of that name is
+/// ([`kernels_folder`]), or `None` when it is no toolchain's.
+pub fn release_of_kernels_folder(name: &str) -> Option<&str> {
+    name.strip_prefix(TOOLCHAIN_KERNELS)
+        .filter(|r| is_release(r))
+}
+
+const TOOLCHAIN_KERNELS: &str = "kernels-nvcc-";
+
+/// Where `cargo xtask build` puts a toolchain's kernels in the checkout
+/// `root`: `target/<kernels_folder>`, the harness's default kernels root.
+pub fn kernels_dir(root: &Path, release: Option<&str>) -> PathBuf {
+    root.join("target").join(kernels_folder(release))
+}
+
+/// Adds the releases a `--toolchain` value names to `into`, in order and
+/// each once: one release, or several separated by commas (`13.0,13.5`).
+/// The one reading of the flag's value, for the harness and `cargo xtask`.
+pub fn add_releases(into: &mut Vec<String>, value: &str) -> Result<(), String> {
+    let names: Vec<&str> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        return Err("expected a CUDA release such as 13.5, or several: 13.0,13.5".into());
+    }
+    if let Some(name) = names.iter().find(|n| !is_release(n)) {
+        return Err(format!(
+            "`{name}` is not a toolchain: expected a CUDA release such as 13.5"
+        ));
+    }
+    for name in names {
+        if !into.iter().any(|n| n == name) {
+            into.push(name.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// The `site-packages` directories of a virtual environment.
 fn site_packages(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir.join("lib"))
@@ -244,6 +296,48 @@ pub fn disassembler(root: &Path, t: &Toolchain) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_toolchains_kernels_folder_is_named_one_way_and_read_back() {
+        assert_eq!(kernels_folder(None), "kernels");
+        assert_eq!(kernels_folder(Some("13.5")), "kernels-nvcc-13.5");
+        assert_eq!(
+            kernels_dir(Path::new("/r"), Some("13.5")),
+            Path::new("/r/target/kernels-nvcc-13.5")
+        );
+        assert_eq!(
+            kernels_dir(Path::new("/r"), None),
+            Path::new("/r/target/kernels")
+        );
+        assert_eq!(release_of_kernels_folder("kernels-nvcc-13.5"), Some("13.5"));
+        for not in [
+            "kernels",
+            "kernels-nvcc-",
+            "kernels-nvcc-13.5.tar.xz",
+            "kernels-nvcc-x",
+        ] {
+            assert_eq!(release_of_kernels_folder(not), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn a_toolchain_flag_names_releases_in_order_each_once() {
+        let mut v = Vec::new();
+        add_releases(&mut v, "13.0, 13.5").unwrap();
+        add_releases(&mut v, "13.2,13.0").unwrap();
+        assert_eq!(v, ["13.0", "13.5", "13.2"]);
+        assert!(
+            add_releases(&mut v, "13.1,13.x")
+                .unwrap_err()
+                .contains("`13.x` is not a toolchain")
+        );
+        assert!(
+            add_releases(&mut v, ",")
+                .unwrap_err()
+                .contains("such as 13.5")
+        );
+        assert_eq!(v.len(), 3, "an error adds nothing new");
+    }
 
     #[test]
     fn releases() {

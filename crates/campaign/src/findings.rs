@@ -1,13 +1,16 @@
 //! A campaign's programs classified and grouped: what a GPU run of a
-//! program shows against the oracle's final states ([`classify`]), the
-//! shape of a program (its skeleton without values, locations or names:
-//! [`shape`]) by which findings are deduplicated, and the device-runtime
-//! hangs known beforehand ([`known_hang`]).
+//! program shows against the oracle's final states ([`classify`]), each
+//! program's record ([`ProgramRecord`]), and the findings grouped by class
+//! and shape ([`distinct`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gridcheck_spec::{KernelLaunch, Litmus, Op, State, StreamRef, Verdict};
+use gridcheck_spec::{Litmus, State, Verdict};
 use serde::{Deserialize, Serialize};
+
+use crate::batch::Batch;
+use crate::known::KnownHangs;
+use crate::shape::Shape;
 
 /// What became of one program on the GPU (a worker's report, or what the
 /// campaign saw of the worker).
@@ -52,6 +55,35 @@ pub enum Class {
 impl Class {
     pub fn is_finding(self) -> bool {
         !matches!(self, Class::Pass | Class::NotRun)
+    }
+
+    /// Its name in records and file names (`launch-error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Pass => "pass",
+            Class::Violation => "violation",
+            Class::Unmodeled => "unmodeled",
+            Class::Hang => "hang",
+            Class::LaunchError => "launch-error",
+            Class::NotRun => "not-run",
+        }
+    }
+}
+
+impl Outcome {
+    /// The instances that ran to their end (a run's; none for a hang, an
+    /// error or a program not run).
+    pub fn instances(&self) -> u64 {
+        match self {
+            Outcome::Ran { instances, .. } => *instances,
+            _ => 0,
+        }
+    }
+
+    /// Whether it ends the worker that ran it (the context is left
+    /// unusable: the worker is killed, or stops, after it).
+    pub fn ends_worker(&self) -> bool {
+        matches!(self, Outcome::Hang { .. } | Outcome::Error { .. })
     }
 }
 
@@ -123,89 +155,6 @@ fn state_text(s: &State) -> String {
         .join(" ")
 }
 
-fn stream_kind(s: &StreamRef) -> &'static str {
-    match s {
-        StreamRef::Null => "null",
-        StreamRef::Tail => "tail",
-        StreamRef::FireAndForget => "faf",
-        StreamRef::Named(_) => "named",
-    }
-}
-
-/// One operation without its values, locations, registers or names.
-fn op_kind(o: &Op) -> String {
-    match o {
-        Op::Store { .. } => "st".into(),
-        Op::Load { .. } => "ld".into(),
-        Op::SyncThreads => "bar".into(),
-        Op::Launch { stream, .. } => format!("launch-{}", stream_kind(stream)),
-        Op::Trigger => "trigger".into(),
-        Op::GridDependencySync => "gridsync".into(),
-        Op::DeviceSynchronize { .. } => "devsync".into(),
-        Op::GetLastError { .. } => "geterr".into(),
-        Op::PeekAtLastError { .. } => "peekerr".into(),
-        Op::EventRecord { stream, .. } => format!("record-{}", stream_kind(stream)),
-        Op::StreamWaitEvent { stream, .. } => format!("wait-{}", stream_kind(stream)),
-    }
-}
-
-/// A program's skeleton: per kernel its launch kind and per thread its
-/// operations' kinds, e.g. `host[st launch-tail|ld] device[ld]`.
-pub fn shape(l: &Litmus) -> String {
-    l.kernels
-        .iter()
-        .map(|k| {
-            let launch = match k.launch {
-                KernelLaunch::Host { pdl: false } => "host",
-                KernelLaunch::Host { pdl: true } => "host-pdl",
-                KernelLaunch::Device => "device",
-            };
-            let threads: Vec<String> = k
-                .threads
-                .iter()
-                .map(|t| t.ops.iter().map(op_kind).collect::<Vec<_>>().join(" "))
-                .collect();
-            format!("{launch}[{}]", threads.join("|"))
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The device-runtime hangs known before the campaign (GPU.md): two
-/// `cudaEventRecord` in one thread; a trigger, then a tail launch, in a
-/// host-launched grid. The pattern a program matches, if any.
-pub fn known_hang(l: &Litmus) -> Option<&'static str> {
-    for k in &l.kernels {
-        for t in &k.threads {
-            let records = t
-                .ops
-                .iter()
-                .filter(|o| matches!(o, Op::EventRecord { .. }))
-                .count();
-            if records >= 2 {
-                return Some("two event records in one thread");
-            }
-            let host = matches!(k.launch, KernelLaunch::Host { .. });
-            let trigger = t.ops.iter().position(|o| matches!(o, Op::Trigger));
-            let tail_after = trigger.is_some_and(|i| {
-                t.ops[i..].iter().any(|o| {
-                    matches!(
-                        o,
-                        Op::Launch {
-                            stream: StreamRef::Tail,
-                            ..
-                        }
-                    )
-                })
-            });
-            if host && tail_after {
-                return Some("trigger then tail launch in a host-launched grid");
-            }
-        }
-    }
-    None
-}
-
 /// One program's record in `campaign.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgramRecord {
@@ -215,10 +164,66 @@ pub struct ProgramRecord {
     pub class: Class,
     pub detail: String,
     pub shape: String,
+    /// The known hang (its fact's key) whose test's shape the program
+    /// embeds (`known.rs`), if any.
     pub known_hang: Option<String>,
     /// Which oracle(s) gave the allowed states.
     pub oracle: String,
     pub outcome: Outcome,
+    /// The worker process that ran it (numbered through the campaign) and
+    /// its place in that worker's run (0 first): the programs of the same
+    /// batch and worker with a smaller `seq` ran before it, in that
+    /// process, in that order. Absent where it did not run, and in records
+    /// of campaigns older than these fields (`context.rs` infers them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u32>,
+}
+
+impl ProgramRecord {
+    /// Program `index` of batch `b` classified against its oracle's states,
+    /// with its shape and the known hang it embeds; `ran_in` the worker
+    /// and the place in it, where it ran.
+    pub fn of(
+        b: &Batch,
+        index: usize,
+        outcome: Outcome,
+        known: &KnownHangs,
+        ran_in: Option<(u64, u32)>,
+    ) -> ProgramRecord {
+        let p = &b.programs[index];
+        let (class, detail, shape, known_hang) = match &b.parsed[index] {
+            Ok((_, l)) => {
+                let (c, d) = classify(l, &p.states, &outcome);
+                let k = known.matching(l).map(|k| k.fact.clone());
+                (c, d, Shape::of(l).to_string(), k)
+            }
+            Err(e) => (Class::NotRun, e.clone(), String::new(), None),
+        };
+        ProgramRecord {
+            batch: b.name.clone(),
+            index,
+            name: p.name.clone(),
+            class,
+            detail,
+            shape,
+            known_hang,
+            oracle: p.oracle.clone(),
+            outcome,
+            worker: ran_in.map(|w| w.0),
+            seq: ran_in.map(|w| w.1),
+        }
+    }
+}
+
+/// How many records of each class.
+pub fn class_counts(records: &[ProgramRecord]) -> BTreeMap<Class, usize> {
+    let mut m = BTreeMap::new();
+    for r in records {
+        *m.entry(r.class).or_default() += 1;
+    }
+    m
 }
 
 /// Findings grouped by (class, shape): each group's records, in order.
@@ -233,13 +238,7 @@ pub fn distinct(records: &[ProgramRecord]) -> BTreeMap<(Class, String), Vec<&Pro
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn litmus(threads: &str, cond: &str, expect: &str) -> Litmus {
-        let yaml = format!(
-            "rules:\n  - id: cdp2.t.r\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: k0\n        launch: host\n        threads:\n{threads}      - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: {cond}\n    expect: {expect}\n"
-        );
-        gridcheck_spec::render::load_litmus(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
-    }
+    use crate::shape::tests::litmus;
 
     fn st(x: u32, r: u32) -> State {
         State::from([("x".to_string(), x), ("k1.t0.r0".to_string(), r)])
@@ -303,44 +302,6 @@ mod tests {
     }
 
     #[test]
-    fn shapes_forget_values_and_names_and_known_hangs_are_recognised() {
-        let a = litmus(
-            "          t0: [store x 1, launch k1 tail]\n",
-            "exists x == 1",
-            "allowed",
-        );
-        let b = litmus(
-            "          t0: [store x 2, launch k1 tail]\n",
-            "exists x == 0",
-            "allowed",
-        );
-        assert_eq!(shape(&a), shape(&b));
-        assert_eq!(shape(&a), "host[st launch-tail] device[ld]");
-        let c = litmus(
-            "          t0: [launch k1 tail, store x 2]\n",
-            "exists x == 0",
-            "allowed",
-        );
-        assert_ne!(shape(&a), shape(&c));
-        assert_eq!(known_hang(&a), None);
-        let t = litmus(
-            "          t0: [trigger, launch k1 tail]\n",
-            "exists x == 0",
-            "allowed",
-        );
-        assert_eq!(
-            known_hang(&t),
-            Some("trigger then tail launch in a host-launched grid")
-        );
-        let e = litmus(
-            "          t0: [record e1, record e2, launch k1 tail]\n",
-            "exists x == 0",
-            "allowed",
-        );
-        assert_eq!(known_hang(&e), Some("two event records in one thread"));
-    }
-
-    #[test]
     fn findings_group_by_class_and_shape() {
         let rec = |i: usize, class: Class, shape: &str| ProgramRecord {
             batch: "b0000".into(),
@@ -354,6 +315,8 @@ mod tests {
             outcome: Outcome::NotRun {
                 reason: String::new(),
             },
+            worker: None,
+            seq: None,
         };
         let rs = [
             rec(0, Class::Hang, "a"),

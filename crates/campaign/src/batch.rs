@@ -1,43 +1,14 @@
-//! `conformance campaign DIR`: random programs at scale on one GPU. `cargo
-//! xtask fuzz gpu` writes batches of programs (`DIR/batches/bNNNN/`: one
-//! `batch.cu` holding every program of the batch, one namespace each, and
-//! `programs.jsonl`, each program's spec YAML and the axiomatic model's
-//! final states); this command
-//!
-//! 1. compiles each batch once (`compile.rs`: `nvcc -rdc=true -cubin`, then
-//!    `-dlink -cubin -lcudadevrt`), batches in parallel, each nvcc under a
-//!    time limit;
-//! 2. runs each batch in one worker process (`batch_worker.rs`, driven by
-//!    `run.rs`: the module loaded
-//!    once, every program a few launches of many instances, each launch
-//!    watched), one JSON line a program appended to `campaign.jsonl` as it
-//!    finishes; a worker that stops (a hang, a fault, a kill at the
-//!    deadline) is restarted after the program in flight, which is
-//!    classified;
-//! 3. classifies (`findings.rs`: violation, unmodeled, hang, launch-error),
-//!    groups findings by shape, shrinks one program of each group on the
-//!    GPU (`shrink.rs`) and writes `findings.jsonl`, one `.yaml` a distinct
-//!    finding and `summary.txt`.
-//!
-//! `--dry-run` compiles and checks every batch (each program's YAML loads,
-//! its kernels are in the cubin's source) and runs nothing on a GPU.
-
-mod args;
-mod batch_worker;
-mod compile;
-pub mod findings;
-mod report;
-mod run;
-pub mod shrink;
+//! A campaign's programs on disk. `cargo xtask fuzz gpu` writes batches of
+//! programs (`DIR/batches/bNNNN/programs.jsonl`: each program's spec YAML
+//! and the oracle's final states, [`CampaignProgram`]); each batch's
+//! `batch.cu` (every program's kernels in a namespace of its own) is written
+//! where it is compiled, into `batch.cubin`. [`Batch`] is one batch read
+//! back with its programs' tests.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use gridcheck_spec::{Litmus, State, Test, TestBody};
+use gridcheck_spec::{Litmus, Profile, State, Test, TestBody};
 use serde::{Deserialize, Serialize};
-
-pub use args::{Args, USAGE};
-pub use batch_worker::{FAKE_GPU, worker_main};
 
 /// A batch's directory under the campaign's.
 pub const BATCHES: &str = "batches";
@@ -61,12 +32,17 @@ pub struct CampaignProgram {
 }
 
 impl CampaignProgram {
-    /// The test, loaded through the spec loader.
-    pub fn test(&self) -> Result<Test, String> {
+    /// The program's spec document, loaded through the spec loader.
+    fn spec(&self) -> Result<gridcheck_spec::Spec, String> {
         let file = PathBuf::from(format!("{}.yaml", self.name));
-        let spec = gridcheck_spec::load_sources(&[(file, self.yaml.clone())], None)
-            .map_err(|e| format!("program {}: {e}", self.name))?;
-        spec.tests
+        gridcheck_spec::load_sources(&[(file, self.yaml.clone())], None)
+            .map_err(|e| format!("program {}: {e}", self.name))
+    }
+
+    /// The test.
+    pub fn test(&self) -> Result<Test, String> {
+        self.spec()?
+            .tests
             .into_iter()
             .next()
             .ok_or_else(|| format!("program {}: its YAML holds no test", self.name))
@@ -82,6 +58,28 @@ impl CampaignProgram {
             }
             _ => Err(format!("program {} is not a litmus test", self.name)),
         }
+    }
+
+    /// The profile of its one rule (CDP2 where it names none).
+    pub fn profile(&self) -> Profile {
+        self.spec()
+            .ok()
+            .and_then(|s| s.rules.first().map(|r| r.profile))
+            .unwrap_or(Profile::Cdp2)
+    }
+
+    /// A program of `l` named `name`, its expectation and states the
+    /// axiomatic model's; `None` where the model cannot decide it.
+    pub fn decided(profile: Profile, name: &str, l: &Litmus) -> Option<CampaignProgram> {
+        let o = gridcheck_axiom::check(l).ok()?;
+        let mut l = l.clone();
+        l.expect = o.verdict;
+        Some(CampaignProgram {
+            yaml: gridcheck_spec::render::litmus_spec_yaml(profile, name, &l),
+            name: name.to_string(),
+            states: o.states.into_iter().collect(),
+            oracle: "axiom".into(),
+        })
     }
 }
 
@@ -159,43 +157,82 @@ pub fn batches(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(v)
 }
 
-/// `conformance campaign ...`.
-pub fn main(argv: &[String], root: &Path) -> ExitCode {
-    if argv.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
+/// A batch's programs with their tests, ready to run and classify.
+pub struct Batch {
+    /// Its directory's name (`b0042`).
+    pub name: String,
+    pub dir: PathBuf,
+    pub programs: Vec<CampaignProgram>,
+    pub parsed: Vec<Result<(Test, Litmus), String>>,
+}
+
+impl Batch {
+    pub fn read(dir: &Path) -> Result<Batch, String> {
+        let programs = read_batch(dir)?;
+        let parsed = programs.iter().map(CampaignProgram::litmus).collect();
+        Ok(Batch {
+            name: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            dir: dir.to_path_buf(),
+            programs,
+            parsed,
+        })
     }
-    let a = match Args::parse(argv, root) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run::campaign(&a) {
-        Ok(clean) if clean => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("campaign: {e}");
-            ExitCode::from(2)
-        }
+
+    /// The litmus body of program `i`, if it loads.
+    pub fn litmus(&self, i: usize) -> Option<&Litmus> {
+        self.parsed.get(i)?.as_ref().ok().map(|(_, l)| l)
     }
 }
 
+/// A dry run's check of a compiled batch: every program loads, and the
+/// cubin holds each program's kernels.
+pub fn dry_check(b: &Batch) -> Result<(), String> {
+    let cubin = b.dir.join(CUBIN);
+    let bytes =
+        std::fs::read(&cubin).map_err(|e| format!("cannot read {}: {e}", cubin.display()))?;
+    // The ELF string table: every symbol, NUL-terminated.
+    let strings: std::collections::HashSet<&[u8]> = bytes.split(|&c| c == 0).collect();
+    for (p, t) in b.programs.iter().zip(&b.parsed) {
+        let (t, l) = t.as_ref().map_err(Clone::clone)?;
+        for k in &l.kernels {
+            let sym = gridcheck_kernelgen::kernel_symbol(&t.name, &k.name);
+            if !strings.contains(sym.as_bytes()) {
+                return Err(format!(
+                    "{}: kernel `{sym}` of {} is not in it",
+                    cubin.display(),
+                    p.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn program(name: &str, ops: &str) -> CampaignProgram {
+    /// A program whose host kernel `k0`'s thread runs `ops` and whose
+    /// device kernel `k1` loads x, with the axiomatic model's states.
+    pub fn program(name: &str, ops: &str) -> CampaignProgram {
         let yaml = format!(
             "rules:\n  - id: cdp2.t.{name}\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{name}]\ntests:\n  - name: {name}\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: k0\n        launch: host\n        threads:\n          t0: [{ops}]\n      - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists x == 1\n    expect: allowed\n"
         );
-        CampaignProgram {
+        let mut p = CampaignProgram {
             name: name.into(),
             yaml,
             states: Vec::new(),
             oracle: "axiom".into(),
+        };
+        if let Ok((_, l)) = p.litmus() {
+            p.states = gridcheck_axiom::check(&l)
+                .map(|o| o.states.into_iter().collect())
+                .unwrap_or_default();
         }
+        p
     }
 
     /// A batch of two programs written, read back, and (where nvcc is
@@ -213,6 +250,7 @@ mod tests {
         write_batch(&b, &ps).unwrap();
         assert_eq!(read_batch(&b).unwrap(), ps);
         assert_eq!(batches(&dir).unwrap(), std::slice::from_ref(&b));
+        assert_eq!(ps[0].profile(), Profile::Cdp2);
         std::fs::write(b.join(PROGRAMS), "{\"name\": 1}\n").unwrap();
         let e = read_batch(&b).unwrap_err();
         assert!(e.contains("programs.jsonl:1: not a program"), "{e}");
@@ -222,14 +260,15 @@ mod tests {
             eprintln!("no nvcc: the batch is not compiled");
             return;
         };
-        compile::batch(&nvcc, &root.join(gridcheck_kernelgen::INCLUDE_DIR), &b, 300).unwrap();
-        let batch = run::Batch::read(&b).unwrap();
-        run::dry_check(&batch).unwrap();
+        crate::compile::batch(&nvcc, &root.join(gridcheck_kernelgen::INCLUDE_DIR), &b, 300)
+            .unwrap();
+        let batch = Batch::read(&b).unwrap();
+        dry_check(&batch).unwrap();
         // A program whose kernels are not in the module is caught.
         let mut other = batch;
         other.programs[0] = program("fuzz-9-7", "store x 1, launch k1");
         other.parsed[0] = other.programs[0].litmus();
-        assert!(run::dry_check(&other).unwrap_err().contains("fuzz_9_7__k0"));
+        assert!(dry_check(&other).unwrap_err().contains("fuzz_9_7__k0"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,8 +1,9 @@
 //! A campaign's batches compiled: each `batch.cu` written from the batch's
-//! programs where it is missing or older than they are, and compiled once (`nvcc -rdc=true
-//! -cubin`, then `nvcc -dlink -cubin -lcudadevrt` into `batch.cubin`), the
-//! batches in parallel, each nvcc under a time limit. A cubin newer than its
-//! source and the header is kept.
+//! programs where it is missing or older than they are, and compiled once
+//! (`nvcc -rdc=true -cubin`, then `nvcc -dlink -cubin -lcudadevrt` into
+//! `batch.cubin`), the batches in parallel, each nvcc under a time limit.
+//! A cubin newer than its source and the header is kept. With the stand-in
+//! GPU nothing is compiled.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,8 +12,9 @@ use std::time::Instant;
 
 use gridcheck_toolchain::Nvcc;
 
-use super::{CUBIN, PROGRAMS, SOURCE};
-use crate::worker::run_with_timeout;
+use crate::batch::{Batch, CUBIN, CampaignProgram, PROGRAMS, SOURCE, write_batch, write_source};
+use crate::child::run_with_timeout;
+use crate::fake::FAKE_GPU;
 
 /// The architecture a campaign compiles for (the H100 and H200).
 pub const ARCH: &str = "sm_90";
@@ -51,7 +53,7 @@ pub fn batch(n: &Nvcc, include: &Path, dir: &Path, timeout: u64) -> Result<(), S
     let obj = dir.join("batch.o");
     let cubin = dir.join(CUBIN);
     if !fresh(&src, &[dir.join(PROGRAMS)]) {
-        super::write_source(dir)?;
+        write_source(dir)?;
     }
     if fresh(&cubin, &[src.clone(), include.join("gridcheck.cuh")]) {
         return Ok(());
@@ -122,4 +124,31 @@ pub fn all(
         .map(|r| r.unwrap_or_else(|| Err("not compiled".into())))
         .collect();
     (r, start.elapsed().as_secs_f64())
+}
+
+/// Whether batches are compiled at all: the stand-in GPU (`fake.rs`) loads
+/// no module.
+pub fn needed() -> bool {
+    std::env::var_os(FAKE_GPU).is_none()
+}
+
+/// `programs` written as a batch in `dir`, compiled (where [`needed`]) and
+/// read back.
+pub fn prepared(
+    root: &Path,
+    dir: &Path,
+    programs: &[CampaignProgram],
+    timeout: u64,
+) -> Result<Batch, String> {
+    write_batch(dir, programs)?;
+    if needed() {
+        let nvcc = gridcheck_toolchain::find_nvcc(root)?;
+        batch(
+            &nvcc,
+            &root.join(gridcheck_kernelgen::INCLUDE_DIR),
+            dir,
+            timeout,
+        )?;
+    }
+    Batch::read(dir)
 }

@@ -1,7 +1,7 @@
 //! A finding shrunk: smaller programs (a kernel, a thread or an operation
 //! dropped; [`candidates`]) tried while the finding persists, within a time
 //! budget ([`shrink`]). What "persists" means is the caller's: on the GPU it
-//! is the same class in a rebuilt and rerun candidate (`report.rs`); the
+//! is the same class in a rebuilt and rerun candidate (`leads.rs`); the
 //! driver itself knows nothing of GPUs.
 
 use std::time::Instant;

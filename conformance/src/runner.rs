@@ -1,0 +1,220 @@
+//! What runs the trials: the GPU tier's devices (one worker process at a
+//! time on each), the staying workers, and the results computed once a
+//! test (the model's exploration, the GPU run). Each GPU trial's run is
+//! resolved here once, into the job its worker gets (`job.rs`): the test's
+//! body, the binary chosen for the device, the testing environment, the
+//! seed, the timeout and the stall time, and the device.
+
+use gridcheck_gpu::DeviceInfo;
+use gridcheck_report::{ModelSummary, Status, Tier, TrialId};
+use gridcheck_spec::{Litmus, Test, TestBody};
+use gridcheck_toolchain::binary::Choice;
+
+use crate::cache::Cache;
+use crate::devices::{Place, Pool};
+use crate::facts;
+use crate::host::{self, HostRun};
+use crate::job::{GpuBody, GpuJob, Job, ModelJob, WorkerResult};
+use crate::options::Options;
+use crate::plan::Plan;
+use crate::process::{self, Servers};
+use crate::timeouts;
+
+/// A GPU trial's run, resolved: a job for a worker, or a host test's
+/// program.
+#[derive(Debug, Clone)]
+pub enum GpuRun {
+    Job(Box<GpuJob>),
+    Host(HostRun),
+}
+
+impl GpuRun {
+    fn test(&self) -> &str {
+        match self {
+            GpuRun::Job(j) => &j.test,
+            GpuRun::Host(h) => &h.test,
+        }
+    }
+}
+
+/// The devices, the workers and the results of a run.
+pub struct Runner {
+    /// The first device of the GPU tier (the one without `--devices`), or
+    /// why the tier cannot run here.
+    pub device: Result<DeviceInfo, String>,
+    /// The GPU tier's devices, one worker process at a time on each.
+    pub devices: Option<Pool>,
+    /// The staying GPU workers, one per device.
+    servers: Servers,
+    models: Cache<Result<ModelSummary, String>>,
+    hardware: Cache<WorkerResult>,
+}
+
+impl Runner {
+    /// The GPU tier's devices when it runs (`Err`: the selection is wrong).
+    pub fn new(opts: &Options) -> Result<Runner, String> {
+        let (device, devices) = if opts.runs(Tier::Gpu) {
+            match Pool::new(opts.devices.as_ref())? {
+                Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
+                Err(reason) => (Err(reason), None),
+            }
+        } else {
+            (Err("the gpu tier is off".into()), None)
+        };
+        Ok(Runner {
+            device,
+            devices,
+            servers: Servers::default(),
+            models: Cache::default(),
+            hardware: Cache::default(),
+        })
+    }
+
+    /// The `sm_XX` GPU trials are named for: the device's, or the build target.
+    pub fn sm(&self) -> String {
+        match &self.device {
+            Ok(d) => d.sm.clone(),
+            Err(_) => "sm_90".into(),
+        }
+    }
+
+    /// The device that runs a test's GPU trials (or a mutant's runs), or
+    /// why none can.
+    pub fn device_for(&self, test: &str) -> Result<&DeviceInfo, &String> {
+        match (&self.devices, &self.device) {
+            (Some(pool), Ok(_)) => Ok(pool.device(test)),
+            (_, d) => d.as_ref(),
+        }
+    }
+
+    /// Where a test's worker runs: its device's slot, and the place.
+    pub fn place(&self, test: &str) -> (Option<usize>, Place) {
+        let slot = self.devices.as_ref().map(|p| p.slot(test));
+        let place = match (&self.devices, slot) {
+            (Some(p), Some(s)) => p.place(s),
+            _ => Place::default(),
+        };
+        (slot, place)
+    }
+
+    /// Runs `f` while the test's device is this run's (one worker at a
+    /// time on each device).
+    pub fn on_device<T>(&self, slot: Option<usize>, f: impl FnOnce() -> T) -> T {
+        let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
+        f()
+    }
+
+    /// The model's outcome for a litmus test, computed once, in a worker
+    /// process with the model timeout.
+    pub fn model(&self, plan: &Plan, test: &str, litmus: &Litmus) -> Result<ModelSummary, String> {
+        self.models.get_or(test, || {
+            let job = Job::Model(ModelJob {
+                test: test.to_string(),
+                litmus: litmus.clone(),
+                timeout_s: plan.opts.model_timeout,
+            });
+            match process::run_once(&job, &Place::default()) {
+                WorkerResult::Model(m) => Ok(m),
+                WorkerResult::Timeout { seconds, .. } => Err(format!(
+                    "the model did not finish in {seconds} s (--model-timeout)"
+                )),
+                WorkerResult::Error { message } => Err(message),
+                WorkerResult::Crash { exit, stderr_tail } => {
+                    Err(format!("the model's process died ({exit}): {stderr_tail}"))
+                }
+                other => Err(format!("unexpected worker result {other:?}")),
+            }
+        })
+    }
+
+    /// A GPU trial's run on `device`, resolved once: the binary chosen (for
+    /// the record), and the job or program; or why it cannot run there.
+    pub fn resolve(
+        &self,
+        plan: &Plan,
+        trial: &TrialId,
+        test: &Test,
+        device: &DeviceInfo,
+    ) -> Result<(Choice, GpuRun), (Status, String)> {
+        let opts = &plan.opts;
+        let choice = opts.kernels.choose(device, test)?;
+        let timeout_s = timeouts::trial_timeout(opts.timeout, test.gpu_timeout);
+        let body = match &test.body {
+            TestBody::Litmus(l) => GpuBody::Litmus(l.clone()),
+            TestBody::Runtime(r) => GpuBody::Runtime(r.clone()),
+            TestBody::Host(h) => {
+                let run = GpuRun::Host(HostRun {
+                    test: test.name.clone(),
+                    exe: choice.built.file.clone(),
+                    outputs: h.outputs.clone(),
+                    timeout_s,
+                });
+                return Ok((choice, run));
+            }
+            TestBody::Compile(_) => {
+                return Err((Status::Fail, "a compile test has no GPU run".into()));
+            }
+        };
+        let (_, place) = self.place(&test.name);
+        let job = GpuJob {
+            trial: trial.clone(),
+            test: test.name.clone(),
+            body,
+            binary: choice.built.file.clone(),
+            devrt: opts.kernels.devrt(),
+            environment: plan.tuned.tuning.clone(),
+            seed: opts.seed,
+            timeout_s,
+            stall_after_s: timeouts::stall_after(timeout_s),
+            device: place.expect_uuid,
+        };
+        Ok((choice, GpuRun::Job(Box::new(job))))
+    }
+
+    /// The GPU result of a test, run once (every rule's trial of the test
+    /// shares it) on the test's device, one worker at a time on each
+    /// device: in the device's staying worker, or in a process of its own
+    /// for a test that sets device runtime limits and with
+    /// `--fresh-context`; a host test's program is its own process. A
+    /// litmus run killed at its timeout is classified by a watched rerun
+    /// unless a known hang covers it (`timeouts.rs`).
+    pub fn hardware(&self, plan: &Plan, run: &GpuRun) -> WorkerResult {
+        self.hardware.get_or(run.test(), || {
+            let (slot, place) = self.place(run.test());
+            self.on_device(slot, || match run {
+                GpuRun::Host(h) => host::run(h, &place),
+                GpuRun::Job(j) => {
+                    let job = Job::Gpu((**j).clone());
+                    let result = if !plan.opts.fresh_context && stays(j) {
+                        self.servers.run(slot.unwrap_or(0), &job, &place)
+                    } else {
+                        process::run_once(&job, &place)
+                    };
+                    let litmus = matches!(j.body, GpuBody::Litmus(_));
+                    match result {
+                        WorkerResult::Timeout { .. }
+                            if litmus
+                                && timeouts::should_classify(
+                                    plan.opts.classify,
+                                    facts::known_hang(&plan.facts, &j.test),
+                                ) =>
+                        {
+                            timeouts::classify(j, &place)
+                        }
+                        other => other,
+                    }
+                }
+            })
+        })
+    }
+}
+
+/// Whether a job runs in the device's staying worker: a litmus or runtime
+/// test that sets no device runtime limit (the limits are the device's,
+/// and a user's program sets them before its first launch).
+pub fn stays(j: &GpuJob) -> bool {
+    match &j.body {
+        GpuBody::Litmus(l) => l.limits.is_empty(),
+        GpuBody::Runtime(r) => r.limits.is_empty(),
+    }
+}

@@ -1,0 +1,239 @@
+//! The arguments of `gridcheck-campaign [run|leads] DIR` (`USAGE`).
+
+use std::path::{Path, PathBuf};
+
+use gridcheck_report::Tuning;
+
+pub const USAGE: &str = "usage: gridcheck-campaign [run|leads] DIR [options]
+       gridcheck-campaign merge OUT... --into DIR
+       gridcheck-campaign plain FINDING.yaml --out PROGRAM.cu
+       gridcheck-campaign worker BATCH --run I,J,... (the driver's)
+  (no word)  run every program, then end every finding (leads), then the summary
+  run        run every program of DIR (`cargo xtask fuzz gpu` wrote DIR/batches/bNNNN/)
+  leads      end every finding of the records: alone, with its context, shrunk, or closed
+  merge      the findings of campaigns on several GPUs, deduplicated by shape
+  plain      a finding's test (its context programs first) as a runtime-API program
+options:
+  --out DIR          results (default target/gridcheck/campaign): campaign.jsonl, parts.jsonl,
+                     leads.jsonl, findings.jsonl, findings/, summary.json, summary.txt
+  --root DIR         the checkout (kernels/include, spec/, conformance/facts/; default: this one)
+  --jobs N           parallel nvcc jobs (default: the cores)   --nvcc-timeout S  seconds per nvcc (300)
+  --instances N      instances per launch (512)                --launches N      launches per program (2)
+  --tuning FILE      the testing environment's incantations from a tuned file (conformance/tuning/);
+                     its instances, launches and extra environments are not used (default: built in)
+  --max-delay C      random delay bound before each operation, cycles (default: the environment's)
+  --stress-words W   words the stress warps hammer, 0 for none (default: the environment's)
+  --seed S           launch seeds (1)
+  --timeout S        seconds a worker may go without a result before it is killed (20)
+  --stall S          seconds without progress of a launch that make a hang (1)
+  --budget S         run: GPU seconds for this part; programs not reached are not run (300)
+  --resume           run: keep campaign.jsonl's records, run the programs without one
+  --hang-cap N       run: hangs of a known hang, or of a shape, before its other programs are
+                     skipped, each recorded with that reason (3)
+  --dry-run          run: compile and check every batch; run nothing on a GPU
+  --records FILE     leads: the campaign's records (default OUT/campaign.jsonl)
+  --leads-budget S   leads: seconds for this part; a lead is begun only with --lead-budget left (480)
+  --lead-budget S    leads: seconds for one lead: reruns, bisection, shrinking (150)
+  --alone-runs N     leads: fresh workers running the finding alone (3)
+  --context-runs N   leads: reruns with its whole context before it is closed (5)
+  --rate-runs N      leads: runs of the final test that measure its rate (5)";
+
+/// Which part of the campaign to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Run,
+    Leads,
+    /// Run, then the leads.
+    All,
+}
+
+/// What `gridcheck-campaign [run|leads]` was asked to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args {
+    pub phase: Phase,
+    pub dir: PathBuf,
+    pub out: PathBuf,
+    /// The checkout (its `kernels/include`, `spec/`, `conformance/facts/`).
+    pub root: PathBuf,
+    pub jobs: usize,
+    pub nvcc_timeout: u64,
+    pub instances: u32,
+    pub launches: u32,
+    /// The incantations (a tuned file's, or the built-in ones), with the
+    /// flags given applied.
+    pub env: Tuning,
+    /// The tuned file they came from, if any.
+    pub tuning: Option<PathBuf>,
+    pub seed: u64,
+    pub timeout: u64,
+    pub stall: f64,
+    pub budget: u64,
+    pub resume: bool,
+    pub hang_cap: usize,
+    pub dry_run: bool,
+    pub records: Option<PathBuf>,
+    pub leads_budget: u64,
+    pub lead_budget: u64,
+    pub alone_runs: usize,
+    pub context_runs: usize,
+    pub rate_runs: usize,
+}
+
+fn num<T: std::str::FromStr>(flag: &str, v: String) -> Result<T, String> {
+    v.parse()
+        .map_err(|_| format!("{flag} takes a number, not `{v}`"))
+}
+
+impl Args {
+    fn defaults(root: &Path) -> Args {
+        Args {
+            phase: Phase::All,
+            dir: PathBuf::new(),
+            out: root.join("target/gridcheck/campaign"),
+            root: root.to_path_buf(),
+            jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            nvcc_timeout: 300,
+            instances: 512,
+            launches: 2,
+            env: Tuning::default(),
+            tuning: None,
+            seed: 1,
+            timeout: 20,
+            stall: 1.0,
+            budget: 300,
+            resume: false,
+            hang_cap: 3,
+            dry_run: false,
+            records: None,
+            leads_budget: 480,
+            lead_budget: 150,
+            alone_runs: 3,
+            context_runs: 5,
+            rate_runs: 5,
+        }
+    }
+
+    pub fn parse(argv: &[String], root: &Path) -> Result<Args, String> {
+        let mut a = Args::defaults(root);
+        let mut argv = argv;
+        match argv.first().map(String::as_str) {
+            Some("run") => a.phase = Phase::Run,
+            Some("leads") => a.phase = Phase::Leads,
+            _ => {}
+        }
+        if a.phase != Phase::All {
+            argv = &argv[1..];
+        }
+        let (mut dir, mut max_delay, mut stress_words) = (None, None, None);
+        let mut it = argv.iter();
+        while let Some(x) = it.next() {
+            let mut val = || {
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| format!("{x} needs a value"))
+            };
+            match x.as_str() {
+                "--out" => a.out = val()?.into(),
+                "--root" => a.root = val()?.into(),
+                "--jobs" => a.jobs = num::<usize>(x, val()?)?.max(1),
+                "--nvcc-timeout" => a.nvcc_timeout = num(x, val()?)?,
+                "--instances" => a.instances = num::<u32>(x, val()?)?.max(1),
+                "--launches" => a.launches = num::<u32>(x, val()?)?.max(1),
+                "--tuning" => a.tuning = Some(val()?.into()),
+                "--max-delay" => max_delay = Some(num(x, val()?)?),
+                "--stress-words" => stress_words = Some(num(x, val()?)?),
+                "--seed" => a.seed = num(x, val()?)?,
+                "--timeout" => a.timeout = num::<u64>(x, val()?)?.max(1),
+                "--stall" => a.stall = num(x, val()?)?,
+                "--budget" => a.budget = num(x, val()?)?,
+                "--resume" => a.resume = true,
+                "--hang-cap" => a.hang_cap = num(x, val()?)?,
+                "--dry-run" => a.dry_run = true,
+                "--records" => a.records = Some(val()?.into()),
+                "--leads-budget" => a.leads_budget = num(x, val()?)?,
+                "--lead-budget" => a.lead_budget = num(x, val()?)?,
+                "--alone-runs" => a.alone_runs = num(x, val()?)?,
+                "--context-runs" => a.context_runs = num(x, val()?)?,
+                "--rate-runs" => a.rate_runs = num(x, val()?)?,
+                s if s.starts_with('-') => return Err(format!("unknown argument `{s}`")),
+                s if dir.is_none() => dir = Some(PathBuf::from(s)),
+                s => return Err(format!("one campaign directory, not also `{s}`")),
+            }
+        }
+        a.dir = dir.ok_or("the campaign directory is missing")?;
+        if !(a.stall > 0.0 && a.stall.is_finite()) {
+            return Err("--stall takes seconds > 0".into());
+        }
+        if let Some(t) = &a.tuning {
+            a.env = Tuning::load(t)?;
+        }
+        if let Some(d) = max_delay {
+            a.env.max_delay_cycles = d;
+        }
+        if let Some(w) = stress_words {
+            a.env.stress_words = w;
+        }
+        // One environment: its extra ones are the harness's trials'.
+        a.env.extra.clear();
+        Ok(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Result<Args, String> {
+        let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        Args::parse(&v, Path::new("/r"))
+    }
+
+    #[test]
+    fn arguments_are_read_and_bad_ones_named() {
+        let a = args(&["d", "--jobs", "16", "--dry-run", "--budget", "300"]).unwrap();
+        assert_eq!(
+            (a.phase, a.dir.as_path(), a.jobs, a.dry_run, a.budget),
+            (Phase::All, Path::new("d"), 16, true, 300)
+        );
+        assert_eq!(a.out, Path::new("/r/target/gridcheck/campaign"));
+        let a = args(&["leads", "d", "--records", "r.jsonl", "--context-runs", "7"]).unwrap();
+        assert_eq!(
+            (a.phase, a.records.as_deref(), a.context_runs),
+            (Phase::Leads, Some(Path::new("r.jsonl")), 7)
+        );
+        assert_eq!(args(&["run", "d", "--resume"]).unwrap().phase, Phase::Run);
+        assert!(
+            args(&["d", "--jobs", "x"])
+                .unwrap_err()
+                .contains("--jobs takes a number")
+        );
+        assert!(
+            args(&["--jobs", "2"])
+                .unwrap_err()
+                .contains("directory is missing")
+        );
+        assert!(args(&["d", "--frob"]).unwrap_err().contains("`--frob`"));
+        assert!(args(&["d", "--stall", "0"]).is_err());
+    }
+
+    #[test]
+    fn the_incantations_are_a_tuned_files_or_built_in_with_the_flags_applied() {
+        let a = args(&["d"]).unwrap();
+        assert_eq!(a.env, Tuning::default());
+        let a = args(&["d", "--max-delay", "0", "--stress-words", "0"]).unwrap();
+        assert_eq!((a.env.max_delay_cycles, a.env.stress_words), (0, 0));
+        assert!(
+            args(&["d", "--max-delay", "x"])
+                .unwrap_err()
+                .contains("--max-delay")
+        );
+        let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
+        let file = root.join("conformance/tuning/sm_90.toml");
+        let tuned = Tuning::load(&file).unwrap();
+        let a = args(&["d", "--tuning", &file.display().to_string()]).unwrap();
+        assert_eq!(a.env.max_delay_cycles, tuned.max_delay_cycles);
+        assert!(a.env.extra.is_empty(), "one environment");
+        let e = args(&["d", "--tuning", "/nonexistent.toml"]).unwrap_err();
+        assert!(e.contains("/nonexistent.toml"), "{e}");
+    }
+}

@@ -1,0 +1,45 @@
+//! Random and enumerated litmus programs at scale on one GPU, and every
+//! finding taken to an end. `cargo xtask fuzz gpu` writes batches of
+//! programs (`batch.rs`); `gridcheck-campaign DIR` on the GPU machine
+//!
+//! 1. runs them (`campaign.rs`): each batch compiled once (`compile.rs`),
+//!    run in batch workers (`worker.rs`, driven by `runner.rs`), one record
+//!    a program with the worker that ran it (`findings.rs`: violation,
+//!    unmodeled, hang, launch-error), resumable part by part;
+//! 2. ends every finding (`leads.rs`): a known hang (`known.rs`, the hang
+//!    facts' tests by their shapes, `shape.rs`), shown again alone and
+//!    shrunk (`shrink.rs`), shown only with the programs its worker ran
+//!    before it, bisected to the fewest (`context.rs`) and shrunk, or
+//!    closed with the bound on its rate (`ending.rs`); each shrunk test
+//!    also written as a plain runtime-API program (`plain.rs`);
+//! 3. writes the results (`report.rs`), which `merge` puts side by side
+//!    for several GPUs (`merge.rs`).
+//!
+//! A stand-in GPU (`fake.rs`) lets the whole path run in tests.
+
+mod args;
+mod batch;
+mod campaign;
+mod child;
+mod cli;
+mod compile;
+mod context;
+mod ending;
+mod fake;
+mod findings;
+mod job;
+mod known;
+mod leads;
+mod merge;
+mod plain;
+mod report;
+mod runner;
+mod shape;
+mod shrink;
+mod worker;
+
+pub use batch::{BATCHES, CampaignProgram, batch_dir, write_batch};
+pub use cli::main;
+pub use fake::FAKE_GPU;
+pub use known::{KnownHang, KnownHangs};
+pub use shape::Shape;

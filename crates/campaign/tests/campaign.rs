@@ -1,0 +1,267 @@
+//! `gridcheck-campaign` end to end on a stand-in GPU
+//! (`GRIDCHECK_CAMPAIGN_FAKE_GPU`: rules say which programs hang or fail,
+//! and after which others; nothing is compiled): every program runs or says
+//! why not, a hang costs only its own program, a known hang is matched by
+//! its fact's test and capped, a part cut by its budget is resumed, and
+//! every finding ends: a finding that needs one earlier program is
+//! bisected to it and shrunk with it; one that never returns is closed
+//! with the bound on its rate.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gridcheck_campaign::{CampaignProgram, FAKE_GPU, batch_dir, write_batch};
+use serde_json::Value;
+
+/// A program whose host kernel `k0`'s thread runs `k0` and whose device
+/// kernel `k1` loads x, with the axiomatic model's states.
+fn program(name: &str, k0: &str) -> CampaignProgram {
+    let yaml = format!(
+        "rules:\n  - id: cdp2.t.{name}\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{name}]\ntests:\n  - name: {name}\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: k0\n        launch: host\n        threads:\n          t0: [{k0}]\n      - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists x == 1\n    expect: allowed\n"
+    );
+    let mut p = CampaignProgram {
+        name: name.into(),
+        yaml,
+        states: Vec::new(),
+        oracle: "axiom".into(),
+    };
+    let (_, l) = p.litmus().unwrap();
+    p.states = gridcheck_axiom::check(&l)
+        .unwrap()
+        .states
+        .into_iter()
+        .collect();
+    p
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fresh directory for one test, with the stand-in's `rules`.
+fn fresh(name: &str, rules: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("gridcheck-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("rules.json");
+    std::fs::write(&file, rules).unwrap();
+    (dir, file)
+}
+
+/// `gridcheck-campaign ARGS` on the stand-in: exit code and output.
+fn campaign(rules: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gridcheck-campaign"))
+        .args(args)
+        .args(["--root", &root().display().to_string()])
+        .env(FAKE_GPU, rules)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), text)
+}
+
+fn lines(f: &Path) -> Vec<Value> {
+    std::fs::read_to_string(f)
+        .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn by_name<'a>(records: &'a [Value], name: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no record of {name}"))
+}
+
+#[test]
+fn every_program_runs_or_says_why_and_a_known_hang_is_the_facts() {
+    let (dir, rules) = fresh(
+        "campaign-known",
+        r#"{"rules": [{"thread_ops": ["record", "record"], "outcome": "hang"}]}"#,
+    );
+    let programs = [
+        program("c-0", "store x 1, launch k1 tail"),
+        program("c-1", "store x 1, record e1, record e2, launch k1"),
+        program("c-4", "launch k1 tail, store x 1"),
+        program("c-2", "launch k1, store x 1"),
+        program("c-3", "record e1, store x 1, record e2, launch k1"),
+    ];
+    write_batch(&batch_dir(&dir, 0), &programs[..3]).unwrap();
+    write_batch(&batch_dir(&dir, 1), &programs[3..]).unwrap();
+    let out = dir.join("out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    // A part with no budget reaches nothing, and says so program by program.
+    let (code, text) = campaign(&rules, &["run", &d, "--out", &o, "--budget", "0"]);
+    assert_eq!(code, Some(1), "{text}");
+    let first = lines(&out.join("campaign.jsonl"));
+    assert_eq!(first.len(), 5);
+    assert!(first.iter().all(|r| {
+        r["outcome"]["NotRun"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("not reached")
+    }));
+    // Resumed: every program has one record, and runs or says why not.
+    let (code, text) = campaign(
+        &rules,
+        &["run", &d, "--out", &o, "--resume", "--hang-cap", "1"],
+    );
+    assert_eq!(code, Some(1), "{text}");
+    let rs = lines(&out.join("campaign.jsonl"));
+    assert_eq!(rs.len(), 5, "{rs:?}");
+    let class = |n: &str| by_name(&rs, n)["class"].as_str().unwrap().to_string();
+    let want = [
+        ("c-0", "pass"),
+        ("c-1", "hang"),
+        ("c-4", "pass"),
+        ("c-2", "pass"),
+        ("c-3", "not-run"),
+    ];
+    for (n, c) in want {
+        assert_eq!(class(n), c, "{n}: {rs:?}");
+    }
+    // The hang is the known one, named by its fact; it cost only itself
+    // (c-4 ran in a fresh worker); c-3, of the same known hang, was skipped
+    // once the cap of one was reached, with that reason.
+    let fact = "gpu/sm_90/c2-event-two-records-null-stream";
+    assert_eq!(by_name(&rs, "c-1")["known_hang"], fact);
+    assert_ne!(by_name(&rs, "c-4")["worker"], by_name(&rs, "c-0")["worker"]);
+    let why = by_name(&rs, "c-3")["outcome"]["NotRun"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains(fact) && why.contains("--hang-cap"), "{why}");
+    // The leads: the one finding is the known hang.
+    let (code, text) = campaign(&rules, &["leads", &d, "--out", &o]);
+    assert_eq!(code, Some(1), "{text}");
+    let f = lines(&out.join("findings.jsonl"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["ended"], "known");
+    assert_eq!(f[0]["known"]["test"], "c2-event-two-records-null-stream");
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        (s["programs"].as_u64(), s["ran"].as_u64()),
+        (Some(5), Some(4))
+    );
+    assert_eq!(s["ended"]["known"], 1);
+    assert_eq!(s["device"], "a fake GPU");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_finding_that_needs_an_earlier_program_is_bisected_to_it_and_shrunk_with_it() {
+    // q6 hangs only in a worker that ran a program with an event record
+    // before it (q2, the only one): never alone.
+    let (dir, rules) = fresh(
+        "campaign-context",
+        r#"{"rules": [{"thread_ops": ["trigger", "launch"], "outcome": "hang", "after": [{"thread_ops": ["record"]}]}]}"#,
+    );
+    let mut programs: Vec<CampaignProgram> = (0..8)
+        .map(|i| program(&format!("q{i}"), "store x 1, launch k1"))
+        .collect();
+    programs[2] = program("q2", "store x 1, record e1, launch k1");
+    programs[6] = program("q6", "store x 1, trigger, store x 2, launch k1");
+    write_batch(&batch_dir(&dir, 0), &programs).unwrap();
+    let out = dir.join("out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    let runs = [
+        "--alone-runs",
+        "2",
+        "--context-runs",
+        "2",
+        "--rate-runs",
+        "2",
+    ];
+    let mut args = vec![d.as_str(), "--out", &o];
+    args.extend(runs);
+    let (code, text) = campaign(&rules, &args);
+    assert_eq!(code, Some(1), "{text}");
+    let rs = lines(&out.join("campaign.jsonl"));
+    let q6 = by_name(&rs, "q6");
+    assert_eq!(
+        (q6["class"].as_str(), q6["seq"].as_u64()),
+        (Some("hang"), Some(6))
+    );
+    assert_eq!(by_name(&rs, "q7")["class"], "pass");
+    let f = lines(&out.join("findings.jsonl"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    let f = &f[0];
+    assert_eq!(
+        (f["ended"].as_str(), f["confirmed_alone"].as_bool()),
+        (Some("context"), Some(false)),
+        "{f}"
+    );
+    assert_eq!(f["alone"]["shown"], 0);
+    let c = &f["context"];
+    assert_eq!(c["programs"], serde_json::json!(["q2"]), "{f}");
+    assert_eq!(
+        (c["prefix"].as_u64(), c["minimal"].as_bool()),
+        (Some(6), Some(true))
+    );
+    // Shrunk with its context, and shown in every rate run.
+    let t = &f["test"];
+    assert_eq!(t["rate"]["shown"], 2, "{f}");
+    assert_eq!(t["rate"]["runs"], 2);
+    assert!(t["shrink_steps"].as_u64().unwrap() >= 2, "{f}");
+    let yaml = std::fs::read_to_string(out.join(t["yaml"].as_str().unwrap())).unwrap();
+    let (ctx, lead) = (
+        yaml.find("name: campaign-hang-000-context-1").unwrap(),
+        yaml.find("name: campaign-hang-000\n").unwrap(),
+    );
+    assert!(ctx < lead, "{yaml}");
+    let lead_yaml = &yaml[lead..];
+    assert!(
+        lead_yaml.contains("trigger") && lead_yaml.contains("launch"),
+        "{yaml}"
+    );
+    assert!(!lead_yaml.contains("store x 2"), "not shrunk: {yaml}");
+    let cu = std::fs::read_to_string(out.join(t["plain"].as_str().unwrap())).unwrap();
+    assert!(
+        cu.contains("cudaEventRecord") && cu.contains("cudaTriggerProgrammaticLaunchCompletion"),
+        "{cu}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_finding_that_never_returns_is_closed_with_the_bound_on_its_rate() {
+    // r3's instances fail once, the first time it runs, never again.
+    let (dir, rules) = fresh(
+        "campaign-closed",
+        r#"{"rules": [{"program": "r3", "outcome": "launch-error", "times": 1}]}"#,
+    );
+    let programs: Vec<CampaignProgram> = (0..5)
+        .map(|i| program(&format!("r{i}"), "store x 1, launch k1"))
+        .collect();
+    write_batch(&batch_dir(&dir, 0), &programs).unwrap();
+    let out = dir.join("out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    let mut args = vec![d.as_str(), "--out", &o];
+    args.extend(["--alone-runs", "2", "--context-runs", "2"]);
+    let (code, text) = campaign(&rules, &args);
+    assert_eq!(code, Some(1), "{text}");
+    let f = lines(&out.join("findings.jsonl"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    let f = &f[0];
+    assert_eq!(f["class"], "launch-error");
+    assert_eq!(f["ended"], "closed", "{f}");
+    assert_eq!(f["closed"]["prefix"], 3);
+    assert_eq!(f["closed"]["reruns"]["runs"], 2);
+    // Two runs alone and two with its context, 512 x 2 instances each.
+    let b = &f["bound"];
+    assert_eq!(
+        (b["runs"].as_u64(), b["instances"].as_u64()),
+        (Some(4), Some(4096)),
+        "{f}"
+    );
+    let per_instance = 1.0 - 0.05f64.powf(1.0 / 4096.0);
+    assert!((b["per_instance"].as_f64().unwrap() - per_instance).abs() < 1e-12);
+    assert!(f.get("test").is_none() && f.get("context").is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
