@@ -6,6 +6,8 @@
 #     while the healthy fixtures beside them pass;
 #  2. a run of the real suite killed midway (SIGKILL) and then resumed with
 #     --resume ends with a result for every trial.
+# The statuses and messages come from the results files through
+# `conformance report summary --every-trial` (JSON), never from the logs.
 # Exits non-zero when either check fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,15 +15,13 @@ out=${OUT:-target/gridcheck}
 mkdir -p "$out"
 h=./.gpu-bundle/conformance
 . conformance/bundle-kernels.sh
+. conformance/json.sh   # report_trials, trial_field, holds
 status=0
 
-status_of() { # results-file test -> the status of its last record
-  grep -F "\"test\":\"$2\"" "$1" | tail -n 1 | sed -n 's/.*"status":"\([a-z-]*\)".*/\1/p'
-}
-expect() { # results-file test status...
-  local file=$1 test=$2 got
-  shift 2
-  got=$(status_of "$file" "$test")
+expect() { # test status...
+  local test=$1 got
+  shift
+  got=$(trial_field "$test" status <"$fix_trials")
   for want in "$@"; do
     if [ "$got" = "$want" ]; then echo "ok: $test -> $got"; return; fi
   done
@@ -31,23 +31,28 @@ expect() { # results-file test status...
 
 echo "== fault fixtures"
 fix="$out/fixtures.jsonl"
+fix_trials="$out/fixtures-trials.jsonl"
 rm -f "$fix"
 start=$(date +%s%N)
 $h --root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tier gpu \
   --timeout 10 --results "$fix" >"$out/fixtures.log" 2>&1
 echo "fixture run: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms"
-expect "$fix" fault-hang timeout
-expect "$fix" fault-hang-own-timeout timeout
-if grep -F '"test":"fault-hang-own-timeout"' "$fix" | tail -n 1 | grep -qF "killed after 3 s, the test's gpu_timeout"; then
+report_trials "$fix" >"$fix_trials"
+expect fault-hang timeout
+expect fault-hang-own-timeout timeout
+# The harness's message for a trial killed at its own gpu_timeout
+# (conformance/src/timeouts.rs).
+if trial_field fault-hang-own-timeout message <"$fix_trials" |
+  holds "killed after 3 s, the test's gpu_timeout"; then
   echo "ok: fault-hang-own-timeout was killed at its own gpu_timeout (3 s, --timeout 10)"
 else
   echo "FAILED: fault-hang-own-timeout's record does not say it was killed at its gpu_timeout of 3 s"
   status=1
 fi
-expect "$fix" fault-illegal-address fail crash
-expect "$fix" fault-load fail
-expect "$fix" fixture-ok pass
-expect "$fix" fixture-ok-after pass
+expect fault-illegal-address fail crash
+expect fault-load fail
+expect fixture-ok pass
+expect fixture-ok-after pass
 
 echo "== killed midway, then resumed"
 # A small, fast slice of the real suite: every tier of the cdp2.memory rules
@@ -56,12 +61,15 @@ slice=(--root . --cubins .gpu-bundle/kernels --launches 2 --instances 256 --mode
 res="$out/resume.jsonl"
 rm -f "$res"
 timeout -s KILL 2 $h "${slice[@]}" --results "$res" cdp2.memory >/dev/null 2>&1
-before=$(wc -l <"$res")
+before=$(report_trials "$res" 2>/dev/null | wc -l)
 $h "${slice[@]}" --results "$res" --resume cdp2.memory >"$out/resume.log" 2>&1
 echo "resumed run exit $?"
+# libtest's listing format (`<name>: test` a line, what nextest reads).
 listed=$($h "${slice[@]}" --list cdp2.memory 2>/dev/null | grep -c ': test$')
-have=$(sed -n 's/.*"trial":"\([^"]*\)".*/\1/p' "$res" | sort -u | wc -l)
-echo "results before the kill: $before lines; trials listed: $listed; trials with a result: $have"
+have=$(report_trials "$res" | python3 -c '
+import json, sys
+print(len({json.loads(l)["trial"] for l in sys.stdin}))')
+echo "trials with a result before the kill: $before; trials listed: $listed; trials with a result: $have"
 if [ "$have" -ne "$listed" ] || [ "$before" -ge "$listed" ] || [ "$before" -eq 0 ]; then
   echo "FAILED: the resumed run does not account for every trial (or the kill did not land midway)"
   status=1

@@ -6,7 +6,8 @@
 # lower minor's of its major, or the PTX through the driver's JIT, linked
 # with the bundle's libcudadevrt.a; `--binary ptx` forces the PTX). Results
 # and the log go to $OUT (default
-# target/gridcheck). Extra arguments go to the harness, e.g. `--tier gpu`,
+# target/gridcheck), and run.json: the harness's exit code and wall time,
+# for the session scripts (`cargo xtask record` keeps it). Extra arguments go to the harness, e.g. `--tier gpu`,
 # `--devices all` (every GPU of the host at once) or `--shard 3/8` (one
 # shard of a job array; conformance/README.md, "Every GPU of a host" and "Fleets of machines").
 # `--toolchain 13.5` runs the kernels another toolchain built
@@ -50,4 +51,7 @@ start=$(date +%s%N)
 rc=${PIPESTATUS[0]}
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "harness exit code $rc, wall ${ms} ms" | tee -a "$out/conformance.log"
+# What a session script reads of the run beside `conformance report summary`
+# (which reads the results): the exit code and the wall time.
+printf '{"exit_code":%d,"wall_ms":%d,"kernels":"%s"}\n' "$rc" "$ms" "$kernels" >"$out/run.json"
 exit "$rc"

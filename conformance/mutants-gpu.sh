@@ -9,7 +9,8 @@
 #  2. runs `conformance --mutants`: both oracles judge each candidate, each
 #     mutant runs on the GPU until an outcome kills it or its budget is spent,
 #     each in its worker process under the harness's timeouts;
-#  3. prints the mutation score (also at the end of mutants.log).
+#  3. prints the mutation score from the records (`conformance report
+#     mutants`; also at the end of mutants.log).
 # Extra arguments go to the harness (e.g. `--tune conformance/tuning/search.toml`,
 # `--mutant-budget 1`). Results go to $OUT (default target/gridcheck):
 # $RESULTS (default mutants.jsonl) and $LOG (default mutants.log).
@@ -33,5 +34,5 @@ start=$(date +%s)
   --mutant-results "$out/$results" -q "$@" >"$out/$log" 2>&1
 rc=$?
 echo "harness exit code $rc in $(( $(date +%s) - start )) s"
-sed -n '/^mutation score/,$p' "$out/$log"
+./.gpu-bundle/conformance report mutants "$out/$results" --format text
 exit "$rc"

@@ -26,7 +26,7 @@ for release in "${releases[@]}"; do
     --results "$dir/results.jsonl" -- -q "$@" > "$dir/conformance.log" 2>&1
   r=$?
   echo "toolchain $release: exit $r, $(( $(date +%s) - start )) s" | tee -a "$dir/conformance.log"
-  tail -n 3 "$dir/conformance.log"
+  cargo xtask report summary "$dir/results.jsonl" 2>/dev/null | head -n 12
   [ $r -ne 0 ] && [ $rc -eq 0 ] && rc=$r
 done
 exit "$rc"

@@ -135,6 +135,14 @@ fn tier(v: &str) -> Result<Tier, String> {
         .ok_or_else(|| "unknown tier: expected model, static, gpu or sass".into())
 }
 
+/// A number of seconds, more than 0 and at most an hour.
+fn seconds(v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && *s <= 3600.0)
+        .ok_or_else(|| "expected seconds, more than 0 and at most 3600".into())
+}
+
 fn shard(v: &str) -> Result<(usize, usize), String> {
     v.split_once('/')
         .and_then(|(i, n)| Some((i.parse().ok()?, n.parse().ok()?)))
@@ -363,6 +371,42 @@ pub const FLAGS: &[Flag] = &[
         "run the I-th of N shards of the trials (1-based)",
         |d, v| {
             d.o.shard = Some(shard(v)?);
+            Ok(())
+        }
+    ),
+    flag!(
+        "--no-escalate",
+        None,
+        "leave a quality warning as the suite saw it (default: rerun its test\nalone, then under the search's environments, until the outcome shows)",
+        |d, _| {
+            d.o.escalate.on = false;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--escalate-budget",
+        Some("SECONDS"),
+        "GPU seconds an escalation spends at most in each environment (default 0.25)",
+        |d, v| {
+            d.o.escalate.budget_s = seconds(v)?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--escalate-total",
+        Some("SECONDS"),
+        "GPU seconds the run's escalations spend at most together (default 20)",
+        |d, v| {
+            d.o.escalate.total_s = seconds(v)?;
+            Ok(())
+        }
+    ),
+    flag!(
+        "--escalate-search",
+        Some("FILE|none"),
+        "the environments an escalation tries after the run's own (default\nconformance/tuning/search.toml)",
+        |d, v| {
+            d.o.escalate.search = (v != "none").then(|| PathBuf::from(v));
             Ok(())
         }
     ),

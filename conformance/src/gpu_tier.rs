@@ -140,6 +140,7 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
     hw.elapsed_s = elapsed_s;
     hw.seed = seed;
     let d = diff(verdict, &hw);
+    let instances = hw.instances;
     rec.status = d.status;
     rec.message = if d.findings.is_empty() {
         format!(
@@ -155,6 +156,25 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
         )
     };
     rec.hardware = Some(hw);
+    if rec.status == Status::QualityWarning {
+        escalate(ctx, run, rec, instances, &note);
+    }
+}
+
+/// A quality warning escalated (`escalate.rs`), unless escalation is off or
+/// a fact already says what it is (an `unobserved` outcome: the facts'
+/// status stands).
+fn escalate(ctx: &Ctx, run: &GpuRun, rec: &mut TrialRecord, suite: u64, note: &str) {
+    if ctx.plan.escalation.is_empty() || ctx.plan.facts.apply(rec).0 != Status::QualityWarning {
+        return;
+    }
+    match ctx.runner.escalate(&ctx.plan.escalation, run) {
+        Ok(e) => {
+            (rec.status, rec.message) = crate::escalate::judge(&e, suite, note);
+            rec.escalation = Some(e);
+        }
+        Err(why) => rec.message = format!("{}; {why}", rec.message),
+    }
 }
 
 fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, run: &GpuRun, rec: &mut TrialRecord) {
@@ -320,7 +340,8 @@ fn worker_failure(r: &WorkerResult, trial: &TrialId, limits: Limits) -> (Status,
         | WorkerResult::Runtime { .. }
         | WorkerResult::Model(_)
         | WorkerResult::Judged { .. }
-        | WorkerResult::MutantRuns(_) => (
+        | WorkerResult::MutantRuns(_)
+        | WorkerResult::Escalated(_) => (
             Status::Fail,
             format!("the worker returned a result of the wrong kind. {reproduce}"),
         ),

@@ -32,6 +32,10 @@ pub enum Job {
     Mutant(MutantJob),
     /// Both oracles judge a mutation candidate.
     Judge(JudgeJob),
+    /// A quality warning's test run again, alone in a fresh worker, under
+    /// each environment in turn until its allowed outcome shows or each
+    /// budget is spent (`escalate.rs`).
+    Escalate(EscalateJob),
 }
 
 impl Job {
@@ -43,6 +47,7 @@ impl Job {
             Job::Model(j) => j.timeout_s,
             Job::Mutant(j) => j.timeout_s,
             Job::Judge(j) => j.timeout_s,
+            Job::Escalate(j) => j.timeout_s,
         }
     }
 
@@ -112,6 +117,17 @@ pub struct MutantJob {
     pub device: Option<String>,
 }
 
+/// A litmus test's escalation: its run's job (binary, test, seed, device),
+/// and the environments to try, each with its GPU-time budget
+/// (`mutant_budget_s`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EscalateJob {
+    pub run: GpuJob,
+    pub steps: Vec<SearchPoint>,
+    /// The whole escalation's timeout.
+    pub timeout_s: u64,
+}
+
 /// Both oracles on a mutation candidate.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JudgeJob {
@@ -143,6 +159,8 @@ pub enum WorkerResult {
     },
     /// A mutant's GPU runs, one per environment.
     MutantRuns(Vec<gridcheck_report::MutantRun>),
+    /// An escalation's steps, up to the first that showed the outcome.
+    Escalated(Vec<gridcheck_report::EscalationStep>),
     /// The module did not load: the `CUresult` code and message.
     LoadFailure {
         code: u32,
@@ -188,6 +206,7 @@ impl WorkerResult {
                 | WorkerResult::Model(_)
                 | WorkerResult::Judged { .. }
                 | WorkerResult::MutantRuns(_)
+                | WorkerResult::Escalated(_)
         )
     }
 

@@ -8,12 +8,11 @@
 //! `--tune FILE` runs every mutant under each environment of FILE instead
 //! and prints each environment's kills per GPU second.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gridcheck_mutate::Candidate;
 use gridcheck_report::{
-    Environment, MutantRecord, MutantRun, MutantStatus, Score, SearchPoint, TrialId,
+    Environment, Facts, MutantRecord, MutantRun, MutantStatus, Score, SearchPoint, TrialId,
 };
 use libtest_mimic::{Completion, Failed, Trial};
 
@@ -288,9 +287,14 @@ pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     let opts = &ctx.plan.opts;
     println!(
         "{}",
-        summary(&records, opts.mutants.tune.is_some(), &ctx.plan.tuned.from)
+        summary(
+            &records,
+            &ctx.plan.facts,
+            opts.mutants.tune.is_some(),
+            &ctx.plan.tuned.from
+        )
     );
-    let score = Score::of(&records).overall;
+    let score = Score::judged(&records, Some(&ctx.plan.facts)).overall;
     match opts.mutants.min_score {
         Some(min) if score.percent() < min => {
             eprintln!("error: the mutation score {score} is under --min-score {min} %");
@@ -300,59 +304,10 @@ pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     }
 }
 
-/// The text of [`print_summary`].
-pub fn summary(records: &[MutantRecord], tune: bool, tuned_from: &str) -> String {
-    use std::fmt::Write;
-    let s = Score::of(records);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "\nmutation score: {} killed; {} candidates are not mutants; {:.2} GPU s in all; slowest kill {:.3} GPU s",
-        s.overall, s.not_mutants, s.gpu_s, s.slowest_kill_s
-    );
-    let _ = writeln!(out, "environment: {tuned_from}");
-    for (what, v) in &s.left_out {
-        let _ = writeln!(out, "  left out of the score: {v} {what}");
-    }
-    let _ = writeln!(out, "per operator:");
-    for (op, c) in &s.per_operator {
-        let _ = writeln!(out, "  {op:<26} {c}");
-    }
-    let _ = writeln!(out, "per test:");
-    for (t, c) in &s.per_test {
-        let _ = writeln!(out, "  {t:<56} {c}");
-    }
-    let survivors: Vec<&MutantRecord> = records
-        .iter()
-        .filter(|r| r.status == MutantStatus::Survived)
-        .collect();
-    if !survivors.is_empty() {
-        let _ = writeln!(out, "survivors:");
-        for r in survivors {
-            let _ = writeln!(out, "  {} [{}]: {}", r.mutant, r.site, r.message);
-        }
-    }
-    if tune {
-        let mut per_env: BTreeMap<&str, (usize, usize, f64)> = BTreeMap::new();
-        for r in records.iter().filter(|r| !r.runs.is_empty()) {
-            for run in &r.runs {
-                let e = per_env.entry(&run.environment).or_default();
-                e.0 += usize::from(run.kills > 0);
-                e.1 += 1;
-                e.2 += run.gpu_s;
-            }
-        }
-        let _ = writeln!(
-            out,
-            "environments (kills, mutants, GPU s, kills per GPU s):"
-        );
-        for (env, (k, n, g)) in per_env {
-            let _ = writeln!(
-                out,
-                "  {env:<24} {k:>4} {n:>4} {g:>9.3} {:>9.2}",
-                if g > 0.0 { k as f64 / g } else { 0.0 }
-            );
-        }
-    }
-    out
+/// The text of [`print_summary`] (`gridcheck_report::score_text`): a
+/// survivor that an `unobserved` fact covers where it ran is listed as
+/// equivalent on that GPU, out of the score.
+pub fn summary(records: &[MutantRecord], facts: &Facts, tune: bool, tuned_from: &str) -> String {
+    let s = Score::judged(records, Some(facts));
+    gridcheck_report::score_text(records, &s, tune, tuned_from)
 }

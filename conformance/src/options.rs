@@ -55,6 +55,8 @@ pub struct Options {
     pub tuning: TuningFlags,
     /// `--mutants` and its options.
     pub mutants: MutantOptions,
+    /// The escalation of quality warnings (`escalate.rs`).
+    pub escalate: EscalateOptions,
     /// `--devices`: the GPUs the GPU tier runs on (`None`: device 0, as
     /// without the flag; see `devices.rs`).
     pub devices: Option<Devices>,
@@ -95,6 +97,33 @@ pub struct MutantOptions {
     pub min_score: Option<f64>,
 }
 
+/// How a quality warning is escalated (`escalate.rs`).
+#[derive(Debug, Clone)]
+pub struct EscalateOptions {
+    /// `--no-escalate` turns it off.
+    pub on: bool,
+    /// `--escalate-budget S`: the GPU seconds each environment may spend.
+    pub budget_s: f64,
+    /// `--escalate-total S`: the GPU seconds a run's escalations may spend
+    /// together (a driver that hides fifty outcomes must not make the
+    /// suite take an hour; what is not escalated says so).
+    pub total_s: f64,
+    /// `--escalate-search FILE|none`: the environments tried after the
+    /// run's own, relative to the root when relative (`None`: none).
+    pub search: Option<PathBuf>,
+}
+
+impl Default for EscalateOptions {
+    fn default() -> Self {
+        EscalateOptions {
+            on: true,
+            budget_s: 0.25,
+            total_s: 20.0,
+            search: Some(PathBuf::from("conformance/tuning/search.toml")),
+        }
+    }
+}
+
 impl Options {
     /// The options before any flag: the built-in environment, the
     /// defaults; paths under `root` are set once every flag is read.
@@ -123,6 +152,7 @@ impl Options {
             shuffle: None,
             tuning: TuningFlags::default(),
             mutants: MutantOptions::default(),
+            escalate: EscalateOptions::default(),
             devices: None,
             toolchains: Vec::new(),
             sass_arches: ["sm_90", "sm_100", "sm_120"].map(String::from).to_vec(),

@@ -27,6 +27,9 @@ pub struct Plan {
     pub tuned: Tuned,
     /// The checkout's commit, which every record carries.
     pub commit: Option<String>,
+    /// The environments a quality warning's escalation tries, in order
+    /// (`escalate.rs`); none when escalation is off or no GPU runs.
+    pub escalation: Vec<gridcheck_report::SearchPoint>,
 }
 
 /// The spec of the options (with the seeds' quote check when the seeds are
@@ -73,6 +76,12 @@ impl Plan {
             own_spec.then_some(&spec),
         )?;
         let commit = gridcheck_toolchain::run_commit(&opts.root);
+        let escalation = if opts.escalate.on && device.is_some() {
+            let search = crate::escalate::search_points(&opts.root, &opts.escalate)?;
+            crate::escalate::steps(&tuned.tuning, &search, opts.escalate.budget_s)
+        } else {
+            Vec::new()
+        };
         Ok(Plan {
             opts,
             spec,
@@ -80,6 +89,7 @@ impl Plan {
             toolchain,
             tuned,
             commit,
+            escalation,
         })
     }
 

@@ -38,6 +38,10 @@ pub const WORKER_FLAG: &str = "--worker";
 /// (its CUDA context may wait, at exit, on a kernel that never ends).
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
+/// What makes a worker's command for a device: [`command`], or a stand-in
+/// worker in tests.
+pub type WorkerCommand = fn(&Place) -> Result<Command, Box<WorkerResult>>;
+
 /// The harness's own executable as a worker, on the device `place` gives it.
 pub fn command(place: &Place) -> Result<Command, Box<WorkerResult>> {
     let exe = std::env::current_exe().map_err(|e| {
@@ -154,7 +158,9 @@ pub fn run_once(job: &Job, place: &Place) -> WorkerResult {
     run_once_with(job, || command(place))
 }
 
-fn run_once_with(
+/// [`run_once`] with the worker's command made by `cmd` (a stand-in
+/// worker in tests).
+pub(crate) fn run_once_with(
     job: &Job,
     cmd: impl FnOnce() -> Result<Command, Box<WorkerResult>>,
 ) -> WorkerResult {
@@ -182,13 +188,9 @@ impl std::fmt::Debug for Servers {
 }
 
 impl Servers {
-    /// Runs one job in the slot's staying worker (started if there is
-    /// none). The caller holds the slot's device lock.
-    pub fn run(&self, slot: usize, job: &Job, place: &Place) -> WorkerResult {
-        self.run_with(slot, job, || command(place))
-    }
-
-    fn run_with(
+    /// Runs one job in the slot's staying worker (started by `cmd` if there
+    /// is none). The caller holds the slot's device lock.
+    pub(crate) fn run_with(
         &self,
         slot: usize,
         job: &Job,

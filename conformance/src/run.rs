@@ -25,6 +25,8 @@ pub const KERNELS_FOLDER_RELEASE: &str = "--kernels-folder-release";
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     match argv.get(1).map(String::as_str) {
+        // What the GPU machine's scripts read, as JSON (`report.rs`).
+        Some("report") => return crate::report::main(&argv[2..], &default_root),
         Some(process::WORKER_FLAG) => return worker::main(),
         Some(KERNELS_FOLDER | KERNELS_FOLDER_RELEASE) => return names(&argv[1..]),
         _ => {}

@@ -6,7 +6,7 @@
 //! seed, the timeout and the stall time, and the device.
 
 use gridcheck_gpu::DeviceInfo;
-use gridcheck_report::{ModelSummary, Status, Tier, TrialId};
+use gridcheck_report::{Escalation, ModelSummary, SearchPoint, Status, Tier, TrialId};
 use gridcheck_spec::{Litmus, Test, TestBody};
 use gridcheck_toolchain::binary::Choice;
 
@@ -14,7 +14,7 @@ use crate::cache::Cache;
 use crate::devices::{Place, Pool};
 use crate::facts;
 use crate::host::{self, HostRun};
-use crate::job::{GpuBody, GpuJob, Job, ModelJob, WorkerResult};
+use crate::job::{EscalateJob, GpuBody, GpuJob, Job, ModelJob, WorkerResult};
 use crate::options::Options;
 use crate::plan::Plan;
 use crate::process::{self, Servers};
@@ -48,6 +48,11 @@ pub struct Runner {
     servers: Servers,
     models: Cache<Result<ModelSummary, String>>,
     hardware: Cache<WorkerResult>,
+    escalations: Cache<Result<Escalation, String>>,
+    /// The GPU seconds the run's escalations may still spend.
+    escalation_left: std::sync::Mutex<f64>,
+    /// How a worker is started (`process::command`; a stand-in in tests).
+    worker: process::WorkerCommand,
 }
 
 impl Runner {
@@ -67,6 +72,9 @@ impl Runner {
             servers: Servers::default(),
             models: Cache::default(),
             hardware: Cache::default(),
+            escalations: Cache::default(),
+            escalation_left: std::sync::Mutex::new(opts.escalate.total_s),
+            worker: process::command,
         })
     }
 
@@ -186,9 +194,10 @@ impl Runner {
                 GpuRun::Job(j) => {
                     let job = Job::Gpu((**j).clone());
                     let result = if !plan.opts.fresh_context && stays(j) {
-                        self.servers.run(slot.unwrap_or(0), &job, &place)
+                        self.servers
+                            .run_with(slot.unwrap_or(0), &job, || (self.worker)(&place))
                     } else {
-                        process::run_once(&job, &place)
+                        process::run_once_with(&job, || (self.worker)(&place))
                     };
                     let litmus = matches!(j.body, GpuBody::Litmus(_));
                     match result {
@@ -209,6 +218,57 @@ impl Runner {
     }
 }
 
+impl Runner {
+    /// A quality warning's test escalated, once a test (every rule's trial
+    /// of it shares it): alone in a fresh worker on its device, under the
+    /// plan's environments in turn (`escalate.rs`), while the run's
+    /// escalation budget lasts; or why it was not.
+    pub fn escalate(&self, steps: &[SearchPoint], run: &GpuRun) -> Result<Escalation, String> {
+        let GpuRun::Job(j) = run else {
+            return Err("a host test is not escalated".into());
+        };
+        self.escalations.get_or(&j.test, || {
+            let steps = steps.to_vec();
+            let cost: f64 = steps.iter().map(|s| s.tuning.mutant_budget_s).sum();
+            {
+                let mut left = self
+                    .escalation_left
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                if *left < cost {
+                    return Err(format!(
+                        "not escalated: the run's escalations have {:.1} GPU s left, this one \
+                         may take {cost:.1} (--escalate-total)",
+                        left.max(0.0)
+                    ));
+                }
+                *left -= cost;
+            }
+            let job = Job::Escalate(EscalateJob {
+                run: (**j).clone(),
+                timeout_s: crate::escalate::timeout_s(&steps),
+                steps,
+            });
+            let (slot, place) = self.place(&j.test);
+            match self.on_device(slot, || {
+                process::run_once_with(&job, || (self.worker)(&place))
+            }) {
+                WorkerResult::Escalated(ran) => {
+                    // What the steps that did not run were to spend goes
+                    // back to the run's budget.
+                    let spent: f64 = ran.iter().map(|s| s.budget_s).sum();
+                    *self
+                        .escalation_left
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()) += (cost - spent).max(0.0);
+                    Ok(Escalation::of(ran))
+                }
+                other => Err(format!("the escalation did not finish: {other:?}")),
+            }
+        })
+    }
+}
+
 /// Whether a job runs in the device's staying worker: a litmus or runtime
 /// test that sets no device runtime limit (the limits are the device's,
 /// and a user's program sets them before its first launch).
@@ -218,3 +278,6 @@ pub fn stays(j: &GpuJob) -> bool {
         GpuBody::Runtime(r) => r.limits.is_empty(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,6 +12,8 @@
 //! is, and the harness ends the worker. A job gets one answer: whichever
 //! of the run and the watchdog gives it first.
 
+mod budgeted;
+mod escalate;
 mod model;
 mod mutant;
 
@@ -91,6 +93,14 @@ fn run(job: &Job, gpu: &mut Option<Gpu>, reply: &Arc<Reply>) -> WorkerResult {
                 g.set_devrt(Some(j.devrt.clone()));
                 g.set_stall_after(j.stall_after_s);
                 run_gpu(g, j)
+            }
+            Err(e) => *e,
+        },
+        Job::Escalate(j) => match device(gpu, j.run.device.as_deref(), reply) {
+            Ok(g) => {
+                g.set_devrt(Some(j.run.devrt.clone()));
+                g.set_stall_after(j.run.stall_after_s);
+                escalate::run(g, j)
             }
             Err(e) => *e,
         },

@@ -119,6 +119,8 @@ fn several_toolchains_are_an_error_and_record_nothing() {
         .arg(&results)
         .arg("--spec")
         .arg(dir.join("spec"))
+        .arg("--seeds")
+        .arg(dir.join("seeds"))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -65,7 +65,7 @@ prepare)
   set -e
   cargo xtask fuzz gpu --count "$count" --seed "$seed" --batch 200 --out .gpu-bundle/fuzz
   cargo xtask fuzz gpu --count 0 --enumerate 3 --batch 300 --out .gpu-bundle/enum3
-  old=lab/campaigns/nvidia-h100-80gb-hbm3-2026-11-26
+  old=records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26
   rm -rf .gpu-bundle/old && mkdir -p .gpu-bundle/old
   tar -xJf "$old/campaign-jsonl.tar.xz" -C .gpu-bundle/old
   for run in random-10000:"--count 10000 --seed 2026 --batch 200" \
@@ -127,7 +127,7 @@ old-leads)
   enum) name=enumerated-3 dir=.gpu-bundle/old/enumerated-3 ;;
   *) echo "old-leads random|enum"; exit 2 ;;
   esac
-  res=${RES:-lab/campaigns/nvidia-h100-80gb-hbm3-2026-11-26/leads-$name}
+  res=${RES:-records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26/leads-$name}
   mkdir -p "$res"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   # The environment the old campaign ran under: the built-in one.

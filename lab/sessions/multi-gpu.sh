@@ -37,6 +37,9 @@ if [ -z "${GC_SESSION_INNER:-}" ]; then
 fi
 bursts=${LINE_BURSTS:-2048 8192 32768}
 harness=./.gpu-bundle/conformance
+# What each step reports comes from the records through `conformance
+# report` (JSON, read with json_get), and from gpu-run.sh's run.json.
+. conformance/json.sh
 if [ ! -x "$harness" ]; then
   echo "no $harness: run \`cargo xtask gpu-bundle\` first and carry .gpu-bundle" >&2
   exit 2
@@ -61,7 +64,8 @@ if on 2; then
   OUT=$out/devices-all timeout 150 bash conformance/gpu-run.sh -q --devices all \
     --model-timeout 120 --timeout 30 >/dev/null 2>&1
   echo "exit code $?"
-  grep -E "tier:|wall|GPU environment" "$out/devices-all/conformance.log"
+  cat "$out/devices-all/run.json"
+  "$harness" report summary "$out/devices-all/results.jsonl" --format text
 fi
 
 if on 3; then
@@ -70,7 +74,8 @@ if on 3; then
   OUT=$out/devices-0 timeout 150 bash conformance/gpu-run.sh -q --devices 0 \
     --model-timeout 120 --timeout 30 >/dev/null 2>&1
   echo "exit code $?"
-  grep -E "tier:|wall" "$out/devices-0/conformance.log"
+  cat "$out/devices-0/run.json"
+  "$harness" report summary "$out/devices-0/results.jsonl" --format text
 fi
 on 4 || exit 0
 
@@ -88,9 +93,9 @@ for b in $bursts; do
   n=${b//:/-}
   RESULTS=burst-$n.jsonl LOG=burst-$n.log OUT=$out timeout 60 bash conformance/mutants-gpu.sh \
     $(point_args "$b") --timeout 30 --model-timeout 60 -- -wait-sees-writes~ >"$out/burst-$n.out" 2>&1
-  echo "$b: $(grep -E "^mutation score" "$out/burst-$n.log")"
-  # Killed mutants, from the machine-readable records (one JSON line each).
-  kills=$(grep -c '"status":"killed"' "$out/burst-$n.jsonl" 2>/dev/null)
+  # Killed mutants, from the records.
+  kills=$("$harness" report mutants "$out/burst-$n.jsonl" 2>/dev/null | json_get killed)
+  echo "$b: ${kills:-no} mutants killed"
   if [ -n "$kills" ] && [ "$kills" -gt "$best_kills" ]; then
     best=$b
     best_kills=$kills
@@ -106,7 +111,7 @@ if on 5; then
   step "5. every mutant, tuned environment, line burst $best"
   OUT=$out timeout 240 bash conformance/mutants-gpu.sh $(point_args "$best") --devices all \
     --timeout 30 --model-timeout 60 >"$out/mutants.out" 2>&1
-  grep -A 16 -E "^mutation score" "$out/mutants.out"
+  "$harness" report mutants "$out/mutants.jsonl" --format text
 fi
 on 6 || exit 0
 
@@ -115,6 +120,7 @@ mkdir -p "$out/burst-suite"
 OUT=$out/burst-suite timeout 120 bash conformance/gpu-run.sh -q --devices 0 $(point_args "$best") \
   --model-timeout 120 --timeout 30 >/dev/null 2>&1
 echo "exit code $?"
-grep -E "tier:|wall|GPU environment" "$out/burst-suite/conformance.log"
+cat "$out/burst-suite/run.json"
+"$harness" report summary "$out/burst-suite/results.jsonl" --format text
 
 step "done"

@@ -20,6 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
+h=./.gpu-bundle/conformance
 case "${1:-run}" in
 search)
   RESULTS=mutants-tune.jsonl LOG=mutants-tune.log OUT=$out timeout 540 \
@@ -37,15 +38,18 @@ run)
       --timeout 50 --results "$out/qw.jsonl" -q may-be-stale >>"$out/qw.log" 2>&1
     echo "exit code $?" >>"$out/qw.log"
   done
-  grep -E "^(quality-warning|pass|fail|timeout) |^==" "$out/qw.log" | cut -c1-150
+  # One summary a run of qw.jsonl (an environment each).
+  "$h" report summary "$out/qw.jsonl" --all-runs --format text
   OUT=$out timeout 200 bash conformance/mutants-gpu.sh --timeout 60 --model-timeout 120
   echo "mutants exit code $?"
   OUT=$out timeout 150 bash conformance/gpu-run.sh -q --model-timeout 120 --timeout 30 >/dev/null
-  echo "tuned run exit code $?"; grep -E "tier:|GPU environment|wall" "$out/conformance.log"
+  echo "tuned run exit code $?"; cat "$out/run.json"
+  "$h" report summary "$out/results.jsonl" --format text
   mkdir -p "$out/builtin"
   OUT=$out/builtin timeout 150 bash conformance/gpu-run.sh -q --tuning none --model-timeout 120 \
     --timeout 30 >/dev/null
-  echo "built-in run exit code $?"; grep -E "tier:|GPU environment|wall" "$out/builtin/conformance.log"
+  echo "built-in run exit code $?"; cat "$out/builtin/run.json"
+  "$h" report summary "$out/builtin/results.jsonl" --format text
   tar cJf "$out/builtin.tar.xz" -C "$out" builtin && rm -r "$out/builtin"
   ;;
 esac

@@ -18,7 +18,10 @@ if [ $(( $(date +%s) - start )) -lt 260 ]; then
   OUT=$root/again GC_RUN_TIMEOUT=150 bash conformance/gpu-toolchains.sh "${args[@]}" > "$root/again.log" 2>&1
   echo "second pass: exit $?, $(( $(date +%s) - start )) s" | tee -a "$root/session.txt"
 fi
-grep -h "harness exit code" "$root"/run/conformance.log "$root"/run/toolchains/*/conformance.log \
-  "$root"/again/conformance.log "$root"/again/toolchains/*/conformance.log 2>/dev/null | tee -a "$root/session.txt"
+# Each run's exit code and wall time (gpu-run.sh's run.json).
+for f in "$root"/run/run.json "$root"/run/toolchains/*/run.json \
+  "$root"/again/run.json "$root"/again/toolchains/*/run.json; do
+  [ -f "$f" ] && echo "${f#"$root"/}: $(cat "$f")"
+done | tee -a "$root/session.txt"
 tar -C "$root" -cJf "$root/runs.tar.xz" run again 2>/dev/null
 rm -rf "$root/run" "$root/again"

@@ -21,12 +21,17 @@ root=${OUT:?set OUT}
 mkdir -p "$root"
 h=./.gpu-bundle/conformance
 . conformance/bundle-kernels.sh
+# The records through `conformance report` (JSON), not the logs.
+. conformance/json.sh   # report_trials, trial_field, holds
 [ -s .gpu-bundle/commit ] && export GRIDCHECK_COMMIT=$(cat .gpu-bundle/commit)
 status=0
 fix=(--root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tier gpu --timeout 60)
 
-last() { # results-file test -> its last record
-  grep -F "\"test\":\"$2\"" "$1" | tail -n 1
+last() { # results-file test -> its last record, one JSON line
+  report_trials "$1" 2>/dev/null | python3 -c '
+import json, sys
+last = [l for l in sys.stdin if json.loads(l)["test"] == sys.argv[1]]
+print(last[-1].strip() if last else "{}")' "$2"
 }
 
 for mode in staying fresh; do
@@ -37,9 +42,10 @@ for mode in staying fresh; do
     > "$root/litmus-hang-$mode.log" 2>&1
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   rec=$(last "$res" fault-litmus-hang)
-  echo "$mode: ${ms} ms: $(echo "$rec" | sed -n 's/.*"status":"\([a-z-]*\)".*/\1/p')" | tee -a "$root/session.txt"
-  echo "$rec" | sed -n 's/.*"message":"\([^"]*\)".*/  \1/p' | tee -a "$root/session.txt"
-  if ! echo "$rec" | grep -q '"status":"timeout"' || ! echo "$rec" | grep -q 'stall:' || [ "$ms" -ge 5000 ]; then
+  got=$(echo "$rec" | json_get status)
+  echo "$mode: ${ms} ms: $got" | tee -a "$root/session.txt"
+  echo "$rec" | json_get message | tee -a "$root/session.txt"
+  if [ "$got" != timeout ] || ! echo "$rec" | json_get message | holds 'stall:' || [ "$ms" -ge 5000 ]; then
     echo "FAILED: $mode: fault-litmus-hang is not a stall within 5 s" | tee -a "$root/session.txt"
     status=1
   fi
@@ -49,13 +55,14 @@ res="$root/fixtures.jsonl"; rm -f "$res"
 start=$(date +%s%N)
 timeout -k 10 300 $h "${fix[@]}" --results "$res" > "$root/fixtures.log" 2>&1
 echo "fixture spec: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$root/session.txt"
-grep -E "^(timeout|pass|fail|crash) " "$root/fixtures.log" | tee -a "$root/session.txt"
+$h report summary "$res" --format text | tee -a "$root/session.txt"
 
 OUT=$root/known timeout -k 10 120 bash conformance/gpu-run.sh --tier gpu c2-trigger-record-wait-launch \
   > "$root/known.log" 2>&1
 rec=$(last "$root/known/results.jsonl" c2-trigger-record-wait-launch)
-echo "known hang: $(echo "$rec" | sed -n 's/.*"status":"\([a-z-]*\)".*/\1/p')" | tee -a "$root/session.txt"
-if ! echo "$rec" | grep -q '"status":"known-hang"' || ! echo "$rec" | grep -q 'stall:'; then
+got=$(echo "$rec" | json_get status)
+echo "known hang: $got" | tee -a "$root/session.txt"
+if [ "$got" != known-hang ] || ! echo "$rec" | json_get message | holds 'stall:'; then
   echo "FAILED: c2-trigger-record-wait-launch is not a known hang ended by the watch" | tee -a "$root/session.txt"
   status=1
 fi
@@ -63,6 +70,6 @@ fi
 OUT=$root/suite timeout -k 10 600 bash conformance/gpu-run.sh -q --tier gpu --timeout 30 \
   > "$root/suite.log" 2>&1
 echo "suite: exit $?" | tee -a "$root/session.txt"
-grep -E "^(known-hang|timeout|fail|crash|quality-warning|changed) " "$root/suite/conformance.log" | tee -a "$root/session.txt"
-grep "harness exit code" "$root/suite/conformance.log" | tee -a "$root/session.txt"
+$h report summary "$root/suite/results.jsonl" --format text | tee -a "$root/session.txt"
+cat "$root/suite/run.json" | tee -a "$root/session.txt"
 exit $status

@@ -184,7 +184,7 @@ fn bundle(root: &Path, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(&kernels)
         .map_err(|e| format!("cannot create {}: {e}", kernels.display()))?;
     copy(
-        &root.join("target/release/gridcheck-bench"),
+        &crate::bundle::target_dir(root)?.join("release/gridcheck-bench"),
         &dir.join("gridcheck-bench"),
     )?;
     copy(&root.join("conformance/bench/run.sh"), &dir.join("run.sh"))?;

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use gridcheck_toolchain::{kernels_dir, kernels_folder};
 
-use crate::{Result, build, codegen, copy, copy_creating, mutants, release_build};
+use crate::{Result, build, codegen, copy, mutants, release_build};
 
 pub fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
@@ -33,7 +33,21 @@ pub fn run(args: &[String]) -> Result<()> {
     } = build::Args::parse(&root, args, "gpu-bundle")?;
     codegen::run(&root, true)?;
     let kernels_root = kernels_dir(&root, None);
-    let built = build::run(&root, &kernels_root, &arch, jobs, None)?;
+    let mut kernels = vec![Kernels {
+        built: build::run(&root, &kernels_root, &arch, jobs, None)?,
+        from: kernels_root,
+        name: kernels_folder(None),
+    }];
+    // Other toolchains' kernels, for the GPU tier under each
+    // (`gpu-run.sh --toolchain 13.5`).
+    for t in &toolchains {
+        let dir = kernels_dir(&root, Some(&t.name));
+        kernels.push(Kernels {
+            built: build::run(&root, &dir, &arch, jobs, Some(t))?,
+            from: dir,
+            name: kernels_folder(Some(&t.name)),
+        });
+    }
     release_build(
         &root,
         &[
@@ -52,42 +66,11 @@ pub fn run(args: &[String]) -> Result<()> {
         ],
     )?;
     let release = target_dir(&root)?.join("release");
-    let bundle = root.join(".gpu-bundle");
-    copy_creating(&release.join("conformance"), &bundle.join("conformance"))?;
-    // The random-program campaign (`conformance/fuzz-gpu.sh`,
-    // `lab/sessions/campaign.sh`): its driver and batch workers.
-    copy(
-        &release.join("gridcheck-campaign"),
-        &bundle.join("gridcheck-campaign"),
-    )?;
-    // Histograms and instance rates of every litmus test, with and without
-    // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
-    copy(
-        &release.join("examples/litmus_smoke"),
-        &bundle.join("litmus_smoke"),
-    )?;
-    // Nothing of an earlier bundle's kernels stays: another selection of
-    // architectures or toolchains must not mix with this one.
-    remove_packed_kernels(&bundle)?;
-    let mut summary = vec![pack_kernels(
-        &built,
-        &kernels_root,
-        &bundle,
-        &kernels_folder(None),
-    )?];
-    // Other toolchains' kernels, for the GPU tier under each
-    // (`gpu-run.sh --toolchain 13.5`).
-    for t in &toolchains {
-        let name = kernels_folder(Some(&t.name));
-        let dir = kernels_dir(&root, Some(&t.name));
-        let built = build::run(&root, &dir, &arch, jobs, Some(t))?;
-        summary.push(pack_kernels(&built, &dir, &bundle, &name)?);
-    }
     // The commit the bundle is built from, for the records of its runs
     // (the bundle scripts export it as GRIDCHECK_COMMIT).
     let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
-    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
+    let bundle = root.join(".gpu-bundle");
+    let summary = assemble(&release, &kernels, &commit, &bundle)?;
     let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
     mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
     println!(
@@ -99,13 +82,58 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// One toolchain's built kernels: the files, the kernels root they are
+/// under, and the bundle's name for them (`kernels`, `kernels-nvcc-13.5`).
+struct Kernels {
+    built: Vec<PathBuf>,
+    from: PathBuf,
+    name: String,
+}
+
+/// The release binaries a bundle carries: where cargo's release folder
+/// has each, and its name in the bundle.
+const BINARIES: [(&str, &str); 3] = [
+    ("conformance", "conformance"),
+    // The random-program campaign (`conformance/fuzz-gpu.sh`,
+    // `lab/sessions/campaign.sh`): its driver and batch workers.
+    ("gridcheck-campaign", "gridcheck-campaign"),
+    // Histograms and instance rates of every litmus test, with and without
+    // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
+    ("examples/litmus_smoke", "litmus_smoke"),
+];
+
+/// Everything of the bundle that is built already: the release binaries
+/// from `release`, each toolchain's kernels packed, and the commit, into
+/// `bundle`, which is made (with its parents) when it does not exist: a
+/// fresh checkout has none. Returns a line a toolchain for the summary.
+fn assemble(
+    release: &Path,
+    kernels: &[Kernels],
+    commit: &str,
+    bundle: &Path,
+) -> Result<Vec<String>> {
+    std::fs::create_dir_all(bundle)
+        .map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    for (from, to) in BINARIES {
+        copy(&release.join(from), &bundle.join(to))?;
+    }
+    // Nothing of an earlier bundle's kernels stays: another selection of
+    // architectures or toolchains must not mix with this one.
+    remove_packed_kernels(bundle)?;
+    let summary = kernels
+        .iter()
+        .map(|k| pack_kernels(&k.built, &k.from, bundle, &k.name))
+        .collect::<Result<Vec<_>>>()?;
+    std::fs::write(bundle.join("commit"), format!("{commit}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", bundle.join("commit").display()))?;
+    Ok(summary)
+}
+
 /// Removes the packed kernels (`kernels*.tar.xz`) and their unpacked
 /// folders of an earlier bundle.
 fn remove_packed_kernels(bundle: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(bundle) else {
-        return std::fs::create_dir_all(bundle)
-            .map_err(|e| format!("cannot create {}: {e}", bundle.display()));
-    };
+    let entries =
+        std::fs::read_dir(bundle).map_err(|e| format!("cannot list {}: {e}", bundle.display()))?;
     for e in entries.filter_map(|e| e.ok()) {
         let name = e.file_name().to_string_lossy().to_string();
         if name.starts_with("kernels") {
@@ -259,4 +287,79 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
         n += 1;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checkout as a fresh clone leaves it (no `.gpu-bundle/`), with
+    /// cargo's release binaries and one built kernel beside it.
+    fn fresh(base: &Path) -> (PathBuf, Vec<Kernels>) {
+        let _ = std::fs::remove_dir_all(base);
+        let release = base.join("target/release");
+        std::fs::create_dir_all(release.join("examples")).unwrap();
+        std::fs::write(release.join("conformance"), "harness").unwrap();
+        std::fs::write(release.join("examples/litmus_smoke"), "smoke").unwrap();
+        std::fs::write(release.join("gridcheck-campaign"), "campaign").unwrap();
+        let from = base.join("target/kernels");
+        let cubin = from.join("sm_90/t.cubin");
+        std::fs::create_dir_all(cubin.parent().unwrap()).unwrap();
+        std::fs::write(&cubin, "cubin").unwrap();
+        let kernels = vec![Kernels {
+            built: vec![cubin],
+            from,
+            name: "kernels".into(),
+        }];
+        (release, kernels)
+    }
+
+    #[test]
+    fn a_fresh_checkout_gets_its_bundle_folder() {
+        let base = std::env::temp_dir().join(format!("gc-bundle-{}", std::process::id()));
+        let (release, kernels) = fresh(&base);
+        let bundle = base.join(".gpu-bundle");
+        assert!(!bundle.exists());
+        let summary = assemble(&release, &kernels, "abc123", &bundle).unwrap();
+        assert_eq!(summary.len(), 1);
+        assert!(summary[0].contains("1 kernels files"), "{summary:?}");
+        assert_eq!(
+            std::fs::read_to_string(bundle.join("conformance")).unwrap(),
+            "harness"
+        );
+        assert!(bundle.join("litmus_smoke").is_file());
+        assert!(bundle.join("gridcheck-campaign").is_file());
+        assert_eq!(
+            std::fs::read_to_string(bundle.join("commit")).unwrap(),
+            "abc123\n"
+        );
+        let list = Command::new("tar")
+            .arg("-tJf")
+            .arg(bundle.join("kernels.tar.xz"))
+            .output()
+            .unwrap();
+        let list = String::from_utf8_lossy(&list.stdout);
+        assert!(list.contains("sm_90/t.cubin"), "{list}");
+        assert!(
+            !bundle.join("kernels").exists(),
+            "packed, not left unpacked"
+        );
+        // Again over the bundle just made: an earlier bundle's unpacked
+        // kernels are removed, the rest replaced.
+        std::fs::create_dir_all(bundle.join("kernels-nvcc-13.5/sm_90")).unwrap();
+        assemble(&release, &kernels, "def456", &bundle).unwrap();
+        assert!(!bundle.join("kernels-nvcc-13.5").exists());
+        assert!(bundle.join("kernels.tar.xz").is_file());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn a_missing_binary_is_an_error_naming_it() {
+        let base = std::env::temp_dir().join(format!("gc-bundle-missing-{}", std::process::id()));
+        let (release, kernels) = fresh(&base);
+        std::fs::remove_file(release.join("examples/litmus_smoke")).unwrap();
+        let e = assemble(&release, &kernels, "abc", &base.join(".gpu-bundle")).unwrap_err();
+        assert!(e.contains("examples/litmus_smoke"), "{e}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }

@@ -7,21 +7,23 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gridcheck_report::run_diff::{FailOn, diff_runs};
+use gridcheck_report::run_diff::{FailOn, diff_runs_with};
 use gridcheck_report::runs::short_id;
+use gridcheck_report::spread::Spread;
 use gridcheck_report::{RunChoice, RunRecords};
 
 use crate::report::{emit, spec_if_it_loads};
 
 pub const HELP: &str = "usage: cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
+                               [--spread FILE | --no-spread]
 
 What changed from the run BASE to the run NEW.
 
-BASE and NEW: a results file, or a folder holding results.jsonl
-(records/<gpu>/<date>/). A file the harness appended to several times holds
-several runs: the latest is taken (the run whose first record comes last),
-or name one with FILE@RUN (the run id, or its end or start: the part a
-merge or summary shows). Records written before runs were recorded belong
+BASE and NEW: a results file, as written or compressed (.jsonl.gz), or a
+folder holding one (records/<gpu>/<date>/, which keeps results.jsonl.gz). A
+file the harness appended to several times holds several runs: the latest
+is taken (the run whose first record comes last), or name one with FILE@RUN
+(the run id, or its end or start: the part a merge or summary shows). Records written before runs were recorded belong
 to synthetic legacy-... runs.
 
 Reported, regressions first:
@@ -41,10 +43,20 @@ Reported, regressions first:
   trials added or removed, and the two environments side by side (run id,
   start, GPU, driver, nvcc, devices, commit, tuning)
 
+The run-to-run spread: when conformance/spread/<gpu-slug>.json exists for
+NEW's GPU (cargo xtask report spread makes it from several runs), a rate
+change is a regression only beyond it (outside the baseline's range and
+|z| >= 4 against its nearer end), an allowed state no longer seen is a
+regression only when no baseline run missed it and NEW's escalation did not
+provoke it, and a status the baseline saw for the trial is within it (not
+a regression). Two runs that differ as the baseline's runs do give none.
+
 Options:
   --json          the diff as JSON (every trial; Markdown groups a test's rules)
   --fail-on WHEN  exit 1 on: regression (default), change (anything above), never
   --out FILE      write the report to FILE instead of stdout
+  --spread FILE   judge against this baseline instead of NEW's GPU's
+  --no-spread     judge against no baseline
 
 Exit status: 0 no failure, 1 a failure per --fail-on, 2 an input that cannot
 be used (unreadable, not records: the file and line are named; no such run).";
@@ -56,10 +68,14 @@ struct Args {
     json: bool,
     fail_on: FailOn,
     out: Option<PathBuf>,
+    /// `--spread FILE`: `Some(Some(f))`; `--no-spread`: `Some(None)`;
+    /// neither: NEW's GPU's baseline if there is one.
+    spread: Option<Option<PathBuf>>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Args>, String> {
     let (mut files, mut json, mut fail_on, mut out) = (Vec::new(), false, FailOn::default(), None);
+    let mut spread = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -67,6 +83,12 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
             "--json" => json = true,
             "--fail-on" => fail_on = it.next().ok_or("--fail-on needs a value")?.parse()?,
             "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a file")?)),
+            "--spread" => {
+                spread = Some(Some(PathBuf::from(
+                    it.next().ok_or("--spread needs a file")?,
+                )))
+            }
+            "--no-spread" => spread = Some(None),
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`")),
             f => files.push(f.to_string()),
         }
@@ -78,6 +100,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
             json,
             fail_on,
             out,
+            spread,
         })),
         Err(v) => Err(format!("two inputs needed, BASE and NEW; got {}", v.len())),
     }
@@ -91,13 +114,7 @@ fn input(arg: &str) -> (PathBuf, RunChoice) {
         }
         _ => (arg, RunChoice::Latest),
     };
-    let path = Path::new(path);
-    let file = if path.is_dir() {
-        path.join("results.jsonl")
-    } else {
-        path.to_path_buf()
-    };
-    (file, run)
+    (crate::report::results_of(Path::new(path)), run)
 }
 
 /// One run of an input, or why the input cannot be used. An incomplete
@@ -106,7 +123,7 @@ fn input(arg: &str) -> (PathBuf, RunChoice) {
 fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRecords), String> {
     let (file, choice) = input(arg);
     let name = file.display().to_string();
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let bytes = gridcheck_report::read_stored(&file).map_err(|e| format!("cannot read {e}"))?;
     let mut read = gridcheck_report::read_results(&bytes);
     for s in &read.skipped {
         if s.reason.starts_with("an incomplete last line") {
@@ -133,6 +150,23 @@ fn load(arg: &str, spec: Option<&gridcheck_spec::Spec>) -> Result<(String, RunRe
     Ok((format!("{name}@{}", short_id(&run.id)), run))
 }
 
+/// The spread baseline to judge NEW by: the one named, none, or by
+/// default NEW's GPU's (`conformance/spread/<gpu-slug>.json`) if it exists.
+fn baseline(
+    chosen: &Option<Option<PathBuf>>,
+    new: &[gridcheck_report::TrialRecord],
+) -> Result<Option<Spread>, String> {
+    let path = match chosen {
+        Some(p) => p.clone(),
+        None => new
+            .iter()
+            .find_map(|r| r.environment.as_ref())
+            .map(|e| crate::spread::baseline_path(&crate::root(), &e.gpu))
+            .filter(|p| p.is_file()),
+    };
+    path.map(|p| crate::spread::load(&p)).transpose()
+}
+
 /// The Markdown diff of two results files (their latest runs), as `report
 /// diff BASE NEW` prints it, the files named relative to `root` (as a
 /// reader of the checkout finds them): for `record`'s toolchain variants.
@@ -150,7 +184,8 @@ pub fn markdown_between(base: &Path, new: &Path, root: &Path) -> Result<String, 
     };
     let (base_name, base) = named(base)?;
     let (new_name, new) = named(new)?;
-    let d = diff_runs(&base.records, &new.records);
+    let spread = baseline(&None, &new.records)?;
+    let d = diff_runs_with(&base.records, &new.records, spread.as_ref());
     Ok(gridcheck_docs::diff_report::markdown(
         &d, &base_name, &new_name,
     ))
@@ -177,7 +212,13 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let d = diff_runs(&base.records, &new.records);
+    let d = match baseline(&a.spread, &new.records) {
+        Ok(spread) => diff_runs_with(&base.records, &new.records, spread.as_ref()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let fails = d.fails(a.fail_on);
     let text = if a.json {
         gridcheck_docs::diff_report::json(&d, &base_name, &new_name, fails) + "\n"
@@ -238,9 +279,16 @@ mod tests {
             input("x/r.jsonl"),
             (PathBuf::from("x/r.jsonl"), RunChoice::Latest)
         );
-        // A folder is its results.jsonl.
+        // A folder is its results.jsonl, or the compressed one a recorded
+        // run keeps.
         let (f, _) = input(env!("CARGO_MANIFEST_DIR"));
         assert!(f.ends_with("results.jsonl"), "{}", f.display());
+        let dir = std::env::temp_dir().join(format!("gc-diff-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("results.jsonl.gz"), gridcheck_report::gzip(b"")).unwrap();
+        let (f, _) = input(&dir.display().to_string());
+        assert_eq!(f, dir.join("results.jsonl.gz"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The command end to end: exit 0 on identical runs, 1 on a pass
@@ -294,6 +342,13 @@ mod tests {
             o[1].clone(),
         ];
         assert_eq!(code(&never), ExitCode::SUCCESS);
+        // NEW compressed, as a recorded run keeps it: the same regression.
+        let new_gz = dir.join("new.jsonl.gz");
+        std::fs::write(&new_gz, gridcheck_report::gzip(line("fail").as_bytes())).unwrap();
+        assert_eq!(
+            code(&[s(&base), s(&new_gz), o[0].clone(), o[1].clone()]),
+            ExitCode::FAILURE
+        );
         assert_eq!(code(&[s(&base), s(&bad)]), ExitCode::from(2));
         assert_eq!(code(&[s(&base)]), ExitCode::from(2));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -17,6 +17,7 @@
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask record RUN_DIR                 publish a GPU run's output as records/<gpu>/<date>/
 //! cargo xtask report diff BASE NEW           what changed between two runs (exit 1 on a regression)
+//! cargo xtask report spread INPUT...          a GPU's run-to-run spread, the baseline report diff reads
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
@@ -36,6 +37,7 @@ mod mutants;
 mod plan;
 mod record;
 mod report;
+mod spread;
 mod toolchain;
 mod workspace;
 
@@ -81,6 +83,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   a report of one run of a results file (the latest by default)
   report merge <results.jsonl>... [--out FILE] [--format md|json]
                                   a conformance matrix: trial x run (GPU, driver, nvcc, date, run id)
+  report spread INPUT... [--out FILE]
+                                  the run-to-run spread of one GPU from several runs, the baseline
+                                  report diff reads (default conformance/spread/<gpu-slug>.json)
   report diff BASE NEW [--json] [--fail-on regression|change|never]
                                   what changed between two runs; exits 1 on a regression, 2 on bad input
                                   (see `cargo xtask report diff --help`)
@@ -118,6 +123,9 @@ fn main() -> ExitCode {
         Some("gpu-bundle") => bundle::run(&args[1..]),
         Some("mutants") => mutants::run(&args[1..]),
         Some("doc") => doc::run(&args[1..]),
+        Some("report") if args.get(1).map(String::as_str) == Some("spread") => {
+            spread::run(&args[2..])
+        }
         Some("report") => report::run(&args[1..]),
         Some("record") => record::run(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("model") => {

@@ -5,24 +5,28 @@
 //! - The folder is named for the GPU of its records and the date (today
 //!   in UTC unless `--date`); a date already recorded gets the next free
 //!   `.2`, `.3`, ... so that runs are never mixed or overwritten.
-//! - What the site and the reports read is copied as it is: every
-//!   `*.jsonl` (`results.jsonl`, `mutants.jsonl`, ...), `machine.txt` and
-//!   `fault-check.txt`.
+//! - What the site and the reports read is kept, small: every `*.jsonl`
+//!   (`results.jsonl`, `mutants.jsonl`, ...) compressed with gzip
+//!   (`results.jsonl.gz`: every reader decompresses,
+//!   `gridcheck_report::read_stored`), and as text `machine.txt`,
+//!   `fault-check.txt`, `*.md` and `*.json` (a script's summary).
 //! - `golden.txt` is written from `results.jsonl`
 //!   (`gridcheck_report::golden`): one line a trial, the environment once,
 //!   for a reviewer's diff.
 //! - `--golden DIR...` (re)writes the golden of runs already recorded.
 //! - A run under several toolchains (`conformance/gpu-toolchains.sh`)
 //!   has its variants in `toolchains/<name>/` (`nvcc-13.5`): each keeps its
-//!   `*.jsonl` and `machine.txt` there, gets its `golden.txt` and
+//!   records and `machine.txt` there as a run does, gets its `golden.txt` and
 //!   `diff-from-built.md` (`report diff` from the run to the variant).
 //! - Everything else (raw logs, experiment folders) is packed into
-//!   `logs.tar.xz`, so that raw logs do not sit in the tree as text.
+//!   `logs.tar.xz`, so that raw logs do not sit in the tree as text. A
+//!   recorded run stays under `gridcheck_report::RUN_BUDGET` bytes
+//!   (`crates/report/tests/records.rs` checks every one).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gridcheck_docs::results::VARIANTS;
+use gridcheck_docs::results::{RESULTS, VARIANTS};
 use gridcheck_report::{golden, read_results_file, slug};
 
 use crate::{Result, root};
@@ -32,9 +36,45 @@ const USAGE: &str = "usage: cargo xtask record RUN_DIR [--date YYYY-MM-DD] [--gp
        cargo xtask record --golden RECORDED_DIR...
   (re)writes golden.txt of runs already recorded, from their results.jsonl";
 
-/// Files copied as they are: what the site and the reports read.
-fn kept_as_is(name: &str) -> bool {
-    name.ends_with(".jsonl") || name == "machine.txt" || name == "fault-check.txt"
+/// How a file of a run's output folder is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// Copied as it is: small text a reader or a reviewer reads.
+    Text,
+    /// Records, compressed: `<name>.gz`.
+    Compressed,
+    /// Evidence only: into `logs.tar.xz`.
+    Packed,
+}
+
+fn kept(name: &str) -> Kept {
+    if name.ends_with(".jsonl") {
+        Kept::Compressed
+    } else if name == "machine.txt"
+        || name == "fault-check.txt"
+        || name.ends_with(".md")
+        || name.ends_with(".json")
+    {
+        Kept::Text
+    } else {
+        Kept::Packed
+    }
+}
+
+/// Records `from` as `dest/<name>` as [`kept`] says; whether it was (a
+/// file to pack is left to the caller).
+fn keep(from: &Path, name: &str, dest: &Path) -> Result<bool> {
+    match kept(name) {
+        Kept::Text => crate::copy_creating(from, &dest.join(name))?,
+        Kept::Compressed => {
+            let bytes =
+                std::fs::read(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+            let to = dest.join(format!("{name}{}", gridcheck_report::GZ_SUFFIX));
+            write_bytes(&to, &gridcheck_report::gzip(&bytes))?;
+        }
+        Kept::Packed => return Ok(false),
+    }
+    Ok(true)
 }
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -95,9 +135,10 @@ pub fn run(args: &[String]) -> Result<()> {
     publish(&run_dir, &dest, &golden(&read.records))
 }
 
-/// Writes `golden.txt` beside a recorded run's `results.jsonl`.
+/// Writes `golden.txt` beside a recorded run's results file.
 fn write_golden(dir: &Path) -> Result<()> {
-    let results = dir.join("results.jsonl");
+    let results = gridcheck_report::find_stored(dir, RESULTS)
+        .ok_or_else(|| format!("{} holds no {RESULTS}[.gz]", dir.display()))?;
     let read = read_results_file(&results)
         .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
     let path = dir.join("golden.txt");
@@ -173,8 +214,8 @@ fn free_folder(gpu_dir: &Path, date: &str) -> PathBuf {
 fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
     let mut packed = Vec::new();
     for (name, path) in sorted_entries(run_dir)? {
-        if path.is_file() && kept_as_is(&name) {
-            crate::copy_creating(&path, &dest.join(&name))?;
+        if path.is_file() && keep(&path, &name, dest)? {
+            continue;
         } else if name == VARIANTS && path.is_dir() {
             packed.extend(publish_variants(&path, &dest.join(VARIANTS), dest)?);
         } else {
@@ -210,27 +251,22 @@ fn publish(run_dir: &Path, dest: &Path, golden: &str) -> Result<()> {
 fn publish_variants(variants: &Path, dest: &Path, run_dest: &Path) -> Result<Vec<String>> {
     let mut packed = Vec::new();
     for (name, dir) in sorted_entries(variants)? {
-        let results = dir.join("results.jsonl");
+        let results = dir.join(RESULTS);
         if !dir.is_dir() || !results.is_file() {
             packed.push(format!("{VARIANTS}/{name}"));
             continue;
         }
         let to = dest.join(&name);
         for (file, path) in sorted_entries(&dir)? {
-            if path.is_file() && kept_as_is(&file) {
-                crate::copy_creating(&path, &to.join(&file))?;
-            } else {
+            if !(path.is_file() && keep(&path, &file, &to)?) {
                 packed.push(format!("{VARIANTS}/{name}/{file}"));
             }
         }
         let read = read_results_file(&results)
             .map_err(|e| format!("cannot read {}: {e}", results.display()))?;
         write(&to.join("golden.txt"), &golden(&read.records))?;
-        let diff = crate::diff::markdown_between(
-            &run_dest.join("results.jsonl"),
-            &to.join("results.jsonl"),
-            &root(),
-        )?;
+        let gz = |d: &Path| d.join(format!("{RESULTS}{}", gridcheck_report::GZ_SUFFIX));
+        let diff = crate::diff::markdown_between(&gz(run_dest), &gz(&to), &root())?;
         write(&to.join("diff-from-built.md"), &diff)?;
         println!(
             "variant {name}: {} records, golden and diff-from-built.md",
@@ -252,10 +288,14 @@ fn sorted_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
+    write_bytes(path, text.as_bytes())
+}
+
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -312,17 +352,25 @@ mod tests {
             std::fs::write(run.join(f), f).unwrap();
         }
         std::fs::write(run.join("experiment/x.log"), "x").unwrap();
+        std::fs::write(run.join("run.json"), "{}").unwrap();
         publish(&run, &dest, "g\n").unwrap();
         for f in [
-            "results.jsonl",
-            "mutants.jsonl",
+            "results.jsonl.gz",
+            "mutants.jsonl.gz",
             "machine.txt",
+            "run.json",
             "golden.txt",
             "logs.tar.xz",
         ] {
             assert!(dest.join(f).is_file(), "{f} missing");
         }
-        assert!(!dest.join("conformance.log").exists());
+        for f in ["conformance.log", "results.jsonl", "mutants.jsonl"] {
+            assert!(!dest.join(f).exists(), "{f} kept as it was");
+        }
+        // Compressed, and read back as written.
+        let back = gridcheck_report::read_stored(&dest.join("mutants.jsonl.gz")).unwrap();
+        assert_eq!(back, b"mutants.jsonl");
+        assert_ne!(std::fs::read(dest.join("mutants.jsonl.gz")).unwrap(), back);
         let list = packed(&dest);
         assert!(
             list.contains("conformance.log") && list.contains("experiment/x.log"),
@@ -355,7 +403,7 @@ mod tests {
         publish(&run, &dest, "g\n").unwrap();
         let to = dest.join("toolchains/nvcc-13.5");
         for f in [
-            "results.jsonl",
+            "results.jsonl.gz",
             "machine.txt",
             "golden.txt",
             "diff-from-built.md",

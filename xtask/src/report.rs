@@ -1,7 +1,7 @@
 //! `cargo xtask report`: reports from any results file.
 //!
 //! ```text
-//! report summary <results.jsonl>... [--run ID | --all-runs]   status counts and the notable trials
+//! report summary <results.jsonl>... [--run ID | --all-runs] [--format json]   status counts and the notable trials
 //! report markdown <results.jsonl>... [--run ID | --all-runs] [--out FILE]
 //! report junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
 //! report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
@@ -23,7 +23,8 @@ use gridcheck_spec::Spec;
 
 use crate::{Result, load_spec, root};
 
-const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl>... [--run ID | --all-runs] [--out FILE]
+const USAGE: &str = "usage: cargo xtask report summary|markdown|junit <results.jsonl[.gz] | run folder>... [--run ID | --all-runs] [--out FILE]
+       cargo xtask report summary ... --format json   (one summary a run, as scripts read it)
        cargo xtask report merge <results.jsonl>... [--by-toolchain] [--out FILE] [--format md|json]
        cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
                                 (cargo xtask report diff --help says more)";
@@ -55,7 +56,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--all-runs" => a.runs = RunChoice::All,
             "--by-toolchain" => a.by_toolchain = true,
             f if f.starts_with("--") => return Err(format!("unknown option `{f}`\n{USAGE}")),
-            f => a.files.push(f.into()),
+            f => a.files.push(results_of(f.as_ref())),
         }
     }
     if a.files.is_empty() {
@@ -71,6 +72,16 @@ fn parse(args: &[String]) -> Result<Args> {
         ));
     }
     Ok(a)
+}
+
+/// A results file as given, or the one a run folder holds
+/// (`records/<gpu>/<date>/results.jsonl.gz`).
+pub(crate) fn results_of(p: &std::path::Path) -> PathBuf {
+    if p.is_dir() {
+        gridcheck_report::find_stored(p, "results.jsonl").unwrap_or_else(|| p.join("results.jsonl"))
+    } else {
+        p.to_path_buf()
+    }
 }
 
 /// Whether two paths name one file (through links and `..` too).
@@ -177,6 +188,19 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let spec = spec_if_it_loads();
     match cmd.as_str() {
+        "summary" if a.format == "json" => {
+            // One summary a run, for scripts (the headers go to stderr).
+            let runs: Vec<gridcheck_report::Summary> =
+                chosen_runs(&a.files, spec.as_ref(), &a.runs)?
+                    .into_iter()
+                    .map(|(header, run)| {
+                        eprint!("{header}");
+                        gridcheck_report::Summary::of(&run.records)
+                    })
+                    .collect();
+            let json = serde_json::json!({ "runs": runs });
+            emit(&a.out, &format!("{json}\n"))
+        }
         "summary" => {
             let mut text = String::new();
             for (header, run) in chosen_runs(&a.files, spec.as_ref(), &a.runs)? {
@@ -277,6 +301,38 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown report")
         );
+    }
+
+    /// A recorded run's folder (its compressed results) summarised as
+    /// JSON, as scripts read it.
+    #[test]
+    fn a_recorded_run_summarised_as_json() {
+        let run_dir = root().join("records/nvidia-h100-80gb-hbm3/2026-11-26.5");
+        let out = std::env::temp_dir().join(format!("gc-summary-{}.json", std::process::id()));
+        let s = |p: &std::path::Path| p.display().to_string();
+        run(&[
+            "summary".into(),
+            s(&run_dir),
+            "--format".into(),
+            "json".into(),
+            "--out".into(),
+            s(&out),
+        ])
+        .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let summary = &v["runs"][0];
+        assert_eq!(summary["run_id"], "20261126T180934Z-d3f87120");
+        let by_status: u64 = summary["statuses"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(by_status), summary["trials"].as_u64());
+        assert!(by_status > 400, "{summary}");
+        assert_eq!(summary["failing"], 0);
+        std::fs::remove_file(&out).unwrap();
     }
 
     #[test]

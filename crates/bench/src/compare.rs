@@ -12,7 +12,7 @@
 //!   improved if `new.median > base.p90 + w`.
 //!
 //! The defaults (15%, 0.25 us, 0.05) come from identical runs on the H100
-//! (`conformance/bench/runs/`): with 100 repeats a micro-benchmark's
+//! (`records/<gpu-slug>/bench/`): with 100 repeats a micro-benchmark's
 //! [p10, p90] is often under 1% wide, but between two processes the cost
 //! of a kernel boundary without PDL moved by about 0.2 us (and with it
 //! every PDL saving, and the hidden fractions by up to 0.044), the host

@@ -167,7 +167,7 @@ mod tests {
     fn a_findings_tests_are_read_in_order() {
         let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
         let file = root.join(
-            "lab/campaigns/nvidia-h100-80gb-hbm3-2026-11-26/random-confirmed/findings/001-hang.yaml",
+            "records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26/random-confirmed/findings/001-hang.yaml",
         );
         let text = std::fs::read_to_string(&file).unwrap();
         let one = finding_tests(&file, &text).unwrap();

@@ -135,7 +135,11 @@ fn histogram_rows(changes: &[HistogramChange]) -> String {
             HistogramKind::RateMoved => {
                 format!("the condition's rate moved (z = {:.1})", c.z.unwrap_or(0.0))
             }
-        };
+        } + &c
+            .spread
+            .as_ref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
         s += &format!(
             "| {}{} | {what} | {} | {} |\n",
             code(&c.trial.to_string()),
@@ -211,58 +215,105 @@ fn environments(d: &RunDiff) -> String {
     s
 }
 
+/// A diff's changes by kind, as the Markdown shows them.
+struct Grouped<'a> {
+    /// Status regressions beyond the spread, and within it.
+    reg: Vec<&'a StatusChange>,
+    within: Vec<&'a StatusChange>,
+    known: Vec<&'a StatusChange>,
+    fix: Vec<&'a StatusChange>,
+    other: Vec<&'a StatusChange>,
+    hist_reg: Vec<HistogramChange>,
+    hist_other: Vec<HistogramChange>,
+}
+
+impl<'a> Grouped<'a> {
+    fn of(d: &'a RunDiff) -> Grouped<'a> {
+        let of = |k: ChangeKind| -> Vec<&StatusChange> {
+            d.status_changes.iter().filter(|c| c.kind == k).collect()
+        };
+        let (reg, within) = of(ChangeKind::Regression)
+            .into_iter()
+            .partition(|c| !c.within_spread);
+        let (hist_reg, hist_other) = d
+            .histogram_changes
+            .iter()
+            .cloned()
+            .partition(|c| c.regression);
+        Grouped {
+            reg,
+            within,
+            known: of(ChangeKind::KnownChanged),
+            fix: of(ChangeKind::Fix),
+            other: of(ChangeKind::Changed),
+            hist_reg,
+            hist_other,
+        }
+    }
+}
+
+/// The verdict line, and the baseline it was judged against.
+fn headline(d: &RunDiff, g: &Grouped) -> String {
+    let mut s = if d.is_empty() {
+        format!(
+            "**No change**: the same {} trials, with the same statuses and histograms.\n\n",
+            d.unchanged
+        )
+    } else {
+        let forbidden = g
+            .hist_reg
+            .iter()
+            .filter(|c| c.kind == HistogramKind::ForbiddenObserved)
+            .count();
+        let beyond = match g.hist_reg.len() - forbidden {
+            0 => String::new(),
+            n => format!(", {n} histogram change(s) beyond the spread"),
+        };
+        format!(
+            "**{} regression(s)** ({} status, {forbidden} forbidden state(s) newly observed{beyond}); {} known \
+             discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
+             other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
+             trial; below, a test listed by several rules is one line).\n\n",
+            d.regressions(),
+            g.reg.len(),
+            g.known.len(),
+            g.fix.len(),
+            g.other.len() + g.within.len(),
+            g.hist_other.len(),
+            d.added.len(),
+            d.removed.len(),
+            d.unchanged
+        )
+    };
+    if let Some(spread) = &d.spread {
+        s += &format!(
+            "Judged against the run-to-run spread of {spread} (`conformance/spread/`): a rate \
+             change is a regression only beyond it, an allowed state gone only if no baseline run \
+             missed it and no escalation provoked it, a status the baseline saw is within it.\n\n"
+        );
+    }
+    s
+}
+
 /// The diff as Markdown: a one-line verdict, the environments side by
 /// side, then each kind of change (regressions first).
 pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
-    let of = |k: ChangeKind| -> Vec<&StatusChange> {
-        d.status_changes.iter().filter(|c| c.kind == k).collect()
-    };
-    let (reg, known, fix, other) = (
-        of(ChangeKind::Regression),
-        of(ChangeKind::KnownChanged),
-        of(ChangeKind::Fix),
-        of(ChangeKind::Changed),
-    );
-    let hist_reg: Vec<HistogramChange> = d
-        .histogram_changes
-        .iter()
-        .filter(|c| c.regression)
-        .cloned()
-        .collect();
-    let hist_other: Vec<HistogramChange> = d
-        .histogram_changes
-        .iter()
-        .filter(|c| !c.regression)
-        .cloned()
-        .collect();
+    let g = Grouped::of(d);
+    let Grouped {
+        reg,
+        within,
+        known,
+        fix,
+        other,
+        hist_reg,
+        hist_other,
+    } = &g;
     let mut s = format!(
         "# What changed from BASE to NEW\n\nBASE: {}  \nNEW: {}\n\n",
         code(base),
         code(new)
     );
-    if d.is_empty() {
-        s += &format!(
-            "**No change**: the same {} trials, with the same statuses and histograms.\n\n",
-            d.unchanged
-        );
-    } else {
-        s += &format!(
-            "**{} regression(s)** ({} status, {} forbidden state(s) newly observed); {} known \
-             discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
-             other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
-             trial; below, a test listed by several rules is one line).\n\n",
-            d.regressions(),
-            reg.len(),
-            hist_reg.len(),
-            known.len(),
-            fix.len(),
-            other.len(),
-            hist_other.len(),
-            d.added.len(),
-            d.removed.len(),
-            d.unchanged
-        );
-    }
+    s += &headline(d, &g);
     s += "## Environments\n\n";
     s += &environments(d);
     let mut section = |title: &str, note: &str, body: String| {
@@ -271,13 +322,13 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
     if !reg.is_empty() || !hist_reg.is_empty() {
         let mut body = String::new();
         if !reg.is_empty() {
-            body += &status_rows(&reg);
+            body += &status_rows(reg);
         }
         if !hist_reg.is_empty() {
             if !body.is_empty() {
                 body.push('\n');
             }
-            body += &histogram_rows(&hist_reg);
+            body += &histogram_rows(hist_reg);
         }
         section(
             "Regressions",
@@ -286,22 +337,30 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             body,
         );
     }
+    if !within.is_empty() {
+        section(
+            "Within the run-to-run spread",
+            "A status worse than before that the baseline's runs of this GPU also recorded for \
+             the trial: not a regression.\n\n",
+            status_rows(within),
+        );
+    }
     if !known.is_empty() {
         section(
             "Known discrepancies no longer reproducing",
             "Listed as known failures in BASE; NEW did not reproduce them. Check the \
              expectations file's entry.\n\n",
-            status_rows(&known),
+            status_rows(known),
         );
     }
     if !fix.is_empty() {
-        section("Fixes", "", status_rows(&fix));
+        section("Fixes", "", status_rows(fix));
     }
     if !other.is_empty() {
         section(
             "Other status changes",
             "A status of the same rank.\n\n",
-            status_rows(&other),
+            status_rows(other),
         );
     }
     if !hist_other.is_empty() {
@@ -312,7 +371,7 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
                  (positive / instances) moving beyond the run-to-run spread: |z| >= {RATE_Z} in a \
                  two-proportion test and a factor of at least {RATE_FACTOR}.\n\n"
             ),
-            histogram_rows(&hist_other),
+            histogram_rows(hist_other),
         );
     }
     if !d.added.is_empty() {
@@ -332,6 +391,54 @@ mod tests {
 
     fn rec(trial: &str, status: Status) -> TrialRecord {
         TrialRecord::new(trial.parse().unwrap(), status, format!("{status}\nmore"))
+    }
+
+    /// Against a baseline: a status the baseline saw is shown within the
+    /// spread, not as a regression, and the header names the baseline.
+    #[test]
+    fn markdown_against_a_spread() {
+        let on_gpu = |status: Status, run: &str| {
+            let mut r = rec("gpu/sm_90/r.a/t", status);
+            r.environment = Some(gridcheck_report::Environment {
+                gpu: "H100".into(),
+                sm: "sm_90".into(),
+                driver: "13.0".into(),
+                nvcc: None,
+                driver_version: None,
+                tuning: None,
+                tuning_file: None,
+                device: None,
+                binary: None,
+                toolchain: None,
+            });
+            r.run_id = Some(run.into());
+            vec![r]
+        };
+        let runs: Vec<(String, gridcheck_report::RunRecords)> =
+            [on_gpu(Status::Pass, "a"), on_gpu(Status::Timeout, "b")]
+                .into_iter()
+                .map(|r| ("f".to_string(), gridcheck_report::split_runs(r).remove(0)))
+                .collect();
+        let spread = gridcheck_report::spread::Spread::of(&runs).unwrap();
+        let (base, new) = (on_gpu(Status::Pass, "x"), on_gpu(Status::Timeout, "y"));
+        let d = gridcheck_report::run_diff::diff_runs_with(&base, &new, Some(&spread));
+        let md = markdown(&d, "a", "b");
+        assert!(md.contains("**0 regression(s)** (0 status"), "{md}");
+        assert!(
+            md.contains("Judged against the run-to-run spread of H100, 2 runs"),
+            "{md}"
+        );
+        assert!(
+            md.contains("## Within the run-to-run spread")
+                && md.contains("| `gpu/sm_90/r.a/t` | pass | timeout |")
+                && !md.contains("## Regressions"),
+            "{md}"
+        );
+        let plain = markdown(&diff_runs(&base, &new), "a", "b");
+        assert!(
+            plain.contains("## Regressions") && !plain.contains("spread of"),
+            "{plain}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! gridcheck's spec documentation and reports.
 //!
 //! Inputs: the spec (`crates/spec`), the recorded results
-//! (`records/<gpu-slug>/<date>/results.jsonl`), the known
+//! (`records/<gpu-slug>/<date>/results.jsonl.gz`), the known
 //! known facts (`conformance/facts/*.toml`) and the benchmark
 //! baselines (`conformance/bench/baselines/*.json`). Outputs:
 //!

@@ -2,12 +2,15 @@
 //! recorded `conformance --mutants` run: which guarantees the suite would
 //! catch a driver breaking on that GPU, and how fast (the score overall,
 //! per operator and per test, the survivors with what was tried), and the
-//! search that chose the GPU's testing environment.
+//! search that chose the GPU's testing environment. A survivor that an
+//! `unobserved` fact covers where it ran is listed apart as equivalent on
+//! that GPU, with the fact, and left out of the score
+//! (`gridcheck_report::Score::judged`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use gridcheck_report::{MutantRecord, MutantStatus, Score};
+use gridcheck_report::{Facts, MutantRecord, MutantStatus, Score};
 
 use crate::context::Ctx;
 use crate::results::Run;
@@ -22,7 +25,10 @@ pub(crate) fn page(ctx: &Ctx) -> String {
         oracles must say the mutant reaches an outcome the original test rules out, or it is \
         not a mutant. On the GPU a mutant is *killed* when that outcome is observed within its \
         GPU-time budget: the suite would catch a driver that broke that guarantee. A surviving \
-        mutant is a guarantee this GPU's runs could not tell from its absence. \
+        mutant is a guarantee this GPU's runs could not tell from its absence, unless an \
+        `unobserved` fact that applies to this GPU says the outcome that would kill it never \
+        shows here (the fact names the mutant, or is about its test): then it is *equivalent \
+        on this hardware*, listed apart with the fact and left out of the score. \
         Recompute with `cargo xtask conformance --mutants` (or `conformance/mutants-gpu.sh` \
         with a GPU bundle).\n\n";
     let mut newest: BTreeMap<&str, &Run> = BTreeMap::new();
@@ -57,14 +63,21 @@ pub(crate) fn page(ctx: &Ctx) -> String {
 }
 
 fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
-    let s = Score::of(&run.mutants);
+    let facts = Facts {
+        entries: ctx.inputs.facts.clone(),
+    };
+    let s = Score::judged(&run.mutants, Some(&facts));
     let _ = writeln!(
         out,
         "## {} ({})\n\nRecorded {} in `{}`.\n",
         run.machine.label(),
         run.slug,
         run.date,
-        rel(ctx, &run.dir.join("mutants.jsonl"))
+        rel(
+            ctx,
+            &gridcheck_report::find_stored(&run.dir, "mutants.jsonl")
+                .unwrap_or_else(|| run.dir.join("mutants.jsonl"))
+        )
     );
     let budget = run.mutants.iter().map(|r| r.budget_s).fold(0.0, f64::max);
     // The tuned file's extra environments, which a surviving mutant goes on
@@ -90,12 +103,14 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
         "**{} mutants killed**, each within a budget of {budget} GPU s{}; \
          the slowest kill took {:.3} GPU s; {:.1} GPU s in all. {} candidates are not mutants \
          (the oracles say the test does not rest on what the operator removed there, or the \
-         loader rejects the result).",
+         loader rejects the result). {} surviving mutants are equivalent on this GPU and not in \
+         the score: a known fact says the outcome that would kill them never shows here.",
         s.overall,
         extra.concat(),
         s.slowest_kill_s,
         s.gpu_s,
-        s.not_mutants
+        s.not_mutants,
+        s.equivalent.len()
     );
     for (what, n) in &s.left_out {
         let _ = writeln!(
@@ -104,6 +119,13 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
              without CDP1)."
         );
     }
+    count_tables(out, &s);
+    survivors(out, run, &s);
+    time_to_kill(out, run);
+}
+
+/// The score per operator and per test.
+fn count_tables(out: &mut String, s: &Score) {
     let _ = writeln!(
         out,
         "\n### Per operator\n\n| operator | killed | score |\n|---|---|---|"
@@ -130,11 +152,27 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
             c.percent()
         );
     }
+}
+
+/// The survivors equivalent on the GPU, with their facts, then the others.
+fn survivors(out: &mut String, run: &Run, s: &Score) {
+    let _ = writeln!(out, "\n### Equivalent on this GPU\n");
+    if s.equivalent.is_empty() {
+        let _ = writeln!(out, "None.");
+    }
+    for e in &s.equivalent {
+        let _ = writeln!(
+            out,
+            "- `{}`: the `unobserved` fact `{}` ({}; {}): {}",
+            e.mutant, e.fact, e.at, e.place, e.summary
+        );
+    }
+    let equivalent = |m: &str| s.equivalent.iter().any(|e| e.mutant == m);
     let survivors: Vec<&MutantRecord> = last(&run.mutants)
         .into_iter()
-        .filter(|r| r.status == MutantStatus::Survived)
+        .filter(|r| r.status == MutantStatus::Survived && !equivalent(&r.mutant))
         .collect();
-    let _ = writeln!(out, "\n### Survivors\n");
+    let _ = writeln!(out, "\n### Survivors (misses)\n");
     if survivors.is_empty() {
         let _ = writeln!(out, "None.");
     }
@@ -147,6 +185,10 @@ fn gpu_section(out: &mut String, ctx: &Ctx, run: &Run) {
             r.message
         );
     }
+}
+
+/// How long each killed mutant took to kill.
+fn time_to_kill(out: &mut String, run: &Run) {
     let killed: Vec<&MutantRecord> = last(&run.mutants)
         .into_iter()
         .filter(|r| r.status == MutantStatus::Killed)
@@ -190,7 +232,7 @@ fn search_section(out: &mut String, ctx: &Ctx, run: &Run) {
          `conformance/tuning/{}.toml`.\n\n\
          | environment | killed | mutants | GPU s | kills per GPU s |\n|---|---|---|---|---|",
         run.date,
-        rel(ctx, &run.dir.join("mutants-tune*.jsonl")),
+        rel(ctx, &run.dir.join("mutants-tune*.jsonl[.gz]")),
         run.slug
     );
     for (env, (k, n, g)) in per_env {
@@ -216,4 +258,39 @@ fn rel(ctx: &Ctx, p: &std::path::Path) -> String {
         .unwrap_or(p)
         .display()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::Inputs;
+
+    /// The checkout's recorded runs and facts: on the H100, the six
+    /// `add-pdl` survivors of 2026-11-25.3 are equivalent (the fact
+    /// `pdl-trigger-cdp-primary-secondary-may-start-early` names them), the
+    /// score counts the other 81 mutants, and nothing else survived.
+    #[test]
+    fn the_recorded_h100_survivors_are_equivalent_with_their_fact() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let spec = gridcheck_spec::load_dir(&root.join("spec"), None).unwrap();
+        let inputs = Inputs::load(&root, spec, None).unwrap();
+        let page = page(&Ctx::new(&inputs));
+        let h100 = &page[page.find("(nvidia-h100-80gb-hbm3)").unwrap()..];
+        assert!(
+            h100.contains("**81/81 (100.0 %) mutants killed**"),
+            "{h100}"
+        );
+        assert!(
+            h100.contains("6 surviving mutants are equivalent on this GPU"),
+            "{h100}"
+        );
+        let eq = &h100[h100.find("### Equivalent on this GPU").unwrap()..];
+        let eq = &eq[..eq.find("### Survivors (misses)").unwrap()];
+        assert_eq!(eq.matches("~add-pdl`: the `unobserved` fact `gpu/sm_90/pdl-trigger-cdp-primary-secondary-may-start-early`").count(), 6, "{eq}");
+        let misses = &h100[h100.find("### Survivors (misses)").unwrap()..];
+        assert!(
+            misses.starts_with("### Survivors (misses)\n\nNone."),
+            "{misses}"
+        );
+    }
 }

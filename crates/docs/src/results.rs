@@ -1,19 +1,22 @@
-//! Recorded results: `records/<gpu-slug>/<date>/results.jsonl`,
-//! one directory per GPU and date, beside the run's `machine.txt`; a file
+//! Recorded results: `records/<gpu-slug>/<date>/results.jsonl.gz` (or
+//! `results.jsonl`, as the harness wrote it: every record file is read
+//! through `gridcheck_report::read_stored`, compressed or not), one
+//! directory per GPU and date, beside the run's `machine.txt`; a file
 //! holding several runs is shown by its latest.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{MutantRecord, TrialRecord};
+use gridcheck_report::{MutantRecord, TrialRecord, find_stored, stored_name};
 
 use crate::Result;
 
-/// Reads a JSON-lines results file. Every line that is not a trial record
-/// (not UTF-8, not a record, an incomplete last line) is skipped and named
-/// on stderr with the reason; blank lines are skipped quietly.
+/// Reads a JSON-lines results file, compressed or not. Every line that is
+/// not a trial record (not UTF-8, not a record, an incomplete last line)
+/// is skipped and named on stderr with the reason; blank lines are skipped
+/// quietly.
 pub fn load_jsonl(path: &Path) -> Result<Vec<TrialRecord>> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))?;
     let (records, skipped) = parse_jsonl(&bytes, path);
     for s in skipped {
         eprintln!("warning: {s}");
@@ -91,13 +94,16 @@ impl Machine {
     }
 }
 
-/// One recorded run: a `results.jsonl` with its directory's GPU slug and date.
+/// One recorded run: a results file with its directory's GPU slug and date.
 #[derive(Debug, Clone)]
 pub struct Run {
     pub slug: String,
     /// `YYYY-MM-DD`, the directory's name.
     pub date: String,
     pub dir: PathBuf,
+    /// Its results file: `results.jsonl.gz` as recorded, or
+    /// `results.jsonl` ([`RESULTS`]).
+    pub results: PathBuf,
     pub machine: Machine,
     pub records: Vec<TrialRecord>,
     /// `mutants.jsonl` beside the results (`conformance --mutants`), and
@@ -120,8 +126,8 @@ impl Run {
 
     /// The path of its results file relative to `root` (for pages).
     pub fn results_path(&self, root: &Path) -> String {
-        let p = self.dir.join("results.jsonl");
-        p.strip_prefix(root).unwrap_or(&p).display().to_string()
+        let p = &self.results;
+        p.strip_prefix(root).unwrap_or(p).display().to_string()
     }
 }
 
@@ -170,21 +176,24 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
         let slug = name_of(&gpu_dir);
         for date_dir in subdirs(&gpu_dir)? {
             let date = name_of(&date_dir);
-            if !is_date(&date) || !date_dir.join("results.jsonl").is_file() {
+            if !is_date(&date) {
                 continue;
             }
-            let mut run = load_run(&slug, &date, &date_dir)?;
+            let Some(results) = find_stored(&date_dir, RESULTS) else {
+                continue;
+            };
+            let mut run = load_run(&slug, &date, &date_dir, results)?;
             let variants = date_dir.join(VARIANTS);
             if variants.is_dir() {
                 for v in subdirs(&variants)? {
-                    if !v.join("results.jsonl").is_file() {
+                    let Some(results) = find_stored(&v, RESULTS) else {
                         eprintln!(
-                            "note: {} has no results.jsonl: not a toolchain variant",
+                            "note: {} has no results file: not a toolchain variant",
                             v.display()
                         );
                         continue;
-                    }
-                    let mut variant = load_run(&slug, &date, &v)?;
+                    };
+                    let mut variant = load_run(&slug, &date, &v, results)?;
                     variant.variant = Some(name_of(&v));
                     run.variants.push(variant);
                 }
@@ -201,6 +210,11 @@ pub fn load_runs(dir: &Path) -> Result<Vec<Run>> {
 /// xtask record`), each with its `machine.txt` and the like.
 pub const VARIANTS: &str = "toolchains";
 
+/// A run's results file, `results.jsonl`; a recorded run keeps it
+/// compressed, `results.jsonl.gz` (`gridcheck_report::find_stored` finds
+/// either).
+pub const RESULTS: &str = "results.jsonl";
+
 /// The subdirectories of `d`, sorted.
 fn subdirs(d: &Path) -> Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(d)
@@ -212,10 +226,9 @@ fn subdirs(d: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-/// The run recorded in `dir` (its `results.jsonl`, `machine.txt`,
+/// The run recorded in `dir` (its results file `file`, `machine.txt`,
 /// mutants), without variants.
-fn load_run(slug: &str, date: &str, dir: &Path) -> Result<Run> {
-    let file = dir.join("results.jsonl");
+fn load_run(slug: &str, date: &str, dir: &Path, file: PathBuf) -> Result<Run> {
     let records = latest_run(load_jsonl(&file)?, &file);
     let machine_txt = std::fs::read_to_string(dir.join("machine.txt")).ok();
     let fallback = machine_txt.as_deref().and_then(machine_txt_driver);
@@ -231,9 +244,13 @@ fn load_run(slug: &str, date: &str, dir: &Path) -> Result<Run> {
     Ok(Run {
         slug: slug.to_string(),
         date: date.to_string(),
-        mutants: load_mutants(&dir.join("mutants.jsonl"))?,
+        mutants: match find_stored(dir, "mutants.jsonl") {
+            Some(f) => load_mutants(&f)?,
+            None => Vec::new(),
+        },
         tuning_search: load_searches(dir)?,
         dir: dir.to_path_buf(),
+        results: file,
         machine,
         records,
         variant: None,
@@ -260,13 +277,14 @@ fn latest_run(records: Vec<TrialRecord>, file: &Path) -> Vec<TrialRecord> {
 }
 
 /// The records of every environment search of a run (`mutants-tune*.jsonl`,
-/// in name order).
+/// compressed or not, in name order).
 fn load_searches(dir: &Path) -> Result<Vec<MutantRecord>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let n = name_of(p);
+            let n = stored_name(&n);
             n.starts_with("mutants-tune") && n.ends_with(".jsonl")
         })
         .collect();
@@ -278,13 +296,10 @@ fn load_searches(dir: &Path) -> Result<Vec<MutantRecord>> {
     Ok(out)
 }
 
-/// A mutants' records file, or nothing when there is none; lines that are
-/// not records are named on stderr and skipped.
-fn load_mutants(path: &Path) -> Result<Vec<MutantRecord>> {
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+/// A mutants' records file, compressed or not; lines that are not records
+/// are named on stderr and skipped.
+pub fn load_mutants(path: &Path) -> Result<Vec<MutantRecord>> {
+    let bytes = gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))?;
     let read: gridcheck_report::LinesRead<MutantRecord> =
         gridcheck_report::read_json_lines(&bytes, "a mutant record");
     for s in &read.skipped {
@@ -375,6 +390,7 @@ mod tests {
             slug: slug.into(),
             date: date.into(),
             dir: PathBuf::new(),
+            results: PathBuf::new(),
             machine: Machine {
                 gpu: slug.into(),
                 driver: "d".into(),

@@ -74,23 +74,7 @@ pub fn badge(status: Status) -> String {
 
 /// How bad a status is, for "the worst status of a rule": a failure first,
 /// a trial that did not run last.
-pub fn severity(s: Status) -> u8 {
-    match s {
-        Status::OracleConflict => 12,
-        Status::Fail => 11,
-        Status::Unmodeled => 10,
-        Status::Crash => 9,
-        Status::Timeout => 8,
-        Status::Changed => 7,
-        Status::Known => 6,
-        Status::KnownHang => 5,
-        Status::Xfail => 4,
-        Status::QualityWarning => 3,
-        Status::Pass => 2,
-        Status::NotSupported => 1,
-        Status::NotRun => 0,
-    }
-}
+pub use gridcheck_report::summary::rank as severity;
 
 /// The page of a rule, relative to the book's `src/`.
 pub fn rule_path(id: &str) -> String {

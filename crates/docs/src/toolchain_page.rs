@@ -68,7 +68,7 @@ fn variants(runs: &[Run], root: &Path) -> String {
     }
     if newest.is_empty() {
         return "No recorded run has toolchain variants (`records/<gpu>/<date>/toolchains/<name>/\
-                results.jsonl`: the run again under another toolchain's kernels, from \
+                results.jsonl.gz`: the run again under another toolchain's kernels, from \
                 `conformance/gpu-toolchains.sh` and `cargo xtask record`).\n"
             .into();
     }
@@ -88,7 +88,7 @@ fn variants(runs: &[Run], root: &Path) -> String {
                         html(&r.machine.nvcc),
                         r.results_path(root)
                     ),
-                    path: r.dir.join("results.jsonl"),
+                    path: r.results.clone(),
                     records: r.records.clone(),
                 }
             })
@@ -218,7 +218,7 @@ fn machine_code(runs: &[Run], root: &Path) -> String {
                     html(&from),
                     run.results_path(root)
                 ),
-                path: run.dir.join("results.jsonl"),
+                path: run.results.clone(),
                 records,
             }
         })

@@ -53,9 +53,8 @@ impl Corpus {
                     .flatten()
                     .flatten()
             })
-            .map(|run| run.path().join("results.jsonl"))
-            .find(|p| p.is_file())
-            .and_then(|p| std::fs::read(p).ok())
+            .find_map(|run| gridcheck_report::find_stored(&run.path(), "results.jsonl"))
+            .and_then(|p| gridcheck_report::read_stored(&p).ok())
             .unwrap_or_default();
         Corpus {
             spec_files,

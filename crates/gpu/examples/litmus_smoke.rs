@@ -3,7 +3,10 @@
 //! `litmus_smoke <spec dir> <cubin dir> [instances] [launches] [seed]`.
 //! A quick check of the runner and the generated kernels on a GPU machine.
 //! Environment: `GC_DELAY` (max delay cycles), `GC_STRESS` (stress words),
-//! `GC_ONLY` (run only tests whose name contains it).
+//! `GC_ONLY` (run only tests whose name contains it), `GC_TEST` (run only
+//! the test of that name), `GC_RATES` (append each litmus run's rate to
+//! that file, one JSON line a run: `gridcheck_report::rates::RateRecord`,
+//! which `conformance report rates` summarises).
 
 use std::path::Path;
 
@@ -49,11 +52,13 @@ fn main() {
     };
     let tuned = tuned();
     let only = std::env::var("GC_ONLY").unwrap_or_default();
+    let exact = std::env::var("GC_TEST").ok();
+    let chosen = |name: &str| name.contains(&only) && exact.as_deref().is_none_or(|e| e == name);
     for t in &spec.tests {
         let TestBody::Litmus(l) = &t.body else {
             continue;
         };
-        if !t.name.contains(&only) {
+        if !chosen(&t.name) {
             continue;
         }
         let cubin = Path::new(&args[2]).join(format!("{}.cubin", t.name));
@@ -76,7 +81,7 @@ fn main() {
         let TestBody::Runtime(r) = &t.body else {
             continue;
         };
-        if !t.name.contains(&only) {
+        if !chosen(&t.name) {
             continue;
         }
         if r.arch != gpu.info().sm {
@@ -130,6 +135,24 @@ fn print_litmus_run(name: &str, label: &str, l: &Litmus, run: &LitmusRun) {
     // run, condition hits, hits/s, launches only (s),
     // instances/s over the launches only.
     let launch_secs = run.launch_elapsed.as_secs_f64();
+    if let Ok(file) = std::env::var("GC_RATES") {
+        let rate = gridcheck_report::rates::RateRecord {
+            test: name.to_string(),
+            mode: label.to_string(),
+            instances: run.instances,
+            elapsed_s: secs,
+            launch_s: launch_secs,
+            hits,
+        };
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| gridcheck_report::append_json_line(&mut f, &rate));
+        if let Err(e) = written {
+            eprintln!("cannot append the rate to {file}: {e}");
+        }
+    }
     println!(
         "RATE\t{}\t{label}\t{}\t{secs:.4}\t{:.0}\t{hits}\t{:.0}\t{launch_secs:.4}\t{:.0}",
         name,

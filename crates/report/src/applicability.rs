@@ -22,8 +22,8 @@
 //! under other values.
 
 use crate::{
-    Dependency, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord, major_minor,
-    slug,
+    Dependency, Environment, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord,
+    major_minor, slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -44,21 +44,11 @@ impl Here {
     /// and toolkit of the toolchain that built its kernels, when the record
     /// names one), else its compiler.
     pub fn of(rec: &TrialRecord) -> Here {
-        let mut h = Here::default();
-        if let Some(e) = &rec.environment {
-            h.gpu = Some(e.gpu.clone());
-            h.sm = Some(e.sm.clone());
-            h.driver = e.driver_version.clone();
-            // The kernels' toolchain when the record names it (its
-            // libcudadevrt is the one linked in), else the harness's nvcc.
-            let built_by = e
-                .toolchain
-                .as_ref()
-                .map(|t| t.nvcc.clone())
-                .or(e.nvcc.clone());
-            h.device_runtime = built_by.clone();
-            h.toolkit = built_by;
-        }
+        let mut h = rec
+            .environment
+            .as_ref()
+            .map(Here::of_environment)
+            .unwrap_or_default();
         if let Some(c) = &rec.compile {
             h.toolkit = Some(c.nvcc.clone());
         }
@@ -67,6 +57,24 @@ impl Here {
             h.sm = rec.trial.sm.clone();
         }
         h
+    }
+
+    /// Where a GPU environment is: its GPU, architecture and driver, and
+    /// the kernels' toolchain when it names one (its libcudadevrt is the
+    /// one linked in), else the harness's nvcc.
+    pub fn of_environment(e: &Environment) -> Here {
+        let built_by = e
+            .toolchain
+            .as_ref()
+            .map(|t| t.nvcc.clone())
+            .or(e.nvcc.clone());
+        Here {
+            gpu: Some(e.gpu.clone()),
+            sm: Some(e.sm.clone()),
+            driver: e.driver_version.clone(),
+            device_runtime: built_by.clone(),
+            toolkit: built_by,
+        }
     }
 }
 
@@ -120,7 +128,7 @@ pub enum Applies<'a> {
 impl Applies<'_> {
     /// Preference among the facts that cover a trial: measured here, then
     /// applying, then measured under other dependencies.
-    fn rank(&self) -> u8 {
+    pub(crate) fn rank(&self) -> u8 {
         match self {
             Applies::Measured(_) => 0,
             Applies::Elsewhere(_) => 1,

@@ -228,6 +228,10 @@ pub struct Fact {
     /// only, the rate in its evidence); a run that does not show it keeps
     /// its own status with a note, rather than `changed`. Default: always.
     pub sometimes: bool,
+    /// An `unobserved` fact's `mutants`: surviving mutants (`<test>~<operator>`)
+    /// whose killing outcome is the behaviour it says the GPU never shows;
+    /// the mutation score lists them as equivalent where it applies.
+    pub mutants: Vec<String>,
     /// The file, relative to the repository root when under it.
     pub file: PathBuf,
     /// The line of the fact's key.
@@ -268,6 +272,8 @@ struct RawFact {
     measured: Vec<Place>,
     #[serde(default)]
     reproduces: Reproduces,
+    #[serde(default)]
+    mutants: Vec<String>,
 }
 
 /// How often a fact's behaviour shows in a run.
@@ -400,6 +406,18 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
     if f.measured.is_empty() {
         return Err(("measured", "list the places it was measured".into()));
     }
+    if !f.mutants.is_empty() && f.kind != FactKind::Unobserved {
+        return Err((
+            "mutants",
+            "only an `unobserved` fact makes mutants equivalent".into(),
+        ));
+    }
+    if let Some(m) = f.mutants.iter().find(|m| {
+        !m.split_once('~')
+            .is_some_and(|(t, o)| !t.is_empty() && !o.is_empty())
+    }) {
+        return Err(("mutants", format!("`{m}` is not `<test>~<operator>`")));
+    }
     for p in &f.measured {
         if !valid_date(&p.date) {
             return Err(("measured", format!("date `{}` is not YYYY-MM-DD", p.date)));
@@ -528,6 +546,7 @@ impl Facts {
                 depends_on: f.depends_on,
                 measured: f.measured,
                 sometimes: f.reproduces == Reproduces::Sometimes,
+                mutants: f.mutants,
                 file: file.clone(),
                 line,
             });

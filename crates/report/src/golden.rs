@@ -1,13 +1,13 @@
 //! The golden of a recorded run: one line a trial, sorted by trial name,
 //! the environment once in a header (herd's `.expected` is the model). A
 //! reviewer diffs two goldens with `git diff`; `cargo xtask record` writes
-//! it beside the run's `results.jsonl`, which keeps everything else
+//! it beside the run's results (`results.jsonl.gz`), which keep everything else
 //! (messages, model summaries, timings).
 //!
 //! A line is `<status> <trial> <test hash or -> [<verdict> states=N#H]
 //! [<histogram>]`: a trial with a model verdict gives it with the number of
 //! reachable states and a short hash of the set (a set can be thousands of
-//! characters; `results.jsonl` has it whole), a GPU litmus trial its
+//! characters; the results file has it whole), a GPU litmus trial its
 //! histogram (`state=count`, `*` after a state that satisfies the
 //! condition, `!` after one the model cannot reach). States are written
 //! with their observables in name order, `k=v` joined by `,`. A trial that
@@ -160,6 +160,7 @@ mod tests {
             recorded_as: None,
             run_id: None,
             run_started: None,
+            escalation: None,
         }
     }
 

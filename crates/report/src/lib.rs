@@ -12,25 +12,34 @@
 mod applicability;
 pub mod baseline;
 mod block;
+mod escalation;
 pub mod facts;
 mod golden;
 mod junit;
 mod mutant;
+mod rate_bound;
+pub mod rates;
 mod record;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
+pub mod spread;
+mod stored;
+pub mod summary;
 mod toolchain;
 mod trial;
+mod tune;
 mod tuning;
 mod verdict;
 
 pub use applicability::{Applies, Here};
 pub use block::litmus_block;
+pub use escalation::{Escalation, EscalationStep};
 pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
-pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus, Score};
+pub use mutant::{Count, Equivalent, MutantRecord, MutantRun, MutantStatus, Score, score_text};
+pub use rate_bound::{rate_upper, rate_upper_95};
 pub use record::{
     Binary, CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord,
     under_current_names,
@@ -40,8 +49,13 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
+pub use stored::{
+    GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
+};
+pub use summary::Summary;
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
+pub use tune::{HOLD_OUT_PERCENT, held_out};
 pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
 pub use verdict::{Diff, HardwareResult, Observation, Row, Status, diff};
 
@@ -178,6 +192,25 @@ tests:
         );
         let back: TrialRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, r);
+        assert!(!line.contains("escalation"), "{line}");
+        // With an escalation: written, and read back.
+        let mut escalated = r.clone();
+        escalated.escalation = Some(Escalation::of(vec![EscalationStep {
+            environment: "alone".into(),
+            instances: 64,
+            observed: 0,
+            budget_s: 1.0,
+            histogram: Vec::new(),
+        }]));
+        let line2 = escalated.to_json_line();
+        assert!(
+            line2.contains("\"escalation\":{\"steps\":[{\"environment\":\"alone\""),
+            "{line2}"
+        );
+        assert_eq!(
+            serde_json::from_str::<TrialRecord>(&line2).unwrap(),
+            escalated
+        );
         let bad = line.replace("\"rule\":\"a\"", "\"rule\":\"z\"");
         let e = serde_json::from_str::<TrialRecord>(&bad).unwrap_err();
         assert!(e.to_string().contains("says tier `gpu`, rule `z`"), "{e}");

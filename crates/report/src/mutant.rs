@@ -3,13 +3,20 @@
 //! operator and per test. A mutant is killed when the GPU showed an outcome
 //! its original test's verdict rules out; only mutants count (candidates
 //! the oracles say are not mutants are recorded with why, and left out).
+//!
+//! A survivor that an `unobserved` fact covers where it ran (measured on
+//! that GPU, or a fact that travels there: `Facts::equivalent`) is
+//! *equivalent on that hardware*: the outcome that would kill it is one
+//! the GPU never shows. It is listed apart, with the fact, and left out of
+//! the score ([`Score::judged`]); any other survivor is a miss.
 
 use std::collections::BTreeMap;
 
 use gridcheck_spec::{State, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::Environment;
+use crate::applicability::Here;
+use crate::{Applies, Environment, Fact, FactKind, Facts, Subject, TrialId};
 
 /// What became of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -91,14 +98,14 @@ pub struct MutantRecord {
 }
 
 /// Killed out of mutants.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Count {
     pub killed: usize,
     pub mutants: usize,
 }
 
 impl Count {
-    fn add(&mut self, killed: bool) {
+    pub(crate) fn add(&mut self, killed: bool) {
         self.mutants += 1;
         self.killed += usize::from(killed);
     }
@@ -125,8 +132,20 @@ impl std::fmt::Display for Count {
     }
 }
 
+/// A survivor equivalent on the hardware it ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Equivalent {
+    pub mutant: String,
+    /// The `unobserved` fact's key (`gpu/sm_90/<test>`) and `file:line`.
+    pub fact: String,
+    pub at: String,
+    pub summary: String,
+    /// Measured on this GPU, or where it was measured and what differs.
+    pub place: String,
+}
+
 /// The mutation score of a set of records.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Score {
     /// Killed or survived: mutants that ran.
     pub overall: Count,
@@ -136,16 +155,29 @@ pub struct Score {
     pub left_out: BTreeMap<&'static str, usize>,
     /// Candidates that are not mutants.
     pub not_mutants: usize,
+    /// Survivors equivalent on their hardware (not in the score).
+    pub equivalent: Vec<Equivalent>,
     /// The slowest time to kill among the killed, in GPU seconds.
     pub slowest_kill_s: f64,
     /// GPU seconds of every run.
     pub gpu_s: f64,
+    /// The mutants of the tests a tuning search holds out
+    /// ([`crate::tune::held_out`]): how the environment does on tests it
+    /// was not chosen on.
+    pub held_out: Count,
 }
 
 impl Score {
     /// The score of the records (the last record of a mutant counts, so a
-    /// resumed or repeated run is counted once).
+    /// resumed or repeated run is counted once), without facts: every
+    /// survivor is a miss.
     pub fn of(records: &[MutantRecord]) -> Score {
+        Score::judged(records, None)
+    }
+
+    /// The score with the facts: a survivor an `unobserved` fact covers
+    /// where it ran is [`Equivalent`], apart and out of the score.
+    pub fn judged(records: &[MutantRecord], facts: Option<&Facts>) -> Score {
         let mut last: BTreeMap<&str, &MutantRecord> = BTreeMap::new();
         for r in records {
             last.insert(&r.mutant, r);
@@ -155,7 +187,13 @@ impl Score {
             s.gpu_s += r.runs.iter().map(|x| x.gpu_s).sum::<f64>();
             let killed = match r.status {
                 MutantStatus::Killed => true,
-                MutantStatus::Survived => false,
+                MutantStatus::Survived => {
+                    if let Some(e) = facts.and_then(|f| equivalent(f, r)) {
+                        s.equivalent.push(e);
+                        continue;
+                    }
+                    false
+                }
                 MutantStatus::NotAMutant => {
                     s.not_mutants += 1;
                     continue;
@@ -174,6 +212,9 @@ impl Score {
                 s.slowest_kill_s = s.slowest_kill_s.max(t);
             }
             s.overall.add(killed);
+            if crate::tune::held_out(&r.test) {
+                s.held_out.add(killed);
+            }
             s.per_operator
                 .entry(r.operator.clone())
                 .or_default()
@@ -182,6 +223,133 @@ impl Score {
         }
         s
     }
+}
+
+impl Facts {
+    /// The `unobserved` fact that makes a surviving mutant equivalent on the
+    /// GPU it ran on, and where it stands there (measured there, or one
+    /// that travels there: never [`Applies::No`]). A fact covers a mutant
+    /// that it names (`mutants`), or whose test its key names on the GPU
+    /// tier and the mutant's architecture. `None` for a mutant that did not
+    /// survive or names no GPU environment.
+    pub fn equivalent<'a>(&'a self, m: &MutantRecord) -> Option<(&'a Fact, Applies<'a>)> {
+        let env = m
+            .environment
+            .as_ref()
+            .filter(|_| m.status == MutantStatus::Survived)?;
+        let here = Here::of_environment(env);
+        let mut found: Vec<(&Fact, Applies)> = self
+            .entries
+            .iter()
+            .filter(|f| f.kind == FactKind::Unobserved && f.covers_mutant(m, &env.sm))
+            .map(|f| (f, f.applies(&here)))
+            .filter(|(_, a)| !matches!(a, Applies::No(_)))
+            .collect();
+        found.sort_by_key(|(_, a)| a.rank());
+        found.into_iter().next()
+    }
+}
+
+impl Fact {
+    /// Whether the fact is about a mutant run on `sm`: it names the mutant
+    /// in `mutants`, or its key names the mutant's test on the GPU tier (any
+    /// rule), on that architecture.
+    pub fn covers_mutant(&self, m: &MutantRecord, sm: &str) -> bool {
+        if self.mutants.contains(&m.mutant) {
+            return true;
+        }
+        // A mutant has a test, not a rule: a fact about one rule's trial
+        // covers it when the rest of its key does.
+        let rule = match &self.subject {
+            Subject::Trial(t) => t.rule.as_str(),
+            Subject::Test(_) => "",
+        };
+        self.covers(&TrialId::gpu(sm, rule, &m.test))
+    }
+}
+
+/// The [`Equivalent`] of a survivor, when a fact makes it one.
+fn equivalent(facts: &Facts, r: &MutantRecord) -> Option<Equivalent> {
+    let (f, a) = facts.equivalent(r)?;
+    let place = match &a {
+        Applies::Measured(p) => format!("measured here: {p}"),
+        Applies::Elsewhere(p) => format!("first measured on {p}"),
+        Applies::Beyond(p, why) => format!("first measured on {p}; it travels: {why}"),
+        Applies::No(why) => why.clone(),
+    };
+    Some(Equivalent {
+        mutant: r.mutant.clone(),
+        fact: f.subject.to_string(),
+        at: f.at(),
+        summary: f.summary.clone(),
+        place,
+    })
+}
+
+/// The score as the harness prints it after a `--mutants` run (and
+/// `conformance report mutants`): the score, what was left out, per
+/// operator and per test, the equivalent survivors with their facts, the
+/// other survivors (misses), and after `--tune` each environment's kills
+/// per GPU second.
+pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nmutation score: {} killed; {} equivalent on their GPU; {} candidates are not mutants; {:.2} GPU s in all; slowest kill {:.3} GPU s",
+        s.overall,
+        s.equivalent.len(),
+        s.not_mutants,
+        s.gpu_s,
+        s.slowest_kill_s
+    );
+    let _ = writeln!(out, "environment: {tuned_from}");
+    let _ = writeln!(
+        out,
+        "  held out of a tuning search ({} % of the tests, by name): {}",
+        crate::tune::HOLD_OUT_PERCENT,
+        s.held_out
+    );
+    for (what, v) in &s.left_out {
+        let _ = writeln!(out, "  left out of the score: {v} {what}");
+    }
+    let _ = writeln!(out, "per operator:");
+    for (op, c) in &s.per_operator {
+        let _ = writeln!(out, "  {op:<26} {c}");
+    }
+    let _ = writeln!(out, "per test:");
+    for (t, c) in &s.per_test {
+        let _ = writeln!(out, "  {t:<56} {c}");
+    }
+    if !s.equivalent.is_empty() {
+        let _ = writeln!(out, "equivalent on their GPU (not in the score):");
+        for e in &s.equivalent {
+            let _ = writeln!(
+                out,
+                "  {}: {} ({}; {}): {}",
+                e.mutant, e.fact, e.at, e.place, e.summary
+            );
+        }
+    }
+    let equivalent = |m: &str| s.equivalent.iter().any(|e| e.mutant == m);
+    let mut last: BTreeMap<&str, &MutantRecord> = BTreeMap::new();
+    for r in records {
+        last.insert(&r.mutant, r);
+    }
+    let survivors: Vec<&&MutantRecord> = last
+        .values()
+        .filter(|r| r.status == MutantStatus::Survived && !equivalent(&r.mutant))
+        .collect();
+    if !survivors.is_empty() {
+        let _ = writeln!(out, "survivors:");
+        for r in survivors {
+            let _ = writeln!(out, "  {} [{}]: {}", r.mutant, r.site, r.message);
+        }
+    }
+    if tune {
+        out += &crate::tune::environments_text(records);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -260,6 +428,133 @@ mod tests {
         assert_eq!(s.left_out["not-run"], 1);
         assert_eq!(s.slowest_kill_s, 0.5);
         assert!((s.overall.percent() - 66.666).abs() < 0.01);
+    }
+
+    /// A survivor run on `gpu` with `driver`.
+    fn on(mut r: MutantRecord, gpu: &str, driver: &str) -> MutantRecord {
+        r.environment = Some(Environment {
+            gpu: gpu.into(),
+            sm: "sm_90".into(),
+            driver: "13.0".into(),
+            nvcc: Some("13.0.88".into()),
+            driver_version: Some(driver.into()),
+            tuning: None,
+            tuning_file: None,
+            device: None,
+            binary: None,
+            toolchain: None,
+        });
+        r
+    }
+
+    /// `unobserved` facts: one about test `a`, one naming the mutant
+    /// `b~y`; a `discrepancy` about `c`; all measured on an H100 with
+    /// driver 580, depending on the driver.
+    fn facts() -> Facts {
+        let fact = |key: &str, kind: &str, extra: &str| {
+            format!(
+                "[\"{key}\"]\nkind = \"{kind}\"\nsummary = \"never shown\"\ndepends_on = [\"driver\"]\n{extra}\
+                 measured = [{{ gpu = \"H100\", sm = \"sm_90\", driver = \"580\", date = \"2026-11-26\" }}]\n\
+                 evidence = \"e\"\n"
+            )
+        };
+        let text = fact("gpu/sm_90/a", "unobserved", "")
+            + &fact("gpu/sm_90/z", "unobserved", "mutants = [\"b~y\"]\n")
+            + &fact("gpu/sm_90/c", "discrepancy", "");
+        Facts {
+            entries: Facts::parse(
+                &text,
+                std::path::Path::new("f.toml"),
+                std::path::Path::new("."),
+            )
+            .unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_survivor_the_gpu_cannot_kill_is_equivalent_and_out_of_the_score() {
+        let survived = |m: &str, op: &str| rec(m, op, MutantStatus::Survived, None);
+        let records = vec![
+            on(survived("a~x", "x"), "H100", "580"),
+            on(survived("b~y", "y"), "H100", "580"),
+            on(survived("c~x", "x"), "H100", "580"),
+            on(survived("d~x", "x"), "H100", "580"),
+            on(
+                rec("a~z", "z", MutantStatus::Killed, Some(0.1)),
+                "H100",
+                "580",
+            ),
+        ];
+        let f = facts();
+        let s = Score::judged(&records, Some(&f));
+        let eq: Vec<(&str, &str)> = s
+            .equivalent
+            .iter()
+            .map(|e| (e.mutant.as_str(), e.fact.as_str()))
+            .collect();
+        // By its test's key, and by the fact's list of mutants.
+        assert_eq!(eq, [("a~x", "gpu/sm_90/a"), ("b~y", "gpu/sm_90/z")]);
+        assert!(
+            s.equivalent[0].place.starts_with("measured here"),
+            "{:?}",
+            s.equivalent
+        );
+        // A discrepancy, or no fact: misses. The kill stays a kill.
+        assert_eq!(
+            s.overall,
+            Count {
+                killed: 1,
+                mutants: 3
+            }
+        );
+        assert_eq!(s.per_test.get("b"), None);
+        // Without facts, every survivor is a miss.
+        assert_eq!(
+            Score::of(&records).overall,
+            Count {
+                killed: 1,
+                mutants: 5
+            }
+        );
+        let text = score_text(&records, &s, false, "tuned");
+        assert!(
+            text.contains("1/3 (33.3 %) killed; 2 equivalent on their GPU"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "equivalent on their GPU (not in the score):\n  a~x: gpu/sm_90/a (f.toml:1;"
+            ),
+            "{text}"
+        );
+        let survivors = &text[text.find("survivors:").unwrap()..];
+        assert!(
+            survivors.contains("c~x") && survivors.contains("d~x") && !survivors.contains("a~x"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_fact_that_travels_counts_one_about_another_architecture_does_not() {
+        let f = facts();
+        // Another driver: the fact travels there (measured only under
+        // another value of what it depends on).
+        let travels = on(rec("a~x", "x", MutantStatus::Survived, None), "H100", "590");
+        let s = Score::judged(std::slice::from_ref(&travels), Some(&f));
+        assert_eq!(s.equivalent.len(), 1);
+        assert!(
+            s.equivalent[0].place.contains("it travels: "),
+            "{:?}",
+            s.equivalent
+        );
+        // Another architecture, outside the key's: not covered.
+        let mut other = travels.clone();
+        other.environment.as_mut().unwrap().sm = "sm_100".into();
+        assert!(Score::judged(&[other], Some(&f)).equivalent.is_empty());
+        // No environment recorded: where it ran is unknown, no fact applies.
+        let mut nowhere = travels;
+        nowhere.environment = None;
+        assert!(Score::judged(&[nowhere], Some(&f)).equivalent.is_empty());
     }
 
     #[test]

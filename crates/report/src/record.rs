@@ -175,6 +175,10 @@ pub struct TrialRecord {
     pub run_id: Option<String>,
     /// When that run started, RFC 3339 UTC (`2026-11-25T14:03:07Z`).
     pub run_started: Option<String>,
+    /// What was done after the suite to provoke an outcome the trial never
+    /// showed, and what came of it (absent: not escalated, and in every
+    /// record written before escalations).
+    pub escalation: Option<crate::Escalation>,
 }
 
 /// A [`TrialRecord`] as the results file spells it.
@@ -204,6 +208,8 @@ struct RecordLine {
     run_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     run_started: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    escalation: Option<crate::Escalation>,
 }
 
 impl From<TrialRecord> for RecordLine {
@@ -224,6 +230,7 @@ impl From<TrialRecord> for RecordLine {
             recorded_as: r.recorded_as,
             run_id: r.run_id,
             run_started: r.run_started,
+            escalation: r.escalation,
         }
     }
 }
@@ -257,6 +264,7 @@ impl TryFrom<RecordLine> for TrialRecord {
             recorded_as: l.recorded_as,
             run_id: l.run_id,
             run_started: l.run_started,
+            escalation: l.escalation,
         })
     }
 }
@@ -277,6 +285,7 @@ impl TrialRecord {
             recorded_as: None,
             run_id: None,
             run_started: None,
+            escalation: None,
         }
     }
 

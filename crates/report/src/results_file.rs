@@ -93,11 +93,10 @@ pub fn read_json_lines<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str)
     out
 }
 
-/// Reads a whole results file (a regular file).
+/// Reads a whole results file, as written or compressed
+/// ([`crate::read_stored`]).
 pub fn read_results_file(path: &std::path::Path) -> io::Result<ResultsRead> {
-    let mut bytes = Vec::new();
-    File::open(path)?.read_to_end(&mut bytes)?;
-    Ok(read_results(&bytes))
+    Ok(read_results(&crate::read_stored(path)?))
 }
 
 /// Cuts an incomplete last line off a results file opened for writing, so
@@ -171,6 +170,7 @@ mod tests {
             // is given a synthetic one: `runs.rs` tests that).
             run_id: Some("r1".into()),
             run_started: None,
+            escalation: None,
         }
     }
 

@@ -19,6 +19,11 @@
 //!   (two H100 runs of 2026-11-25 moved a 40% rate to 38% at z = 5.8), so
 //!   significance alone would flag noise; the factor keeps what matters.
 //! - **Trials added or removed**, and the two environments side by side.
+//! - **The spread**: with the baseline of NEW's GPU ([`diff_runs_with`],
+//!   `crate::spread`), a rate change is a regression beyond it, an allowed
+//!   state gone is one when no baseline run missed it and NEW's escalation
+//!   did not provoke it, and a status the baseline saw for the trial is
+//!   within it (listed, not a regression).
 //!
 //! A trial recorded twice in one run (a resumed trial) is its last record.
 
@@ -27,10 +32,10 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::spread::Spread;
 use crate::{HardwareResult, Status, TrialId, TrialRecord};
 
-/// The z a rate change must reach (two-sided).
-pub const RATE_Z: f64 = 4.0;
+pub use crate::rate_bound::{RATE_Z, two_proportion_z};
 /// The factor between two rates a rate change must reach.
 pub const RATE_FACTOR: f64 = 2.0;
 
@@ -97,6 +102,10 @@ pub struct StatusChange {
     pub message: String,
     /// The test's hash differs between the runs: the test itself changed.
     pub test_changed: bool,
+    /// The baseline's runs saw NEW's status for the trial: a regression
+    /// within the run-to-run spread, not counted as one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub within_spread: bool,
 }
 
 /// What kind of histogram change.
@@ -128,6 +137,9 @@ pub struct HistogramChange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub z: Option<f64>,
     pub regression: bool,
+    /// How the spread decided it, where a baseline has the trial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<String>,
 }
 
 /// A trial only one run has.
@@ -192,6 +204,9 @@ pub struct RunDiff {
     pub removed: Vec<OneSided>,
     /// Trials in both runs with no change at all.
     pub unchanged: usize,
+    /// The baseline used (its GPU and number of runs), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<String>,
 }
 
 /// When `report diff` exits 1.
@@ -221,7 +236,7 @@ impl RunDiff {
         let s = self
             .status_changes
             .iter()
-            .filter(|c| c.kind == ChangeKind::Regression)
+            .filter(|c| c.kind == ChangeKind::Regression && !c.within_spread)
             .count();
         s + self
             .histogram_changes
@@ -335,7 +350,11 @@ fn passed_while_listed(r: &TrialRecord) -> bool {
     r.status == Status::Fail && r.message.starts_with("listed as a known failure in")
 }
 
-fn status_change(base: &TrialRecord, new: &TrialRecord) -> Option<StatusChange> {
+fn status_change(
+    base: &TrialRecord,
+    new: &TrialRecord,
+    spread: Option<&Spread>,
+) -> Option<StatusChange> {
     let kind = if base.status == new.status {
         return None;
     } else if new.status == Status::Changed
@@ -362,38 +381,22 @@ fn status_change(base: &TrialRecord, new: &TrialRecord) -> Option<StatusChange> 
             && new.test_hash.is_some()
             && base.recorded_test_name() == new.recorded_test_name()
             && base.test_hash != new.test_hash,
+        within_spread: kind == ChangeKind::Regression
+            && spread.is_some_and(|s| s.saw_status(&new.trial.to_string(), new.status)),
     })
 }
 
-fn show(state: &gridcheck_spec::State) -> String {
-    state
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The two-proportion z of `x1/n1` against `x2/n2` (pooled), `None` when
-/// both rates are 0 or both 1.
-pub fn two_proportion_z(x1: u64, n1: u64, x2: u64, n2: u64) -> Option<f64> {
-    if n1 == 0 || n2 == 0 {
-        return None;
-    }
-    let (x1, n1, x2, n2) = (x1 as f64, n1 as f64, x2 as f64, n2 as f64);
-    let p = (x1 + x2) / (n1 + n2);
-    if p <= 0.0 || p >= 1.0 {
-        return None;
-    }
-    Some((x2 / n2 - x1 / n1) / (p * (1.0 - p) * (1.0 / n1 + 1.0 / n2)).sqrt())
-}
-
+/// The histogram changes of a trial from `b` to NEW's record `nr` (its
+/// histogram `n`, its escalation), judged against the spread if given.
 fn histogram_changes(
-    trial: &TrialId,
+    nr: &TrialRecord,
     b: &HardwareResult,
     n: &HardwareResult,
+    spread: Option<&Spread>,
 ) -> Vec<HistogramChange> {
+    let (trial, key) = (&nr.trial, nr.trial.to_string());
     let mut out = Vec::new();
-    let change = |kind, state: Option<String>, bc, nc, z, regression| HistogramChange {
+    let change = |kind, state: Option<String>, (bc, nc), z, regression, spread| HistogramChange {
         trial: trial.clone(),
         kind,
         state,
@@ -403,6 +406,7 @@ fn histogram_changes(
         new_instances: n.instances,
         z,
         regression,
+        spread,
     };
     let count = |h: &HardwareResult, s: &gridcheck_spec::State, forbidden: bool| {
         h.rows
@@ -413,27 +417,36 @@ fn histogram_changes(
     };
     for row in n.rows.iter().filter(|r| !r.modeled && r.count > 0) {
         if count(b, &row.state, true) == 0 {
-            let bc = count(b, &row.state, false);
+            let counts = (count(b, &row.state, false), row.count);
+            let state = Some(crate::spread::state_text(&row.state));
             out.push(change(
                 HistogramKind::ForbiddenObserved,
-                Some(show(&row.state)),
-                bc,
-                row.count,
+                state,
+                counts,
                 None,
                 true,
+                None,
             ));
         }
     }
     if n.instances > 0 {
         for row in b.rows.iter().filter(|r| r.modeled && r.count > 0) {
             if count(n, &row.state, false) == 0 {
+                let shown = crate::spread::state_text(&row.state);
+                let escalation = nr
+                    .escalation
+                    .as_ref()
+                    .filter(|e| e.showed(&row.state, row.satisfies));
+                let (regression, note) =
+                    crate::spread::judge_gone(spread, &key, &shown, escalation);
+                let counts = (row.count, 0);
                 out.push(change(
                     HistogramKind::AllowedGone,
-                    Some(show(&row.state)),
-                    row.count,
-                    0,
+                    Some(shown),
+                    counts,
                     None,
-                    false,
+                    regression,
+                    note,
                 ));
             }
         }
@@ -444,14 +457,18 @@ fn histogram_changes(
             n.positive as f64 / n.instances as f64,
         );
         let (lo, hi) = (p1.min(p2), p1.max(p2));
-        if z.abs() >= RATE_Z && (lo == 0.0 || hi / lo >= RATE_FACTOR) {
+        let moved = z.abs() >= RATE_Z && (lo == 0.0 || hi / lo >= RATE_FACTOR);
+        let (listed, regression, note) =
+            crate::spread::judge_rate(spread, &key, z, moved, (n.positive, n.instances));
+        if listed {
+            let counts = (b.positive, n.positive);
             out.push(change(
                 HistogramKind::RateMoved,
                 None,
-                b.positive,
-                n.positive,
+                counts,
                 Some(z),
-                false,
+                regression,
+                note,
             ));
         }
     }
@@ -475,6 +492,16 @@ fn nothing_observed() -> HardwareResult {
 
 /// What changed from `base` to `new` (each one run's records).
 pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
+    diff_runs_with(base, new, None)
+}
+
+/// [`diff_runs`] judged against the run-to-run spread of NEW's GPU, when
+/// a baseline is given (`crate::spread`).
+pub fn diff_runs_with(
+    base: &[TrialRecord],
+    new: &[TrialRecord],
+    spread: Option<&Spread>,
+) -> RunDiff {
     // Two runs of the machine-code tier under one toolchain each, not the
     // same one (a run and its toolchain variant): its trials are compared
     // by what they check, without the toolchain their ids carry.
@@ -494,6 +521,7 @@ pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
         added: Vec::new(),
         removed: Vec::new(),
         unchanged: 0,
+        spread: spread.map(|s| format!("{}, {} runs", s.gpu, s.runs.len())),
     };
     for (key, nr) in &n {
         let trial = &nr.trial;
@@ -504,10 +532,10 @@ pub fn diff_runs(base: &[TrialRecord], new: &[TrialRecord]) -> RunDiff {
             });
             continue;
         };
-        let s = status_change(br, nr);
+        let s = status_change(br, nr, spread);
         let h = match (&br.hardware, &nr.hardware) {
-            (Some(bh), Some(nh)) => histogram_changes(trial, bh, nh),
-            (None, Some(nh)) => histogram_changes(trial, &nothing_observed(), nh),
+            (Some(bh), Some(nh)) => histogram_changes(nr, bh, nh, spread),
+            (None, Some(nh)) => histogram_changes(nr, &nothing_observed(), nh, spread),
             _ => Vec::new(),
         };
         if s.is_none() && h.is_empty() {

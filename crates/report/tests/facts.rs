@@ -159,6 +159,22 @@ fn errors_name_the_file_line_and_field() {
         assert!(e.starts_with("conformance/facts/gpu.toml:"), "{e}");
         assert!(e.contains(want), "want {want:?} in {e}");
     }
+    // Equivalent mutants: an `unobserved` fact's, named `<test>~<operator>`.
+    let with_mutants = GOOD.replace("evidence = ", "mutants = [\"t~add-pdl\"]\nevidence = ");
+    let e = parse(&with_mutants).unwrap_err();
+    assert!(
+        e.contains("field `mutants`: only an `unobserved` fact makes mutants equivalent"),
+        "{e}"
+    );
+    let unobserved = with_mutants.replace("\"discrepancy\"", "\"unobserved\"");
+    assert_eq!(parse(&unobserved).unwrap()[0].mutants, ["t~add-pdl"]);
+    let e = parse(&unobserved.replace("t~add-pdl", "t-add-pdl")).unwrap_err();
+    assert!(
+        e.contains(
+            "gpu.toml:9: `gpu/sm_90/t`: field `mutants`: `t-add-pdl` is not `<test>~<operator>`"
+        ),
+        "{e}"
+    );
     let e = parse(&GOOD.replace("\"gpu/sm_90/t\"", "\"static/t\"")).unwrap_err();
     assert!(
         e.contains("field `depends_on`: `driver`: a fact of the static tier runs no GPU"),
@@ -205,6 +221,11 @@ fn the_checked_in_facts_name_real_tests() {
             continue;
         }
         assert!(spec.test(e.subject.test()).is_some(), "{}", e.subject);
+        // The equivalent mutants it names are of tests of the spec.
+        for m in &e.mutants {
+            let (test, _) = m.split_once('~').unwrap();
+            assert!(spec.test(test).is_some(), "{}: mutant {m}", e.subject);
+        }
         if let Some(rule) = e.subject.rule() {
             let r = spec.rule(rule).unwrap_or_else(|| panic!("{}", e.subject));
             assert!(
@@ -286,14 +307,18 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|d| d.path().join("results.jsonl").is_file())
+            .filter(|d| gridcheck_report::find_stored(&d.path(), "results.jsonl").is_some())
             .max_by_key(|d| d.file_name());
         let Some(date) = newest else { continue };
-        let text = std::fs::read_to_string(date.path().join("results.jsonl")).unwrap();
-        let records: Vec<TrialRecord> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let file = gridcheck_report::find_stored(&date.path(), "results.jsonl").unwrap();
+        let read = gridcheck_report::read_results_file(&file).unwrap();
+        assert!(
+            read.skipped.is_empty(),
+            "{}: {:?}",
+            file.display(),
+            read.skipped
+        );
+        let records: Vec<TrialRecord> = read.records;
         let nvcc = records
             .iter()
             .find_map(|r| r.environment.as_ref().and_then(|e| e.nvcc.clone()));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The campaign's six hangs shown again alone (their original programs, one
-# batch each, in .gpu-bundle/rlt from lab/campaigns/...), run by the
+# batch each, in .gpu-bundle/rlt from records/<gpu>/campaigns/...), run by the
 # campaign under four environments: built-in, no stress warps, no delays,
 # neither; and at 64 instances. Each run under `timeout`; $OUT/<name>/.
 set -uo pipefail

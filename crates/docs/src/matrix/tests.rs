@@ -28,6 +28,7 @@ fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
         recorded_as: None,
         run_id: None,
         run_started: None,
+        escalation: None,
     }
 }
 

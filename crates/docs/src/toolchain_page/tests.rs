@@ -64,6 +64,7 @@ fn run(slug: &str, date: &str, variant: Option<&str>, records: Vec<TrialRecord>)
     Run {
         slug: slug.into(),
         date: date.into(),
+        results: dir.join("results.jsonl"),
         dir,
         machine: Machine {
             gpu: "H100".into(),

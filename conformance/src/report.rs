@@ -1,0 +1,274 @@
+//! `conformance report summary|mutants|rates FILE [--format json|text]`:
+//! what the scripts of a GPU machine without Rust read, as JSON (the
+//! default), or as text for a terminal. The scripts under `conformance/`
+//! and `lab/sessions/` call this rather than parse a log.
+//!
+//! - `summary RESULTS [--all-runs] [--every-trial]`: the latest run of a
+//!   results file (`gridcheck_report::Summary`: counts by status and
+//!   tier, the trials that fail the run, the notable ones; with
+//!   `--every-trial`, each trial's status and message). JSON: `{"file",
+//!   "runs_in_file", "runs": [summary...]}`.
+//! - `mutants MUTANTS...`: the mutation score of mutants' records
+//!   (`gridcheck_report::Score`, a survivor that an `unobserved` fact of
+//!   `conformance/facts/` covers where it ran listed as equivalent).
+//! - `rates RATES`: the litmus instance rates `litmus_smoke` appended
+//!   (`GC_RATES`), per family and mode (`gridcheck_report::rates`).
+//!
+//! Exit status: 0, or 2 with the reason on stderr for an input that cannot
+//! be read or an unknown option.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use gridcheck_report::rates::{RateRecord, rate_groups};
+use gridcheck_report::{Facts, MutantRecord, Score, Summary, read_json_lines};
+
+const USAGE: &str =
+    "usage: conformance report summary RESULTS [--all-runs] [--every-trial] [--format json|text]
+       conformance report mutants MUTANTS... [--root DIR] [--format json|text]
+       conformance report rates RATES [--format json|text]
+JSON by default (what scripts read); --format text for a terminal.";
+
+#[derive(Debug)]
+struct Args {
+    files: Vec<PathBuf>,
+    text: bool,
+    all_runs: bool,
+    every_trial: bool,
+    root: PathBuf,
+}
+
+fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
+    let mut a = Args {
+        files: Vec::new(),
+        text: false,
+        all_runs: false,
+        every_trial: false,
+        root: default_root.to_path_buf(),
+    };
+    let mut it = args.iter();
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--format" => match it.next().map(String::as_str) {
+                Some("json") => a.text = false,
+                Some("text") => a.text = true,
+                other => return Err(format!("--format takes json or text, not {other:?}")),
+            },
+            "--all-runs" => a.all_runs = true,
+            "--every-trial" => a.every_trial = true,
+            "--root" => a.root = it.next().ok_or("--root needs a folder")?.into(),
+            f if f.starts_with('-') => return Err(format!("unknown option `{f}`")),
+            f => a.files.push(f.into()),
+        }
+    }
+    if a.files.is_empty() {
+        return Err("name a file".into());
+    }
+    Ok(a)
+}
+
+/// The `report` subcommand, `argv` after `report`.
+pub(crate) fn main(argv: &[String], default_root: &Path) -> ExitCode {
+    let Some((what, rest)) = argv.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let out = parse(rest, default_root).and_then(|a| match what.as_str() {
+        "summary" => summary(&a),
+        "mutants" => mutants(&a),
+        "rates" => rates(&a),
+        o => Err(format!("unknown report `{o}`")),
+    });
+    match out {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The bytes of a file, compressed or not, or an error naming it.
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))
+}
+
+/// Lines a reader skipped, named on stderr.
+fn warn(path: &Path, skipped: &[gridcheck_report::Skipped]) {
+    for s in skipped {
+        eprintln!(
+            "warning: {}:{}: skipped: {}",
+            path.display(),
+            s.line,
+            s.reason
+        );
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string(v)
+        .map(|s| s + "\n")
+        .map_err(|e| e.to_string())
+}
+
+fn summary(a: &Args) -> Result<String, String> {
+    let [file] = a.files.as_slice() else {
+        return Err("summary reads one results file".into());
+    };
+    let read = gridcheck_report::read_results(&read(file)?);
+    warn(file, &read.skipped);
+    let mut runs = gridcheck_report::split_runs(read.records);
+    let in_file = runs.len();
+    if !a.all_runs && in_file > 1 {
+        runs.drain(..in_file - 1);
+    }
+    let summaries: Vec<Summary> = runs
+        .iter()
+        .map(|r| {
+            let s = Summary::of(&r.records);
+            if a.every_trial {
+                s.with_every_trial(&r.records)
+            } else {
+                s
+            }
+        })
+        .collect();
+    if a.text {
+        let mut t = String::new();
+        for s in &summaries {
+            t += &format!(
+                "run {} of {}:\n",
+                s.run_id.as_deref().unwrap_or("-"),
+                file.display()
+            );
+            t += &s.text();
+        }
+        return Ok(t);
+    }
+    json(&serde_json::json!({
+        "file": file.display().to_string(),
+        "runs_in_file": in_file,
+        "runs": summaries,
+    }))
+}
+
+fn mutants(a: &Args) -> Result<String, String> {
+    let mut records = Vec::new();
+    for f in &a.files {
+        let read = read_json_lines::<MutantRecord>(&read(f)?, "a mutant record");
+        warn(f, &read.skipped);
+        records.extend(read.records);
+    }
+    let facts = Facts::load_all(&a.root.join(gridcheck_report::FACTS_DIR), &a.root)?;
+    let score = Score::judged(&records, Some(&facts));
+    if a.text {
+        let from = records
+            .iter()
+            .find_map(|r| r.environment.as_ref()?.tuning_file.clone())
+            .unwrap_or_else(|| "as recorded".into());
+        return Ok(gridcheck_report::score_text(&records, &score, false, &from));
+    }
+    json(&serde_json::json!({
+        "killed": score.overall.killed,
+        "mutants": score.overall.mutants,
+        "percent": score.overall.percent(),
+        "score": score,
+    }))
+}
+
+fn rates(a: &Args) -> Result<String, String> {
+    let mut records = Vec::new();
+    for f in &a.files {
+        let read = read_json_lines::<RateRecord>(&read(f)?, "a rate record");
+        warn(f, &read.skipped);
+        records.extend(read.records);
+    }
+    let groups = rate_groups(&records);
+    if a.text {
+        return Ok(groups.iter().map(|g| g.line() + "\n").collect());
+    }
+    json(&serde_json::json!({ "runs": records.len(), "groups": groups }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("gc-report-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn args(files: &[&Path], extra: &[&str]) -> Args {
+        let mut v: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        parse(&v, Path::new("/nonexistent")).unwrap()
+    }
+
+    #[test]
+    fn a_summary_of_the_latest_run_as_json_with_every_trial() {
+        let d = temp("summary");
+        let f = d.join("results.jsonl");
+        let line = |run: &str, test: &str, status: &str| {
+            format!(
+                r#"{{"trial":"gpu/sm_90/r/{test}","tier":"gpu","rule":"r","test":"{test}","status":"{status}","message":"killed after 3 s\nmore","run_id":"{run}","run_started":"2026-11-2{run}T00:00:00Z"}}"#
+            ) + "\n"
+        };
+        let text = line("1", "a", "pass") + &line("2", "a", "timeout") + &line("2", "b", "pass");
+        std::fs::write(&f, text).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&summary(&args(&[&f], &["--every-trial"])).unwrap()).unwrap();
+        assert_eq!(v["runs_in_file"], 2);
+        let run = &v["runs"][0];
+        assert_eq!(
+            (run["run_id"].as_str(), run["failing"].as_u64()),
+            (Some("2"), Some(1))
+        );
+        assert_eq!(run["every_trial"][0]["status"], "timeout");
+        assert_eq!(run["every_trial"][0]["message"], "killed after 3 s\nmore");
+        let all: serde_json::Value =
+            serde_json::from_str(&summary(&args(&[&f], &["--all-runs"])).unwrap()).unwrap();
+        assert_eq!(all["runs"].as_array().unwrap().len(), 2);
+        let t = summary(&args(&[&f], &["--format", "text"])).unwrap();
+        assert!(t.starts_with("run 2 of ") && t.contains("timeout"), "{t}");
+        let e = summary(&args(&[&d.join("missing.jsonl")], &[])).unwrap_err();
+        assert!(e.contains("missing.jsonl"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn rates_summarised_per_family_and_mode() {
+        let d = temp("rates");
+        let f = d.join("rates.jsonl");
+        std::fs::write(
+            &f,
+            "{\"test\":\"pdl-a\",\"mode\":\"plain\",\"instances\":100,\"elapsed_s\":2.0,\"launch_s\":1.0,\"hits\":0}\nnot json\n",
+        )
+        .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&rates(&args(&[&f], &[])).unwrap()).unwrap();
+        assert_eq!(v["runs"], 1);
+        assert_eq!(v["groups"][0]["family"], "pdl");
+        assert_eq!(v["groups"][0]["median"], 100.0);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let p = |v: &[&str]| {
+            parse(
+                &v.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                Path::new("."),
+            )
+        };
+        assert!(p(&[]).unwrap_err().contains("name a file"));
+        assert!(p(&["f", "--format", "xml"]).is_err());
+        assert!(p(&["f", "--bogus"]).unwrap_err().contains("--bogus"));
+        assert!(p(&["f", "--format", "text"]).unwrap().text);
+    }
+}

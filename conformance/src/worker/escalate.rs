@@ -1,0 +1,55 @@
+//! The worker side of an escalation: a quality warning's test under each of
+//! the job's environments in turn, one launch at a time, until an instance
+//! satisfies the test's condition (the allowed outcome the suite did not
+//! see) or the environment's budget is spent; the steps up to the first
+//! that showed it.
+
+use gridcheck_gpu::Gpu;
+use gridcheck_report::EscalationStep;
+use gridcheck_spec::State;
+
+use super::budgeted::{self, Subject};
+use crate::job::{EscalateJob, GpuBody, WorkerResult};
+
+pub(super) fn run(gpu: &Gpu, j: &EscalateJob) -> WorkerResult {
+    let GpuBody::Litmus(l) = &j.run.body else {
+        return WorkerResult::Error {
+            message: "only a litmus test is escalated".into(),
+        };
+    };
+    let subject = Subject {
+        binary: &j.run.binary,
+        name: &j.run.test,
+        litmus: l,
+    };
+    let shows = |state: &State| l.condition.holds(state);
+    let mut steps = Vec::new();
+    for (i, env) in j.steps.iter().enumerate() {
+        let seed = gridcheck_gpu::launch_seed(j.run.seed, ESCALATION_SEEDS + i as u32);
+        match budgeted::run(gpu, &subject, env, seed, &shows) {
+            Ok(r) => {
+                let shown = r.kills > 0;
+                steps.push(EscalationStep {
+                    environment: r.environment,
+                    instances: r.instances,
+                    observed: r.kills,
+                    budget_s: env.tuning.mutant_budget_s,
+                    histogram: r.histogram,
+                });
+                if shown {
+                    break;
+                }
+            }
+            Err(e) => {
+                return WorkerResult::Error {
+                    message: format!("escalation under `{}`: {e}", env.name),
+                };
+            }
+        }
+    }
+    WorkerResult::Escalated(steps)
+}
+
+/// Where an escalation's seeds start, apart from the suite's launches and
+/// its extra environments' (`worker.rs`).
+const ESCALATION_SEEDS: u32 = 1 << 29;
