@@ -12,11 +12,22 @@ set -u
 cd "$(dirname "$0")/../.."
 root=${OUT:?set OUT}
 mkdir -p "$root"
+# The records through `conformance report` (JSON), not the logs.
+. conformance/json.sh   # report_trials
+# Each trial's status and the first line of its message (the outputs).
+show() {
+  report_trials "$1" 2>/dev/null | python3 -c '
+import json, sys
+for l in sys.stdin:
+    t = json.loads(l)
+    if sys.argv[1] == "all" or t["status"] not in ("pass", "not-supported"):
+        m = (t.get("message") or "").splitlines()
+        print("  %-15s %s: %s" % (t["status"], t["trial"], m[0][:400] if m else ""))' "$2"
+}
 OUT=$root/run timeout -k 10 400 bash conformance/gpu-run.sh -q --tier gpu --model-timeout 100 --timeout 30 \
   > "$root/run.log" 2>&1
 echo "suite: exit $?" | tee -a "$root/session.txt"
-grep -E "^(known-hang|timeout|fail|quality-warning|changed) " "$root/run/conformance.log" | tee -a "$root/session.txt"
-grep "harness exit code" "$root/run/conformance.log" | tee -a "$root/session.txt"
+show "$root/run/results.jsonl" notable | tee -a "$root/session.txt"
 mkdir -p "$root/alone"
 # The shapes' trials: their names hold one of these.
 for filter in guarded-wait pdl.runtime-api; do
@@ -25,21 +36,7 @@ for filter in guarded-wait pdl.runtime-api; do
     OUT=$dir timeout -k 10 150 bash conformance/gpu-run.sh --tier gpu --timeout 60 -- "$filter" \
       > "$dir.log" 2>&1
     echo "$filter alone $i: exit $?" | tee -a "$root/session.txt"
-    # Each trial's status and its outputs (the message lists them).
-    python3 - "$dir/results.jsonl" <<'PY' | tee -a "$root/session.txt"
-import json, sys
-try:
-    lines = open(sys.argv[1]).read().splitlines()
-except OSError as e:
-    print(f"  no results: {e}")
-    sys.exit(0)
-for l in lines:
-    try:
-        r = json.loads(l)
-    except ValueError:
-        continue
-    print(f"  {r['status']:15} {r['trial']}: {r['message'].splitlines()[0][:400]}")
-PY
+    show "$dir/results.jsonl" all | tee -a "$root/session.txt"
   done
 done
 tar -C "$root" -cJf "$root/alone.tar.xz" alone && rm -rf "$root/alone"
