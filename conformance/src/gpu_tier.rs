@@ -223,7 +223,8 @@ fn host(ctx: &Ctx, test: &Test, run: &GpuRun, rec: &mut TrialRecord) {
     );
     (rec.status, rec.message) = match ctx.runner.hardware(&ctx.plan, run) {
         WorkerResult::Runtime { outputs, .. } => {
-            check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce)
+            let checked = check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce);
+            crate::host::allowed_outcomes(checked, &h.outputs, &h.may, &outputs)
         }
         other => worker_failure(&other, &rec.trial, Limits::of(ctx, test)),
     };

@@ -1,10 +1,14 @@
 //! Host tests' programs: a test's own executable (`<cubins>/<sm>/<test>.host`),
 //! run as a user runs it, with the GPU timeout, on the device its place
-//! names; its outputs read from `gridcheck-output <name> <value>` lines.
+//! names; its outputs read from `gridcheck-output <name> <value>` lines,
+//! and the outcomes a test allows and should show (`may`) judged on them.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
+
+use gridcheck_report::Status;
+use gridcheck_spec::Check;
 
 use crate::devices::Place;
 use crate::job::WorkerResult;
@@ -108,6 +112,40 @@ pub fn parse_host_outputs(stdout: &str, names: &[String]) -> Result<Vec<u32>, St
         .collect()
 }
 
+/// A host test's `may` (outcomes the source allows and a run should
+/// show) over a run whose `expect` held: one that did not hold makes the
+/// trial a quality-warning, the run did not provoke it.
+pub(crate) fn allowed_outcomes(
+    checked: (Status, String),
+    names: &[String],
+    may: &[(String, Check)],
+    values: &[u32],
+) -> (Status, String) {
+    if checked.0 != Status::Pass {
+        return checked;
+    }
+    let missed: Vec<String> = may
+        .iter()
+        .filter_map(|(name, c)| {
+            let v = names.iter().zip(values).find(|(n, _)| *n == name)?.1;
+            (!c.holds(*v))
+                .then(|| format!("`{name}` {} (allowed) was not observed: it is {v}", c.text))
+        })
+        .collect();
+    if missed.is_empty() {
+        checked
+    } else {
+        (
+            Status::QualityWarning,
+            format!(
+                "{}; the run did not provoke an allowed outcome: {}",
+                checked.1,
+                missed.join("; ")
+            ),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +220,38 @@ mod tests {
 
     fn names(n: &[&str]) -> Vec<String> {
         n.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn may(name: &str, text: &str) -> (String, Check) {
+        let op = if text.starts_with('>') {
+            gridcheck_spec::CmpOp::Gt
+        } else {
+            gridcheck_spec::CmpOp::Eq
+        };
+        let value = text.trim_start_matches(['>', ' ']).parse().unwrap();
+        let c = Check {
+            op,
+            value,
+            text: text.into(),
+        };
+        (name.into(), c)
+    }
+
+    #[test]
+    fn an_allowed_outcome_not_seen_is_a_quality_warning_never_a_pass_or_a_failure() {
+        let n = names(&["err", "stale"]);
+        let m = [may("stale", "> 0")];
+        let ok = (Status::Pass, "err=0, stale=3 (not checked)".to_string());
+        assert_eq!(allowed_outcomes(ok.clone(), &n, &m, &[0, 3]), ok);
+        let (s, msg) = allowed_outcomes(ok.clone(), &n, &m, &[0, 0]);
+        assert_eq!(s, Status::QualityWarning);
+        assert!(
+            msg.contains("`stale` > 0 (allowed) was not observed: it is 0"),
+            "{msg}"
+        );
+        // A failed expectation stays the failure it is.
+        let failed = (Status::Fail, "DISAGREES".to_string());
+        assert_eq!(allowed_outcomes(failed.clone(), &n, &m, &[1, 0]), failed);
     }
 
     #[test]

@@ -7,17 +7,20 @@
 //!
 //! Trials: `sass/<toolchain>/<sm>/<rule>/<test>` (one per rule that lists
 //! the test, one compile and check per test) and
-//! `sass/<toolchain>/<sm>/user/<program>`. A violation fails with both
+//! `sass/<toolchain>/<target>/user/<program>` (a program's own `targets`
+//! may name a virtual architecture, `compute_80`: its PTX is checked for
+//! the PDL wait's presence). A PDL secondary whose code has no wait fails
+//! (`MISSING WAIT`) unless its manifest expects that. A violation fails with both
 //! instructions, their addresses and source lines; a pair the tier cannot
 //! decide (a loop, predication, an operation with no instruction of its
 //! class) makes the trial not-supported with the reason, never a pass.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gridcheck_kernelgen::test_hash;
 use gridcheck_report::{CompileSummary, Status, TrialId, TrialRecord, USER_PROGRAMS};
-use gridcheck_sass::programs::{Judgement, PROGRAMS_DIR, Program};
+use gridcheck_sass::programs::{Judgement, PROGRAMS_DIR, Program, is_ptx_target};
 use gridcheck_spec::{Test, TestBody};
 use gridcheck_toolchain::Toolchain;
 use libtest_mimic::Trial;
@@ -32,14 +35,6 @@ pub struct Outcome {
     pub status: Status,
     pub message: String,
     pub compile: Option<CompileSummary>,
-}
-
-/// The architecture's number: 90 for `sm_90`.
-fn arch_number(arch: &str) -> u32 {
-    arch.trim_start_matches("sm_")
-        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap_or(0)
 }
 
 /// Whether a litmus test's generated kernel runs a PDL or launch
@@ -89,11 +84,9 @@ pub(crate) fn trials(ctx: &Arc<Ctx>) -> Vec<Trial> {
     match programs(root) {
         Ok(progs) => {
             for p in progs {
-                for arch in &arches {
-                    if arch_number(arch) >= p.min_arch {
-                        let id = TrialId::sass(&tc.name, arch, USER_PROGRAMS, &p.name);
-                        out.push(trial(ctx, &outcomes, id, None));
-                    }
+                for target in p.trial_targets(&arches) {
+                    let id = TrialId::sass(&tc.name, &target, USER_PROGRAMS, &p.name);
+                    out.push(trial(ctx, &outcomes, id, None));
                 }
             }
         }
@@ -192,36 +185,15 @@ fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
     if let Err(e) = std::fs::create_dir_all(&work) {
         return not_run(format!("cannot create {}: {e}", work.display()));
     }
-    let user = id.rule == USER_PROGRAMS;
-    let (src, flags, program) = if user {
-        let progs = match programs(root) {
-            Ok(p) => p,
-            Err(e) => return fail(e),
-        };
-        let Some(p) = progs.into_iter().find(|p| p.name == id.test) else {
-            return fail(format!("no user program `{}`", id.test));
-        };
-        (
-            root.join(PROGRAMS_DIR).join(&p.file),
-            p.flags.clone(),
-            Some(p),
-        )
-    } else {
-        let Some(test) = ctx.plan.spec.test(&id.test) else {
-            return fail(format!("no test `{}`", id.test));
-        };
-        let flags = match gridcheck_kernelgen::build_plan(test, &arch) {
-            Ok(Some(f)) => f,
-            Ok(None) => return not_run("the test has no kernel".into()),
-            Err(e) => return not_run(e),
-        };
-        let src = root
-            .join(gridcheck_kernelgen::GENERATED_DIR)
-            .join(gridcheck_kernelgen::file_name(test));
-        (src, flags, None)
+    let (src, flags, program) = match source(ctx, id, &arch) {
+        Ok(s) => s,
+        Err(o) => return *o,
     };
-    let cubin = work.join(format!("{}.cubin", id.test));
     let include = root.join(gridcheck_kernelgen::INCLUDE_DIR);
+    if let Some(p) = program.as_ref().filter(|_| is_ptx_target(&arch)) {
+        return ptx(ctx, p, &src, &include, &arch, &flags, &work);
+    }
+    let cubin = work.join(format!("{}.cubin", id.test));
     let out = tc
         .nvcc
         .compile_lineinfo_cubin(&src, &include, &arch, &flags, &cubin);
@@ -265,7 +237,7 @@ fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
     match program {
         Some(p) => {
             let text = std::fs::read_to_string(&src).unwrap_or_default();
-            match gridcheck_sass::programs::check_program(&p, &text, &file, &funcs) {
+            match gridcheck_sass::programs::check_program(&p, &arch, &text, &file, &funcs) {
                 Ok((status, msg)) => with(status_of(status), format!("{head}: {msg}")),
                 Err(e) => with(Status::Fail, e),
             }
@@ -283,6 +255,97 @@ fn run(ctx: &Ctx, id: &TrialId) -> Outcome {
                 Err(e) => with(Status::Fail, e),
             }
         }
+    }
+}
+
+/// What a trial compiles: the source file, the flags and, for a user
+/// program, the program; or the trial's outcome when there is nothing to.
+fn source(
+    ctx: &Ctx,
+    id: &TrialId,
+    arch: &str,
+) -> Result<(PathBuf, Vec<String>, Option<Program>), Box<Outcome>> {
+    let root = &ctx.plan.opts.root;
+    if id.rule == USER_PROGRAMS {
+        let progs = match programs(root) {
+            Ok(p) => p,
+            Err(e) => return Err(Box::new(fail(e))),
+        };
+        let Some(p) = progs.into_iter().find(|p| p.name == id.test) else {
+            return Err(Box::new(fail(format!("no user program `{}`", id.test))));
+        };
+        Ok((
+            root.join(PROGRAMS_DIR).join(&p.file),
+            p.flags.clone(),
+            Some(p),
+        ))
+    } else {
+        let Some(test) = ctx.plan.spec.test(&id.test) else {
+            return Err(Box::new(fail(format!("no test `{}`", id.test))));
+        };
+        let flags = match gridcheck_kernelgen::build_plan(test, arch) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Err(Box::new(not_run("the test has no kernel".into()))),
+            Err(e) => return Err(Box::new(not_run(e))),
+        };
+        let src = root
+            .join(gridcheck_kernelgen::GENERATED_DIR)
+            .join(gridcheck_kernelgen::file_name(test));
+        Ok((src, flags, None))
+    }
+}
+
+/// A program's PTX for a virtual architecture (`compute_80`), checked for
+/// its kernel's wait: `nvcc -arch=compute_80 -rdc=true -ptx`, as a build
+/// that ships PTX for the driver to JIT-compile makes it.
+fn ptx(
+    ctx: &Ctx,
+    p: &Program,
+    src: &Path,
+    include: &Path,
+    arch: &str,
+    flags: &[String],
+    work: &Path,
+) -> Outcome {
+    let Ok(tc) = &ctx.plan.toolchain else {
+        return not_run("no toolchain".into());
+    };
+    let file = work.join(format!("{}.ptx", p.name));
+    let out = tc.nvcc.compile_ptx(src, include, arch, flags, &file);
+    let compile = Some(CompileSummary {
+        nvcc: tc.nvcc.version.clone(),
+        command: out.command.clone(),
+        success: out.success,
+        output: out.output.clone(),
+        toolchain: Some(ctx.plan.toolchain_record(None)),
+    });
+    let with = |status, message| Outcome {
+        status,
+        message,
+        compile: compile.clone(),
+    };
+    if !out.success {
+        return with(
+            Status::Fail,
+            format!(
+                "nvcc {} does not compile {} to PTX for {arch}:\n{}\n$ {}",
+                tc.nvcc.version,
+                src.display(),
+                out.output.trim(),
+                out.command
+            ),
+        );
+    }
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) => return with(Status::Fail, format!("cannot read {}: {e}", file.display())),
+    };
+    match gridcheck_sass::programs::check_program_ptx(p, arch, &text) {
+        Ok((j, msg)) => with(
+            status_of(j),
+            format!("nvcc {} {arch} PTX: {msg}", tc.nvcc.version),
+        ),
+        Err(e) => with(Status::Fail, format!("{}: {e}", file.display())),
     }
 }
 

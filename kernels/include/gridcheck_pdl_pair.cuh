@@ -1,5 +1,6 @@
 // gridcheck: a PDL pair and graph helpers for the host tests of
-// spec/pdl/graphs.yaml, hand-written. Needs sm_90 (PDL).
+// spec/pdl/graphs.yaml, and a late-writing primary with its run loop for
+// those of spec/pdl/real-world.yaml, hand-written. Needs sm_90 (PDL).
 #pragma once
 
 #include "gridcheck_host.cuh"
@@ -185,4 +186,96 @@ static inline bool gc_capture_programmatic_event_pair(gc_pair_mem m, int trigger
   cudaError_t end = cudaStreamEndCapture(s1, g);
   gc_output("end_capture_err", end);
   return end == cudaSuccess;
+}
+
+// The pair with a late primary, for the tests of a secondary whose wait a
+// guard may have compiled out (spec/pdl/real-world.yaml).
+//
+// Each block of gc_pdl_primary_late triggers at once; its thread 0 then
+// waits `delay_ns` (by %globaltimer) and stores x = 1 and y = 1 (its two
+// words of `buf`). A secondary launched after it with the PDL attribute may
+// start during the delay: only its wait (cudaGridDependencySynchronize,
+// which waits for the primary's completion and flush) orders its reads
+// after those stores. gc_pair_count_stale is what a secondary does after
+// its wait, or in its place: it adds to `stale` each primary block whose
+// pair it reads as not (1, 1).
+
+static __device__ inline unsigned long long gc_globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gc_pdl_primary_late(unsigned *buf, unsigned long long delay_ns) {
+  cudaTriggerProgrammaticLaunchCompletion();
+  if (threadIdx.x == 0) {
+    const unsigned long long t0 = gc_globaltimer();
+    while (gc_globaltimer() - t0 < delay_ns) {
+    }
+    volatile unsigned *b = buf;
+    b[2 * blockIdx.x] = 1;
+    b[2 * blockIdx.x + 1] = 1;
+  }
+}
+
+static __device__ inline void gc_pair_count_stale(const unsigned *buf, unsigned *stale) {
+  const volatile unsigned *b = buf;
+  for (unsigned i = threadIdx.x; i < GC_PAIR_BLOCKS; i += blockDim.x) {
+    if (b[2 * i] != 1 || b[2 * i + 1] != 1) atomicAdd(stale, 1u);
+  }
+}
+
+// cudaLaunchKernelEx of `k` with cudaLaunchAttributeProgrammaticStreamSerialization
+// set: a PDL secondary of the kernel before it in `s`.
+template <typename... Params, typename... Args>
+static inline cudaError_t gc_launch_pdl(void (*k)(Params...), dim3 grid, dim3 block,
+                                        cudaStream_t s, Args... args) {
+  cudaLaunchAttribute a[1];
+  a[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  a[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t c = {};
+  c.gridDim = grid;
+  c.blockDim = block;
+  c.stream = s;
+  c.attrs = a;
+  c.numAttrs = 1;
+  return cudaLaunchKernelEx(&c, k, args...);
+}
+
+// What gc_run_late_pairs saw: the first error of a launch or of the final
+// synchronization (cudaSuccess when none), and the stale pairs over all runs
+// (0xffffffff when the runs did not complete).
+struct gc_late_result {
+  unsigned err;
+  unsigned stale;
+};
+
+// `runs` times into one stream: clear the primary's words, launch
+// gc_pdl_primary_late (GC_PAIR_BLOCKS blocks of GC_PAIR_THREADS, `delay_ns`),
+// then `launch_secondary(stream, buf, stale)`, which launches the secondary
+// with the PDL attribute and returns the launch's error (as a cudaError_t
+// value). Then waits and reads the stale count.
+template <typename Launch>
+static inline gc_late_result gc_run_late_pairs(gc_pair_mem m, int runs,
+                                               unsigned long long delay_ns,
+                                               Launch launch_secondary) {
+  cudaStream_t s;
+  GC_SETUP(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  GC_SETUP(cudaMemset(m.stale, 0, sizeof(unsigned)));
+  GC_SETUP(cudaDeviceSynchronize());
+  unsigned err = cudaSuccess;
+  for (int r = 0; r < runs && err == cudaSuccess; r++) {
+    err = cudaMemsetAsync(m.buf, 0, 2 * GC_PAIR_BLOCKS * sizeof(unsigned), s);
+    if (err == cudaSuccess) {
+      gc_pdl_primary_late<<<GC_PAIR_BLOCKS, GC_PAIR_THREADS, 0, s>>>(m.buf, delay_ns);
+      err = cudaGetLastError();
+    }
+    if (err == cudaSuccess) err = launch_secondary(s, m.buf, m.stale);
+  }
+  const cudaError_t sync = cudaStreamSynchronize(s);
+  if (err == cudaSuccess) err = sync;
+  gc_late_result r = {err, ~0u};
+  if (err == cudaSuccess) GC_SETUP(cudaMemcpy(&r.stale, m.stale, sizeof r.stale, cudaMemcpyDeviceToHost));
+  cudaStreamDestroy(s);
+  return r;
 }

@@ -177,6 +177,13 @@ fn spec(args: &[String]) -> Result<()> {
             if let Some(line) = sentences.lines().find(|l| l.starts_with("checkable")) {
                 println!("spec/{}: {line}", gridcheck_spec::sentences::LIST_FILE);
             }
+            let shapes = gridcheck_spec::shapes::load_shapes_file(&root.join("spec"), &spec)
+                .map_err(|e| e.to_string())?;
+            println!(
+                "spec/{}: {} shapes",
+                gridcheck_spec::shapes::SHAPES_FILE,
+                shapes.len()
+            );
             match seeds_dir(&root) {
                 Some(d) => println!("quotes checked verbatim against {}", d.display()),
                 None => println!(

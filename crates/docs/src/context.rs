@@ -1,5 +1,5 @@
 //! What every page is rendered from: the [`Inputs`] read from a checkout
-//! (spec, recorded runs, known facts, baselines) and the [`Ctx`] derived
+//! (spec, recorded runs, known facts, baselines, shapes, user programs) and the [`Ctx`] derived
 //! from them (the newest run of each GPU, the rules grouped by seed and
 //! section), and the paths pages link to.
 
@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gridcheck_report::{FACTS_DIR, Fact, Facts};
+use gridcheck_sass::programs::Program;
 use gridcheck_spec::Spec;
+use gridcheck_spec::shapes::Shape;
 
 use crate::Result;
 use crate::bench::{self, Baseline};
@@ -28,12 +30,17 @@ pub struct Inputs {
     /// The known facts (`conformance/facts/`).
     pub facts: Vec<Fact>,
     pub baselines: Vec<Baseline>,
+    /// `spec/shapes.yaml`, checked against the spec.
+    pub shapes: Vec<Shape>,
+    /// The machine-code tier's user programs (`kernels/sass/programs.toml`).
+    pub programs: Vec<Program>,
 }
 
 impl Inputs {
-    /// Reads the recorded runs, the known facts and the baselines of the
-    /// checkout at `root` (`records`, `conformance/facts`,
-    /// `conformance/bench/baselines`). A record written under a test's
+    /// Reads the recorded runs, the known facts, the baselines, the shapes
+    /// and the machine-code tier's user programs of the checkout at `root`
+    /// (`records`, `conformance/facts`, `conformance/bench/baselines`,
+    /// `spec/shapes.yaml`, `kernels/sass/programs.toml`). A record written under a test's
     /// former name is shown as the test's (see
     /// [`TrialRecord::under_current_name`](gridcheck_report::TrialRecord::under_current_name)).
     pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
@@ -44,8 +51,14 @@ impl Inputs {
                 gridcheck_report::under_current_names(&mut v.records, &spec);
             }
         }
+        let shapes = gridcheck_spec::shapes::load_shapes_file(&root.join("spec"), &spec)
+            .map_err(|e| e.to_string())?;
+        let programs =
+            gridcheck_sass::programs::load(&root.join(gridcheck_sass::programs::PROGRAMS_DIR))?;
         Ok(Inputs {
             runs,
+            shapes,
+            programs,
             facts: Facts::load_all(&root.join(FACTS_DIR), root)?.entries,
             baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
             root: root.to_path_buf(),

@@ -6,8 +6,8 @@
 //! baselines (`conformance/bench/baselines/*.json`). Outputs:
 //!
 //! - [`site::build`]: an mdBook source tree (SUMMARY.md and one page a rule,
-//!   plus index, discrepancies, coverage, runs, toolchains, benchmarks and
-//!   "how to read a verdict") rendered to HTML with the `mdbook` library;
+//!   plus index, discrepancies, coverage, runs, toolchains, real-world
+//!   shapes, benchmarks and "how to read a verdict") rendered to HTML with the `mdbook` library;
 //! - [`markdown_report::markdown`]: a Markdown report of any results file;
 //! - [`matrix::Matrix`]: result files merged into a conformance matrix
 //!   (trial × run: GPU, driver, nvcc, the kernels' toolchain, date, run id;
@@ -33,6 +33,7 @@ mod pages;
 pub mod results;
 mod rule_page;
 pub mod sections;
+mod shapes_page;
 pub mod site;
 pub mod summary;
 pub mod svg;

@@ -106,7 +106,8 @@ pub(crate) fn index(ctx: &Ctx) -> String {
         "Where the guide and a GPU or compiler disagree: [**Discrepancies**](discrepancies.md) \
          ({n_disc} entries, with the evidence and the command that reproduces each). Also: \
          [Coverage](coverage.md) (what the spec can and cannot test), [Recorded runs](runs.md), \
-         [Benchmarks](benchmarks.md).\n\n"
+         [Real-world shapes](shapes.md) (the PDL shapes public code failed in, and what covers \
+         each), [Benchmarks](benchmarks.md).\n\n"
     );
     s += "## Index by source document\n\n";
     s += "The rules in the order of the documents they quote: document, section, rule.\n\n";

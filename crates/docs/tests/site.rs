@@ -31,6 +31,7 @@ fn a_page_for_every_rule() {
         "coverage",
         "runs",
         "toolchains",
+        "shapes",
         "benchmarks",
     ] {
         assert!(

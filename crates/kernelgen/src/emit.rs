@@ -60,7 +60,7 @@ fn runtime_file(
         writeln!(w, "//   out[{i}] = {name}")?;
     }
     match &rt.expect {
-        RuntimeExpect::Values(checks) => expect_line(w, checks)?,
+        RuntimeExpect::Values(checks) => expect_line(w, "Expect", checks)?,
         RuntimeExpect::LoadError { name, value } => writeln!(
             w,
             "// Expect: loading the module fails with {name} ({value})"
@@ -89,7 +89,10 @@ fn host_file(
         "// Run: the program prints `gridcheck-output <name> <value>` for: {}",
         ht.outputs.join(", ")
     )?;
-    expect_line(w, &ht.expect)?;
+    expect_line(w, "Expect", &ht.expect)?;
+    if !ht.may.is_empty() {
+        expect_line(w, "May (allowed, should be seen)", &ht.may)?;
+    }
     verbatim(w, &ht.source, test, spec_file)
 }
 
@@ -105,7 +108,7 @@ fn build_line(w: &mut impl Write, arch: &str, flags: &[String], tail: &str) -> f
     )
 }
 
-fn expect_line(w: &mut impl Write, checks: &[(String, Check)]) -> fmt::Result {
+fn expect_line(w: &mut impl Write, head: &str, checks: &[(String, Check)]) -> fmt::Result {
     let checks: Vec<String> = checks
         .iter()
         .map(|(name, c)| {
@@ -116,7 +119,7 @@ fn expect_line(w: &mut impl Write, checks: &[(String, Check)]) -> fmt::Result {
             }
         })
         .collect();
-    writeln!(w, "// Expect: {}", checks.join(", "))
+    writeln!(w, "// {head}: {}", checks.join(", "))
 }
 
 /// Ends a generated file's header and appends the test's source (with a

@@ -284,6 +284,10 @@ fn split(s: &str) -> Result<Head<'_>, String> {
     let sm = match tier {
         Tier::Gpu | Tier::Sass => match parts.next() {
             Some(sm) if sm.starts_with("sm_") && sm.len() > 3 => Some(sm.to_string()),
+            // A machine-code trial of PTX: a virtual architecture.
+            Some(v) if tier == Tier::Sass && v.starts_with("compute_") && v.len() > 8 => {
+                Some(v.to_string())
+            }
             _ if tier == Tier::Gpu => {
                 return Err(format!(
                     "`{s}`: a GPU name starts `gpu/sm_XX/` (the architecture)"
@@ -291,7 +295,7 @@ fn split(s: &str) -> Result<Head<'_>, String> {
             }
             _ => {
                 return Err(format!(
-                    "`{s}`: a machine-code name has the architecture `sm_XX` after the toolchain"
+                    "`{s}`: a machine-code name has the architecture `sm_XX` (or, for PTX, `compute_XX`) after the toolchain"
                 ));
             }
         },
@@ -412,6 +416,8 @@ mod tests {
             "gpu/sm_90/pdl.w.s/pdl-no-wait-may-be-stale",
             "sass/13.5/sm_90/pdl.w.s/pdl-no-wait-may-be-stale",
             "sass/13.0/sm_100/user/restrict-load",
+            "sass/13.0/sm_90a/user/guarded-wait-gdc-on",
+            "sass/13.5/compute_80/user/guarded-wait-arch",
         ] {
             let id: TrialId = name.parse().unwrap();
             assert_eq!(id.to_string(), name);
@@ -441,7 +447,12 @@ mod tests {
             ("model/a", "expected model/<rule>/<test>"),
             ("gpu/sm_90/a/b/c", "expected gpu/<sm>/<rule>/<test>"),
             ("sass/sm_90/a/b", "sass/<toolchain>/sm_XX/"),
-            ("sass/13.5/a/b", "architecture `sm_XX` after the toolchain"),
+            (
+                "sass/13.5/a/b",
+                "architecture `sm_XX` (or, for PTX, `compute_XX`)",
+            ),
+            ("gpu/compute_80/a/b", "gpu/sm_XX/"),
+            ("sass/13.5/compute_/a/b", "architecture `sm_XX`"),
             (
                 "sass/13.5/sm_90/a",
                 "expected sass/<toolchain>/<sm>/<rule>/<test>",

@@ -2,7 +2,8 @@
 //! (`parse.rs`), each instruction's class (`classify.rs`), a function's
 //! control flow (`cfg.rs`), the order check of a thread's operations
 //! around PDL and launch primitives (`order.rs`), how a generated kernel's
-//! code divides among its modeled threads (`generated.rs`), and the user
+//! code divides among its modeled threads (`generated.rs`), whether a PDL
+//! secondary's code holds its wait at all (`presence.rs`), and the user
 //! programs with their manifest (`programs.rs`).
 //!
 //! What it can see and what not is in `order.rs` and the README's
@@ -15,6 +16,7 @@ pub mod classify;
 pub mod generated;
 pub mod order;
 pub mod parse;
+pub mod presence;
 pub mod programs;
 
 use std::path::Path;

@@ -7,6 +7,16 @@
 //! `trigger`. A program with `expect = "reordered"` is a negative control:
 //! its source already breaks the order the manifest names, and its trial
 //! passes only if the check sees that.
+//!
+//! A program that names `after_wait` is a PDL secondary: the host launches
+//! its kernel with the PDL attribute, so its code for every target must hold
+//! the wait (`presence.rs`); a target where it has none is a failed trial
+//! naming the missing wait, unless the manifest lists the target in
+//! `no_wait` (a guard that compiles the wait out there on purpose: the trial
+//! passes only if the tier flags the missing wait). `targets` replaces
+//! `--sass-arch` for a program whose point is a set of targets, virtual
+//! architectures (`compute_80`: the PTX, where only the wait's presence is
+//! checked) included.
 
 use std::path::Path;
 
@@ -15,6 +25,7 @@ use serde::Deserialize;
 use crate::ThreadResult;
 use crate::order::{Op, OpKind, Verdict, check};
 use crate::parse::Function;
+use crate::presence::{Waits, ptx_waits, sass_waits};
 
 /// The manifest's file name in the programs' directory.
 pub const MANIFEST: &str = "programs.toml";
@@ -68,6 +79,15 @@ pub struct Program {
     /// Extra nvcc flags.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The targets to compile for, instead of `--sass-arch` and `min_arch`:
+    /// real architectures (`sm_90`, `sm_90a`) and virtual ones
+    /// (`compute_80`: the PTX, checked for the wait's presence only).
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// Targets of `targets` whose code must have no wait: the program's
+    /// guard compiles it out there, and the tier must flag that.
+    #[serde(default)]
+    pub no_wait: Vec<String>,
 }
 
 fn pdl_arch() -> u32 {
@@ -102,6 +122,7 @@ pub fn load(dir: &Path) -> Result<Vec<Program>, String> {
                 "{at}: names nothing to check (after_wait, before_trigger)"
             ));
         }
+        p.check_targets().map_err(|e| format!("{at}: {e}"))?;
         let src = dir.join(&p.file);
         let source = std::fs::read_to_string(&src)
             .map_err(|e| format!("{at}: field `file`: cannot read {}: {e}", src.display()))?;
@@ -112,7 +133,74 @@ pub fn load(dir: &Path) -> Result<Vec<Program>, String> {
     Ok(m.program)
 }
 
+/// Whether `t` names a target nvcc compiles for: `sm_90`, `sm_90a`,
+/// `sm_100f`, `compute_80`.
+fn is_target(t: &str) -> bool {
+    let Some(rest) = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")) else {
+        return false;
+    };
+    let digits = rest.trim_end_matches(['a', 'f']);
+    rest.len() <= digits.len() + 1
+        && digits.len() >= 2
+        && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a target is a virtual architecture: its code is PTX.
+pub fn is_ptx_target(t: &str) -> bool {
+    t.starts_with("compute_")
+}
+
 impl Program {
+    /// `targets` and `no_wait` are well-formed and agree.
+    fn check_targets(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for t in &self.targets {
+            if !is_target(t) {
+                return Err(format!(
+                    "field `targets`: `{t}` is not a target (sm_90, sm_90a, sm_100f, compute_80)"
+                ));
+            }
+            if !seen.insert(t) {
+                return Err(format!("field `targets`: `{t}` is named twice"));
+            }
+            if is_ptx_target(t) && self.after_wait.is_empty() {
+                return Err(format!(
+                    "field `targets`: `{t}` is PTX, where only the wait's presence is checked, and the program names no wait (after_wait)"
+                ));
+            }
+        }
+        if !self.no_wait.is_empty() && self.after_wait.is_empty() {
+            return Err("field `no_wait`: the program names no wait (after_wait)".into());
+        }
+        for t in &self.no_wait {
+            if !self.targets.contains(t) {
+                return Err(format!(
+                    "field `no_wait`: `{t}` is not one of the program's `targets`"
+                ));
+            }
+        }
+        if self.expect == Expect::Reordered && !self.no_wait.is_empty() {
+            return Err(
+                "fields `expect` and `no_wait`: a negative control of the order has its wait"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The targets of the program's trials: its own `targets`, else those
+    /// of `asked` (the tier's architectures) from `min_arch` on.
+    pub fn trial_targets(&self, asked: &[String]) -> Vec<String> {
+        if !self.targets.is_empty() {
+            return self.targets.clone();
+        }
+        asked
+            .iter()
+            .filter(|a| arch_number(a) >= self.min_arch)
+            .cloned()
+            .collect()
+    }
+
     /// Every label the check needs, the primitives' included.
     fn labels(&self) -> Vec<&str> {
         let mut v: Vec<&str> = Vec::new();
@@ -164,9 +252,84 @@ fn op(source: &str, label: &str, kind: OpKind) -> Result<Op, String> {
     })
 }
 
-/// Checks a program's kernel and judges the result against its `expect`.
+/// The architecture's number: 90 for `sm_90` and `sm_90a`, 80 for
+/// `compute_80`; 0 for a name that is neither.
+pub fn arch_number(arch: &str) -> u32 {
+    arch.trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap_or(0)
+}
+
+/// The wait-presence judgement of a PDL secondary's code for `target`
+/// (`waits` as `presence.rs` found them in `code`, "its sm_90 SASS"):
+/// `None` when the wait is there and should be (the order check goes on).
+pub fn judge_presence(
+    p: &Program,
+    target: &str,
+    code: &str,
+    waits: &Waits,
+) -> Option<(Judgement, String)> {
+    if p.after_wait.is_empty() {
+        return None;
+    }
+    let expected_missing = p.no_wait.iter().any(|t| t == target);
+    let k = &p.kernel;
+    match waits {
+        Waits::Undecided(why) => Some((Judgement::NotChecked, format!("{code}: {why}"))),
+        Waits::Found(w) if w.is_empty() && expected_missing => Some((
+            Judgement::Pass,
+            format!(
+                "MISSING WAIT flagged, as the manifest expects (no_wait: the program's guard compiles the wait out for {target}): `{k}` is launched with the PDL attribute and {code} has no PDL wait, so it may read its primary's data before the primary completes"
+            ),
+        )),
+        Waits::Found(w) if w.is_empty() => Some((
+            Judgement::Fail,
+            format!(
+                "MISSING WAIT: `{k}` is launched with the PDL attribute (its manifest names loads after the wait) and {code} has no PDL wait (no ACQBULK, no griddepcontrol.wait): it may read its primary's data before the primary completes"
+            ),
+        )),
+        Waits::Found(w) if expected_missing => Some((
+            Judgement::Fail,
+            format!(
+                "the manifest says the guard compiles the wait out for {target} (no_wait), but {code} has it: {}",
+                w.join(", ")
+            ),
+        )),
+        Waits::Found(_) => None,
+    }
+}
+
+/// Checks a program's PTX for a virtual architecture (`compute_80`): only
+/// whether its kernel's entry holds the wait.
+pub fn check_program_ptx(
+    p: &Program,
+    target: &str,
+    ptx: &str,
+) -> Result<(Judgement, String), String> {
+    let waits = ptx_waits(ptx, &p.kernel)?;
+    let code = format!("its {target} PTX");
+    if let Some(j) = judge_presence(p, target, &code, &waits) {
+        return Ok(j);
+    }
+    let found = match &waits {
+        Waits::Found(w) => w.join(", "),
+        Waits::Undecided(why) => why.clone(),
+    };
+    Ok((
+        Judgement::Pass,
+        format!(
+            "{code} holds the PDL wait ({found}); the order around it is checked on the real architectures' SASS"
+        ),
+    ))
+}
+
+/// Checks a program's kernel in its SASS for `target` (`sm_90`): the wait's
+/// presence, then the order, judged against its `expect`.
 pub fn check_program(
     p: &Program,
+    target: &str,
     source: &str,
     file: &str,
     functions: &[Function],
@@ -175,6 +338,9 @@ pub fn check_program(
         .iter()
         .find(|f| f.name == p.kernel)
         .ok_or_else(|| format!("{file}: the machine code has no function `{}`", p.kernel))?;
+    if let Some(j) = judge_presence(p, target, &format!("its {target} SASS"), &sass_waits(f)) {
+        return Ok(j);
+    }
     let mut v = Verdict {
         ordered: 0,
         violations: Vec::new(),
@@ -297,6 +463,65 @@ mod tests {
             "[[program]]\nname = \"a\"\nfile = \"a.cu\"\nkernel = \"k\"\nsummary = \"s\"\nbogus = 1\n",
         );
         assert!(load(&dir).unwrap_err().contains("bogus"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn targets_and_no_wait_must_agree() {
+        let dir = std::env::temp_dir().join(format!("gc-sass-t-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("a.cu"),
+            "w(); // sass: wait
+x = in[0]; // sass: load
+",
+        )
+        .unwrap();
+        let with = |extra: &str| {
+            std::fs::write(
+                dir.join(MANIFEST),
+                format!("[[program]]\nname = \"a\"\nfile = \"a.cu\"\nkernel = \"k\"\nsummary = \"s\"\nafter_wait = [\"load\"]\n{extra}"),
+            )
+            .unwrap();
+            load(&dir)
+        };
+        let ok = with(
+            "targets = [\"sm_90\", \"sm_100a\", \"compute_80\"]\nno_wait = [\"compute_80\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            ok[0].trial_targets(&["sm_120".into()]),
+            ["sm_90", "sm_100a", "compute_80"]
+        );
+        for (extra, says) in [
+            (
+                "targets = [\"sm_90\"]\nno_wait = [\"sm_100\"]\n",
+                "`sm_100` is not one of the program's `targets`",
+            ),
+            (
+                "no_wait = [\"sm_90\"]\n",
+                "not one of the program's `targets`",
+            ),
+            ("targets = [\"sm90\"]\n", "`sm90` is not a target"),
+            ("targets = [\"sm_90ab\"]\n", "`sm_90ab` is not a target"),
+            ("targets = [\"sm_90\", \"sm_90\"]\n", "named twice"),
+            (
+                "targets = [\"sm_90\"]\nno_wait = [\"sm_90\"]\nexpect = \"reordered\"\n",
+                "a negative control",
+            ),
+        ] {
+            let e = with(extra).unwrap_err();
+            assert!(
+                e.contains("program `a`") && e.contains(says),
+                "{extra}: {e}"
+            );
+        }
+        // Without its own targets a program takes the tier's from min_arch on.
+        let plain = with("").unwrap();
+        assert_eq!(
+            plain[0].trial_targets(&["sm_80".into(), "sm_90".into(), "sm_120".into()]),
+            ["sm_90", "sm_120"]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -20,6 +20,7 @@ pub mod render;
 pub mod scan;
 pub mod seeds;
 pub mod sentences;
+pub mod shapes;
 pub mod state;
 pub mod thread_name;
 

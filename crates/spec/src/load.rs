@@ -41,6 +41,7 @@ pub fn spec_files(dir: &Path) -> Result<Vec<PathBuf>, SpecErrors> {
                 walk(&p, out)?;
             } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml")
                 && !p.ends_with(crate::sentences::LIST_FILE)
+                && !p.ends_with(crate::shapes::SHAPES_FILE)
             {
                 out.push(p);
             }

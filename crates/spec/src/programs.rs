@@ -67,6 +67,11 @@ pub struct HostTest {
     /// The outputs the program must print, in order.
     pub outputs: Vec<String>,
     pub expect: Vec<(String, Check)>,
+    /// Outcomes the source allows and a run should show (`may:`): when one
+    /// of these checks does not hold, the run did not provoke it, a
+    /// quality-warning (as for an allowed litmus outcome never observed),
+    /// not a failure.
+    pub may: Vec<(String, Check)>,
 }
 
 /// `== 3`, `>= 16`, `cudaErrorLaunchPendingCountExceeded` (equality).

@@ -79,6 +79,10 @@ pub struct RawTest {
     /// litmus, runtime, host: the GPU trial's timeout in seconds, when
     /// shorter than the harness's `--timeout` (a test that can hang).
     pub gpu_timeout: Option<u64>,
+    /// host: outcomes the source allows and a run should show, as
+    /// `expect` writes checks: one that never holds makes the trial a
+    /// quality-warning, not a failure.
+    pub may: Option<serde_yaml::Value>,
 }
 
 impl RawTest {
@@ -101,6 +105,28 @@ pub struct RawKernel {
     /// `host`, `host-pdl` or `device`.
     pub launch: String,
     pub threads: BTreeMap<String, Vec<String>>,
+}
+
+/// `spec/shapes.yaml`: the shapes public code failed in and the tests and
+/// programs that cover each.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShapeList {
+    #[serde(default)]
+    pub shapes: Vec<RawShape>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShape {
+    pub id: String,
+    pub title: String,
+    pub sources: Vec<String>,
+    pub summary: String,
+    #[serde(default)]
+    pub tests: Vec<String>,
+    #[serde(default)]
+    pub programs: Vec<String>,
 }
 
 /// `spec/sentences.yaml`: the seeds' sentences that are not claims.

@@ -1,4 +1,5 @@
-//! A host test: a whole CUDA program and its output checks.
+//! A host test: a whole CUDA program, its output checks (`expect`) and
+//! the outcomes it allows and should show (`may`).
 
 use super::{Cx, ItemErr};
 use crate::ast::*;
@@ -43,6 +44,7 @@ impl Cx {
                 Vec::new()
             }
         };
+        let may = self.may(t, &outputs, &expect, ie);
         if self.errors.len() > before {
             return None;
         }
@@ -52,6 +54,40 @@ impl Cx {
             source: source.clone(),
             outputs,
             expect,
+            may,
         })
+    }
+
+    /// A host test's `may`: checks of outputs that `expect` does not check.
+    fn may(
+        &mut self,
+        t: &RawTest,
+        outputs: &[String],
+        expect: &[(String, Check)],
+        ie: &ItemErr,
+    ) -> Vec<(String, Check)> {
+        let m = match &t.may {
+            None => return Vec::new(),
+            Some(serde_yaml::Value::Mapping(m)) => m,
+            Some(_) => {
+                self.errors.push(ie.at(
+                    "may",
+                    None,
+                    "a host test's `may` maps output names to values",
+                ));
+                return Vec::new();
+            }
+        };
+        let may = self.checks_of("may", m, outputs, ie);
+        for (name, _) in &may {
+            if expect.iter().any(|(e, _)| e == name) {
+                self.errors.push(ie.at(
+                    &format!("may.{name}"),
+                    Some(&format!("{name}:")),
+                    format!("`{name}` is checked by `expect` already: an output is expected or allowed, not both"),
+                ));
+            }
+        }
+        may
     }
 }

@@ -143,16 +143,32 @@ impl Cx {
         outputs: &[String],
         ie: &ItemErr,
     ) -> Vec<(String, Check)> {
+        let checks = self.checks_of("expect", m, outputs, ie);
+        if checks.is_empty() {
+            self.errors
+                .push(ie.at("expect", None, "a test checks at least one output"));
+        }
+        checks
+    }
+
+    /// A mapping of `field` (`expect`, `may`): output name to check.
+    pub(super) fn checks_of(
+        &mut self,
+        field: &str,
+        m: &serde_yaml::Mapping,
+        outputs: &[String],
+        ie: &ItemErr,
+    ) -> Vec<(String, Check)> {
         let mut checks = Vec::new();
         for (k, v) in m {
             let Some(k) = k.as_str() else {
                 self.errors
-                    .push(ie.at("expect", None, "output names are strings"));
+                    .push(ie.at(field, None, "output names are strings"));
                 continue;
             };
             if !outputs.iter().any(|o| o == k) {
                 self.errors.push(ie.at(
-                    &format!("expect.{k}"),
+                    &format!("{field}.{k}"),
                     Some(&format!("{k}:")),
                     format!("`{k}` is not one of the `outputs`"),
                 ));
@@ -162,13 +178,9 @@ impl Cx {
                 Ok(c) => checks.push((k.to_string(), c)),
                 Err(m) => {
                     self.errors
-                        .push(ie.at(&format!("expect.{k}"), Some(&format!("{k}:")), m))
+                        .push(ie.at(&format!("{field}.{k}"), Some(&format!("{k}:")), m))
                 }
             }
-        }
-        if checks.is_empty() {
-            self.errors
-                .push(ie.at("expect", None, "a test checks at least one output"));
         }
         checks
     }

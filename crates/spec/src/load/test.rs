@@ -45,6 +45,7 @@ impl Cx {
                 t.gpu_timeout.is_some(),
                 &["litmus", "runtime", "host"],
             ),
+            ("may", t.may.is_some(), &["host"]),
         ];
         if !["litmus", "compile", "runtime", "host"].contains(&t.kind.as_str()) {
             self.errors.push(ie.at(
