@@ -16,7 +16,7 @@ impl Cx {
                 "a test name is lowercase words, digits and `-`, starting with a letter",
             ));
         }
-        let fields: [(&str, bool, &[&str]); 16] = [
+        let fields: [(&str, bool, &[&str]); 17] = [
             ("memory", t.memory.is_some(), &["litmus"]),
             ("shared", t.shared.is_some(), &["litmus"]),
             ("kernels", t.kernels.is_some(), &["litmus"]),
