@@ -13,6 +13,11 @@
 //!   `conformance/facts/` covers where it ran listed as equivalent).
 //! - `rates RATES`: the litmus instance rates `litmus_smoke` appended
 //!   (`GC_RATES`), per family and mode (`gridcheck_report::rates`).
+//! - `tuning MUTANTS-TUNE --search FILE --base FILE`: the tuned file a
+//!   search (`--mutants --tune FILE`) makes for the GPU it ran on, as TOML
+//!   (`gridcheck_report::choose`: the most kills on the tests the search
+//!   chooses on, then the most a GPU second; the extra environments of the
+//!   base file, the one the GPU ran under before).
 //!
 //! Exit status: 0, or 2 with the reason on stderr for an input that cannot
 //! be read or an unknown option.
@@ -27,6 +32,7 @@ const USAGE: &str =
     "usage: conformance report summary RESULTS [--all-runs] [--every-trial] [--format json|text]
        conformance report mutants MUTANTS... [--root DIR] [--format json|text]
        conformance report rates RATES [--format json|text]
+       conformance report tuning MUTANTS-TUNE --search FILE --base FILE
 JSON by default (what scripts read); --format text for a terminal.";
 
 #[derive(Debug)]
@@ -36,6 +42,8 @@ struct Args {
     all_runs: bool,
     every_trial: bool,
     root: PathBuf,
+    search: Option<PathBuf>,
+    base: Option<PathBuf>,
 }
 
 fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
@@ -45,6 +53,8 @@ fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
         all_runs: false,
         every_trial: false,
         root: default_root.to_path_buf(),
+        search: None,
+        base: None,
     };
     let mut it = args.iter();
     while let Some(x) = it.next() {
@@ -57,6 +67,8 @@ fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
             "--all-runs" => a.all_runs = true,
             "--every-trial" => a.every_trial = true,
             "--root" => a.root = it.next().ok_or("--root needs a folder")?.into(),
+            "--search" => a.search = Some(it.next().ok_or("--search needs a file")?.into()),
+            "--base" => a.base = Some(it.next().ok_or("--base needs a file")?.into()),
             f if f.starts_with('-') => return Err(format!("unknown option `{f}`")),
             f => a.files.push(f.into()),
         }
@@ -77,6 +89,7 @@ pub(crate) fn main(argv: &[String], default_root: &Path) -> ExitCode {
         "summary" => summary(&a),
         "mutants" => mutants(&a),
         "rates" => rates(&a),
+        "tuning" => tuning(&a),
         o => Err(format!("unknown report `{o}`")),
     });
     match out {
@@ -191,6 +204,42 @@ fn rates(a: &Args) -> Result<String, String> {
         return Ok(groups.iter().map(|g| g.line() + "\n").collect());
     }
     json(&serde_json::json!({ "runs": records.len(), "groups": groups }))
+}
+
+fn tuning(a: &Args) -> Result<String, String> {
+    let (Some(search), Some(base)) = (&a.search, &a.base) else {
+        return Err("tuning needs --search FILE and --base FILE".into());
+    };
+    let mut records = Vec::new();
+    for f in &a.files {
+        let read = read_json_lines::<MutantRecord>(&read(f)?, "a mutant record");
+        warn(f, &read.skipped);
+        records.extend(read.records);
+    }
+    let text = std::fs::read_to_string(search)
+        .map_err(|e| format!("cannot read {}: {e}", search.display()))?;
+    let points = gridcheck_report::parse_search(&text, search)?;
+    let base = gridcheck_report::Tuning::load(base)?;
+    let (name, figures) = gridcheck_report::choose(&records)
+        .ok_or("the records hold no run of a search point: not a search's records")?;
+    let point = points
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| format!("the chosen point `{name}` is not in {}", search.display()))?;
+    let env = records.iter().find_map(|r| r.environment.as_ref());
+    let header = format!(
+        "The testing environment of the {}, chosen by `conformance/mutants-gpu.sh --tune {}`\n\
+         (driver {}, commit {}) and written by `conformance report tuning`.",
+        env.map_or("GPU", |e| e.gpu.as_str()),
+        search.display(),
+        env.and_then(|e| e.driver_version.as_deref())
+            .unwrap_or("unknown"),
+        records
+            .iter()
+            .find_map(|r| r.commit.as_deref())
+            .unwrap_or("unknown"),
+    );
+    gridcheck_report::tuned_file(point, &figures, &base, &header)
 }
 
 #[cfg(test)]

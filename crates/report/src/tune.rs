@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::mutant::{Count, MutantRecord};
+use crate::{SearchPoint, Tuning};
 
 /// The share of the tests a search holds out, in percent.
 pub const HOLD_OUT_PERCENT: u64 = 25;
@@ -29,20 +30,37 @@ pub fn held_out(test: &str) -> bool {
     h % 100 < HOLD_OUT_PERCENT
 }
 
-/// Each environment of a search, over the tests it chooses on (kills,
-/// mutants, GPU seconds, kills per GPU second) and over the held-out ones
-/// (kills of mutants).
-pub(crate) fn environments_text(records: &[MutantRecord]) -> String {
-    #[derive(Default)]
-    struct Figures {
-        chosen_on: Count,
-        held: Count,
-        gpu_s: f64,
+/// A search point's figures: kills of the mutants of the tests a search
+/// chooses on and of the held-out ones, and the GPU seconds of its runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PointFigures {
+    pub chosen_on: Count,
+    pub held: Count,
+    pub gpu_s: f64,
+}
+
+impl PointFigures {
+    /// Kills on the tests it is chosen on, a GPU second.
+    pub fn kills_per_s(&self) -> f64 {
+        if self.gpu_s > 0.0 {
+            self.chosen_on.killed as f64 / self.gpu_s
+        } else {
+            0.0
+        }
     }
-    let mut per_env: BTreeMap<&str, Figures> = BTreeMap::new();
-    for r in records.iter().filter(|r| !r.runs.is_empty()) {
+}
+
+/// Each environment's figures in a search's records (the last record of a
+/// mutant counts).
+pub fn figures(records: &[MutantRecord]) -> BTreeMap<String, PointFigures> {
+    let mut last: BTreeMap<&str, &MutantRecord> = BTreeMap::new();
+    for r in records {
+        last.insert(&r.mutant, r);
+    }
+    let mut per_env: BTreeMap<String, PointFigures> = BTreeMap::new();
+    for r in last.values().filter(|r| !r.runs.is_empty()) {
         for run in &r.runs {
-            let e = per_env.entry(&run.environment).or_default();
+            let e = per_env.entry(run.environment.clone()).or_default();
             let side = if held_out(&r.test) {
                 &mut e.held
             } else {
@@ -52,22 +70,68 @@ pub(crate) fn environments_text(records: &[MutantRecord]) -> String {
             e.gpu_s += run.gpu_s;
         }
     }
+    per_env
+}
+
+/// The point a search chooses: the most kills on the tests it chooses on,
+/// then the most of them a GPU second; the held-out kills never decide.
+pub fn choose(records: &[MutantRecord]) -> Option<(String, PointFigures)> {
+    figures(records).into_iter().max_by(|(_, a), (_, b)| {
+        a.chosen_on
+            .killed
+            .cmp(&b.chosen_on.killed)
+            .then(a.kills_per_s().total_cmp(&b.kills_per_s()))
+    })
+}
+
+/// The tuned file a search makes: the chosen point's environment, with the
+/// extra environments of `base` (the file the GPU ran under before, whose
+/// extra environments the search does not try), under a header that says
+/// how it was chosen.
+pub fn tuned_file(
+    point: &SearchPoint,
+    f: &PointFigures,
+    base: &Tuning,
+    header: &str,
+) -> Result<String, String> {
+    let tuning = Tuning {
+        extra: base.extra.clone(),
+        ..point.tuning.clone()
+    };
+    let body = toml::to_string(&tuning).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    for line in header.lines() {
+        let _ = writeln!(out, "# {line}");
+    }
+    let _ = writeln!(
+        out,
+        "# Chosen by the search: point `{}`, {} on the tests it chose on, {:.3} GPU s ({:.2} kills a GPU s);\n# {} on the {} % of the tests it held out.",
+        point.name,
+        f.chosen_on,
+        f.gpu_s,
+        f.kills_per_s(),
+        f.held,
+        HOLD_OUT_PERCENT
+    );
+    Ok(out + &body)
+}
+
+/// Each environment of a search, over the tests it chooses on (kills,
+/// mutants, GPU seconds, kills per GPU second) and over the held-out ones
+/// (kills of mutants).
+pub(crate) fn environments_text(records: &[MutantRecord]) -> String {
     let mut out = format!(
         "environments (chosen on: kills, mutants, GPU s, kills per GPU s; held out, {} % of the tests: kills of mutants):\n",
         HOLD_OUT_PERCENT
     );
-    for (env, f) in per_env {
-        let g = f.gpu_s;
+    for (env, f) in figures(records) {
         let _ = writeln!(
             out,
-            "  {env:<24} {:>4} {:>4} {g:>9.3} {:>9.2}   held out {}",
+            "  {env:<24} {:>4} {:>4} {:>9.3} {:>9.2}   held out {}",
             f.chosen_on.killed,
             f.chosen_on.mutants,
-            if g > 0.0 {
-                f.chosen_on.killed as f64 / g
-            } else {
-                0.0
-            },
+            f.gpu_s,
+            f.kills_per_s(),
             f.held
         );
     }
@@ -131,5 +195,92 @@ mod tests {
             text.contains("   1    1     1.000      1.00   held out 0/1 (0.0 %)"),
             "{text}"
         );
+    }
+
+    /// A record of `test`'s mutant under each `(environment, kills, gpu_s)`.
+    fn search_rec(test: &str, runs: &[(&str, u64, f64)]) -> MutantRecord {
+        use crate::{MutantRun, MutantStatus};
+        MutantRecord {
+            mutant: format!("{test}~op"),
+            test: test.into(),
+            operator: "op".into(),
+            site: String::new(),
+            original: gridcheck_spec::Verdict::Forbidden,
+            status: MutantStatus::Killed,
+            message: String::new(),
+            verdict: None,
+            decided_by: String::new(),
+            kill_states: Vec::new(),
+            runs: runs
+                .iter()
+                .map(|&(environment, kills, gpu_s)| MutantRun {
+                    environment: environment.into(),
+                    histogram: Vec::new(),
+                    instances: 1,
+                    kills,
+                    launch_failures: 0,
+                    first_launch_error: None,
+                    gpu_s,
+                    time_to_kill_s: None,
+                    wall_s: gpu_s,
+                })
+                .collect(),
+            budget_s: 0.25,
+            environment: None,
+            commit: None,
+        }
+    }
+
+    #[test]
+    fn the_search_chooses_on_kept_tests_then_speed_and_writes_a_file_that_loads() {
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        let held: Vec<&str> = names.iter().copied().filter(|t| held_out(t)).collect();
+        let kept: Vec<&str> = names.iter().copied().filter(|t| !held_out(t)).collect();
+        // `slow` and `fast` kill both kept tests; `fast` in less GPU time.
+        // `held` kills only the held-out test: its kills never decide.
+        let records = vec![
+            search_rec(
+                kept[0],
+                &[("slow", 1, 0.5), ("fast", 1, 0.1), ("held", 0, 0.1)],
+            ),
+            search_rec(
+                kept[1],
+                &[("slow", 1, 0.5), ("fast", 1, 0.1), ("held", 0, 0.1)],
+            ),
+            search_rec(
+                held[0],
+                &[("slow", 0, 0.5), ("fast", 0, 0.1), ("held", 1, 0.1)],
+            ),
+        ];
+        let (name, f) = choose(&records).unwrap();
+        assert_eq!(name, "fast");
+        assert_eq!((f.chosen_on.killed, f.chosen_on.mutants), (2, 2));
+        assert_eq!((f.held.killed, f.held.mutants), (0, 1));
+        assert!(choose(&[]).is_none());
+        let point = SearchPoint {
+            name: "fast".into(),
+            tuning: Tuning {
+                instances: 64,
+                ..Tuning::default()
+            },
+        };
+        let base = Tuning {
+            extra: vec![SearchPoint {
+                name: "late-write".into(),
+                tuning: Tuning {
+                    launches: 48,
+                    ..Tuning::default()
+                },
+            }],
+            ..Tuning::default()
+        };
+        let text = tuned_file(&point, &f, &base, "The GPU X.").unwrap();
+        assert!(
+            text.starts_with("# The GPU X.\n# Chosen by the search: point `fast`"),
+            "{text}"
+        );
+        let back = Tuning::parse(&text, std::path::Path::new("x.toml")).unwrap();
+        assert_eq!(back.instances, 64);
+        assert_eq!(back.extra, base.extra, "the base's extra environments kept");
     }
 }
