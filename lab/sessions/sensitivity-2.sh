@@ -10,6 +10,15 @@
 #   mutants     every mutant under the GPU's environment: mutants.jsonl, .log
 #   rates       the late-write environment's stale reads at 48 launches ten
 #               times and at 480 once (is the rate a launch's or a run's?)
+#   choose      the GPU's tuned file from the search (`conformance report
+#               tuning`), into $OUT and .gpu-bundle/tuning/ (a later call on
+#               the same machine finds it there), and into conformance/tuning/
+#   watch       the fixture litmus hang no fact covers, in the staying worker
+#               and with --fresh-context, and the known hang alone: each
+#               ended by the watch, with its wall time (watch.txt)
+#   alone       the new tests alone: the asynchronous proxy and warp roles
+#               at 256 launches, the real-world shapes' host tests three
+#               times each (alone/)
 # Several steps in one call: `sensitivity-2.sh suite a -- suite b --shuffle 2`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -61,6 +70,45 @@ for path in sys.argv[1:]:
         print(path.rsplit("/", 1)[-1], test, " ".join(f"{p}/{n}" for p, n in v))
 PY
     ;;
+  choose)
+    # The GPU's slug as the harness names tuned files (gridcheck_report::slug).
+    local slug
+    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 |
+      python3 -c 'import re, sys; print(re.sub("[^a-z0-9]+", "-", sys.stdin.read().strip().lower()).strip("-"))')
+    mkdir -p .gpu-bundle/tuning
+    $h report tuning "$out/mutants-tune.jsonl" --search conformance/tuning/search.toml       --base conformance/tuning/sm_90.toml >"$out/$slug.toml" &&
+      cp "$out/$slug.toml" .gpu-bundle/tuning/ && cp "$out/$slug.toml" conformance/tuning/
+    cat "$out/$slug.toml" ;;
+  watch)
+    . conformance/bundle-kernels.sh
+    local fix=(--root . --spec conformance/fixtures/spec --cubins .gpu-bundle/fixtures --tier gpu --timeout 60)
+    for mode in staying fresh; do
+      local extra=(); [ $mode = fresh ] && extra=(--fresh-context)
+      local t0=$(date +%s%N)
+      timeout -k 10 120 $h "${fix[@]}" ${extra[@]+"${extra[@]}"} --results "$out/watch-$mode.jsonl" \
+        fault-litmus-hang >/dev/null 2>&1
+      echo "$mode: $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/watch.txt"
+      $h report summary "$out/watch-$mode.jsonl" --every-trial --format text | tee -a "$out/watch.txt"
+    done
+    local t0=$(date +%s%N)
+    OUT=$out/known timeout -k 10 120 bash conformance/gpu-run.sh --tier gpu --timeout 30 \
+      c2-trigger-record-wait-launch >/dev/null 2>&1
+    echo "known hang alone: $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/watch.txt"
+    $h report summary "$out/known/results.jsonl" --every-trial --format text | tee -a "$out/watch.txt" ;;
+  alone)
+    for rules in pdl.async. pdl.roles.; do
+      OUT=$out/alone/$rules timeout -k 10 200 bash conformance/gpu-run.sh -q --tier gpu \
+        --launches 256 --timeout 60 "$rules" >/dev/null 2>&1
+      $h report summary "$out/alone/$rules/results.jsonl" --format text | tail -n 8
+    done
+    for filter in guarded-wait pdl.runtime-api; do
+      for i in 1 2 3; do
+        OUT=$out/alone/$filter-$i timeout -k 10 150 bash conformance/gpu-run.sh --tier gpu \
+          --timeout 60 "$filter" >/dev/null 2>&1
+        $h report summary "$out/alone/$filter-$i/results.jsonl" --every-trial --format text \
+          | grep -v "^ *pass" | tail -n 12
+      done
+    done ;;
   *) echo "unknown step $what" >&2; return 2 ;;
   esac
   echo "== $what: $(( $(date +%s) - start )) s"
