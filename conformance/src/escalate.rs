@@ -3,16 +3,17 @@
 //! says so. Its test runs alone in a fresh worker (a process and context of
 //! its own), under the run's own environments, then under each environment
 //! of the tuning search (`conformance/tuning/search.toml`), each with a
-//! GPU-time budget, one launch at a time until an instance shows the
-//! outcome (`worker/escalate.rs`). The record keeps every step
+//! GPU-time budget and twice that in wall time, one launch at a time until
+//! an instance shows the outcome (`worker/escalate.rs`). The record keeps every step
 //! (`gridcheck_report::Escalation`): which environment provoked it, or, when
 //! none did, the 95 % upper bound on its rate from every instance run.
 //!
 //! A trial an `unobserved` fact covers (an outcome shown never to happen on
 //! that hardware, with a control) is not escalated: the fact says so, and
 //! its `changed` catches the day the outcome shows in the suite. The run's
-//! escalations share one budget (`--escalate-total`): what it leaves out
-//! says why.
+//! escalations share one budget of wall time (`--escalate-total`): the
+//! steps past it do not run, and a trial escalated after it is spent says
+//! so.
 
 use std::path::Path;
 
@@ -59,16 +60,6 @@ pub fn search_points(root: &Path, o: &EscalateOptions) -> Result<Vec<SearchPoint
     }
 }
 
-/// The seconds an escalation of `steps` may take before its worker is
-/// killed: four times each budget in wall time, module loads, and slack.
-pub fn timeout_s(steps: &[SearchPoint]) -> u64 {
-    let budgets: f64 = steps
-        .iter()
-        .map(|s| s.tuning.mutant_budget_s * 4.0 + 5.0)
-        .sum();
-    budgets.ceil() as u64 + 10
-}
-
 /// A quality-warning trial's status and message once escalated: a pass
 /// when a step showed the outcome, else the quality warning with the bound.
 /// `suite`: the instances the suite ran.
@@ -91,8 +82,12 @@ pub fn judge(e: &Escalation, suite: u64, note: &str) -> (Status, String) {
             Status::QualityWarning,
             format!(
                 "model allowed, hardware Never ({suite} instances), nor when escalated: 0 of \
-                 {instances} instances under {}{}{note}",
+                 {instances} instances under {}{}{}{note}",
                 tried.join(", "),
+                match e.wall_s {
+                    Some(w) => format!(" in {w:.1} s"),
+                    None => String::new(),
+                },
                 match e.rate_upper_95 {
                     Some(b) => format!(" (its rate is below {b:.2e} at 95 % confidence)"),
                     None => String::new(),
@@ -129,11 +124,6 @@ mod tests {
         assert!(s.iter().all(|p| p.tuning.mutant_budget_s == 0.5));
         assert!(s.iter().all(|p| p.tuning.extra.is_empty()));
         assert_eq!(s[0].tuning.instances, tuning.instances);
-        // Four times each budget, five seconds of loads each, ten of slack.
-        assert_eq!(
-            timeout_s(&s),
-            (4.0f64 * (0.5 * 4.0 + 5.0)).ceil() as u64 + 10
-        );
     }
 
     fn step(env: &str, instances: u64, observed: u64) -> EscalationStep {

@@ -124,6 +124,9 @@ pub struct MutantJob {
 pub struct EscalateJob {
     pub run: GpuJob,
     pub steps: Vec<SearchPoint>,
+    /// The wall seconds the steps may take together: the steps past it do
+    /// not run.
+    pub wall_s: f64,
     /// The whole escalation's timeout.
     pub timeout_s: u64,
 }

@@ -104,7 +104,7 @@ pub struct EscalateOptions {
     pub on: bool,
     /// `--escalate-budget S`: the GPU seconds each environment may spend.
     pub budget_s: f64,
-    /// `--escalate-total S`: the GPU seconds a run's escalations may spend
+    /// `--escalate-total S`: the wall seconds a run's escalations may take
     /// together (a driver that hides fifty outcomes must not make the
     /// suite take an hour; what is not escalated says so).
     pub total_s: f64,
@@ -118,7 +118,7 @@ impl Default for EscalateOptions {
         EscalateOptions {
             on: true,
             budget_s: 0.25,
-            total_s: 20.0,
+            total_s: 10.0,
             search: Some(PathBuf::from("conformance/tuning/search.toml")),
         }
     }

@@ -228,46 +228,48 @@ impl Runner {
             return Err("a host test is not escalated".into());
         };
         self.escalations.get_or(&j.test, || {
-            let steps = steps.to_vec();
-            let cost: f64 = steps.iter().map(|s| s.tuning.mutant_budget_s).sum();
-            {
-                let mut left = self
+            let wall_s = {
+                let left = self
                     .escalation_left
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
-                if *left < cost {
+                if *left < MIN_ESCALATION_S {
                     return Err(format!(
-                        "not escalated: the run's escalations have {:.1} GPU s left, this one \
-                         may take {cost:.1} (--escalate-total)",
+                        "not escalated: the run's escalations have spent their time \
+                         ({:.1} s left, --escalate-total)",
                         left.max(0.0)
                     ));
                 }
-                *left -= cost;
-            }
+                *left
+            };
             let job = Job::Escalate(EscalateJob {
                 run: (**j).clone(),
-                timeout_s: crate::escalate::timeout_s(&steps),
-                steps,
+                steps: steps.to_vec(),
+                wall_s,
+                // The steps' time, and a worker's start and module loads.
+                timeout_s: wall_s.ceil() as u64 + 15,
             });
             let (slot, place) = self.place(&j.test);
-            match self.on_device(slot, || {
+            let start = std::time::Instant::now();
+            let result = self.on_device(slot, || {
                 process::run_once_with(&job, || (self.worker)(&place))
-            }) {
-                WorkerResult::Escalated(ran) => {
-                    // What the steps that did not run were to spend goes
-                    // back to the run's budget.
-                    let spent: f64 = ran.iter().map(|s| s.budget_s).sum();
-                    *self
-                        .escalation_left
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner()) += (cost - spent).max(0.0);
-                    Ok(Escalation::of(ran))
-                }
+            });
+            let took = start.elapsed().as_secs_f64();
+            *self
+                .escalation_left
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) -= took;
+            match result {
+                WorkerResult::Escalated(ran) => Ok(Escalation::of(ran).taking(took)),
                 other => Err(format!("the escalation did not finish: {other:?}")),
             }
         })
     }
 }
+
+/// The least wall time worth an escalation: below it, the run's
+/// escalations have spent theirs.
+const MIN_ESCALATION_S: f64 = 0.5;
 
 /// Whether a job runs in the device's staying worker: a litmus or runtime
 /// test that sets no device runtime limit (the limits are the device's,

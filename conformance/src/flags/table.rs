@@ -387,7 +387,7 @@ pub const FLAGS: &[Flag] = &[
     flag!(
         "--escalate-total",
         Some("SECONDS"),
-        "GPU seconds the run's escalations spend at most together (default 20)",
+        "wall seconds the run's escalations take at most together (default 10)",
         |d, v| {
             d.o.escalate.total_s = seconds(v)?;
             Ok(())

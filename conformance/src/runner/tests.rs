@@ -12,13 +12,14 @@ use crate::job::MARKER;
 
 /// A stand-in worker: a GPU job gets a histogram of one state, the
 /// outcome shown (`r0=1`) only when it is the process's first job; an
-/// escalation's steps show it only then too (`ALONE=1`), or never.
+/// escalation's steps show it only then too (`ALONE=1`), or never (and
+/// take 0.3 s to say so).
 fn stand_in(alone: bool) -> Result<Command, Box<WorkerResult>> {
     let script = format!(
         r#"n=0; while read j; do n=$((n+1))
   if [ "$ALONE" = 1 ] && [ $n = 1 ]; then k=3; else k=0; fi
   case "$j" in
-  '{{"Escalate"'*) echo '{m}{{"Escalated":[{{"environment":"alone","instances":640,"observed":'$k',"budget_s":0.25}},{{"environment":"late-write","instances":6400,"observed":0,"budget_s":0.25}}]}}' ;;
+  '{{"Escalate"'*) [ $k = 0 ] && sleep 0.3; echo '{m}{{"Escalated":[{{"environment":"alone","instances":640,"observed":'$k',"budget_s":0.25}},{{"environment":"late-write","instances":6400,"observed":0,"budget_s":0.25}}]}}' ;;
   *) echo '{m}{{"Litmus":{{"histogram":[[{{"r0":'$((k>0))'}},35840]],"instances":35840,"launch_failures":0,"first_launch_error":null,"elapsed_s":0.1,"seed":1}}}}' ;;
   esac; done"#,
         m = MARKER
@@ -118,7 +119,7 @@ fn an_outcome_that_shows_only_alone_is_provoked_by_escalation() {
 
 #[test]
 fn an_outcome_that_never_shows_stays_a_warning_with_its_bound_and_the_budget_runs_out() {
-    // Budget for one escalation of two steps of 0.25 s, not two.
+    // Wall time for one escalation of 0.3 s, not two.
     let r = runner(never, 0.75);
     let e = r.escalate(&steps(), &run_of("t-never")).unwrap();
     assert_eq!(e.provoked_by, None);
@@ -127,6 +128,7 @@ fn an_outcome_that_never_shows_stays_a_warning_with_its_bound_and_the_budget_run
         (bound - (1.0 - 0.05f64.powf(1.0 / 7040.0))).abs() < 1e-12,
         "{bound}"
     );
+    assert!(e.wall_s.is_some_and(|w| w >= 0.3), "{:?}", e.wall_s);
     let (status, msg) = crate::escalate::judge(&e, 35840, "");
     assert_eq!(status, Status::QualityWarning);
     assert!(

@@ -19,20 +19,25 @@ pub(super) struct Subject<'a> {
     pub litmus: &'a Litmus,
 }
 
+/// The wall time a mutant's run under one environment may take: four
+/// times its GPU-time budget and five seconds of module loads.
+pub(super) fn mutant_wall_limit(env: &SearchPoint) -> Duration {
+    Duration::from_secs_f64(env.tuning.mutant_budget_s) * 4 + Duration::from_secs(5)
+}
+
 /// Runs `subject` one launch at a time under `env` until `sought` holds of
 /// an outcome read back (`kills` counts such instances) or the
-/// environment's GPU-time budget (`mutant_budget_s`) is spent, or four
-/// times that in wall time, module loads included.
+/// environment's GPU-time budget (`mutant_budget_s`) is spent, or
+/// `wall_limit` in wall time, module loads included.
 pub(super) fn run(
     gpu: &Gpu,
     subject: &Subject,
-    env: &SearchPoint,
+    (env, wall_limit): (&SearchPoint, Duration),
     seed: u64,
     sought: &dyn Fn(&State) -> Result<bool, String>,
 ) -> Result<MutantRun, String> {
     let t: &Tuning = &env.tuning;
     let budget = Duration::from_secs_f64(t.mutant_budget_s);
-    let wall_limit = budget * 4 + Duration::from_secs(5);
     let start = Instant::now();
     let mut histogram: BTreeMap<State, u64> = BTreeMap::new();
     let mut run = MutantRun {

@@ -24,7 +24,8 @@ pub(super) fn run(gpu: &Gpu, j: &MutantJob) -> WorkerResult {
             litmus: &c.litmus,
         };
         let kills = |state: &State| gridcheck_mutate::kills(c.original, &c.litmus.condition, state);
-        match budgeted::run(gpu, &subject, env, j.seed, &kills) {
+        let limit = budgeted::mutant_wall_limit(env);
+        match budgeted::run(gpu, &subject, (env, limit), j.seed, &kills) {
             Ok(mut r) => {
                 let killed = r.kills > 0;
                 if j.stop_at_kill {

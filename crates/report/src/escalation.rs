@@ -27,6 +27,10 @@ pub struct Escalation {
     /// from the instances of every step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_upper_95: Option<f64>,
+    /// The wall seconds it took, its worker's start and module loads
+    /// included (absent in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
 }
 
 /// One step: the trial in one environment, under one budget.
@@ -63,6 +67,15 @@ impl Escalation {
             steps,
             provoked_by,
             rate_upper_95,
+            wall_s: None,
+        }
+    }
+
+    /// The escalation, with the wall seconds it took.
+    pub fn taking(self, wall_s: f64) -> Escalation {
+        Escalation {
+            wall_s: Some(wall_s),
+            ..self
         }
     }
 

@@ -238,8 +238,9 @@ fn the_checked_in_facts_name_real_tests() {
 }
 
 /// Facts travel: on an H200 with the H100's driver and device runtime,
-/// the facts of the driver and device runtime apply (`known`), the one
-/// believed to depend on the GPU model does not.
+/// the H100's facts of the driver and device runtime apply (`known`), the
+/// ones believed to depend on the GPU model do not; the H200's own facts
+/// travel to the H100 the same way.
 #[test]
 fn the_h100s_facts_on_an_h200() {
     let root = root();
@@ -261,22 +262,33 @@ fn the_h100s_facts_on_an_h200() {
         .iter()
         .filter(|f| f.subject.tier() == gridcheck_report::Tier::Gpu)
     {
+        // Measured on one of the two; the other is where it travels.
+        let (home, away, away_gpu, home_gpu) = match f.applies(&h100) {
+            Applies::Measured(_) => (&h100, &h200, "NVIDIA H200", "NVIDIA H100 80GB HBM3"),
+            _ => (&h200, &h100, "NVIDIA H100 80GB HBM3", "NVIDIA H200"),
+        };
         assert!(
-            matches!(f.applies(&h100), Applies::Measured(_)),
-            "{}",
+            matches!(f.applies(home), Applies::Measured(_)),
+            "{} was measured on neither GPU",
             f.subject
         );
-        match f.applies(&h200) {
+        match f.applies(away) {
             Applies::Elsewhere(p) => {
-                assert_eq!(p.gpu.as_deref(), Some("NVIDIA H100 80GB HBM3"));
-                known.push(f.subject.test().to_string());
+                assert_eq!(p.gpu.as_deref(), Some(home_gpu));
+                if home_gpu.contains("H100") {
+                    known.push(f.subject.test().to_string());
+                }
             }
             Applies::Beyond(p, why) => {
-                assert_eq!(p.gpu.as_deref(), Some("NVIDIA H100 80GB HBM3"));
-                assert!(why.contains("the GPU here is NVIDIA H200"), "{why}");
+                assert_eq!(p.gpu.as_deref(), Some(home_gpu));
+                assert!(
+                    why.contains(&format!("the GPU here is {away_gpu}")),
+                    "{why}"
+                );
             }
-            Applies::No(why) => panic!("{} does not travel to an H200: {why}", f.subject),
-            Applies::Measured(_) => panic!("{} was never measured on an H200", f.subject),
+            Applies::No(why) => panic!("{} does not travel to the {away_gpu}: {why}", f.subject),
+            // Measured on both GPUs.
+            Applies::Measured(_) => {}
         }
     }
     for t in [
