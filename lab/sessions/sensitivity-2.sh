@@ -4,6 +4,7 @@
 # made by `cargo xtask gpu-bundle` (carry .gpu-bundle); everything into $OUT,
 # every step under `timeout`, each step's records packed at the end:
 #   search      every mutant under each point of conformance/tuning/search.toml
+#               (at most SEARCH_S seconds, 420 by default)
 #               (the held-out share reported apart): mutants-tune.jsonl, .log
 #   suite NAME [ARGS]  the GPU tier at --timeout 30 into $OUT/NAME (ARGS: e.g.
 #               --shuffle 2 for another trial order)
@@ -30,7 +31,7 @@ step() {
   local start=$(date +%s)
   case "$what" in
   search)
-    RESULTS=mutants-tune.jsonl LOG=mutants-tune.log OUT=$out timeout -k 10 420 \
+    RESULTS=mutants-tune.jsonl LOG=mutants-tune.log OUT=$out timeout -k 10 "${SEARCH_S:-420}" \
       bash conformance/mutants-gpu.sh --tune conformance/tuning/search.toml --tuning none \
       --timeout 120 --model-timeout 120 | tail -n 40 ;;
   suite)
