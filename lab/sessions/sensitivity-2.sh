@@ -27,7 +27,7 @@ out=${OUT:-target/sensitivity}
 mkdir -p "$out"
 h=./.gpu-bundle/conformance
 step() {
-  local what=$1; shift
+  local what=$1 i; shift
   local start=$(date +%s)
   case "$what" in
   search)
@@ -39,7 +39,9 @@ step() {
     OUT=$out/$name timeout -k 10 150 bash conformance/gpu-run.sh -q --tier gpu --timeout 30 \
       --model-timeout 120 "$@" >/dev/null 2>&1
     $h report summary "$out/$name/results.jsonl" --format text | tail -n 12
-    cat "$out/$name/run.json"; echo ;;
+    cat "$out/$name/run.json"; echo
+    # One file a step comes back (the device tool returns at most eight).
+    tar cJf "$out/$name.tar.xz" -C "$out" "$name" && rm -r "${out:?}/$name" ;;
   mutants)
     OUT=$out timeout -k 10 300 bash conformance/mutants-gpu.sh --timeout 60 --model-timeout 120 \
       | tail -n 30 ;;
@@ -95,7 +97,9 @@ PY
     OUT=$out/known timeout -k 10 120 bash conformance/gpu-run.sh --tier gpu --timeout 30 \
       c2-trigger-record-wait-launch >/dev/null 2>&1
     echo "known hang alone: $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/watch.txt"
-    $h report summary "$out/known/results.jsonl" --every-trial --format text | tee -a "$out/watch.txt" ;;
+    $h report summary "$out/known/results.jsonl" --every-trial --format text | tee -a "$out/watch.txt"
+    tar cJf "$out/watch.tar.xz" -C "$out" known watch-staying.jsonl watch-fresh.jsonl watch.txt &&
+      rm -r "${out:?}/known" "$out"/watch-*.jsonl ;;
   alone)
     for rules in pdl.async. pdl.roles.; do
       OUT=$out/alone/$rules timeout -k 10 200 bash conformance/gpu-run.sh -q --tier gpu \
@@ -109,18 +113,19 @@ PY
         $h report summary "$out/alone/$filter-$i/results.jsonl" --every-trial --format text \
           | grep -v "^ *pass" | tail -n 12
       done
-    done ;;
+    done
+    tar cJf "$out/alone.tar.xz" -C "$out" alone && rm -r "${out:?}/alone" ;;
   *) echo "unknown step $what" >&2; return 2 ;;
   esac
   echo "== $what: $(( $(date +%s) - start )) s"
 }
 args=("$@")
-i=0
+i=0   # the steps' own loops keep their counters local (step's `local i`)
 while [ $i -lt ${#args[@]} ]; do
   cur=()
   while [ $i -lt ${#args[@]} ] && [ "${args[$i]}" != -- ]; do cur+=("${args[$i]}"); i=$((i+1)); done
   i=$((i+1))
   [ ${#cur[@]} -gt 0 ] && step "${cur[@]}"
 done
-# Everything but the packed folders comes back as one file.
-tar cJf "$out/session.tar.xz" -C "$out" --exclude session.tar.xz . 2>/dev/null
+# What is left unpacked comes back as one more file.
+tar cJf "$out/session.tar.xz" -C "$out" --exclude session.tar.xz --exclude '*.tar.xz' . 2>/dev/null
