@@ -338,25 +338,39 @@ mod tests {
     /// The architecture's file is the H100's environment: the H200 runs
     /// as the H100 does until it is tuned.
     #[test]
-    fn the_checked_in_sm_90_file_is_the_h100s() {
+    fn each_gpu_has_its_file_and_another_sm_90_gpu_gets_the_one_good_on_both() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let (path, arch) = Tuning::for_device(&root, "NVIDIA H200", "sm_90")
-            .unwrap()
-            .unwrap();
+        let file = |gpu: &str| Tuning::for_device(&root, gpu, "sm_90").unwrap().unwrap();
+        let (path, arch) = file("NVIDIA GH200");
         assert!(
             path.ends_with("conformance/tuning/sm_90.toml"),
             "{}",
             path.display()
         );
-        let (path, h100) = Tuning::for_device(&root, "NVIDIA H100 80GB HBM3", "sm_90")
-            .unwrap()
-            .unwrap();
+        let (path, h100) = file("NVIDIA H100 80GB HBM3");
         assert!(
             path.ends_with("nvidia-h100-80gb-hbm3.toml"),
             "{}",
             path.display()
         );
+        let (path, h200) = file("NVIDIA H200");
+        assert!(path.ends_with("nvidia-h200.toml"), "{}", path.display());
+        // The fallback is the H100's environment, which the H200's search
+        // found as good as any on the tests it held out.
         assert_eq!(arch, h100);
+        // The H200's litmus trials run as the fallback's: its search's
+        // point runs for the mutants only.
+        let litmus = |t: &Tuning| Tuning {
+            extra: t
+                .extra
+                .iter()
+                .filter(|e| e.tuning.launches > 0)
+                .cloned()
+                .collect(),
+            ..t.clone()
+        };
+        assert_eq!(litmus(&h200), litmus(&arch));
+        assert!(h200.extra.iter().any(|e| e.tuning.launches == 0));
     }
 
     #[test]
