@@ -184,3 +184,51 @@ fn the_committed_h100_spread_and_the_runs_it_comes_from() {
         assert!(d.spread.is_some());
     }
 }
+
+/// The newest suite run of each GPU with a `run.json` (`gpu-run.sh`
+/// writes it: the harness's exit code and wall time), and its wall seconds.
+fn newest_walls() -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for gpu in subdirs(&root().join("records")) {
+        // `2026-11-27.10` after `2026-11-27.9`: by day, then the number.
+        let key = |p: &PathBuf| {
+            let n = name(p);
+            let (day, k) = n.split_once('.').unwrap_or((&n, "0"));
+            (day.to_string(), k.parse::<u32>().unwrap_or(0))
+        };
+        let newest = subdirs(&gpu)
+            .into_iter()
+            .filter(|d| is_date(&name(d)) && d.join("run.json").is_file())
+            .max_by_key(key);
+        if let Some(d) = newest {
+            let text = std::fs::read_to_string(d.join("run.json")).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", d.join("run.json").display()));
+            let ms = v["wall_ms"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{}: no wall_ms", d.display()));
+            out.push((d.display().to_string(), ms / 1000.0));
+        }
+    }
+    out
+}
+
+/// README.md says how long the GPU tier takes ("the GPU tier takes about N
+/// s"): within 3 s of the newest recorded run of every GPU that has one.
+#[test]
+fn the_readmes_suite_time_is_the_records() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said: f64 = flat
+        .split_once("the GPU tier takes about ")
+        .and_then(|(_, rest)| rest.split_once(" s")?.0.parse().ok())
+        .expect("README.md says `the GPU tier takes about N s`");
+    let walls = newest_walls();
+    assert!(walls.len() >= 2, "{walls:?}");
+    for (run, wall) in walls {
+        assert!(
+            (wall - said).abs() <= 3.0,
+            "README.md says the GPU tier takes about {said} s; {run} took {wall:.1} s"
+        );
+    }
+}
