@@ -12,7 +12,8 @@ use gridcheck_spec::Check;
 
 use crate::devices::Place;
 use crate::job::WorkerResult;
-use crate::piped::{crash, run_with_timeout};
+use crate::process::crash;
+use gridcheck_child::run_with_timeout;
 
 /// The line prefix of a host test's outputs.
 pub const HOST_OUTPUT: &str = "gridcheck-output ";

@@ -41,7 +41,6 @@ pub mod job;
 mod listing;
 mod mutants;
 pub mod options;
-mod piped;
 mod plan;
 mod process;
 mod progress;

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use crate::devices::Place;
 use crate::job::{Job, MARKER, WorkerResult};
-use crate::piped::{Piped, crash};
+use gridcheck_child::Piped;
 
 /// The flag that makes the harness's executable a worker.
 pub const WORKER_FLAG: &str = "--worker";
@@ -221,6 +221,22 @@ impl Drop for Servers {
         for (_, w) in self.lock().drain() {
             let _ = w.stop();
         }
+    }
+}
+
+/// A child that ended without a result: how it ended and the end of what it
+/// printed on standard error.
+pub(crate) fn crash(
+    status: &Result<std::process::ExitStatus, String>,
+    stderr: &str,
+) -> crate::job::WorkerResult {
+    let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+    crate::job::WorkerResult::Crash {
+        exit: match status {
+            Ok(st) => st.to_string(),
+            Err(e) => e.clone(),
+        },
+        stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
     }
 }
 

@@ -13,8 +13,8 @@ use std::time::Instant;
 use gridcheck_toolchain::Nvcc;
 
 use crate::batch::{Batch, CUBIN, CampaignProgram, PROGRAMS, SOURCE, write_batch, write_source};
-use crate::child::run_with_timeout;
 use crate::fake::FAKE_GPU;
+use gridcheck_child::run_with_timeout;
 
 /// The architecture a campaign compiles for (the H100 and H200).
 pub const ARCH: &str = "sm_90";

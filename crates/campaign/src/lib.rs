@@ -20,7 +20,6 @@
 mod args;
 mod batch;
 mod campaign;
-mod child;
 mod cli;
 mod compile;
 mod context;

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use gridcheck_report::Tuning;
 
 use crate::batch::Batch;
-use crate::child::Piped;
 use crate::findings::{Outcome, ProgramRecord};
 use crate::job::{Job, MARKER, Report};
 use crate::known::KnownHangs;
+use gridcheck_child::Piped;
 
 /// Where the records of a run go, and which programs are left out.
 pub trait Sink {
@@ -179,7 +179,7 @@ impl Runner {
             ended_by: None,
             unusable: None,
         };
-        let mut w = match Piped::spawn(self.command(&job)) {
+        let mut w = match Piped::spawn(self.command(&job), false) {
             Ok(w) => w,
             Err(e) => {
                 pass.unusable = Some(format!("cannot start the worker: {e}"));

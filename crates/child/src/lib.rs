@@ -1,14 +1,13 @@
 //! A child process whose standard output is read line by line on a thread
-//! of its own (a caller waits for a line with a timeout) and whose standard
-//! error is kept, its last [`STDERR_KEEP`] bytes or more: the batch
-//! workers (`runner.rs`) and nvcc (`compile.rs`, [`run_with_timeout`]).
-//!
-//! The harness has the same mechanism in `conformance/src/piped.rs`, a
-//! private module of the harness's crate; the campaign, a crate of its own
-//! that does not depend on the harness, keeps this small copy.
+//! of its own (so that a caller can wait for a line with a timeout) and
+//! whose standard error is kept, its last [`STDERR_KEEP`] bytes or more:
+//! the harness's workers and host tests' programs (`conformance`), a
+//! campaign's batch workers (`gridcheck-campaign`) and nvcc under a timeout
+//! ([`run_with_timeout`]) talk to their children this way, through this one
+//! crate.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,6 +18,8 @@ pub const STDERR_KEEP: usize = 16 * 1024;
 /// A running child and what it printed.
 pub struct Piped {
     pub child: Child,
+    /// Its standard input, when it was asked for.
+    pub stdin: Option<ChildStdin>,
     /// Its standard output, line by line; closed when the child ends.
     pub lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
@@ -26,9 +27,9 @@ pub struct Piped {
 }
 
 impl Piped {
-    /// Starts `cmd` with its output piped and no input.
-    pub fn spawn(mut cmd: Command) -> std::io::Result<Piped> {
-        cmd.stdin(Stdio::null())
+    /// Starts `cmd` with its output piped (and its input, if `stdin`).
+    pub fn spawn(mut cmd: Command, stdin: bool) -> std::io::Result<Piped> {
+        cmd.stdin(if stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn()?;
@@ -62,8 +63,10 @@ impl Piped {
                 }
             }));
         }
+        let stdin = child.stdin.take();
         Ok(Piped {
             child,
+            stdin,
             lines,
             stderr,
             readers,
@@ -75,35 +78,37 @@ impl Piped {
         self.lines.recv_timeout(timeout)
     }
 
-    /// Waits for the child to end, and says how it ended and what it
-    /// printed on standard error.
-    pub fn end(&mut self) -> (Result<ExitStatus, String>, String) {
+    /// Kills the child (if it still runs), waits for it and its readers,
+    /// and says how it ended and what it printed on standard error.
+    pub fn stop(&mut self) -> (Result<std::process::ExitStatus, String>, String) {
+        let _ = self.child.kill();
+        self.end()
+    }
+
+    /// Waits for the child to end by itself, then as [`Piped::stop`]; the
+    /// lines it printed stay in [`Piped::lines`].
+    pub fn end(&mut self) -> (Result<std::process::ExitStatus, String>, String) {
+        drop(self.stdin.take());
         let status = self.child.wait().map_err(|e| e.to_string());
         // The readers end when the pipes close; a grandchild that holds them
         // open must not hold the caller too, so they get a second at most.
-        let until = Instant::now() + Duration::from_secs(1);
-        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while self.readers.iter().any(|r| !r.is_finished()) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         (status, stderr)
     }
-
-    /// Kills the child (if it still runs), then as [`Piped::end`].
-    pub fn stop(&mut self) -> (Result<ExitStatus, String>, String) {
-        let _ = self.child.kill();
-        self.end()
-    }
 }
 
-/// Runs `cmd` for at most `timeout` seconds: its exit status (or why it
-/// could not be started or waited for), standard output and the end of
-/// standard error; `None` when it was killed at the timeout.
+/// Runs a command with piped output and a timeout: its exit status (or why
+/// it could not be started or waited for), standard output and the end of
+/// standard error; `None` when it was killed after `timeout` seconds.
 pub fn run_with_timeout(
     cmd: Command,
     timeout: u64,
-) -> Option<(Result<ExitStatus, String>, String, String)> {
-    let mut p = match Piped::spawn(cmd) {
+) -> Option<(Result<std::process::ExitStatus, String>, String, String)> {
+    let mut p = match Piped::spawn(cmd, false) {
         Ok(p) => p,
         Err(e) => {
             return Some((
@@ -114,46 +119,47 @@ pub fn run_with_timeout(
         }
     };
     let deadline = Instant::now() + Duration::from_secs(timeout);
-    let mut stdout = String::new();
     let killed = loop {
-        while let Ok(l) = p.lines.try_recv() {
-            stdout.push_str(&l);
-            stdout.push('\n');
-        }
         match p.child.try_wait() {
             Ok(Some(_)) | Err(_) => break false,
             Ok(None) if Instant::now() >= deadline => {
                 let _ = p.child.kill();
                 break true;
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
         }
     };
     let (status, stderr) = p.end();
-    while let Ok(l) = p.lines.try_recv() {
-        stdout.push_str(&l);
-        stdout.push('\n');
+    if killed {
+        return None;
     }
-    (!killed).then_some((status, stdout, stderr))
+    let stdout: String = p.lines.try_iter().map(|l| l + "\n").collect();
+    Some((
+        status.map_err(|e| format!("cannot wait for it: {e}")),
+        stdout,
+        stderr,
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    }
+
     #[test]
-    fn a_child_is_read_line_by_line_and_killed_at_its_timeout() {
-        let mut c = Command::new("sh");
-        c.args(["-c", "echo one; echo two >&2; exit 3"]);
-        let (st, out, err) = run_with_timeout(c, 10).expect("ends in time");
-        assert_eq!(st.unwrap().code(), Some(3));
-        assert_eq!((out.as_str(), err.as_str()), ("one\n", "two\n"));
-        let mut c = Command::new("sh");
-        c.args(["-c", "sleep 30"]);
-        let started = Instant::now();
-        assert!(run_with_timeout(c, 1).is_none());
-        assert!(started.elapsed() < Duration::from_secs(10));
-        let e = run_with_timeout(Command::new("/nonexistent/x"), 1).unwrap();
-        assert!(e.0.unwrap_err().starts_with("not started"));
+    fn a_command_past_its_timeout_is_killed_and_one_in_time_gives_its_output() {
+        let start = Instant::now();
+        assert!(run_with_timeout(sh("echo noise; exec sleep 30"), 1).is_none());
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let (status, stdout, _) =
+            run_with_timeout(sh("echo done; echo err >&2"), 5).expect("exited");
+        assert!(status.is_ok_and(|s| s.success()) && stdout == "done\n");
+        let (status, _, stderr) = run_with_timeout(sh("echo bad >&2; exit 4"), 5).unwrap();
+        assert!(status.is_ok_and(|s| s.code() == Some(4)) && stderr.contains("bad"));
     }
 }
