@@ -57,7 +57,9 @@ give_back() {
   mkdir -p "$OUT/$(basename "$1")" && cp -r "$1/." "$OUT/$(basename "$1")/"
 }
 
-count() { grep -c "$1" "$2" 2>/dev/null || true; }
+# The campaign's records and the plain programs' lines are JSON: read as
+# JSON (conformance/json.sh), never as text.
+. conformance/json.sh
 
 case "$step" in
 prepare)
@@ -74,9 +76,9 @@ prepare)
     # The generator is deterministic: the same arguments draw the same programs.
     cargo xtask fuzz gpu ${run#*:} --out ".gpu-bundle/old/$name"
     mv ".gpu-bundle/old/$name.jsonl" ".gpu-bundle/old/$name/records.jsonl"
-    keep=$(grep -o '"batch":"b[0-9]*"' "$old/$name/findings.jsonl" | cut -d'"' -f4 | sort -u)
+    keep=$(jsonl_values batch "$old/$name/findings.jsonl")
     for b in .gpu-bundle/old/"$name"/batches/*/; do
-      echo "$keep" | grep -qx "$(basename "$b")" || rm -rf "$b"
+      case $'\n'"$keep"$'\n' in *$'\n'"$(basename "$b")"$'\n'*) ;; *) rm -rf "$b" ;; esac
     done
   done
   rm -f .gpu-bundle/old/*.jsonl
@@ -115,8 +117,8 @@ run|leads)
   fi
   rc=$?
   give_back "$res"
-  left=$([ "$step" = run ] && count '"reason":"not reached' "$res/campaign.jsonl" \
-    || count '"ended":"open"' "$res/findings.jsonl")
+  left=$([ "$step" = run ] && jsonl_count reason "not reached" "$res/campaign.jsonl" \
+    || jsonl_count ended open "$res/findings.jsonl")
   [ -s "$res/summary.json" ] && [ "$left" = 0 ] && done=true || done=false
   echo "{\"step\": \"$step\", \"results\": \"$res\", \"exit\": $rc, \"left\": ${left:-0}, \"done\": $done}"
   ;;
@@ -135,7 +137,7 @@ old-leads)
     --leads-budget $((part_s - 90)) --lead-budget "${LEAD_S:-120}" "$@"
   rc=$?
   give_back "$res"
-  left=$(count '"ended":"open"' "$res/findings.jsonl")
+  left=$(jsonl_count ended open "$res/findings.jsonl")
   [ -s "$res/summary.json" ] && [ "$left" = 0 ] && done=true || done=false
   echo "{\"step\": \"old-leads\", \"results\": \"$res\", \"exit\": $rc, \"left\": ${left:-0}, \"done\": $done}"
   ;;
@@ -149,7 +151,7 @@ plain)
     [ -f "$cu" ] || continue
     f=$(basename "$cu" .cu)
     log=$res/plain/$f.jsonl
-    grep -q '"done": true' "$log" 2>/dev/null && continue
+    jsonl_has done true "$log" && continue
     if [ $(($(date +%s) - start)) -gt $((part_s - 120)) ]; then left=$((left + 1)); continue; fi
     : >"$log"
     bins=(".gpu-bundle/plain/$f")
@@ -160,10 +162,10 @@ plain)
     one() {
       local out rc
       out=$(PLAIN_WAIT_S=2 timeout 60 "$1" "$2" 20 "$3" 2>&1); rc=$?
-      echo "{\"binary\": \"$(basename "$1")\", \"instances\": $2, \"drop\": $3, \"exit\": $rc, \"lines\": [$(echo "$out" | grep '^{' | paste -sd, -)]}" >>"$log"
+      echo "{\"binary\": \"$(basename "$1")\", \"instances\": $2, \"drop\": $3, \"exit\": $rc, \"lines\": [$(echo "$out" | jsonl_objects)]}" >>"$log"
       # Shown: it hung (3, or killed at the timeout), or a call failed.
       case $rc in 3|124|137) return 0 ;; esac
-      echo "$out" | grep -q '"count"'
+      echo "$out" | jsonl_has count -
     }
     shown_at=
     for b in "${bins[@]}"; do
@@ -173,7 +175,12 @@ plain)
     done
     if [ -n "$shown_at" ]; then
       # Each call left out, at the fewest instances that showed it.
-      for d in $("${bins[0]}" list | grep -o '"call": [0-9]*, "label": "[^"]*", "droppable": true' | grep -o '"call": [0-9]*' | grep -o '[0-9]*'); do
+      # `list` prints one JSON array of the program's calls.
+      for d in $("${bins[0]}" list | python3 -c '
+import json, sys
+for c in json.load(sys.stdin):
+    if c.get("droppable") is True:
+        print(c["call"])'); do
         one "${bins[0]}" "$shown_at" "$d" >/dev/null
       done
     fi
