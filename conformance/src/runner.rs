@@ -49,6 +49,9 @@ pub struct Runner {
     models: Cache<Result<ModelSummary, String>>,
     hardware: Cache<WorkerResult>,
     escalations: Cache<Result<Escalation, String>>,
+    /// A compile test's nvcc run, once a test (two rules' trials of one
+    /// test compiled at once in one folder raced each other).
+    compiles: Cache<Result<gridcheck_toolchain::CompileOutput, String>>,
     /// The GPU seconds the run's escalations may still spend.
     escalation_left: std::sync::Mutex<f64>,
     /// How a worker is started (`process::command`; a stand-in in tests).
@@ -73,6 +76,7 @@ impl Runner {
             models: Cache::default(),
             hardware: Cache::default(),
             escalations: Cache::default(),
+            compiles: Cache::default(),
             escalation_left: std::sync::Mutex::new(opts.escalate.total_s),
             worker: process::command,
         })
@@ -219,6 +223,16 @@ impl Runner {
 }
 
 impl Runner {
+    /// A compile test's nvcc run, made by `compile` once a test (every
+    /// rule's trial of the test shares it).
+    pub fn compiled(
+        &self,
+        test: &str,
+        compile: impl FnOnce() -> Result<gridcheck_toolchain::CompileOutput, String>,
+    ) -> Result<gridcheck_toolchain::CompileOutput, String> {
+        self.compiles.get_or(test, compile)
+    }
+
     /// A quality warning's test escalated, once a test (every rule's trial
     /// of it shares it): alone in a fresh worker on its device, under the
     /// plan's environments in turn (`escalate.rs`), while the run's

@@ -218,7 +218,9 @@ fn compile(ctx: &Ctx, test: &Test, c: &CompileTest, rec: &mut TrialRecord) {
         .root
         .join("target/gridcheck/static")
         .join(&test.name);
-    let out = match nvcc.check_snippet(&test.name, &c.source, &c.arch, &c.flags, &workdir) {
+    let out = match ctx.runner.compiled(&test.name, || {
+        nvcc.check_snippet(&test.name, &c.source, &c.arch, &c.flags, &workdir)
+    }) {
         Ok(o) => o,
         Err(e) => {
             rec.status = Status::Fail;

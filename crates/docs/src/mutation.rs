@@ -265,10 +265,12 @@ mod tests {
     use super::*;
     use crate::context::Inputs;
 
-    /// The checkout's recorded runs and facts: on the H100, the six
-    /// `add-pdl` survivors of 2026-11-25.3 are equivalent (the fact
-    /// `pdl-trigger-cdp-primary-secondary-may-start-early` names them), the
-    /// score counts the other 81 mutants, and nothing else survived.
+    /// The checkout's recorded runs and facts: on the H100 (its newest
+    /// mutants, 2026-11-27.3), the six `add-pdl` survivors are equivalent
+    /// (the fact `pdl-trigger-cdp-primary-secondary-may-start-early` names
+    /// them), so are ten of the asynchronous proxy (the H200's facts,
+    /// travelling), the score counts the other 112 mutants, and nothing
+    /// else survived.
     #[test]
     fn the_recorded_h100_survivors_are_equivalent_with_their_fact() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -277,11 +279,11 @@ mod tests {
         let page = page(&Ctx::new(&inputs));
         let h100 = &page[page.find("(nvidia-h100-80gb-hbm3)").unwrap()..];
         assert!(
-            h100.contains("**81/81 (100.0 %) mutants killed**"),
+            h100.contains("**112/112 (100.0 %) mutants killed**"),
             "{h100}"
         );
         assert!(
-            h100.contains("6 surviving mutants are equivalent on this GPU"),
+            h100.contains("16 surviving mutants are equivalent on this GPU"),
             "{h100}"
         );
         let eq = &h100[h100.find("### Equivalent on this GPU").unwrap()..];

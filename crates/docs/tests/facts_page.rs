@@ -1,8 +1,8 @@
 //! The discrepancies page shows the known facts as a run on another GPU
-//! sees them: a run on an H200 (the H100's driver and device runtime) is
-//! given the H100's newest records, judged again by the facts; its rows
-//! say `known` where the H100's say `xfail`, and a fact that no longer
-//! reproduces says `changed`.
+//! sees them: a run on a GPU no record comes from (a GH200, with the
+//! H100's driver and device runtime) is given the H100's newest records,
+//! judged again by the facts; its rows say `known` where the H100's say
+//! `xfail`, and a fact that no longer reproduces says `changed`.
 
 mod common;
 
@@ -21,12 +21,12 @@ fn facts_travel_to_another_gpu_on_the_page() {
         entries: inputs.facts.clone(),
     };
     let mut h200 = h100.clone();
-    h200.slug = "nvidia-h200".into();
-    h200.machine.gpu = "NVIDIA H200".into();
+    h200.slug = "nvidia-gh200-480gb".into();
+    h200.machine.gpu = "NVIDIA GH200 480GB".into();
     let mut changed = None;
     for r in &mut h200.records {
         if let Some(e) = r.environment.as_mut() {
-            e.gpu = "NVIDIA H200".into();
+            e.gpu = "NVIDIA GH200 480GB".into();
         }
         if r.status == Status::Xfail {
             // What the run measured before the facts were applied.
@@ -44,7 +44,7 @@ fn facts_travel_to_another_gpu_on_the_page() {
         .iter()
         .filter(|r| r.status == Status::Known)
         .count();
-    assert!(known > 0, "the H100's facts are known on the H200");
+    assert!(known > 0, "the H100's facts are known on the GH200");
     assert!(
         h200.records
             .iter()
@@ -64,14 +64,14 @@ fn facts_travel_to_another_gpu_on_the_page() {
     let row = row_of("c2-memset-async-diagnosis");
     assert!(
         row.contains("gc-xfail\">xfail</span> <small>NVIDIA H100 80GB HBM3</small>")
-            && row.contains("gc-known\">known</span> <small>NVIDIA H200</small>"),
+            && row.contains("gc-known\">known</span> <small>NVIDIA GH200 480GB</small>"),
         "{row}"
     );
     assert!(row.contains("driver, device-runtime"), "{row}");
     assert!(row.contains("<td class=\"gc-st\">"), "{row}");
     let row = row_of(&changed.test);
     assert!(
-        row.contains("gc-changed\">changed</span> <small>NVIDIA H200</small>"),
+        row.contains("gc-changed\">changed</span> <small>NVIDIA GH200 480GB</small>"),
         "{row}"
     );
     // Each fact sits under a rule, with its heading; hangs have their place.
