@@ -30,6 +30,21 @@ impl SpecError {
         }
     }
 
+    /// A side file's YAML that does not parse (`spec/sentences.yaml`,
+    /// `spec/shapes.yaml`): the parser's message without its own position,
+    /// located at that position.
+    pub fn of_yaml(file: &std::path::Path, e: &serde_yaml::Error) -> SpecError {
+        let full = e.to_string();
+        let msg = full
+            .rfind(" at line ")
+            .map_or(full.as_str(), |i| &full[..i]);
+        let err = SpecError::new(file, msg);
+        match e.location() {
+            Some(loc) => err.at(loc.line(), loc.column()),
+            None => err,
+        }
+    }
+
     pub fn at(mut self, line: usize, column: usize) -> SpecError {
         self.line = Some(line);
         self.column = Some(column);

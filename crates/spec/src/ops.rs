@@ -34,6 +34,14 @@ pub fn is_ident(s: &str) -> bool {
         && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
 }
 
+/// Whether `s` is a valid test or shape name: lowercase words, digits and
+/// `-`, a letter first.
+pub fn is_name(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
 fn ident<'a>(what: &str, s: Option<&'a str>) -> Result<&'a str, String> {
     match s {
         Some(s) if is_ident(s) => Ok(s),

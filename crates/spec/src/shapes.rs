@@ -13,6 +13,7 @@ use std::path::Path;
 use crate::ast::Spec;
 use crate::error::{SpecError, SpecErrors};
 use crate::locate::Text;
+use crate::ops::is_name;
 use crate::raw::RawShapeList;
 
 /// The list of shapes, under `spec/`.
@@ -38,28 +39,12 @@ pub struct Shape {
     pub line: usize,
 }
 
-fn is_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
-
 /// Reads `spec/shapes.yaml` against `spec`: ids unique and well-formed,
 /// title, summary and at least one source given, every test a test of the
 /// spec, something (a test or a program) covering each shape.
 pub fn load_shapes(path: &Path, src: &str, spec: &Spec) -> Result<Vec<Shape>, SpecErrors> {
-    let raw: RawShapeList = serde_yaml::from_str(src).map_err(|e| {
-        let full = e.to_string();
-        let msg = full
-            .rfind(" at line ")
-            .map_or(full.as_str(), |i| &full[..i]);
-        let mut err = SpecError::new(path, msg);
-        if let Some(loc) = e.location() {
-            err = err.at(loc.line(), loc.column());
-        }
-        SpecErrors(vec![err])
-    })?;
+    let raw: RawShapeList =
+        serde_yaml::from_str(src).map_err(|e| SpecErrors(vec![SpecError::of_yaml(path, &e)]))?;
     let text = Text::new(src);
     let starts = text.entries("id");
     let aligned = starts.len() == raw.shapes.len();
@@ -83,7 +68,7 @@ pub fn load_shapes(path: &Path, src: &str, spec: &Spec) -> Result<Vec<Shape>, Sp
                 .item(format!("shape `{}`", r.id))
                 .field(field)
         };
-        if !is_id(&r.id) {
+        if !is_name(&r.id) {
             errors.push(err(
                 "id",
                 None,

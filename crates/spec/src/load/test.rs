@@ -3,12 +3,13 @@
 
 use super::{Cx, ItemErr};
 use crate::ast::*;
+use crate::ops::is_name;
 use crate::raw::RawTest;
 
 impl Cx {
     pub(super) fn test(&mut self, mut t: RawTest, ie: &ItemErr) -> Option<Test> {
         let before = self.errors.len();
-        if !is_test_name(&t.name) {
+        if !is_name(&t.name) {
             // It becomes part of C symbols (`-` as `_`): a letter first.
             self.errors.push(ie.at(
                 "name",
@@ -96,7 +97,7 @@ impl Cx {
         // a test's name, this one's too, is found across items.)
         let formerly = t.formerly.clone().unwrap_or_default();
         for (i, f) in formerly.iter().enumerate() {
-            if !is_test_name(f) {
+            if !is_name(f) {
                 self.errors.push(ie.at(
                     "formerly",
                     Some(f),
@@ -167,10 +168,3 @@ impl Cx {
 
 /// The longest `gpu_timeout` (an hour): it only ever shortens `--timeout`.
 const MAX_GPU_TIMEOUT: u64 = 3600;
-
-/// Lowercase words, digits and `-`, a letter first.
-fn is_test_name(name: &str) -> bool {
-    name.chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-}

@@ -29,17 +29,8 @@ pub struct ListedNonClaim {
 /// Reads `spec/sentences.yaml`; every problem is located by line and
 /// column, with the entry and the field.
 pub fn load_list(path: &Path, src: &str) -> Result<Vec<ListedNonClaim>, SpecErrors> {
-    let raw: RawSentenceList = serde_yaml::from_str(src).map_err(|e| {
-        let full = e.to_string();
-        let msg = full
-            .rfind(" at line ")
-            .map_or(full.as_str(), |i| &full[..i]);
-        let mut err = SpecError::new(path, msg);
-        if let Some(loc) = e.location() {
-            err = err.at(loc.line(), loc.column());
-        }
-        SpecErrors(vec![err])
-    })?;
+    let raw: RawSentenceList =
+        serde_yaml::from_str(src).map_err(|e| SpecErrors(vec![SpecError::of_yaml(path, &e)]))?;
     let text = Text::new(src);
     let starts = text.entries("seed");
     let aligned = starts.len() == raw.sentences.len();
