@@ -168,13 +168,22 @@ fn summary(a: &Args) -> Result<String, String> {
     }))
 }
 
-fn mutants(a: &Args) -> Result<String, String> {
+/// The JSON-lines records of `files`, each skipped line named on stderr.
+fn lines_of<T: serde::de::DeserializeOwned>(
+    files: &[PathBuf],
+    what: &str,
+) -> Result<Vec<T>, String> {
     let mut records = Vec::new();
-    for f in &a.files {
-        let read = read_json_lines::<MutantRecord>(&read(f)?, "a mutant record");
+    for f in files {
+        let read = read_json_lines::<T>(&read(f)?, what);
         warn(f, &read.skipped);
         records.extend(read.records);
     }
+    Ok(records)
+}
+
+fn mutants(a: &Args) -> Result<String, String> {
+    let records: Vec<MutantRecord> = lines_of(&a.files, "a mutant record")?;
     let facts = Facts::load_all(&a.root.join(gridcheck_report::FACTS_DIR), &a.root)?;
     let score = Score::judged(&records, Some(&facts));
     if a.text {
@@ -193,12 +202,7 @@ fn mutants(a: &Args) -> Result<String, String> {
 }
 
 fn rates(a: &Args) -> Result<String, String> {
-    let mut records = Vec::new();
-    for f in &a.files {
-        let read = read_json_lines::<RateRecord>(&read(f)?, "a rate record");
-        warn(f, &read.skipped);
-        records.extend(read.records);
-    }
+    let records: Vec<RateRecord> = lines_of(&a.files, "a rate record")?;
     let groups = rate_groups(&records);
     if a.text {
         return Ok(groups.iter().map(|g| g.line() + "\n").collect());
@@ -210,12 +214,7 @@ fn tuning(a: &Args) -> Result<String, String> {
     let (Some(search), Some(base)) = (&a.search, &a.base) else {
         return Err("tuning needs --search FILE and --base FILE".into());
     };
-    let mut records = Vec::new();
-    for f in &a.files {
-        let read = read_json_lines::<MutantRecord>(&read(f)?, "a mutant record");
-        warn(f, &read.skipped);
-        records.extend(read.records);
-    }
+    let records: Vec<MutantRecord> = lines_of(&a.files, "a mutant record")?;
     let text = std::fs::read_to_string(search)
         .map_err(|e| format!("cannot read {}: {e}", search.display()))?;
     let points = gridcheck_report::parse_search(&text, search)?;
