@@ -107,8 +107,9 @@ pub fn open(cubins: &Path, plan: Plan) -> R<Bench> {
     let ctx = std::panic::catch_unwind(|| CudaContext::new(0))
         .map_err(|_| "creating a CUDA context panicked".to_string())?
         .map_err(|e| format!("no usable CUDA device: {}", err_name(e)))?;
-    // SAFETY: one stream does all the work; event tracking would put waits
-    // between the launches of a PDL chain (GPU.md).
+    // SAFETY: one stream does all the work; cudarc's event tracking would
+    // put event waits between the launches of a PDL chain, and its
+    // secondaries could no longer start early.
     unsafe { ctx.disable_event_tracking() };
     ctx.bind_to_thread()
         .map_err(|e| format!("cannot bind the context: {}", err_name(e)))?;

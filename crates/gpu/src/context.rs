@@ -33,8 +33,9 @@ impl Gpu {
         init_driver().map_err(GpuError::new)?;
         let info = device_info(ordinal).map_err(GpuError::new)?;
         let ctx = CudaContext::new(ordinal).map_err(drv("cannot create a CUDA context"))?;
-        // SAFETY: one stream does all the work; as GPU.md says, event
-        // tracking would put waits between the launches of a PDL pair.
+        // SAFETY: one stream does all the work; cudarc's event tracking
+        // would put event waits between the launches of a PDL pair, and the
+        // secondary could no longer start early.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().map_err(drv("cannot create a stream"))?;
         Ok(Gpu {
