@@ -12,8 +12,8 @@
 #   rates       the late-write environment's stale reads at 48 launches ten
 #               times and at 480 once (is the rate a launch's or a run's?)
 #   choose      the GPU's tuned file from the search (`conformance report
-#               tuning`), into $OUT and .gpu-bundle/tuning/ (a later call on
-#               the same machine finds it there), and into conformance/tuning/
+#               tuning`), into $OUT and into conformance/tuning/ (the later
+#               steps of the same call run under it)
 #   watch       the fixture litmus hang no fact covers, in the staying worker
 #               and with --fresh-context, and the known hang alone: each
 #               ended by the watch, with its wall time (watch.txt)
@@ -78,9 +78,9 @@ PY
     local slug
     slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 |
       python3 -c 'import re, sys; print(re.sub("[^a-z0-9]+", "-", sys.stdin.read().strip().lower()).strip("-"))')
-    mkdir -p .gpu-bundle/tuning
-    $h report tuning "$out/mutants-tune.jsonl" --search conformance/tuning/search.toml       --base conformance/tuning/sm_90.toml >"$out/$slug.toml" &&
-      cp "$out/$slug.toml" .gpu-bundle/tuning/ && cp "$out/$slug.toml" conformance/tuning/
+    $h report tuning "$out/mutants-tune.jsonl" --search conformance/tuning/search.toml \
+      --base conformance/tuning/sm_90.toml >"$out/$slug.toml" &&
+      cp "$out/$slug.toml" conformance/tuning/
     cat "$out/$slug.toml" ;;
   watch)
     . conformance/bundle-kernels.sh
