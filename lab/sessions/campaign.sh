@@ -23,7 +23,8 @@
 #   bash lab/sessions/campaign.sh plain RES               each shrunk test as a plain program:
 #                                                        instances swept, each call left out
 #   bash lab/sessions/campaign.sh merge RES RES... [--into DIR]   the GPUs side by side
-# Environment: RES (results folder; default lab/campaigns/<gpu>/<DIR's name>),
+# Environment: RES (results folder; default records/<gpu>/campaigns/<date>/<DIR's
+# name>),
 # TUNING (a tuned file; default conformance/tuning/<gpu>.toml, else
 # sm_90.toml; `none`: the built-in environment), PART_S (seconds a part may
 # take, 520), LEAD_S (seconds a lead may take, 120). OPTIONS go to
@@ -57,6 +58,13 @@ give_back() {
   mkdir -p "$OUT/$(basename "$1")" && cp -r "$1/." "$OUT/$(basename "$1")/"
 }
 
+# The batches compiled by `prepare`, unpacked once where they travelled.
+unpack_cubins() {
+  if [ -f .gpu-bundle/cubins.tar.xz ] && [ ! -f .gpu-bundle/cubins.unpacked ]; then
+    tar -xJf .gpu-bundle/cubins.tar.xz && touch .gpu-bundle/cubins.unpacked
+  fi
+}
+
 # The campaign's records and the plain programs' lines are JSON: read as
 # JSON (conformance/json.sh), never as text.
 . conformance/json.sh
@@ -82,6 +90,20 @@ prepare)
     done
   done
   rm -f .gpu-bundle/old/*.jsonl
+  # Compiled here where nvcc is found: a batch's cubin is kept by its key
+  # (the source, header, architecture and nvcc's version), so the GPU
+  # machine, with the same nvcc, compiles nothing again.
+  if [ -n "${GRIDCHECK_NVCC:-}" ] || command -v nvcc >/dev/null; then
+    cargo build --release -p gridcheck-campaign
+    for d in .gpu-bundle/fuzz .gpu-bundle/enum3 .gpu-bundle/old/*/; do
+      ./target/release/gridcheck-campaign run "$d" --root . --out "$(mktemp -d)" --dry-run
+    done
+    # A cubin is 30 times its size packed; the sources are written again
+    # there (the same text, so the keys match).
+    find .gpu-bundle/fuzz .gpu-bundle/enum3 .gpu-bundle/old \( -name batch.cubin -o -name batch.key \) \
+      -print0 | tar --null -cJf .gpu-bundle/cubins.tar.xz -T -
+    find .gpu-bundle/fuzz .gpu-bundle/enum3 .gpu-bundle/old \( -name batch.cubin -o -name batch.cu \) -delete
+  fi
   du -sh .gpu-bundle/fuzz .gpu-bundle/enum3 .gpu-bundle/old
   echo '{"step": "prepare", "done": true}'
   ;;
@@ -103,10 +125,11 @@ plain-toolchains)
   ;;
 run|leads)
   dir=${1:-.gpu-bundle/fuzz}; shift || true
-  res=${RES:-lab/campaigns/$(gpu_slug)/$(basename "$dir")}
+  res=${RES:-records/$(gpu_slug)/campaigns/$(date -u +%F)/$(basename "$dir")}
   mkdir -p "$res"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   mapfile -t tun < <(tuning_flag)
+  unpack_cubins
   if [ "$step" = run ]; then
     # The first part compiles (about 100 s for 10 000 programs on 16 cores).
     timeout "$part_s" "$bin" run "$dir" --root . --out "$res" --resume "${tun[@]}" \
@@ -131,6 +154,7 @@ old-leads)
   esac
   res=${RES:-records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26/leads-$name}
   mkdir -p "$res"
+  unpack_cubins
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   # The environment the old campaign ran under: the built-in one.
   timeout "$part_s" "$bin" leads "$dir" --root . --records "$dir/records.jsonl" --out "$res" \

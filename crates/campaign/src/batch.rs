@@ -104,7 +104,8 @@ pub fn write_batch(dir: &Path, programs: &[CampaignProgram]) -> Result<(), Strin
 }
 
 /// Writes a batch's `batch.cu` from its programs: each program's generated
-/// kernels in its namespace.
+/// kernels in its namespace. A file that already says the same is left as
+/// it is, so that a batch compiled elsewhere and copied here keeps its cubin.
 pub fn write_source(dir: &Path) -> Result<(), String> {
     let mut sources = Vec::new();
     for p in read_batch(dir)? {
@@ -117,6 +118,9 @@ pub fn write_source(dir: &Path) -> Result<(), String> {
     let cu =
         gridcheck_kernelgen::batch_source(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())));
     let f = dir.join(SOURCE);
+    if std::fs::read_to_string(&f).is_ok_and(|old| old == cu) {
+        return Ok(());
+    }
     std::fs::write(&f, cu).map_err(|e| format!("cannot write {}: {e}", f.display()))
 }
 

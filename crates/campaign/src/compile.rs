@@ -1,9 +1,12 @@
 //! A campaign's batches compiled: each `batch.cu` written from the batch's
-//! programs where it is missing or older than they are, and compiled once
+//! programs (left alone where it already says the same), and compiled once
 //! (`nvcc -rdc=true -cubin`, then `nvcc -dlink -cubin -lcudadevrt` into
 //! `batch.cubin`), the batches in parallel, each nvcc under a time limit.
-//! A cubin newer than its source and the header is kept. With the stand-in
-//! GPU nothing is compiled.
+//! A cubin is kept where its key (`batch.key`: the hash of the source, the
+//! header, the architecture and nvcc's version) says it was built from what
+//! is there now: by content, not by file times, so that batches compiled on
+//! one machine and copied to another are not compiled again. With the
+//! stand-in GPU nothing is compiled.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,20 +15,25 @@ use std::time::Instant;
 
 use gridcheck_toolchain::Nvcc;
 
-use crate::batch::{Batch, CUBIN, CampaignProgram, PROGRAMS, SOURCE, write_batch, write_source};
+use crate::batch::{Batch, CUBIN, CampaignProgram, SOURCE, write_batch, write_source};
 use crate::fake::FAKE_GPU;
 use gridcheck_child::run_with_timeout;
 
 /// The architecture a campaign compiles for (the H100 and H200).
 pub const ARCH: &str = "sm_90";
 
-/// Whether `cubin` is newer than every input.
-fn fresh(cubin: &Path, inputs: &[PathBuf]) -> bool {
-    let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    match m(cubin) {
-        Some(c) => inputs.iter().all(|i| m(i).is_some_and(|t| t < c)),
-        None => false,
+/// The file holding the key of the inputs a batch's cubin was built from.
+const KEY: &str = "batch.key";
+
+/// The key of a batch's inputs: its source, the header it includes, the
+/// architecture and the compiler's version.
+fn key(n: &Nvcc, inputs: &[PathBuf]) -> Result<String, String> {
+    let mut bytes = format!("{ARCH}\n{}\n", n.version).into_bytes();
+    for i in inputs {
+        bytes.extend(std::fs::read(i).map_err(|e| format!("cannot read {}: {e}", i.display()))?);
+        bytes.push(0);
     }
+    Ok(format!("{:016x}", gridcheck_toolchain::fnv1a64(&bytes)))
 }
 
 /// One nvcc run under `timeout` seconds: `Err` holds its command and words.
@@ -52,12 +60,14 @@ pub fn batch(n: &Nvcc, include: &Path, dir: &Path, timeout: u64) -> Result<(), S
     let src = dir.join(SOURCE);
     let obj = dir.join("batch.o");
     let cubin = dir.join(CUBIN);
-    if !fresh(&src, &[dir.join(PROGRAMS)]) {
-        write_source(dir)?;
-    }
-    if fresh(&cubin, &[src.clone(), include.join("gridcheck.cuh")]) {
+    write_source(dir)?;
+    let key_file = dir.join(KEY);
+    let key = key(n, &[src.clone(), include.join("gridcheck.cuh")])?;
+    let built = std::fs::read_to_string(&key_file).is_ok_and(|k| k.trim() == key);
+    if built && cubin.is_file() {
         return Ok(());
     }
+    let _ = std::fs::remove_file(&key_file);
     let s = |p: &Path| p.display().to_string();
     nvcc(
         n,
@@ -85,7 +95,9 @@ pub fn batch(n: &Nvcc, include: &Path, dir: &Path, timeout: u64) -> Result<(), S
             s(&cubin),
         ],
         timeout,
-    )
+    )?;
+    let _ = std::fs::remove_file(&obj);
+    std::fs::write(&key_file, key).map_err(|e| format!("cannot write {}: {e}", key_file.display()))
 }
 
 /// Compiles every batch with `jobs` nvcc at a time: per batch, `Ok` or why
@@ -151,4 +163,38 @@ pub fn prepared(
         )?;
     }
     Batch::read(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cubin's key follows what it was built from, not when: the same
+    /// inputs copied elsewhere give the same key; another source, header
+    /// or compiler another.
+    #[test]
+    fn a_key_names_the_inputs_and_the_compiler() {
+        let dir = std::env::temp_dir().join(format!("gridcheck-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (src, hdr) = (dir.join("batch.cu"), dir.join("gridcheck.cuh"));
+        std::fs::write(&src, "kernel a").unwrap();
+        std::fs::write(&hdr, "header").unwrap();
+        let nvcc = |v: &str| Nvcc {
+            path: "/x/nvcc".into(),
+            version: v.into(),
+            lib_dir: "/x/lib".into(),
+            found_via: "test".into(),
+        };
+        let inputs = [src.clone(), hdr.clone()];
+        let k = key(&nvcc("13.0.88"), &inputs).unwrap();
+        // Written again with the same text (a copy to another machine).
+        std::fs::write(&src, "kernel a").unwrap();
+        assert_eq!(key(&nvcc("13.0.88"), &inputs).unwrap(), k);
+        assert_ne!(key(&nvcc("13.5.37"), &inputs).unwrap(), k, "another nvcc");
+        std::fs::write(&hdr, "header 2").unwrap();
+        assert_ne!(key(&nvcc("13.0.88"), &inputs).unwrap(), k, "another header");
+        std::fs::remove_file(&hdr).unwrap();
+        assert!(key(&nvcc("13.0.88"), &inputs).is_err(), "a missing input");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
