@@ -52,6 +52,7 @@ pub mod sass;
 mod sink;
 pub mod summary;
 mod tiers;
+mod timeline;
 pub mod timeouts;
 mod tuning;
 mod worker;

@@ -173,9 +173,9 @@ fn gpu(ctx: &Ctx, c: &Candidate, rec: &mut MutantRecord) {
     if let (Some(p), Some(s), Some(e)) = (&ctx.runner.devices, slot, rec.environment.as_mut()) {
         e.device = Some(crate::devices::record_device(&p.selected()[s]));
     }
-    let result = ctx
-        .runner
-        .on_device(slot, || process::run_once(&Job::Mutant(job), &place));
+    let result = ctx.runner.on_device(slot, "mutant", &c.name, || {
+        process::run_once(&Job::Mutant(job), &place)
+    });
     match result {
         WorkerResult::MutantRuns(runs) => judge_runs(c, rec, runs),
         other => {

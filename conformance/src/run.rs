@@ -218,6 +218,7 @@ fn finish(ctx: &Ctx, args: &Arguments, names: &[(String, bool)]) -> Result<(), E
                 .record_skipped(&|trial| names.iter().any(|(n, out)| n == trial && !out));
             summary::print(ctx);
         }
+        device_time(ctx);
         if let Some(path) = &ctx.plan.opts.junit
             && let Err(e) = std::fs::write(path, gridcheck_report::junit(&ctx.sink.records()))
         {
@@ -237,6 +238,23 @@ fn finish(ctx: &Ctx, args: &Arguments, names: &[(String, bool)]) -> Result<(), E
         return Err(ExitCode::FAILURE);
     }
     Ok(())
+}
+
+/// The run's device timeline written beside the results and summed
+/// (`timeline.rs`): where the suite's time went.
+fn device_time(ctx: &Ctx) {
+    let t = &ctx.runner.timeline;
+    let spans = t.spans();
+    if spans.is_empty() {
+        return;
+    }
+    let path = crate::timeline::path_for(&ctx.plan.opts.results);
+    if let Err(e) = t.write(&path) {
+        eprintln!("{e}");
+    }
+    for line in crate::timeline::summary(&spans, t.now(), 5) {
+        println!("{line}");
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::job::{EscalateJob, GpuBody, GpuJob, Job, ModelJob, WorkerResult};
 use crate::options::Options;
 use crate::plan::Plan;
 use crate::process::{self, Servers};
+use crate::timeline::Timeline;
 use crate::timeouts;
 
 /// A GPU trial's run, resolved: a job for a worker, or a host test's
@@ -56,6 +57,8 @@ pub struct Runner {
     escalation_left: std::sync::Mutex<f64>,
     /// How a worker is started (`process::command`; a stand-in in tests).
     worker: process::WorkerCommand,
+    /// What held each device, when (`timeline.rs`).
+    pub timeline: Timeline,
 }
 
 impl Runner {
@@ -79,6 +82,7 @@ impl Runner {
             compiles: Cache::default(),
             escalation_left: std::sync::Mutex::new(opts.escalate.total_s),
             worker: process::command,
+            timeline: Timeline::default(),
         })
     }
 
@@ -110,10 +114,22 @@ impl Runner {
     }
 
     /// Runs `f` while the test's device is this run's (one worker at a
-    /// time on each device).
-    pub fn on_device<T>(&self, slot: Option<usize>, f: impl FnOnce() -> T) -> T {
+    /// time on each device); the hold goes on the run's timeline as `what`
+    /// of `test`.
+    pub fn on_device<T>(
+        &self,
+        slot: Option<usize>,
+        what: &'static str,
+        test: &str,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let asked = self.timeline.now();
         let _one_at_a_time = self.devices.as_ref().zip(slot).map(|(p, s)| p.lock(s));
-        f()
+        let start = self.timeline.now();
+        let out = f();
+        self.timeline
+            .record(slot.unwrap_or(0), what, test, asked, start);
+        out
     }
 
     /// The model's outcome for a litmus test, computed once, in a worker
@@ -193,7 +209,12 @@ impl Runner {
     pub fn hardware(&self, plan: &Plan, run: &GpuRun) -> WorkerResult {
         self.hardware.get_or(run.test(), || {
             let (slot, place) = self.place(run.test());
-            self.on_device(slot, || match run {
+            let what = match run {
+                GpuRun::Host(_) => "host",
+                GpuRun::Job(j) if matches!(j.body, GpuBody::Litmus(_)) => "litmus",
+                GpuRun::Job(_) => "runtime",
+            };
+            self.on_device(slot, what, run.test(), || match run {
                 GpuRun::Host(h) => host::run(h, &place),
                 GpuRun::Job(j) => {
                     let job = Job::Gpu((**j).clone());
@@ -265,7 +286,7 @@ impl Runner {
             });
             let (slot, place) = self.place(&j.test);
             let start = std::time::Instant::now();
-            let result = self.on_device(slot, || {
+            let result = self.on_device(slot, "escalation", &j.test, || {
                 process::run_once_with(&job, || (self.worker)(&place))
             });
             let took = start.elapsed().as_secs_f64();
