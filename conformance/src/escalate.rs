@@ -3,7 +3,7 @@
 //! says so. Its test runs alone in a fresh worker (a process and context of
 //! its own), under the run's own environments, then under each environment
 //! of the tuning search (`conformance/tuning/search.toml`), each with a
-//! GPU-time budget and twice that in wall time, one launch at a time until
+//! GPU-time budget and twice that in wall time, a chunk of launches at a time (budgeted.rs) until
 //! an instance shows the outcome (`worker/escalate.rs`). The record keeps every step
 //! (`gridcheck_report::Escalation`): which environment provoked it, or, when
 //! none did, the 95 % upper bound on its rate from every instance run.

@@ -27,7 +27,7 @@ pub enum Job {
     Gpu(GpuJob),
     /// Both oracles on a litmus test.
     Model(ModelJob),
-    /// A mutant on the GPU, one launch at a time until it is killed or its
+    /// A mutant on the GPU, a chunk of launches at a time (budgeted.rs) until it is killed or its
     /// budget is spent (`mutants.rs`).
     Mutant(MutantJob),
     /// Both oracles judge a mutation candidate.

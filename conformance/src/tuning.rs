@@ -252,6 +252,14 @@ mod tests {
                 },
             ),
             (
+                "--budget-launches",
+                "48",
+                Tuning {
+                    budget_launches: 48,
+                    ..base.clone()
+                },
+            ),
+            (
                 "--mutant-budget",
                 "2.5",
                 Tuning {
@@ -288,6 +296,7 @@ mod tests {
                 stress_lines: false,
                 line_burst: 8192,
                 mutant_budget_s: 0.5,
+                budget_launches: 1,
                 extra: Vec::new(),
             },
         };
@@ -301,6 +310,7 @@ mod tests {
             stress_lines: false,
             line_burst: 0,
             mutant_budget_s: 0.5,
+            budget_launches: 1,
             extra: vec![late.clone()],
         };
         assert_eq!(over(&["bin"], &file), h100);

@@ -20,6 +20,8 @@
 #   alone       the new tests alone: the asynchronous proxy and warp roles
 #               at 256 launches, the real-world shapes' host tests three
 #               times each (alone/)
+#   campaign STEP [ARGS]  lab/sessions/campaign.sh STEP [ARGS], its results
+#               folder packed as campaign-STEP-<folder>.tar.xz
 # Several steps in one call: `sensitivity-2.sh suite a -- suite b --shuffle 2`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,6 +41,8 @@ step() {
     OUT=$out/$name timeout -k 10 150 bash conformance/gpu-run.sh -q --tier gpu --timeout 30 \
       --model-timeout 120 "$@" >/dev/null 2>&1
     $h report summary "$out/$name/results.jsonl" --format text | tail -n 12
+    # Where the time went (the harness's device timeline, timeline.rs).
+    grep -A 5 '^device [0-9]*: held' "$out/$name/conformance.log"
     cat "$out/$name/run.json"; echo
     # One file a step comes back (the device tool returns at most eight).
     tar cJf "$out/$name.tar.xz" -C "$out" "$name" && rm -r "${out:?}/$name" ;;
@@ -115,6 +119,15 @@ PY
       done
     done
     tar cJf "$out/alone.tar.xz" -C "$out" alone && rm -r "${out:?}/alone" ;;
+  campaign)
+    # lab/sessions/campaign.sh STEP [ARGS], its results folder (RES, by
+    # default records/<gpu>/campaigns/<date>/<programs>) packed as one file.
+    local res=${RES:-records/$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 |
+      tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')/campaigns/$(date -u +%F)/$(basename "${2:-.gpu-bundle/fuzz}")}
+    [ "$1" = old-leads ] && res=${RES:-records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26/leads-$(
+      [ "$2" = enum ] && echo enumerated-3 || echo random-10000)}
+    RES=$res OUT= bash lab/sessions/campaign.sh "$@" | tail -n 25
+    tar cJf "$out/campaign-$1-$(basename "$res").tar.xz" "$res" ;;
   *) echo "unknown step $what" >&2; return 2 ;;
   esac
   echo "== $what: $(( $(date +%s) - start )) s"

@@ -104,6 +104,13 @@ fn line_burst(v: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+fn budget_launches(v: &str) -> Result<u32, String> {
+    match number::<u32>(v)? {
+        n @ 1..=4096 => Ok(n),
+        n => Err(format!("{n}: must be 1 to 4096")),
+    }
+}
+
 fn mutant_budget(v: &str) -> Result<f64, String> {
     let s: f64 = number(v)?;
     if !(s > 0.0 && s <= 60.0) {
@@ -482,6 +489,12 @@ pub const FLAGS: &[Flag] = &[
         Some("SECS"),
         "GPU seconds a mutant may run before it survives",
         |d, v| d.env("mutant_budget_s", mutant_budget(v)?)
+    ),
+    flag!(
+        "--budget-launches",
+        Some("N"),
+        "launches a mutant's or an escalation's run makes from one load of\nits module (1 to 4096; 1: loaded again for every launch)",
+        |d, v| d.env("budget_launches", budget_launches(v)?)
     ),
     flag!(
         "--mutant-results",

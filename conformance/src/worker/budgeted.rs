@@ -1,4 +1,5 @@
-//! A litmus test run one launch at a time under one environment until an
+//! A litmus test run a chunk of launches at a time (the environment's
+//! `budget_launches`, one by default) under one environment until an
 //! outcome sought shows or the environment's GPU-time budget is spent: a
 //! mutant until an outcome kills it (`mutant.rs`), a quality warning's test
 //! until its allowed outcome shows (`escalate.rs`).
@@ -25,7 +26,7 @@ pub(super) fn mutant_wall_limit(env: &SearchPoint) -> Duration {
     Duration::from_secs_f64(env.tuning.mutant_budget_s) * 4 + Duration::from_secs(5)
 }
 
-/// Runs `subject` one launch at a time under `env` until `sought` holds of
+/// Runs `subject` `budget_launches` launches at a time under `env` until `sought` holds of
 /// an outcome read back (`kills` counts such instances) or the
 /// environment's GPU-time budget (`mutant_budget_s`) is spent, or
 /// `wall_limit` in wall time, module loads included.
@@ -55,7 +56,7 @@ pub(super) fn run(
     for chunk in 0u32.. {
         let b = Budget {
             instances_per_launch: t.instances,
-            launches: 1,
+            launches: t.budget_launches.max(1),
             seed: gridcheck_gpu::launch_seed(seed, chunk),
         };
         let r = gpu

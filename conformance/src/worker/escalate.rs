@@ -1,5 +1,5 @@
 //! The worker side of an escalation: a quality warning's test under each of
-//! the job's environments in turn, one launch at a time, until an instance
+//! the job's environments in turn, a chunk of launches at a time (budgeted.rs), until an instance
 //! satisfies the test's condition (the allowed outcome the suite did not
 //! see) or the environment's budget is spent; the steps up to the first
 //! that showed it, or up to the job's wall time.

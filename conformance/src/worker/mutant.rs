@@ -1,5 +1,5 @@
 //! The worker side of a mutant's GPU runs: the mutant under each of the
-//! job's environments in turn, one launch at a time, until an outcome that
+//! job's environments in turn, a chunk of launches at a time (budgeted.rs), until an outcome that
 //! kills it is read back or the environment's GPU-time budget is spent.
 
 use gridcheck_gpu::Gpu;

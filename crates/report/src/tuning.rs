@@ -51,6 +51,11 @@ pub struct Tuning {
     pub line_burst: u32,
     /// GPU seconds a mutant may run before it survives.
     pub mutant_budget_s: f64,
+    /// Launches a mutant's or an escalation's run makes from one load of
+    /// its module, between its budget checks (1: the module loaded again
+    /// for every launch; more: a run shaped as a litmus trial's).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub budget_launches: u32,
     /// Further environments, run after this one (`[[extra]]`; none in an
     /// extra environment itself or in a search point).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -78,9 +83,18 @@ impl Default for Tuning {
             stress_lines: false,
             line_burst: 0,
             mutant_budget_s: 1.0,
+            budget_launches: 1,
             extra: Vec::new(),
         }
     }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// A point of the search: a named environment.
@@ -125,6 +139,9 @@ impl Tuning {
         }
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
+        }
+        if !(1..=4096).contains(&self.budget_launches) {
+            return bad("budget_launches", "must be 1 to 4096");
         }
         check_points(&self.extra, true).map_err(|e| format!("field `extra`: {e}"))?;
         if self.extra.iter().any(|p| !p.tuning.extra.is_empty()) {
@@ -229,6 +246,39 @@ fn located(file: &Path, text: &str, e: &toml::de::Error) -> String {
 mod tests {
     use super::*;
 
+    /// Every environment file the project keeps parses: the tuned files
+    /// and the search's points (`conformance/tuning/`), and the points of
+    /// the lab's experiments (`lab/experiments/*/points.toml`).
+    #[test]
+    fn every_kept_environment_file_parses() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut seen = 0;
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("conformance/tuning"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        for e in std::fs::read_dir(root.join("lab/experiments")).unwrap() {
+            let p = e.unwrap().path().join("points.toml");
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+        {
+            let text = std::fs::read_to_string(f).unwrap();
+            if text.contains("[[environment]]") {
+                let points = parse_search(&text, f).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!points.is_empty(), "{}", f.display());
+            } else {
+                Tuning::load(f).unwrap_or_else(|e| panic!("{e}"));
+            }
+            seen += 1;
+        }
+        assert!(seen >= 4, "the tuned files and the search: {files:?}");
+    }
+
     const GOOD: &str = "instances = 256\nlaunches = 32\nmax_delay_cycles = 1048576\n\
         stress_words = 65536\nstress_iters = 65536\npermute = true\nmutant_budget_s = 1.0\n";
 
@@ -248,6 +298,14 @@ mod tests {
         assert_eq!(t.line_burst, 1024);
         let e = Tuning::parse(&format!("{GOOD}line_burst = 65537\n"), p).unwrap_err();
         assert!(e.contains("`line_burst`"), "{e}");
+        assert_eq!(
+            t.budget_launches, 1,
+            "a budgeted run loads its module a launch"
+        );
+        let t = Tuning::parse(&format!("{GOOD}budget_launches = 48\n"), p).expect("parses");
+        assert_eq!(t.budget_launches, 48);
+        let e = Tuning::parse(&format!("{GOOD}budget_launches = 0\n"), p).unwrap_err();
+        assert!(e.contains("`budget_launches`"), "{e}");
         let e = Tuning::parse("instances = \"many\"\n", p).unwrap_err();
         assert!(e.starts_with("t.toml:1:"), "{e}");
     }
