@@ -3,7 +3,8 @@
 # `cargo xtask build` does (nvcc -arch=sm_90 -rdc=true -c, then -dlink -cubin
 # -lcudadevrt), in parallel, each nvcc under a time limit:
 #   compile-kernels.sh DIR    builds DIR/generated/*.cu into DIR/kernels/sm_90/*.cubin
-# A cubin newer than its source and the header is kept; a file calling device-side
+# A cubin newer than its source and the header is kept (DIR/kernels.tar.xz, the
+# cubins compiled where the bundle was made, is unpacked first); a file calling device-side
 # cudaDeviceSynchronize (CDP1, which sm_90 does not have) is skipped.
 # Used by mutants-gpu.sh. NVCC names the compiler (default nvcc).
 set -uo pipefail
@@ -11,7 +12,14 @@ cd "$(dirname "$0")/.."
 dir=$1
 nvcc=${NVCC:-nvcc}
 mkdir -p "$dir/obj" "$dir/kernels/sm_90"
+# Cubins compiled before the bundle travelled (mutants-kernels.tar.xz), unpacked
+# with the time of unpacking: newer than the sources they were built from.
+if [ -f "$dir/kernels.tar.xz" ] && [ ! -f "$dir/kernels.unpacked" ]; then
+  tar -xmJf "$dir/kernels.tar.xz" -C "$dir" && touch "$dir/kernels.unpacked"
+fi
 devrt=$(dirname "$(dirname "$(command -v "$nvcc")")")/lib64
+# A toolchain installed from PyPI keeps libcudadevrt.a in lib/.
+[ -f "$devrt/libcudadevrt.a" ] || devrt=${devrt%64}
 export nvcc dir devrt
 echo "== compiling $(ls "$dir"/generated/*.cu | wc -l) kernels with $nvcc"
 start=$(date +%s)
