@@ -193,7 +193,10 @@ impl Runner {
             environment: plan.tuned.tuning.clone(),
             seed: opts.seed,
             timeout_s,
-            stall_after_s: timeouts::stall_after(timeout_s),
+            stall_after_s: timeouts::trial_stall_after(
+                timeout_s,
+                facts::known_hang(&plan.facts, &test.name),
+            ),
             device: place.expect_uuid,
         };
         Ok((choice, GpuRun::Job(Box::new(job))))

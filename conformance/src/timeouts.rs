@@ -36,6 +36,13 @@ pub const STALL_AFTER_S: u64 = 5;
 /// the live watch calls it a stall.
 pub const MAX_STALL_S: f64 = 2.0;
 
+/// The stall time of a trial whose test a known hang covers (a `kind =
+/// "hang"` fact): the hang is expected, and a launch of the suite that
+/// still moves changes a status word within milliseconds, so a quarter
+/// second of stillness is the hang again. A fixed hang completes and is
+/// reported `changed`, as before.
+pub const KNOWN_HANG_STALL_S: f64 = 0.25;
+
 /// The timeout of a test's GPU trial: the test's `gpu_timeout` where it is
 /// shorter than `--timeout`, else `--timeout`.
 pub fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
@@ -50,6 +57,16 @@ pub fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
 /// `gridcheck_gpu::watchdog::FIRST_LOOK_S`.
 pub fn stall_after(timeout: u64) -> f64 {
     (timeout as f64 / 4.0).clamp(1.0, MAX_STALL_S)
+}
+
+/// The stall time of a GPU trial: [`KNOWN_HANG_STALL_S`] where a known hang
+/// covers its test, else [`stall_after`] its timeout.
+pub fn trial_stall_after(timeout: u64, known_hang: bool) -> f64 {
+    if known_hang {
+        KNOWN_HANG_STALL_S
+    } else {
+        stall_after(timeout)
+    }
 }
 
 /// The message of a trial killed after `seconds`: it names the test's
@@ -176,6 +193,12 @@ mod tests {
         assert_eq!(stall_after(60), MAX_STALL_S);
         assert_eq!(stall_after(3), 1.0);
         assert_eq!(stall_after(6), 1.5);
+        assert_eq!(trial_stall_after(3, false), 1.0);
+        assert_eq!(trial_stall_after(30, true), KNOWN_HANG_STALL_S);
+        assert!(
+            KNOWN_HANG_STALL_S < stall_after(1),
+            "a known hang ends sooner"
+        );
         for t in [2, 3, 5, 10, 30, 60, 600, 3600] {
             assert!(
                 seen_by(t) < t as f64,

@@ -106,8 +106,8 @@ fn line_burst(v: &str) -> Result<u32, String> {
 
 fn budget_launches(v: &str) -> Result<u32, String> {
     match number::<u32>(v)? {
-        n @ 1..=4096 => Ok(n),
-        n => Err(format!("{n}: must be 1 to 4096")),
+        n @ 0..=4096 => Ok(n),
+        n => Err(format!("{n}: must be at most 4096")),
     }
 }
 
@@ -493,7 +493,7 @@ pub const FLAGS: &[Flag] = &[
     flag!(
         "--budget-launches",
         Some("N"),
-        "launches a mutant's or an escalation's run makes from one load of\nits module (1 to 4096; 1: loaded again for every launch)",
+        "launches a mutant's or an escalation's run makes from one load of\nits module (at most 4096; 0, the default: the environment's launches;\n1: loaded again for every launch)",
         |d, v| d.env("budget_launches", budget_launches(v)?)
     ),
     flag!(

@@ -14,7 +14,7 @@
 #include "gridcheck_completion.cuh"
 
 #define RUNS 3
-#define SPIN_NS 1000000000ull
+#define SPIN_NS 200000000ull
 
 __global__ void __launch_bounds__(GC_A_THREADS) kernel_b(gc_completion_words *w, unsigned a_blocks) {
   if (threadIdx.x == 0) {
