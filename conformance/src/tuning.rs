@@ -296,7 +296,7 @@ mod tests {
                 stress_lines: false,
                 line_burst: 8192,
                 mutant_budget_s: 0.5,
-                budget_launches: 1,
+                budget_launches: 0,
                 extra: Vec::new(),
             },
         };
@@ -310,7 +310,7 @@ mod tests {
             stress_lines: false,
             line_burst: 0,
             mutant_budget_s: 0.5,
-            budget_launches: 1,
+            budget_launches: 0,
             extra: vec![late.clone()],
         };
         assert_eq!(over(&["bin"], &file), h100);

@@ -12,7 +12,7 @@
 #   rates       the late-write environment's stale reads at 48 launches ten
 #               times and at 480 once (is the rate a launch's or a run's?)
 #   points FILE [FILTER]  the mutants (whose names have FILTER) under each
-#               point of FILE: points.jsonl, points.log
+#               point of FILE: $POINTS_NAME.jsonl, .log (default points)
 #   choose      the GPU's tuned file from the search (`conformance report
 #               tuning`), into $OUT and into conformance/tuning/ (the later
 #               steps of the same call run under it)
@@ -83,7 +83,8 @@ PY
     # Every mutant whose name has FILTER under each point of FILE (a search
     # file), at most POINTS_S seconds: points.jsonl, points.log.
     local file=$1 filter=${2:-}
-    RESULTS=points.jsonl LOG=points.log OUT=$out timeout -k 10 "${POINTS_S:-200}" \
+    local name=${POINTS_NAME:-points}
+    RESULTS=$name.jsonl LOG=$name.log OUT=$out timeout -k 10 "${POINTS_S:-200}" \
       bash conformance/mutants-gpu.sh --tune "$file" --tuning none --timeout 60 \
       --model-timeout 120 ${filter:+"$filter"} | tail -n 40 ;;
   choose)

@@ -1,5 +1,6 @@
-//! A litmus test run a chunk of launches at a time (the environment's
-//! `budget_launches`, one by default) under one environment until an
+//! A litmus test run a chunk of launches at a time (`Tuning::budget_chunk`:
+//! as many as a litmus trial makes from one load of its module, unless the
+//! environment says otherwise) under one environment until an
 //! outcome sought shows or the environment's GPU-time budget is spent: a
 //! mutant until an outcome kills it (`mutant.rs`), a quality warning's test
 //! until its allowed outcome shows (`escalate.rs`).
@@ -26,7 +27,7 @@ pub(super) fn mutant_wall_limit(env: &SearchPoint) -> Duration {
     Duration::from_secs_f64(env.tuning.mutant_budget_s) * 4 + Duration::from_secs(5)
 }
 
-/// Runs `subject` `budget_launches` launches at a time under `env` until `sought` holds of
+/// Runs `subject` `Tuning::budget_chunk` launches at a time under `env` until `sought` holds of
 /// an outcome read back (`kills` counts such instances) or the
 /// environment's GPU-time budget (`mutant_budget_s`) is spent, or
 /// `wall_limit` in wall time, module loads included.
@@ -56,7 +57,7 @@ pub(super) fn run(
     for chunk in 0u32.. {
         let b = Budget {
             instances_per_launch: t.instances,
-            launches: t.budget_launches.max(1),
+            launches: t.budget_chunk(),
             seed: gridcheck_gpu::launch_seed(seed, chunk),
         };
         let r = gpu

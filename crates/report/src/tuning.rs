@@ -52,9 +52,11 @@ pub struct Tuning {
     /// GPU seconds a mutant may run before it survives.
     pub mutant_budget_s: f64,
     /// Launches a mutant's or an escalation's run makes from one load of
-    /// its module, between its budget checks (1: the module loaded again
-    /// for every launch; more: a run shaped as a litmus trial's).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    /// its module, between its budget checks ([`Tuning::budget_chunk`]):
+    /// 0 (the default), `launches`, as a litmus trial's run makes them; 1,
+    /// the module loaded again for every launch, which hides the PDL
+    /// secondary's early start (lab/experiments/budget-launches/).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub budget_launches: u32,
     /// Further environments, run after this one (`[[extra]]`; none in an
     /// extra environment itself or in a search point).
@@ -83,18 +85,14 @@ impl Default for Tuning {
             stress_lines: false,
             line_burst: 0,
             mutant_budget_s: 1.0,
-            budget_launches: 1,
+            budget_launches: 0,
             extra: Vec::new(),
         }
     }
 }
 
-fn one() -> u32 {
-    1
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A point of the search: a named environment.
@@ -140,8 +138,8 @@ impl Tuning {
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
         }
-        if !(1..=4096).contains(&self.budget_launches) {
-            return bad("budget_launches", "must be 1 to 4096");
+        if self.budget_launches > 4096 {
+            return bad("budget_launches", "must be at most 4096");
         }
         check_points(&self.extra, true).map_err(|e| format!("field `extra`: {e}"))?;
         if self.extra.iter().any(|p| !p.tuning.extra.is_empty()) {
@@ -151,6 +149,16 @@ impl Tuning {
             );
         }
         Ok(())
+    }
+
+    /// The launches a budgeted run (a mutant's, an escalation's) makes
+    /// from one load of its module: `budget_launches`, else `launches`, at
+    /// least 1.
+    pub fn budget_chunk(&self) -> u32 {
+        match self.budget_launches {
+            0 => self.launches.max(1),
+            n => n,
+        }
     }
 
     /// Parses a tuned environment; errors name the file and the line.
@@ -248,7 +256,7 @@ mod tests {
 
     /// Every environment file the project keeps parses: the tuned files
     /// and the search's points (`conformance/tuning/`), and the points of
-    /// the lab's experiments (`lab/experiments/*/points.toml`).
+    /// the lab's experiments (`lab/experiments/*/*.toml`).
     #[test]
     fn every_kept_environment_file_parses() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -258,9 +266,9 @@ mod tests {
             .map(|e| e.unwrap().path())
             .collect();
         for e in std::fs::read_dir(root.join("lab/experiments")).unwrap() {
-            let p = e.unwrap().path().join("points.toml");
-            if p.is_file() {
-                files.push(p);
+            let dir = e.unwrap().path();
+            if dir.is_dir() {
+                files.extend(std::fs::read_dir(dir).unwrap().map(|f| f.unwrap().path()));
             }
         }
         for f in files
@@ -299,12 +307,19 @@ mod tests {
         let e = Tuning::parse(&format!("{GOOD}line_burst = 65537\n"), p).unwrap_err();
         assert!(e.contains("`line_burst`"), "{e}");
         assert_eq!(
-            t.budget_launches, 1,
-            "a budgeted run loads its module a launch"
+            t.budget_chunk(),
+            t.launches,
+            "a budgeted run is shaped as the trial's"
         );
-        let t = Tuning::parse(&format!("{GOOD}budget_launches = 48\n"), p).expect("parses");
-        assert_eq!(t.budget_launches, 48);
-        let e = Tuning::parse(&format!("{GOOD}budget_launches = 0\n"), p).unwrap_err();
+        let t = Tuning::parse(&format!("{GOOD}budget_launches = 1\n"), p).expect("parses");
+        assert_eq!(t.budget_chunk(), 1);
+        let mutants_only = Tuning {
+            launches: 0,
+            budget_launches: 0,
+            ..t.clone()
+        };
+        assert_eq!(mutants_only.budget_chunk(), 1, "a mutants-only environment");
+        let e = Tuning::parse(&format!("{GOOD}budget_launches = 4097\n"), p).unwrap_err();
         assert!(e.contains("`budget_launches`"), "{e}");
         let e = Tuning::parse("instances = \"many\"\n", p).unwrap_err();
         assert!(e.starts_with("t.toml:1:"), "{e}");
