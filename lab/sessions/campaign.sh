@@ -140,7 +140,7 @@ run|leads)
   fi
   rc=$?
   give_back "$res"
-  left=$([ "$step" = run ] && jsonl_count reason "not reached" "$res/campaign.jsonl" \
+  left=$([ "$step" = run ] && jsonl_count detail "not reached" "$res/campaign.jsonl" \
     || jsonl_count ended open "$res/findings.jsonl")
   [ -s "$res/summary.json" ] && [ "$left" = 0 ] && done=true || done=false
   echo "{\"step\": \"$step\", \"results\": \"$res\", \"exit\": $rc, \"left\": ${left:-0}, \"done\": $done}"
