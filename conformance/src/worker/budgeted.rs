@@ -27,8 +27,9 @@ pub(super) fn mutant_wall_limit(env: &SearchPoint) -> Duration {
     Duration::from_secs_f64(env.tuning.mutant_budget_s) * 4 + Duration::from_secs(5)
 }
 
-/// Runs `subject` `Tuning::budget_chunk` launches at a time under `env` until `sought` holds of
-/// an outcome read back (`kills` counts such instances) or the
+/// Runs `subject` `Tuning::budget_chunk` launches at a time under `env`
+/// until `sought` holds of an outcome read back (`kills` counts such
+/// instances) or the
 /// environment's GPU-time budget (`mutant_budget_s`) is spent, or
 /// `wall_limit` in wall time, module loads included.
 pub(super) fn run(
