@@ -18,7 +18,8 @@
 //! spec YAML and as a runtime-API program (`plain.rs`) under `findings/`.
 //! A hang whose program makes a known hang's calls and whose shrunk
 //! program is within that hang's test (`KnownHangs::explaining`) ends
-//! `known`, its shrunk test kept beside the fact's.
+//! `known`, its shrunk test kept beside the fact's; a finding of another
+//! class never does.
 //! Each lead has `--lead-budget` seconds: bisection and shrinking stop at
 //! it with what they have (and say so).
 
@@ -144,7 +145,11 @@ impl Leads<'_> {
         seq.push(b.programs[r.index].clone());
         let (test, shrunk) = self.reproduce(gi, class, seq, &end, deadline)?;
         end.test = Some(test);
-        if let Some(k) = self.runner.known.explaining(l, &shrunk) {
+        // Only a hang is explained by a known hang: another class of
+        // finding in a program that makes a hang's calls is its own.
+        if class == Class::Hang
+            && let Some(k) = self.runner.known.explaining(l, &shrunk)
+        {
             end.ended = "known".into();
             end.known = Some(Known {
                 fact: k.fact.clone(),

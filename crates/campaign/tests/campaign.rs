@@ -154,6 +154,35 @@ fn every_program_runs_or_says_why_and_a_known_hang_is_the_facts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A launch error in a program that makes a known hang's calls is not that
+/// hang: it ends as a launch error shown alone, never `known`.
+#[test]
+fn only_a_hang_ends_as_a_known_hang() {
+    let (dir, rules) = fresh(
+        "campaign-known-class",
+        r#"{"rules": [{"thread_ops": ["record", "record"], "outcome": "launch-error"}]}"#,
+    );
+    let programs = [
+        program("k-0", "store x 1, launch k1 tail"),
+        program("k-1", "store x 1, record e1, record e2, launch k1"),
+    ];
+    write_batch(&batch_dir(&dir, 0), &programs).unwrap();
+    let out = dir.join("out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    let (code, text) = campaign(&rules, &["run", &d, "--out", &o]);
+    assert_eq!(code, Some(1), "{text}");
+    let rs = lines(&out.join("campaign.jsonl"));
+    assert_eq!(by_name(&rs, "k-1")["class"], "launch-error", "{rs:?}");
+    let (code, text) = campaign(&rules, &["leads", &d, "--out", &o]);
+    assert_eq!(code, Some(1), "{text}");
+    let f = lines(&out.join("findings.jsonl"));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["class"], "launch-error");
+    assert_eq!(f[0]["ended"], "alone", "{f:?}");
+    assert!(f[0]["known"].is_null(), "{f:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_finding_that_needs_an_earlier_program_is_bisected_to_it_and_shrunk_with_it() {
     // q6 hangs only in a worker that ran a program with an event record
