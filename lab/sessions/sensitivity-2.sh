@@ -30,6 +30,7 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-target/sensitivity}
 mkdir -p "$out"
 h=./.gpu-bundle/conformance
+. conformance/json.sh
 step() {
   local what=$1 i; shift
   local start=$(date +%s)
@@ -130,14 +131,14 @@ PY
     done
     tar cJf "$out/alone.tar.xz" -C "$out" alone && rm -r "${out:?}/alone" ;;
   campaign)
-    # lab/sessions/campaign.sh STEP [ARGS], its results folder (RES, by
-    # default records/<gpu>/campaigns/<date>/<programs>) packed as one file.
-    local res=${RES:-records/$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 |
-      tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')/campaigns/$(date -u +%F)/$(basename "${2:-.gpu-bundle/fuzz}")}
-    [ "$1" = old-leads ] && res=${RES:-records/nvidia-h100-80gb-hbm3/campaigns/2026-11-26/leads-$(
-      [ "$2" = enum ] && echo enumerated-3 || echo random-10000)}
-    RES=$res OUT= bash lab/sessions/campaign.sh "$@" | tail -n 25
-    tar cJf "$out/campaign-$1-$(basename "$res").tar.xz" "$res" ;;
+    # lab/sessions/campaign.sh STEP [ARGS], its results folder (the one its
+    # last JSON line names) packed as one file.
+    local log res
+    log=$(mktemp)
+    OUT= bash lab/sessions/campaign.sh "$@" | tee "$log" | tail -n 25
+    res=$(tail -n 1 "$log" | jsonl_values results -)
+    rm -f "$log"
+    [ -n "$res" ] && tar cJf "$out/campaign-$1-$(basename "$res").tar.xz" "$res" ;;
   *) echo "unknown step $what" >&2; return 2 ;;
   esac
   echo "== $what: $(( $(date +%s) - start )) s"

@@ -105,10 +105,14 @@ fn line_burst(v: &str) -> Result<u32, String> {
 }
 
 fn budget_launches(v: &str) -> Result<u32, String> {
-    match number::<u32>(v)? {
-        n @ 0..=4096 => Ok(n),
-        n => Err(format!("{n}: must be at most 4096")),
+    let n: u32 = number(v)?;
+    if n > gridcheck_report::MAX_BUDGET_LAUNCHES {
+        return Err(format!(
+            "expected at most {}",
+            gridcheck_report::MAX_BUDGET_LAUNCHES
+        ));
     }
+    Ok(n)
 }
 
 fn mutant_budget(v: &str) -> Result<f64, String> {

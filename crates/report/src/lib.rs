@@ -58,7 +58,9 @@ pub use summary::Summary;
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tune::{HOLD_OUT_PERCENT, PointFigures, choose, figures, held_out, tuned_file};
-pub use tuning::{MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search};
+pub use tuning::{
+    MAX_BUDGET_LAUNCHES, MAX_LINE_BURST, SearchPoint, TUNING_DIR, Tuning, parse_search,
+};
 pub use verdict::{Diff, HardwareResult, Observation, Row, Status, diff};
 
 #[cfg(test)]

@@ -21,6 +21,10 @@ pub const TUNING_DIR: &str = "conformance/tuning";
 /// The most reductions a line burst may issue on one line.
 pub const MAX_LINE_BURST: u32 = 1 << 16;
 
+/// The most launches a budgeted run may make from one module load
+/// (`budget_launches`).
+pub const MAX_BUDGET_LAUNCHES: u32 = 4096;
+
 /// One testing environment: the one type the tuned files, the harness's
 /// flags (`conformance/src/flags.rs`), the GPU runner (`crates/gpu`, as
 /// `Environment`) and the records share. A new incantation is a field here
@@ -138,8 +142,11 @@ impl Tuning {
         if !(self.mutant_budget_s > 0.0 && self.mutant_budget_s <= 60.0) {
             return bad("mutant_budget_s", "must be more than 0 and at most 60");
         }
-        if self.budget_launches > 4096 {
-            return bad("budget_launches", "must be at most 4096");
+        if self.budget_launches > MAX_BUDGET_LAUNCHES {
+            return bad(
+                "budget_launches",
+                &format!("must be at most {MAX_BUDGET_LAUNCHES}"),
+            );
         }
         check_points(&self.extra, true).map_err(|e| format!("field `extra`: {e}"))?;
         if self.extra.iter().any(|p| !p.tuning.extra.is_empty()) {
