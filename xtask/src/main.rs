@@ -21,6 +21,7 @@
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
+//! cargo xtask library scan|list|build        the CCCL library programs (kernels/cccl/)
 //! ```
 
 mod bench;
@@ -33,6 +34,7 @@ mod diff;
 mod doc;
 mod fuzz;
 mod harness;
+mod library;
 mod mutants;
 mod plan;
 mod record;
@@ -104,7 +106,14 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   every program of at most N operations over two threads in two
                                   kernels (diy-style), through both oracles (release build)
   fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]
-                                  random programs in batches for conformance/fuzz-gpu.sh";
+                                  random programs in batches for conformance/fuzz-gpu.sh
+  library scan                    regenerate kernels/cccl/algorithms.toml from the installed releases'
+                                  CCCL headers (the algorithms that launch with PDL)
+  library list                    the catalog: per release, its PDL algorithms, programs and patches
+  library build [--release R,..] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]
+                                  the CCCL programs with each release's own nvcc into
+                                  target/library/<release>/<target>/ (as shipped, -nopdl, -ptx90,
+                                  -<patch>), with build.json";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -133,6 +142,7 @@ fn main() -> ExitCode {
         }
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("library") => library::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
