@@ -206,7 +206,7 @@ pub fn target_dir(root: &Path) -> Result<PathBuf> {
 
 /// `tar` of `dir`'s contents, sorted by name, through `xz -9` (a solid
 /// archive: the host programs' shared static runtime compresses away).
-fn pack(dir: &Path, to: &Path) -> Result<()> {
+pub fn pack(dir: &Path, to: &Path) -> Result<()> {
     let st = Command::new("tar")
         .arg("-C")
         .arg(dir)

@@ -5,7 +5,8 @@
 //! release with that release's own nvcc and headers, for sm_90 (SASS) and
 //! compute_80 (PTX only), each as shipped, with PDL off (`-nopdl`), the PTX
 //! path's control (`-ptx90`) and the patches of `kernels/cccl/patches.toml`
-//! (`-<patch>`), in parallel, with `build.json` beside the binaries.
+//! (`-<patch>`), in parallel, with `build.json` beside the binaries; `pack`
+//! puts what was built into `.gpu-bundle/library.tar.xz` for a GPU machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,7 +22,7 @@ use serde_json::json;
 
 use crate::{Result, root};
 
-const USAGE: &str = "usage: cargo xtask library scan | list | build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]";
+const USAGE: &str = "usage: cargo xtask library scan | list | pack [--out FILE] | build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]";
 
 /// nvcc's time limit for one program (seconds).
 const NVCC_TIMEOUT_S: u64 = 1200;
@@ -32,6 +33,7 @@ pub fn run(args: &[String]) -> Result<()> {
         Some("scan") => scan(&root),
         Some("list") => list(&root),
         Some("build") => build(&root, &args[1..]),
+        Some("pack") => pack(&root, &args[1..]),
         _ => Err(USAGE.into()),
     }
 }
@@ -105,6 +107,60 @@ fn list(root: &Path) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// The built binaries, each release's `build.json` and the catalog, staged
+/// as `target/library/...` (no patched header copies) and packed: unpacked
+/// at a checkout's root on the GPU machine, they are where [`binary`] says.
+fn pack(root: &Path, args: &[String]) -> Result<()> {
+    let out = match args {
+        [] => root.join(".gpu-bundle/library.tar.xz"),
+        [flag, f] if flag == "--out" => PathBuf::from(f),
+        _ => return Err(USAGE.into()),
+    };
+    let lib = gridcheck_library::library_dir(root);
+    let stage = root.join(".gpu-bundle/library-stage");
+    let _ = std::fs::remove_dir_all(&stage);
+    let mut files = 0;
+    for h in header_dirs(root) {
+        let record = build_record(root, &h.release);
+        if !record.is_file() {
+            continue;
+        }
+        let mut built = vec![record];
+        for t in TARGETS {
+            let dir = lib.join(&h.release).join(t);
+            built.extend(
+                std::fs::read_dir(&dir)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+        for f in built {
+            let rel = f
+                .strip_prefix(root)
+                .map_err(|_| format!("{} is outside the checkout", f.display()))?;
+            crate::copy_creating(&f, &stage.join(rel))?;
+            files += 1;
+        }
+    }
+    if files == 0 {
+        return Err("nothing built: run `cargo xtask library build` first".into());
+    }
+    crate::copy_creating(&root.join(CATALOG_FILE), &stage.join(CATALOG_FILE))?;
+    if let Some(d) = out.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    crate::bundle::pack(&stage, &out)?;
+    std::fs::remove_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
+    let mib = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
+    println!(
+        "{files} files packed into {} ({mib:.1} MiB); unpack at the checkout's root",
+        out.display()
+    );
     Ok(())
 }
 
@@ -481,6 +537,7 @@ fn report(
                 ));
             }
         }
+        let builds = keep_others(&build_record(root, &r.release), builds);
         let record = json!({
             "release": r.release,
             "nvcc": r.toolchain.nvcc.version,
@@ -515,6 +572,30 @@ fn report(
             failed.join("\n  ")
         ))
     }
+}
+
+/// This build's entries and those of the release's earlier `build.json`
+/// that this build did not redo (another `--program` or `--target`).
+fn keep_others(path: &Path, mut builds: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    let key = |b: &serde_json::Value| {
+        (
+            b["program"].clone(),
+            b["target"].clone(),
+            b["variant"].clone(),
+        )
+    };
+    let old: Vec<serde_json::Value> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["builds"].as_array().cloned())
+        .unwrap_or_default();
+    for b in old {
+        if !builds.iter().any(|n| key(n) == key(&b)) {
+            builds.push(b);
+        }
+    }
+    builds.sort_by_key(|b| format!("{} {} {}", b["target"], b["program"], b["variant"]));
+    builds
 }
 
 fn tail(s: &str, n: usize) -> String {

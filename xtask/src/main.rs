@@ -110,6 +110,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   library scan                    regenerate kernels/cccl/algorithms.toml from the installed releases'
                                   CCCL headers (the algorithms that launch with PDL)
   library list                    the catalog: per release, its PDL algorithms, programs and patches
+  library pack [--out FILE]       the built programs into .gpu-bundle/library.tar.xz for a GPU machine
   library build [--release R,..] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]
                                   the CCCL programs with each release's own nvcc into
                                   target/library/<release>/<target>/ (as shipped, -nopdl, -ptx90,

@@ -116,6 +116,9 @@ pub const HEADERS: &[(&str, &[&str])] = &[
 /// releases call), so the list follows each release's Thrust.
 #[derive(Debug, Clone, Copy)]
 pub struct ThrustInfo {
+    /// Its algorithm name, run by `kernels/cccl/thrust.cu`; empty: listed
+    /// only beside its CUB algorithm (`thrust = [...]`).
+    pub name: &'static str,
     pub entry: &'static str,
     pub algorithm: &'static str,
     pub header: &'static str,
@@ -127,48 +130,62 @@ const THRUST_SORT: &str = "thrust/system/cuda/detail/sort.h";
 /// The Thrust entry points, by the CUB algorithm they reach.
 pub const THRUST: &[ThrustInfo] = &[
     ThrustInfo {
+        name: "thrust_sort_custom",
         entry: "thrust::sort (a custom comparator)",
         algorithm: "merge_sort_keys",
         header: THRUST_SORT,
-        needles: &["cub::DeviceMergeSort::SortKeys", "cub::DispatchMergeSort<KeysIt, ItemsInputIt"],
+        needles: &[
+            "cub::DeviceMergeSort::SortKeys",
+            "cub::DispatchMergeSort<KeysIt, ItemsInputIt",
+        ],
     },
     ThrustInfo {
+        name: "",
         entry: "thrust::sort_by_key (a custom comparator)",
         algorithm: "merge_sort_pairs",
         header: THRUST_SORT,
-        needles: &["cub::DeviceMergeSort::SortPairs", "cub::DispatchMergeSort<KeysIt, ItemsIt"],
+        needles: &[
+            "cub::DeviceMergeSort::SortPairs",
+            "cub::DispatchMergeSort<KeysIt, ItemsIt",
+        ],
     },
     ThrustInfo {
+        name: "thrust_sort",
         entry: "thrust::sort (arithmetic keys, thrust::less)",
         algorithm: "radix_sort_onesweep_keys",
         header: THRUST_SORT,
         needles: &["cub::DeviceRadixSort::SortKeys"],
     },
     ThrustInfo {
+        name: "",
         entry: "thrust::sort_by_key (arithmetic keys, thrust::less)",
         algorithm: "radix_sort_onesweep_pairs",
         header: THRUST_SORT,
         needles: &["cub::DeviceRadixSort::SortPairs"],
     },
     ThrustInfo {
+        name: "thrust_inclusive_scan",
         entry: "thrust::inclusive_scan",
         algorithm: "inclusive_scan",
         header: "thrust/system/cuda/detail/scan.h",
         needles: &["cub::DeviceScan", "cub::DispatchScan"],
     },
     ThrustInfo {
+        name: "thrust_exclusive_scan",
         entry: "thrust::exclusive_scan",
         algorithm: "exclusive_scan",
         header: "thrust/system/cuda/detail/scan.h",
         needles: &["cub::DeviceScan", "cub::DispatchScan"],
     },
     ThrustInfo {
+        name: "thrust_transform",
         entry: "thrust::transform",
         algorithm: "transform",
         header: "thrust/system/cuda/detail/transform.h",
         needles: &["DeviceTransform::Transform", "dispatch_t<stable_address"],
     },
     ThrustInfo {
+        name: "thrust_find_if",
         entry: "thrust::find_if",
         algorithm: "find_if",
         header: "thrust/system/cuda/detail/find.h",

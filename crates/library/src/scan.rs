@@ -221,6 +221,29 @@ pub fn release_of_scan(name: &str, s: &Scanned) -> Release {
             algorithms.push(a);
         }
     }
+    // Thrust's entry points with a program, each with its CUB algorithm's sites.
+    let mut thrust = Vec::new();
+    for t in THRUST.iter().filter(|t| !t.name.is_empty()) {
+        let reached = s
+            .thrust
+            .iter()
+            .any(|(alg, e)| *alg == t.algorithm && *e == t.entry);
+        if let Some(cub) = algorithms
+            .iter()
+            .find(|a| a.name == t.algorithm)
+            .filter(|_| reached)
+        {
+            thrust.push(Algorithm {
+                name: t.name.into(),
+                entry: format!("{} -> {}", t.entry, cub.entry),
+                program: "thrust".into(),
+                thrust: Vec::new(),
+                waits: cub.waits.clone(),
+                triggers: cub.triggers.clone(),
+            });
+        }
+    }
+    algorithms.extend(thrust);
     for (file, site) in &s.headers {
         if algorithms_of(file).is_none() {
             algorithms.push(Algorithm {

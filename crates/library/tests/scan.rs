@@ -115,3 +115,41 @@ fn merging_keeps_releases_not_scanned() {
     assert_eq!(names, ["13.9", "13.10"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_thrust_entry_point_is_listed_where_its_header_calls_the_algorithm() {
+    let v = version("3005000");
+    let sort_h = "auto s = cub::DeviceMergeSort::SortKeys(a, b);\n";
+    let with = tree(
+        "thrust",
+        &[
+            (v.0, &v.1),
+            ("cub/agent/agent_merge_sort.cuh", AGENT_PDL),
+            ("thrust/system/cuda/detail/sort.h", sort_h),
+        ],
+    );
+    let r = scanned(&with);
+    let t = r
+        .algorithms
+        .iter()
+        .find(|a| a.name == "thrust_sort_custom")
+        .unwrap();
+    assert_eq!(t.program, "thrust");
+    assert_eq!(t.waits, r.algorithms[0].waits);
+    assert_eq!(
+        r.algorithms[0].thrust,
+        ["thrust::sort (a custom comparator)"]
+    );
+    // Without PDL in the agent, Thrust's entry point is not listed either.
+    let without = tree(
+        "thrust-plain",
+        &[
+            (v.0, &v.1),
+            ("cub/agent/agent_merge_sort.cuh", AGENT_PLAIN),
+            ("thrust/system/cuda/detail/sort.h", sort_h),
+        ],
+    );
+    assert!(scanned(&without).algorithms.is_empty());
+    std::fs::remove_dir_all(with).unwrap();
+    std::fs::remove_dir_all(without).unwrap();
+}
