@@ -6,7 +6,8 @@
 # also kernels-nvcc-<release>.tar.xz, another toolchain's) into
 # .gpu-bundle/<name>/, once per archive, and sets GC_ARCH to the first GPU's
 # architecture (sm_90, ...) for the scripts that run one architecture's
-# kernels directly.
+# kernels directly. The library tier's programs, when the bundle has them,
+# go to target/library/.
 for packed in .gpu-bundle/kernels*.tar.xz; do
   [ -f "$packed" ] || continue
   dir=${packed%.tar.xz}
@@ -16,6 +17,14 @@ for packed in .gpu-bundle/kernels*.tar.xz; do
     tar xJf "$packed" -C "$dir" && touch "$dir/.unpacked"
   fi
 done
+# The library tier's programs (`cargo xtask library build`), packed by the
+# bundle as library.tar.xz, go where the harness looks for them:
+# target/library/<release>/<target>/.
+if [ -f .gpu-bundle/library.tar.xz ] && [ ! target/library/.unpacked -nt .gpu-bundle/library.tar.xz ]; then
+  rm -rf target/library
+  mkdir -p target/library
+  tar xJf .gpu-bundle/library.tar.xz -C target/library && touch target/library/.unpacked
+fi
 GC_ARCH=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
 [ "$GC_ARCH" = sm_ ] && GC_ARCH=sm_90
 export GC_ARCH

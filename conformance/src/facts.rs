@@ -7,7 +7,8 @@
 //! GPU. Every fact is loaded whatever the machine: where one applies is
 //! decided trial by trial from the machine the trial ran on. A machine-code
 //! fact about a user program (`sass/<toolchain>/<sm>/user/<program>`) names
-//! a program of `kernels/sass/programs.toml` instead.
+//! a program of `kernels/sass/programs.toml` instead, and a library fact
+//! (`lib/<release>/<target>/<algorithm>`) an algorithm of the CCCL catalog.
 
 use std::path::Path;
 
@@ -35,6 +36,12 @@ pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Fact
     let mut programs = None;
     for e in &x.entries {
         let at = e.at();
+        if e.subject.tier() == Tier::Library {
+            if let Err(why) = crate::library::names_an_algorithm(root, &e.subject) {
+                problems.push(format!("{at}: `{}` {why}", e.subject));
+            }
+            continue;
+        }
         if e.subject.tier() == Tier::Sass && e.subject.rule() == Some(USER_PROGRAMS) {
             let dir = root.join(gridcheck_sass::programs::PROGRAMS_DIR);
             let names = programs.get_or_insert_with(|| {

@@ -1,5 +1,5 @@
 //! The conformance harness: every (rule, test) pair of the spec becomes
-//! libtest-mimic trials on four tiers.
+//! libtest-mimic trials on four tiers, and CCCL's PDL algorithms a fifth.
 //!
 //! - `model/<rule>/<test>`: the verdict equals the spec's. Both oracles run;
 //!   the axiomatic model's states are the verdict, loom cross-checks them,
@@ -11,6 +11,8 @@
 //! - `sass/<toolchain>/<sm>/<rule>/<test>` and
 //!   `sass/<toolchain>/<sm>/user/<program>`: the machine code keeps the
 //!   program order around PDL and launch primitives (`sass.rs`).
+//! - `lib/<release>/<target>/<algorithm>/<case>`: a CCCL algorithm that
+//!   launches with PDL, run by its program on the GPU (`library.rs`).
 //!
 //! A trial that cannot run here (no nvcc, no CUDA driver, kernels not built)
 //! is reported ignored with the reason, never passed. Every finished trial is
@@ -38,6 +40,7 @@ pub mod flags;
 mod gpu_tier;
 mod host;
 pub mod job;
+mod library;
 mod listing;
 mod mutants;
 pub mod options;

@@ -12,7 +12,7 @@ use libtest_mimic::{Arguments, Trial};
 use crate::ctx::Ctx;
 use crate::devices::Pool;
 use crate::options::Options;
-use crate::{flags, listing, mutants, process, sass, summary, tiers, worker};
+use crate::{flags, library, listing, mutants, process, sass, summary, tiers, worker};
 
 /// `conformance --kernels-folder RELEASE`: prints the name of a toolchain's
 /// kernels folder (`kernels-nvcc-RELEASE`), the one spelling the bundle's
@@ -123,6 +123,9 @@ fn trials(ctx: &std::sync::Arc<Ctx>) -> Vec<Trial> {
     let mut out = Vec::new();
     if ctx.plan.opts.runs(Tier::Sass) {
         out.extend(sass::trials(ctx));
+    }
+    if ctx.plan.opts.runs(Tier::Library) {
+        out.extend(library::trials(ctx));
     }
     for (rule, test) in ctx.plan.spec.pairs() {
         for tier in Tier::ALL {
@@ -253,6 +256,9 @@ fn device_time(ctx: &Ctx) {
         eprintln!("{e}");
     }
     for line in crate::timeline::summary(&spans, t.now(), 5) {
+        println!("{line}");
+    }
+    for line in library::time_per_release(&spans) {
         println!("{line}");
     }
 }

@@ -64,7 +64,7 @@ pub struct Runner {
 impl Runner {
     /// The GPU tier's devices when it runs (`Err`: the selection is wrong).
     pub fn new(opts: &Options) -> Result<Runner, String> {
-        let (device, devices) = if opts.runs(Tier::Gpu) {
+        let (device, devices) = if opts.runs(Tier::Gpu) || opts.runs(Tier::Library) {
             match Pool::new(opts.devices.as_ref())? {
                 Ok(pool) => (Ok(pool.selected()[0].clone()), Some(pool)),
                 Err(reason) => (Err(reason), None),

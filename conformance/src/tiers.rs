@@ -194,13 +194,18 @@ pub fn required_but_unavailable(ctx: &Ctx) -> Option<String> {
     ]
     .into_iter()
     .filter(|(t, _)| ctx.plan.opts.runs(*t) && ctx.plan.required(*t))
-    .find_map(|(t, e)| {
-        e.map(|e| {
-            format!(
-                "the {} tier was asked for and cannot run here: {e}",
-                t.as_str()
-            )
-        })
+    .find_map(|(t, e)| e.cloned().map(|e| (t, e)))
+    .or_else(|| {
+        let t = Tier::Library;
+        (ctx.plan.opts.runs(t) && ctx.plan.required(t))
+            .then(|| crate::library::unavailable(ctx).map(|e| (t, e)))
+            .flatten()
+    })
+    .map(|(t, e)| {
+        format!(
+            "the {} tier was asked for and cannot run here: {e}",
+            t.as_str()
+        )
     })
 }
 

@@ -132,3 +132,26 @@ fn several_toolchains_are_an_error_and_record_nothing() {
     assert!(records(&results).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--tier library` where it cannot run (no GPU here; on a GPU machine
+/// without a built release the same) stops before any trial.
+#[test]
+fn an_explicit_library_tier_without_a_gpu_is_an_error_and_records_nothing() {
+    if let Ok(d) = gridcheck_gpu::probe() {
+        eprintln!(
+            "not run: this machine has a GPU ({}), so whether the library tier can run depends on its builds",
+            d.name
+        );
+        return;
+    }
+    let dir = scratch("library");
+    let results = dir.join("r.jsonl");
+    let (code, out) = run(&dir, &results, &["library"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("error: the library tier was asked for and cannot run here: "),
+        "{out}"
+    );
+    assert!(records(&results).is_empty(), "{:?}", records(&results));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,7 +70,8 @@ pub fn run(args: &[String]) -> Result<()> {
     // (the bundle scripts export it as GRIDCHECK_COMMIT).
     let commit = gridcheck_toolchain::checkout_commit(&root).unwrap_or_default();
     let bundle = root.join(".gpu-bundle");
-    let summary = assemble(&release, &kernels, &commit, &bundle)?;
+    let mut summary = assemble(&release, &kernels, &commit, &bundle)?;
+    summary.push(pack_library(&root, &bundle)?);
     let fixtures = fixtures(&root, &bundle.join("fixtures/sm_90"))?;
     mutants::run(&["--out".into(), bundle.join("mutants").display().to_string()])?;
     println!(
@@ -179,6 +180,35 @@ fn pack_kernels(built: &[PathBuf], from: &Path, bundle: &Path, name: &str) -> Re
         packed.display(),
         mib(packed_size),
         started.elapsed().as_secs_f64(),
+    ))
+}
+
+/// The library tier's programs (`target/library/<release>/<target>/`,
+/// built by `cargo xtask library build`), packed whole into
+/// `<bundle>/library.tar.xz` (`conformance/bundle-kernels.sh` unpacks it
+/// into `target/library/` on the GPU machine, where the harness looks).
+/// Without a build, no archive (an earlier one is removed) and the line
+/// says so. Returns a line for the summary.
+fn pack_library(root: &Path, bundle: &Path) -> Result<String> {
+    let from = root.join("target/library");
+    let packed = bundle.join("library.tar.xz");
+    if packed.exists() {
+        std::fs::remove_file(&packed)
+            .map_err(|e| format!("cannot remove {}: {e}", packed.display()))?;
+    }
+    if !from.is_dir() {
+        return Ok(format!(
+            "no library programs ({} is not built: cargo xtask library build)",
+            from.display()
+        ));
+    }
+    pack(&from, &packed)?;
+    let size = std::fs::metadata(&packed).map(|m| m.len()).unwrap_or(0);
+    Ok(format!(
+        "the library programs of {} (packed into {} of {:.1} MiB)",
+        from.display(),
+        packed.display(),
+        size as f64 / (1024.0 * 1024.0)
     ))
 }
 
@@ -292,6 +322,34 @@ fn fixtures(root: &Path, out: &Path) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The library programs travel whole, packed; without a build the
+    /// bundle says so and keeps no stale archive.
+    #[test]
+    fn the_library_programs_are_packed_when_built() {
+        let base =
+            std::env::temp_dir().join(format!("gridcheck-bundle-lib-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let bundle = base.join(".gpu-bundle");
+        std::fs::create_dir_all(&bundle).unwrap();
+        std::fs::write(bundle.join("library.tar.xz"), "stale").unwrap();
+        let line = pack_library(&base, &bundle).unwrap();
+        assert!(line.starts_with("no library programs"), "{line}");
+        assert!(!bundle.join("library.tar.xz").exists());
+        let prog = base.join("target/library/13.3/sm_90/merge_sort");
+        std::fs::create_dir_all(prog.parent().unwrap()).unwrap();
+        std::fs::write(&prog, "program").unwrap();
+        let line = pack_library(&base, &bundle).unwrap();
+        assert!(line.contains("library.tar.xz"), "{line}");
+        let list = Command::new("tar")
+            .arg("tJf")
+            .arg(bundle.join("library.tar.xz"))
+            .output()
+            .unwrap();
+        let list = String::from_utf8_lossy(&list.stdout);
+        assert!(list.contains("./13.3/sm_90/merge_sort"), "{list}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     /// A checkout as a fresh clone leaves it (no `.gpu-bundle/`), with
     /// cargo's release binaries and one built kernel beside it.

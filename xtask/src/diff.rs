@@ -16,6 +16,7 @@ use crate::report::{emit, spec_if_it_loads};
 
 pub const HELP: &str = "usage: cargo xtask report diff BASE NEW [--json] [--fail-on regression|change|never] [--out FILE]
                                [--spread FILE | --no-spread]
+       cargo xtask report diff --library-release OLD NEW RESULTS [--out FILE]
 
 What changed from the run BASE to the run NEW.
 
@@ -50,6 +51,12 @@ change is a regression only beyond it (outside the baseline's range and
 regression only when no baseline run missed it and NEW's escalation did not
 provoke it, and a status the baseline saw for the trial is within it (not
 a regression). Two runs that differ as the baseline's runs do give none.
+
+With --library-release, two CCCL releases of one run (RESULTS, as BASE
+above): the library tier's cases of OLD (lib/OLD/<target>/<algorithm>/<case>)
+against the same target, algorithm and case of NEW: what NEW fixed, what it
+broke, what fails in both, cases of one release only. Exit 1 when NEW broke
+a case OLD passed.
 
 Options:
   --json          the diff as JSON (every trial; Markdown groups a test's rules)
@@ -191,7 +198,52 @@ pub fn markdown_between(base: &Path, new: &Path, root: &Path) -> Result<String, 
     ))
 }
 
+/// `--library-release OLD NEW RESULTS [--out FILE]`: the diff of two CCCL
+/// releases within one run (`gridcheck_report::release_diff`).
+fn library_releases(args: &[String]) -> ExitCode {
+    let mut rest = Vec::new();
+    let mut out = None;
+    let mut it = args.iter().filter(|a| *a != "--library-release");
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = it.next().map(PathBuf::from),
+            _ => rest.push(a.clone()),
+        }
+    }
+    let Ok([old, new, input]) = <[String; 3]>::try_from(rest) else {
+        eprintln!(
+            "error: --library-release takes OLD NEW RESULTS (two CCCL releases and a run)\n\n{HELP}"
+        );
+        return ExitCode::from(2);
+    };
+    let (name, run) = match load(&input, None) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let d = gridcheck_report::release_diff(&run.records, &old, &new);
+    let cases = d.fixed.len() + d.broke.len() + d.still_failing.len() + d.other.len() + d.same;
+    if cases == 0 && d.only_old.is_empty() && d.only_new.is_empty() {
+        eprintln!("error: {name} holds no library trial of CCCL {old} or {new}");
+        return ExitCode::from(2);
+    }
+    if let Err(e) = emit(&out, &format!("{name}\n{}", d.text())) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    if d.regressed() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 pub fn run(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "--library-release") {
+        return library_releases(args);
+    }
     let a = match parse(args) {
         Ok(Some(a)) => a,
         Ok(None) => {
@@ -383,6 +435,60 @@ mod tests {
                 .unwrap_err()
                 .contains("cannot read /nonexistent/r.jsonl")
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Two CCCL releases of one run: what the newer fixed and broke; exit
+    /// 1 when it broke a case, 2 when the run has neither release.
+    #[test]
+    fn two_library_releases_of_one_run() {
+        use gridcheck_report::{Status, TrialId, TrialRecord};
+        let dir = std::env::temp_dir().join(format!("gridcheck-diff-lib-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rec = |release: &str, case: &str, status| {
+            let mut r = TrialRecord::new(
+                TrialId::library(release, "sm_90", "merge_sort_keys", case),
+                status,
+                "m",
+            );
+            r.run_id = Some("run1".into());
+            r.to_json_line()
+        };
+        let results = dir.join("results.jsonl");
+        let lines = [
+            rec("13.0", "n1000-stress", Status::Fail),
+            rec("13.3", "n1000-stress", Status::Pass),
+            rec("13.0", "n1000-quiet", Status::Pass),
+            rec("13.3", "n1000-quiet", Status::Fail),
+        ];
+        std::fs::write(&results, lines.join("\n") + "\n").unwrap();
+        let out = dir.join("diff.txt");
+        let code = |a: &[&str]| {
+            let mut v: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+            v.extend(["--out".to_string(), out.display().to_string()]);
+            run(&v)
+        };
+        let r = results.display().to_string();
+        assert_eq!(
+            code(&["--library-release", "13.0", "13.3", &r]),
+            ExitCode::FAILURE
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            text.contains("CCCL 13.3 against 13.0: 1 fixed, 1 broken"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "fixed in the newer release: lib/13.3/sm_90/merge_sort_keys/n1000-stress"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            code(&["--library-release", "12.0", "12.1", &r]),
+            ExitCode::from(2)
+        );
+        assert_eq!(code(&["--library-release", "13.0", &r]), ExitCode::from(2));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -135,7 +135,7 @@ fn tier(v: &str) -> Result<Tier, String> {
     Tier::ALL
         .into_iter()
         .find(|x| x.as_str() == v)
-        .ok_or_else(|| "unknown tier: expected model, static, gpu or sass".into())
+        .ok_or_else(|| "unknown tier: expected model, static, gpu, sass or library".into())
 }
 
 /// A number of seconds, more than 0 and at most an hour.
@@ -183,7 +183,7 @@ macro_rules! flag {
 pub const FLAGS: &[Flag] = &[
     flag!(
         "--tier",
-        Some("model|static|gpu|sass"),
+        Some("model|static|gpu|sass|library"),
         "run only this tier (repeatable; default: all); a tier named\nhere that cannot run on this machine is an error",
         |d, v| {
             d.o.tiers.push(tier(v)?);

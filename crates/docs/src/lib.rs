@@ -7,7 +7,7 @@
 //!
 //! - [`site::build`]: an mdBook source tree (SUMMARY.md and one page a rule,
 //!   plus index, discrepancies, coverage, runs, toolchains, real-world
-//!   shapes, benchmarks and "how to read a verdict") rendered to HTML with the `mdbook` library;
+//!   shapes, the CCCL library tier, benchmarks and "how to read a verdict") rendered to HTML with the `mdbook` library;
 //! - [`markdown_report::markdown`]: a Markdown report of any results file;
 //! - [`matrix::Matrix`]: result files merged into a conformance matrix
 //!   (trial × run: GPU, driver, nvcc, the kernels' toolchain, date, run id;
@@ -26,6 +26,7 @@ pub mod coverage;
 pub mod diff_report;
 mod discrepancies;
 mod fragments;
+pub mod library_page;
 pub mod markdown_report;
 pub mod matrix;
 mod mutation;

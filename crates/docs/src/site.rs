@@ -4,7 +4,7 @@
 //! Layout under the output directory: `book.toml`, `gridcheck.css`, `src/`
 //! (the generated Markdown: `index.md`, `reading-a-verdict.md`,
 //! `discrepancies.md`, `coverage.md`, `mutation.md`, `runs.md`,
-//! `toolchains.md`, `shapes.md`, `benchmarks.md`, `seeds/<seed>.md`, `rules/<rule
+//! `toolchains.md`, `shapes.md`, `library.md`, `benchmarks.md`, `seeds/<seed>.md`, `rules/<rule
 //! id>.md`) and `book/` (the HTML; open `book/index.html`).
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use crate::Result;
 use crate::context::Ctx;
 pub use crate::context::{Inputs, seed_path};
 use crate::text::rule_path;
-use crate::{discrepancies, mutation, pages, rule_page, shapes_page, toolchain_page};
+use crate::{discrepancies, library_page, mutation, pages, rule_page, shapes_page, toolchain_page};
 
 /// The site's Markdown: (path under `src/`, text), SUMMARY.md first.
 #[derive(Debug, Clone)]
@@ -54,6 +54,7 @@ pub fn render(inputs: &Inputs) -> Source {
         ("runs.md", "Recorded runs", pages::runs(&ctx)),
         ("toolchains.md", "Toolchains", toolchain_page::page(&ctx)),
         ("shapes.md", "Real-world shapes", shapes_page::page(&ctx)),
+        ("library.md", "CCCL library tier", library_page::page(&ctx)),
         ("benchmarks.md", "Benchmarks", pages::benchmarks(&ctx)),
     ] {
         summary += &format!("[{title}]({path})\n");

@@ -37,6 +37,8 @@ pub struct Here {
     /// builds the kernels and links its `libcudadevrt`).
     pub device_runtime: Option<String>,
     pub toolkit: Option<String>,
+    /// The CCCL release a library trial's program was built from.
+    pub cccl: Option<String>,
 }
 
 impl Here {
@@ -56,6 +58,7 @@ impl Here {
         if h.sm.is_none() {
             h.sm = rec.trial.sm.clone();
         }
+        h.cccl = rec.library.as_ref().map(|l| l.release.clone());
         h
     }
 
@@ -74,6 +77,7 @@ impl Here {
             driver: e.driver_version.clone(),
             device_runtime: built_by.clone(),
             toolkit: built_by,
+            cccl: None,
         }
     }
 }
@@ -90,6 +94,7 @@ fn agrees(d: &Dependency, p: &Place, here: &Here) -> bool {
         Dependency::Driver => same(&p.driver, &here.driver, |s| s.to_string()),
         Dependency::DeviceRuntime => same(&p.device_runtime, &here.device_runtime, major_minor),
         Dependency::Toolkit => same(&p.toolkit, &here.toolkit, major_minor),
+        Dependency::Cccl => same(&p.cccl, &here.cccl, major_minor),
         Dependency::Arch(_) => true,
     }
 }
@@ -105,6 +110,7 @@ fn mismatch(d: &Dependency, here: &Here) -> String {
             or_unknown(&here.device_runtime)
         ),
         Dependency::Toolkit => format!("nvcc here is {}", or_unknown(&here.toolkit)),
+        Dependency::Cccl => format!("the CCCL here is {}'s", or_unknown(&here.cccl)),
         Dependency::Arch(_) => format!("the architecture here is {}", or_unknown(&here.sm)),
     }
 }
@@ -153,6 +159,10 @@ impl Fact {
     pub fn covers(&self, trial: &TrialId) -> bool {
         let (tier, sm, rule, test) = match &self.subject {
             Subject::Trial(t) => (t.tier, &t.sm, Some(&t.rule), &t.test),
+            // A library test key names the algorithm: every case of it.
+            Subject::Test(k) if k.tier == crate::Tier::Library => {
+                (k.tier, &k.sm, Some(&k.test), &trial.test)
+            }
             Subject::Test(k) => (k.tier, &k.sm, None, &k.test),
         };
         let arch = match (&trial.sm, self.arch_range()) {
@@ -193,7 +203,7 @@ impl Fact {
         // This exact environment: the GPU model and driver, or for a
         // compile-time fact the same nvcc release.
         let exact = self.measured.iter().filter(fits).find(|p| {
-            if self.subject.tier() == crate::Tier::Gpu {
+            if matches!(self.subject.tier(), crate::Tier::Gpu | crate::Tier::Library) {
                 agrees(&Dependency::GpuModel, p, here) && agrees(&Dependency::Driver, p, here)
             } else {
                 p.toolkit.is_some()

@@ -108,6 +108,9 @@ pub enum Dependency {
     DeviceRuntime,
     /// The compiler, nvcc, by major.minor (`13.0`).
     Toolkit,
+    /// The CCCL headers a library trial's program was built from, by the
+    /// release that ships them (`13.3`): the library tier only.
+    Cccl,
     /// The architecture, a range (`sm>=90`): the fact covers the test on
     /// every architecture in it. Without one, only the key's architecture.
     Arch(ArchRange),
@@ -122,11 +125,12 @@ impl FromStr for Dependency {
             "driver" => Dependency::Driver,
             "device-runtime" => Dependency::DeviceRuntime,
             "toolkit" => Dependency::Toolkit,
+            "cccl" => Dependency::Cccl,
             _ => {
                 let bad = || {
                     format!(
-                        "`{s}` is none of `gpu-model`, `driver`, `device-runtime`, `toolkit` \
-                         or an architecture range such as `sm>=90`"
+                        "`{s}` is none of `gpu-model`, `driver`, `device-runtime`, `toolkit`, \
+                         `cccl` or an architecture range such as `sm>=90`"
                     )
                 };
                 let rest = s.strip_prefix("sm").ok_or_else(bad)?;
@@ -154,6 +158,7 @@ impl fmt::Display for Dependency {
             Dependency::Driver => f.write_str("driver"),
             Dependency::DeviceRuntime => f.write_str("device-runtime"),
             Dependency::Toolkit => f.write_str("toolkit"),
+            Dependency::Cccl => f.write_str("cccl"),
             Dependency::Arch(r) => write!(f, "sm{}{}", r.op, r.sm),
         }
     }
@@ -182,6 +187,8 @@ pub struct Place {
     pub device_runtime: Option<String>,
     /// nvcc's version, `13.0.88`.
     pub toolkit: Option<String>,
+    /// The CCCL release a library trial's program was built from, `13.3`.
+    pub cccl: Option<String>,
     /// `YYYY-MM-DD`.
     pub date: String,
     /// Where its records are, `records/<gpu>/<date>/`.
@@ -205,6 +212,9 @@ impl fmt::Display for Place {
         }
         if let Some(t) = &self.toolkit {
             parts.push(format!("nvcc {t}"));
+        }
+        if let Some(c) = &self.cccl {
+            parts.push(format!("CCCL of {c}"));
         }
         parts.push(self.date.clone());
         f.write_str(&parts.join(", "))
@@ -381,13 +391,27 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
         Tier::Sass => !matches!(d, Dependency::Toolkit | Dependency::Arch(_)),
         _ => !matches!(d, Dependency::Toolkit),
     };
+    // A library fact is about the headers of one CCCL release run on a
+    // GPU: it depends on `cccl` and may name anything a GPU fact may.
+    let library = subject.tier() == Tier::Library;
+    if library != f.depends_on.contains(&Dependency::Cccl) {
+        return Err((
+            "depends_on",
+            if library {
+                "a fact of the library tier depends on `cccl` (the key's release is only where it was first measured)"
+            } else {
+                "only a fact of the library tier depends on `cccl`"
+            }
+            .into(),
+        ));
+    }
     if subject.tier() == Tier::Sass && !f.depends_on.contains(&Dependency::Toolkit) {
         return Err((
             "depends_on",
             "a fact of the sass tier depends on the `toolkit` (the key's toolchain is only where it was first measured)".into(),
         ));
     }
-    if subject.tier() != Tier::Gpu
+    if !matches!(subject.tier(), Tier::Gpu | Tier::Library)
         && let Some(d) = f.depends_on.iter().find(|d| gpu_only(d))
     {
         return Err((
@@ -433,6 +457,7 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
                 Dependency::Driver => (p.driver.is_some(), "driver"),
                 Dependency::DeviceRuntime => (p.device_runtime.is_some(), "device_runtime"),
                 Dependency::Toolkit => (p.toolkit.is_some(), "toolkit"),
+                Dependency::Cccl => (p.cccl.is_some(), "cccl"),
                 Dependency::Arch(_) => (p.sm.is_some(), "sm"),
             };
             if !has {
@@ -446,14 +471,17 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
             }
         }
     }
-    if let Subject::Trial(t) = subject {
-        check_key_arch(&t.sm, f)?;
-        check_key_toolchain(&t.toolchain, f)?;
-    } else if let Subject::Test(k) = subject {
-        check_key_arch(&k.sm, f)?;
-        check_key_toolchain(&k.toolchain, f)?;
+    let (sm, release) = match subject {
+        Subject::Trial(t) => (&t.sm, &t.toolchain),
+        Subject::Test(k) => (&k.sm, &k.toolchain),
+    };
+    if library {
+        // A library key's target is a build (`sm_90`, `compute_80`), not
+        // the GPU it ran on, which the places give.
+        return check_key_release(release, f);
     }
-    Ok(())
+    check_key_arch(sm, f)?;
+    check_key_toolchain(release, f)
 }
 
 /// A GPU key's architecture is where it was measured: in its range, and
@@ -500,6 +528,24 @@ fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static
     Err((
         "measured",
         format!("no place with nvcc {tc}, the key's toolchain"),
+    ))
+}
+
+/// A library key's release (`13.3`) is the CCCL release of a place it was
+/// measured; the `cccl` dependency says which releases the fact covers.
+fn check_key_release(release: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
+    let Some(release) = release else {
+        return Ok(());
+    };
+    if f.measured
+        .iter()
+        .any(|p| p.cccl.as_deref().map(crate::major_minor).as_deref() == Some(release.as_str()))
+    {
+        return Ok(());
+    }
+    Err((
+        "measured",
+        format!("no place with cccl {release}, the key's release"),
     ))
 }
 

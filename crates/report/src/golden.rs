@@ -161,6 +161,7 @@ mod tests {
             run_id: None,
             run_started: None,
             escalation: None,
+            library: None,
         }
     }
 

@@ -16,6 +16,7 @@ mod escalation;
 pub mod facts;
 mod golden;
 mod junit;
+mod library;
 mod mutant;
 mod rate_bound;
 pub mod rates;
@@ -39,6 +40,9 @@ pub use escalation::{Escalation, EscalationStep};
 pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
+pub use library::{
+    LibraryControl, LibraryResult, LibraryRun, ReleaseDiff, Reproducer, release_diff,
+};
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus};
 pub use rate_bound::{rate_upper, rate_upper_95};
 pub use record::{

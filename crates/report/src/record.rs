@@ -179,6 +179,9 @@ pub struct TrialRecord {
     /// showed, and what came of it (absent: not escalated, and in every
     /// record written before escalations).
     pub escalation: Option<crate::Escalation>,
+    /// A library trial's counts, controls and reproducer (absent on other
+    /// tiers and in records written before the library tier).
+    pub library: Option<crate::LibraryResult>,
 }
 
 /// A [`TrialRecord`] as the results file spells it.
@@ -210,6 +213,8 @@ struct RecordLine {
     run_started: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     escalation: Option<crate::Escalation>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    library: Option<crate::LibraryResult>,
 }
 
 impl From<TrialRecord> for RecordLine {
@@ -231,6 +236,7 @@ impl From<TrialRecord> for RecordLine {
             run_id: r.run_id,
             run_started: r.run_started,
             escalation: r.escalation,
+            library: r.library,
         }
     }
 }
@@ -265,6 +271,7 @@ impl TryFrom<RecordLine> for TrialRecord {
             run_id: l.run_id,
             run_started: l.run_started,
             escalation: l.escalation,
+            library: l.library,
         })
     }
 }
@@ -286,6 +293,7 @@ impl TrialRecord {
             run_id: None,
             run_started: None,
             escalation: None,
+            library: None,
         }
     }
 

@@ -171,6 +171,7 @@ mod tests {
             run_id: Some("r1".into()),
             run_started: None,
             escalation: None,
+            library: None,
         }
     }
 

@@ -4,7 +4,13 @@
 //! [`TestKey`], the test on a tier whatever rule lists it (`model/<test>`,
 //! `static/<test>`, `gpu/<sm>/<test>`, `sass/<toolchain>/<sm>/<test>`). The
 //! machine-code tier's user programs are trials of the rule-like name
-//! [`USER_PROGRAMS`]: `sass/<toolchain>/<sm>/user/<program>`.
+//! [`USER_PROGRAMS`]: `sass/<toolchain>/<sm>/user/<program>`. The
+//! library tier's trials are `lib/<release>/<target>/<algorithm>/<case>`
+//! (a CCCL release, a build target `sm_90` or `compute_80`, a CUB
+//! algorithm and a case such as `n100000-stress`): the release sits where
+//! a machine-code trial's toolchain does, the algorithm where a rule does,
+//! and the test key of a library trial is its algorithm
+//! (`lib/<release>/<target>/<algorithm>`), what a fact about it names.
 //!
 //! A rule and a test are many-to-many: a test listed by eight rules makes
 //! eight trials but one model exploration and one hardware run. A fact about
@@ -30,21 +36,47 @@ pub enum Tier {
     /// The machine code of the generated kernels and the user programs:
     /// program order kept around PDL and launch primitives (no GPU).
     Sass,
+    /// CCCL's PDL algorithms run as a user runs them, release by release,
+    /// their results checked on the host (trials named `lib/...`).
+    Library,
 }
 
 /// The rule part of a user program's machine-code trial.
 pub const USER_PROGRAMS: &str = "user";
 
 impl Tier {
-    pub const ALL: [Tier; 4] = [Tier::Model, Tier::Static, Tier::Gpu, Tier::Sass];
+    pub const ALL: [Tier; 5] = [
+        Tier::Model,
+        Tier::Static,
+        Tier::Gpu,
+        Tier::Sass,
+        Tier::Library,
+    ];
 
+    /// The tier's name: what `--tier` takes and records say.
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Model => "model",
             Tier::Static => "static",
             Tier::Gpu => "gpu",
             Tier::Sass => "sass",
+            Tier::Library => "library",
         }
+    }
+
+    /// The first part of its trials' names: the name, but `lib` for the
+    /// library tier.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Tier::Library => "lib",
+            t => t.as_str(),
+        }
+    }
+
+    /// Whether the tier's names carry a release after the prefix (the
+    /// machine-code tier's toolchain, the library tier's CCCL release).
+    fn has_release(self) -> bool {
+        matches!(self, Tier::Sass | Tier::Library)
     }
 }
 
@@ -61,7 +93,9 @@ impl FromStr for Tier {
         Tier::ALL
             .into_iter()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown tier `{s}`: expected model, static, gpu or sass"))
+            .ok_or_else(|| {
+                format!("unknown tier `{s}`: expected model, static, gpu, sass or library")
+            })
     }
 }
 
@@ -114,6 +148,15 @@ impl TrialId {
         TrialId::new(Tier::Gpu, Some(sm), rule, test)
     }
 
+    /// A library trial: `lib/<release>/<target>/<algorithm>/<case>` (the
+    /// CCCL release, `sm_90` or `compute_80`, the CUB algorithm, the case).
+    pub fn library(release: &str, target: &str, algorithm: &str, case: &str) -> TrialId {
+        TrialId {
+            toolchain: Some(release.to_string()),
+            ..TrialId::new(Tier::Library, Some(target), algorithm, case)
+        }
+    }
+
     /// The name of a mutant's trial (`--mutants`):
     /// `mutant/<sm>/<test>~<operator>`. A mutant is no tier's trial (its
     /// record is a `MutantRecord`, keyed by the mutant's name), so it has
@@ -141,20 +184,24 @@ impl TrialId {
     }
 
     /// The test this trial runs, on its tier: the key of the facts the
-    /// trial shares with every other rule that lists the test.
+    /// trial shares with every other rule that lists the test. A library
+    /// trial's is its algorithm (every case of it).
     pub fn test_key(&self) -> TestKey {
         TestKey {
             tier: self.tier,
             sm: self.sm.clone(),
             toolchain: self.toolchain.clone(),
-            test: self.test.clone(),
+            test: match self.tier {
+                Tier::Library => self.rule.clone(),
+                _ => self.test.clone(),
+            },
         }
     }
 }
 
 impl fmt::Display for TrialId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.tier.as_str())?;
+        f.write_str(self.tier.prefix())?;
         if let Some(t) = &self.toolchain {
             write!(f, "/{t}")?;
         }
@@ -167,7 +214,7 @@ impl fmt::Display for TrialId {
 
 impl fmt::Display for TestKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.tier.as_str())?;
+        f.write_str(self.tier.prefix())?;
         if let Some(t) = &self.toolchain {
             write!(f, "/{t}")?;
         }
@@ -265,14 +312,21 @@ type Head<'a> = (Tier, Option<String>, Option<String>, Vec<&'a str>);
 
 fn split(s: &str) -> Result<Head<'_>, String> {
     let mut parts = s.split('/');
-    let tier: Tier = parts
-        .next()
-        .unwrap_or_default()
-        .parse()
-        .map_err(|e| format!("`{s}`: {e}"))?;
+    let first = parts.next().unwrap_or_default();
+    let tier: Tier = Tier::ALL
+        .into_iter()
+        .find(|t| t.prefix() == first)
+        .ok_or_else(|| {
+            format!("`{s}`: unknown tier `{first}`: expected model, static, gpu, sass or lib")
+        })?;
     let toolchain = match tier {
-        Tier::Sass => match parts.next() {
+        Tier::Sass | Tier::Library => match parts.next() {
             Some(t) if is_release(t) => Some(t.to_string()),
+            _ if tier == Tier::Library => {
+                return Err(format!(
+                    "`{s}`: a library name starts `lib/<release>/<target>/` (a CCCL release such as 13.3)"
+                ));
+            }
             _ => {
                 return Err(format!(
                     "`{s}`: a machine-code name starts `sass/<toolchain>/sm_XX/` (a release such as 13.5)"
@@ -282,11 +336,16 @@ fn split(s: &str) -> Result<Head<'_>, String> {
         _ => None,
     };
     let sm = match tier {
-        Tier::Gpu | Tier::Sass => match parts.next() {
+        Tier::Gpu | Tier::Sass | Tier::Library => match parts.next() {
             Some(sm) if sm.starts_with("sm_") && sm.len() > 3 => Some(sm.to_string()),
-            // A machine-code trial of PTX: a virtual architecture.
-            Some(v) if tier == Tier::Sass && v.starts_with("compute_") && v.len() > 8 => {
+            // A machine-code or library trial of PTX: a virtual architecture.
+            Some(v) if tier.has_release() && v.starts_with("compute_") && v.len() > 8 => {
                 Some(v.to_string())
+            }
+            _ if tier == Tier::Library => {
+                return Err(format!(
+                    "`{s}`: a library name has the target `sm_XX` (or, for PTX, `compute_XX`) after the release"
+                ));
             }
             _ if tier == Tier::Gpu => {
                 return Err(format!(
@@ -320,8 +379,17 @@ fn form(tier: Tier) -> &'static str {
     match tier {
         Tier::Gpu => "gpu/<sm>/",
         Tier::Sass => "sass/<toolchain>/<sm>/",
+        Tier::Library => "lib/<release>/<target>/",
         Tier::Model => "model/",
         Tier::Static => "static/",
+    }
+}
+
+/// The parts after the head, as a trial of the tier names them.
+fn trial_form(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Library => "<algorithm>/<case>",
+        _ => "<rule>/<test>",
     }
 }
 
@@ -339,8 +407,9 @@ impl FromStr for TrialId {
                 test: test.to_string(),
             }),
             _ => Err(format!(
-                "`{s}` is not a trial name: expected {}<rule>/<test>",
-                form(tier)
+                "`{s}` is not a trial name: expected {}{}",
+                form(tier),
+                trial_form(tier)
             )),
         }
     }
@@ -359,8 +428,13 @@ impl FromStr for TestKey {
                 test: test.to_string(),
             }),
             _ => Err(format!(
-                "`{s}` is not a test key: expected {}<test>",
-                form(tier)
+                "`{s}` is not a test key: expected {}{}",
+                form(tier),
+                if tier == Tier::Library {
+                    "<algorithm>"
+                } else {
+                    "<test>"
+                }
             )),
         }
     }
@@ -418,6 +492,8 @@ mod tests {
             "sass/13.0/sm_100/user/restrict-load",
             "sass/13.0/sm_90a/user/guarded-wait-gdc-on",
             "sass/13.5/compute_80/user/guarded-wait-arch",
+            "lib/13.3/sm_90/merge_sort_keys/n100000-stress",
+            "lib/13.0/compute_80/inclusive_scan/n1000-quiet",
         ] {
             let id: TrialId = name.parse().unwrap();
             assert_eq!(id.to_string(), name);
@@ -440,6 +516,56 @@ mod tests {
     }
 
     #[test]
+    fn a_library_trial_is_keyed_by_its_algorithm() {
+        let id = TrialId::library("13.3", "sm_90", "merge_sort_keys", "n100000-stress");
+        assert_eq!(
+            id.to_string(),
+            "lib/13.3/sm_90/merge_sort_keys/n100000-stress"
+        );
+        assert_eq!(id.tier, Tier::Library);
+        assert_eq!(id.tier.as_str(), "library");
+        assert_eq!("library".parse::<Tier>(), Ok(Tier::Library));
+        assert!(
+            "lib".parse::<Tier>().is_err(),
+            "`lib` names trials, not the tier"
+        );
+        let key = id.test_key();
+        assert_eq!(key.to_string(), "lib/13.3/sm_90/merge_sort_keys");
+        assert_eq!(
+            "lib/13.3/sm_90/merge_sort_keys".parse::<TestKey>().unwrap(),
+            key
+        );
+        // Every case of the algorithm is covered by the key, no other.
+        let k: Subject = "lib/13.3/sm_90/merge_sort_keys".parse().unwrap();
+        assert!(k.covers(&id));
+        assert!(k.covers(&TrialId::library(
+            "13.3",
+            "sm_90",
+            "merge_sort_keys",
+            "n1000-quiet"
+        )));
+        assert!(!k.covers(&TrialId::library(
+            "13.3",
+            "sm_90",
+            "inclusive_scan",
+            "n1000-quiet"
+        )));
+        assert!(!k.covers(&TrialId::library(
+            "13.3",
+            "compute_80",
+            "merge_sort_keys",
+            "n1000-quiet"
+        )));
+        let t: Subject = id.to_string().parse().unwrap();
+        assert_eq!(t, Subject::Trial(id.clone()));
+        // A library trial and a machine-code trial of the same parts differ.
+        assert_ne!(
+            id.to_string(),
+            TrialId::sass("13.3", "sm_90", "merge_sort_keys", "n100000-stress").to_string()
+        );
+    }
+
+    #[test]
     fn bad_names_say_what_is_expected() {
         for (bad, says) in [
             ("gpu/cdp2.a.b/t", "gpu/sm_XX/"),
@@ -458,6 +584,13 @@ mod tests {
                 "expected sass/<toolchain>/<sm>/<rule>/<test>",
             ),
             ("model/a//b", "empty"),
+            ("lib/sm_90/a/b", "lib/<release>/<target>/"),
+            ("lib/13.3/a/b", "the target `sm_XX`"),
+            (
+                "lib/13.3/sm_90/a",
+                "expected lib/<release>/<target>/<algorithm>/<case>",
+            ),
+            ("library/13.3/sm_90/a/b", "unknown tier `library`"),
             ("", "unknown tier"),
         ] {
             let e = bad.parse::<TrialId>().unwrap_err();

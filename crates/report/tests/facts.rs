@@ -251,6 +251,7 @@ fn the_h100s_facts_on_an_h200() {
         driver: Some("580.159.04".into()),
         device_runtime: Some("13.0.88".into()),
         toolkit: Some("13.0.88".into()),
+        cccl: None,
     };
     let h100 = Here {
         gpu: Some("NVIDIA H100 80GB HBM3".into()),

@@ -29,6 +29,7 @@ fn rec(trial: &str, status: Status, gpu: Option<&str>) -> TrialRecord {
         run_id: None,
         run_started: None,
         escalation: None,
+        library: None,
     }
 }
 

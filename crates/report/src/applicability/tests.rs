@@ -314,3 +314,83 @@ fn a_compile_fact_depends_on_the_toolkit() {
     assert_eq!(status, Status::Known);
     assert!(m.contains("nvcc here is 13.2.1"), "{m}");
 }
+
+/// A library fact: measured with CCCL 13.0 on the H200, keyed by its
+/// algorithm (every case), covering every release and judged by `cccl`.
+fn library_facts() -> Facts {
+    let text = "[\"lib/13.0/sm_90/merge_sort_keys\"]\nkind = \"discrepancy\"\n\
+                summary = \"Sorted keys come back unsorted.\"\n\
+                depends_on = [\"cccl\", \"gpu-model\", \"driver\"]\nevidence = \"e\"\n\
+                measured = [{ gpu = \"NVIDIA H200\", sm = \"sm_90\", driver = \"580.159.04\", cccl = \"13.0\", date = \"2026-11-29\" }]\n";
+    Facts {
+        entries: Facts::parse(text, Path::new("library.toml"), Path::new("/")).unwrap(),
+    }
+}
+
+fn library(release: &str, target: &str, gpu: &str, status: Status) -> TrialRecord {
+    let mut r = rec("sm_90", gpu, "580.159.04", "13.0.88", status);
+    r.trial = TrialId::library(release, target, "merge_sort_keys", "n1000-stress");
+    r.library = Some(crate::LibraryResult {
+        release: release.into(),
+        cccl: None,
+        target: target.into(),
+        algorithm: "merge_sort_keys".into(),
+        size: 1000,
+        env: "stress".into(),
+        reps: 20,
+        run: crate::LibraryRun::default(),
+        controls: Vec::new(),
+        reproducer: None,
+    });
+    r
+}
+
+#[test]
+fn a_library_fact_is_known_where_it_reproduces_and_changed_in_a_release_that_passes() {
+    let f = library_facts();
+    let (s, m) = f.apply(&library("13.0", "sm_90", "NVIDIA H200", Status::Fail));
+    assert_eq!(s, Status::Xfail, "{m}");
+    assert!(m.contains("CCCL of 13.0"), "{m}");
+    // Another GPU of the same release: it depends on the GPU model.
+    let (s, m) = f.apply(&library("13.0", "sm_90", H100, Status::Fail));
+    assert_eq!(s, Status::Known, "{m}");
+    assert!(m.contains("the GPU here is NVIDIA H100"), "{m}");
+    // A newer release that fails the same way: known, naming the release.
+    let (s, m) = f.apply(&library("13.3", "sm_90", "NVIDIA H200", Status::Fail));
+    assert_eq!(s, Status::Known, "{m}");
+    assert!(m.contains("the CCCL here is 13.3's"), "{m}");
+    // A release where it passes: changed, never a silent pass.
+    let (s, m) = f.apply(&library("13.3", "sm_90", "NVIDIA H200", Status::Pass));
+    assert_eq!(s, Status::Changed, "{m}");
+    // Another target, another algorithm: not covered.
+    let (s, _) = f.apply(&library("13.0", "compute_80", "NVIDIA H200", Status::Fail));
+    assert_eq!(s, Status::Fail);
+    let mut other = library("13.0", "sm_90", "NVIDIA H200", Status::Fail);
+    other.trial = TrialId::library("13.0", "sm_90", "inclusive_scan", "n1000-stress");
+    assert_eq!(f.apply(&other).0, Status::Fail);
+}
+
+#[test]
+fn a_library_fact_names_its_release_and_only_it_depends_on_cccl() {
+    let parse = |key: &str, deps: &str, place: &str| {
+        let text = format!(
+            "[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\ndepends_on = [{deps}]\n\
+             evidence = \"e\"\nmeasured = [{{ {place}date = \"2026-11-29\" }}]\n"
+        );
+        Facts::parse(&text, Path::new("library.toml"), Path::new("/"))
+    };
+    let place = "gpu = \"G\", sm = \"sm_90\", driver = \"580\", cccl = \"13.0\", ";
+    assert!(parse("lib/13.0/compute_80/a", "\"cccl\", \"driver\"", place).is_ok());
+    assert!(parse("lib/13.0/sm_90/a/n1-quiet", "\"cccl\"", place).is_ok());
+    let e = parse("lib/13.0/sm_90/a", "\"driver\"", place).unwrap_err();
+    assert!(
+        e.contains("library.toml:") && e.contains("depends on `cccl`"),
+        "{e}"
+    );
+    let e = parse("lib/13.3/sm_90/a", "\"cccl\"", place).unwrap_err();
+    assert!(e.contains("no place with cccl 13.3"), "{e}");
+    let e = parse("lib/13.0/sm_90/a", "\"cccl\"", "sm = \"sm_90\", ").unwrap_err();
+    assert!(e.contains("gives no `cccl`"), "{e}");
+    let e = parse("gpu/sm_90/t", "\"cccl\"", place).unwrap_err();
+    assert!(e.contains("only a fact of the library tier"), "{e}");
+}

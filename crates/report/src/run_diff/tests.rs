@@ -376,3 +376,38 @@ fn a_known_discrepancy_measured_elsewhere_still_reproduces() {
         ChangeKind::KnownChanged
     );
 }
+
+/// A library trial is a trial like any other: a case that passed and now
+/// fails is a regression, a case of a release added shows as added.
+#[test]
+fn a_library_case_that_fails_now_is_a_regression() {
+    let lib = |release: &str, status| {
+        let mut r = TrialRecord::new(
+            TrialId::library(release, "sm_90", "merge_sort_keys", "n100000-stress"),
+            status,
+            "CCCL 13.3, sm_90, merge_sort_keys, n=100000, env stress: wrong in 2 of 20 calls",
+        );
+        r.test_hash = None;
+        r
+    };
+    let mut old = base();
+    old.push(lib("13.3", Status::Pass));
+    let mut new = base();
+    new.push(lib("13.3", Status::Fail));
+    new.push(lib("13.2", Status::Pass));
+    let d = diff_runs(&old, &new);
+    assert_eq!(d.status_changes.len(), 1, "{d:?}");
+    let c = &d.status_changes[0];
+    assert_eq!(
+        c.trial.to_string(),
+        "lib/13.3/sm_90/merge_sort_keys/n100000-stress"
+    );
+    assert_eq!(c.kind, ChangeKind::Regression);
+    assert!(
+        c.message.ends_with("wrong in 2 of 20 calls"),
+        "{}",
+        c.message
+    );
+    assert_eq!(d.added.len(), 1);
+    assert!(d.fails(FailOn::Regression));
+}

@@ -1,0 +1,175 @@
+//! One run of a library program: its command line, the child process
+//! with the GPU timeout on the device's place, and its output read into
+//! the counts of a record (`gridcheck_report::LibraryRun`). A program that
+//! cannot run here says `gridcheck-not-run <reason>` (the host tests'
+//! convention); a CUDA error prints its line and exits 3; a run killed at
+//! the timeout, a crash or a line that does not answer the case asked for
+//! is said as such, never counted as calls.
+
+use std::path::Path;
+use std::process::Command;
+
+use gridcheck_child::run_with_timeout;
+use gridcheck_report::LibraryRun;
+
+use super::cases::Case;
+use super::library_contract::{Outcome, parse_outcomes};
+use crate::devices::Place;
+use crate::host::HOST_NOT_RUN;
+
+/// What came of a run: its counts and the CCCL version the program
+/// reported, or why it did not run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ran {
+    Run(LibraryRun, Option<String>),
+    NotRun(String),
+}
+
+/// A case's arguments: `--algorithm A --size N --reps R --env E --seed S`.
+pub fn args(algorithm: &str, case: &Case, seed: u64) -> Vec<String> {
+    [
+        ("--algorithm", algorithm.to_string()),
+        ("--size", case.size.to_string()),
+        ("--reps", case.reps.to_string()),
+        ("--env", case.env.clone()),
+        ("--seed", seed.to_string()),
+    ]
+    .into_iter()
+    .flat_map(|(k, v)| [k.to_string(), v])
+    .collect()
+}
+
+/// The command line as a shell takes it.
+pub fn command_line(exe: &Path, args: &[String]) -> String {
+    std::iter::once(exe.display().to_string())
+        .chain(args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `exe` with `args` on `place` for at most `timeout_s` seconds.
+pub fn execute(exe: &Path, args: &[String], place: &Place, timeout_s: u64) -> Ran {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).envs(place.env.iter().cloned());
+    let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout_s) else {
+        return Ran::Run(
+            LibraryRun {
+                timed_out_s: Some(timeout_s),
+                ..LibraryRun::default()
+            },
+            None,
+        );
+    };
+    if let Some(reason) = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(HOST_NOT_RUN))
+    {
+        return Ran::NotRun(reason.trim().to_string());
+    }
+    let exit = match &status {
+        Ok(s) if s.success() => None,
+        Ok(s) => Some(s.to_string()),
+        Err(e) => Some(e.clone()),
+    };
+    let tail = || {
+        let t: Vec<&str> = stderr.lines().rev().take(6).collect();
+        t.into_iter().rev().collect::<Vec<_>>().join("\n")
+    };
+    let problem = |p: String| {
+        Ran::Run(
+            LibraryRun {
+                problem: Some(p),
+                ..LibraryRun::default()
+            },
+            None,
+        )
+    };
+    let lines = match parse_outcomes(&stdout) {
+        Ok(l) => l,
+        Err(e) => return problem(format!("{}: {e}", exe.display())),
+    };
+    let wanted = arg(args, "--algorithm");
+    let mut mine = lines.into_iter().filter(|o| o.algorithm == wanted);
+    let (Some(o), None) = (mine.next(), mine.next()) else {
+        return problem(match exit {
+            Some(how) => format!("the program died ({how}) without its line: {}", tail()),
+            None => format!("the program printed no one line for {wanted}"),
+        });
+    };
+    if let Some(why) = mismatch(&o, args) {
+        return problem(why);
+    }
+    // A CUDA error exits 3 after its line; any other exit is a crash.
+    match (&exit, &o.error) {
+        (None, _) => {}
+        (Some(how), Some(_)) if how.contains("exit status: 3") => {}
+        (Some(how), _) => {
+            return problem(format!(
+                "the program exited ({how}) after its line: {}",
+                tail()
+            ));
+        }
+    }
+    let cccl = o.cccl.clone();
+    Ran::Run(run_of(o), cccl)
+}
+
+fn arg(args: &[String], flag: &str) -> String {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Whether the line answers another case than the one asked for.
+fn mismatch(o: &Outcome, args: &[String]) -> Option<String> {
+    let (size, env, reps) = (arg(args, "--size"), arg(args, "--env"), arg(args, "--reps"));
+    (o.size.to_string() != size || o.env != env || o.reps.to_string() != reps).then(|| {
+        format!(
+            "the program answered size {} env {} reps {} for size {size} env {env} reps {reps}",
+            o.size, o.env, o.reps
+        )
+    })
+}
+
+fn run_of(o: Outcome) -> LibraryRun {
+    LibraryRun {
+        calls: o.calls,
+        wrong: o.wrong,
+        first_wrong: o.first_wrong,
+        error: o.error,
+        after_calls: o.after_calls,
+        timed_out_s: None,
+        problem: None,
+        pdl: o.pdl,
+        ptx_version: o.ptx_version,
+        gpu_ms: o.gpu_ms,
+    }
+}
+
+/// The controls a program has for a release's target: PDL off always
+/// (`-nopdl`, reported not built when missing), compute_90 PTX and each
+/// patch where built (`-ptx90`, `-<patch>`: files `<program>-<name>`).
+pub fn variants(root: &Path, release: &str, target: &str, program: &str) -> Vec<String> {
+    let dir = super::library_contract::binary(root, release, target, program, "")
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut others: Vec<String> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_file())
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter_map(|n| n.strip_prefix(program).map(str::to_string))
+                .filter(|v| v.starts_with('-') && v.len() > 1 && !v.contains('.'))
+                .filter(|v| v != "-nopdl")
+                .collect()
+        })
+        .unwrap_or_default();
+    // compute_90 PTX first, then the patches by name.
+    others.sort_by_key(|v| (v != "-ptx90", v.clone()));
+    std::iter::once("-nopdl".to_string())
+        .chain(others)
+        .collect()
+}

@@ -1,0 +1,334 @@
+//! The library tier against stand-in programs (shell scripts that print a
+//! program's JSON line, exit 3 after a CUDA error, hang or say they cannot
+//! run) in a scratch checkout with its own catalog and builds, on a
+//! stand-in device: the statuses, the messages, the controls, the
+//! reproducer, the timeline's holds and the reasons a trial does not run.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+const CATALOG: &str = r#"
+[[release]]
+name = "13.3"
+cccl = "3.3.0"
+
+[[release.algorithm]]
+name = "merge_sort_keys"
+program = "merge_sort"
+waits = ["cub/agent/agent_merge_sort.cuh:301"]
+triggers = ["cub/agent/agent_merge_sort.cuh:350"]
+
+[[release.algorithm]]
+name = "find_if"
+program = ""
+"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gridcheck-library-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("spec")).unwrap();
+    std::fs::write(dir.join("spec/a.yaml"), gridcheck_fixture::SPEC).unwrap();
+    std::fs::create_dir_all(dir.join("kernels/cccl")).unwrap();
+    std::fs::write(dir.join(library_contract::CATALOG), CATALOG).unwrap();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("library.toml");
+    std::fs::create_dir_all(dir.join("conformance")).unwrap();
+    std::fs::copy(cases, dir.join(cases::CASES_FILE)).unwrap();
+    dir
+}
+
+/// A stand-in program at `target/library/13.3/sm_90/<file>`.
+fn program(root: &Path, file: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = root.join("target/library/13.3/sm_90");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(file);
+    std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        dir.join("build.json"),
+        r#"{"nvcc":"13.3.73","cccl":"3.3.0","flags":["-std=c++17","-gencode","arch=compute_90,code=sm_90"],"programs":{"merge_sort":{}}}"#,
+    )
+    .unwrap();
+}
+
+/// A program's line for the case `n100000-back-to-back` with 10 calls.
+fn line(wrong: u64, error: &str, after: &str) -> String {
+    format!(
+        "echo '{{\"algorithm\":\"merge_sort_keys\",\"size\":100000,\"env\":\"back-to-back\",\"reps\":10,\"calls\":10,\"wrong\":{wrong},\"first_wrong\":{},\"error\":{error},\"after_calls\":{after},\"pdl\":true,\"ptx_version\":900,\"cccl\":\"3.3.0\",\"gpu_ms\":1.5}}'",
+        if wrong > 0 {
+            "\"index 17: got 5 want 3\""
+        } else {
+            "null"
+        }
+    )
+}
+
+fn device(sm: &str) -> gridcheck_gpu::DeviceInfo {
+    gridcheck_gpu::DeviceInfo {
+        name: "NVIDIA H200".into(),
+        compute_capability: (9, 0),
+        driver_version: "13.0".into(),
+        driver_release: Some("580.159.04".into()),
+        sm: sm.into(),
+        ordinal: 0,
+        uuid: None,
+        pci_bus_id: None,
+    }
+}
+
+/// A harness context on the scratch checkout, `--tier library`, with a
+/// stand-in device (none probed: no program here touches a GPU).
+fn ctx(root: &Path, timeout: u64) -> Ctx {
+    let argv: Vec<String> = [
+        "conformance",
+        "--spec",
+        &root.join("spec").display().to_string(),
+        "--results",
+        &root.join("results.jsonl").display().to_string(),
+        "--timeout",
+        &timeout.to_string(),
+        "--tier",
+        "library",
+        "--no-progress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let opts = crate::flags::parse(argv, root.to_path_buf()).unwrap();
+    let mut ctx = Ctx::new(opts).unwrap();
+    ctx.runner.device = Ok(device("sm_90"));
+    ctx
+}
+
+fn item(ctx: &Ctx, target: &str, algorithm: &str) -> Item {
+    let catalog = Catalog::load(&ctx.plan.opts.root).unwrap();
+    Item {
+        release: "13.3".into(),
+        target: target.into(),
+        algorithm: catalog.releases[0]
+            .algorithms
+            .iter()
+            .find(|a| a.name == algorithm)
+            .unwrap()
+            .clone(),
+        case: Case {
+            size: 100000,
+            env: "back-to-back".into(),
+            reps: 10,
+        },
+    }
+}
+
+#[test]
+fn a_wrong_result_fails_and_its_controls_name_what_removes_it() {
+    let root = scratch("wrong");
+    program(&root, "merge_sort", &line(2, "null", "null"));
+    program(&root, "merge_sort-nopdl", &line(0, "null", "null"));
+    program(&root, "merge_sort-waitfirst", &line(0, "null", "null"));
+    program(&root, "merge_sort-ptx90", &line(1, "null", "null"));
+    let ctx = ctx(&root, 30);
+    let rec = run(&ctx, &item(&ctx, "sm_90", "merge_sort_keys"));
+    assert_eq!(rec.status, Status::Fail, "{}", rec.message);
+    let m = &rec.message;
+    assert!(
+        m.starts_with(
+            "CCCL 13.3 (3.3.0), sm_90, merge_sort_keys, n=100000, env back-to-back: wrong in 2 of 10 calls (first: index 17: got 5 want 3)"
+        ),
+        "{m}"
+    );
+    let lib = rec.library.as_ref().unwrap();
+    let variants: Vec<(&str, &str)> = lib
+        .controls
+        .iter()
+        .map(|c| (c.variant.as_str(), c.outcome.as_str()))
+        .collect();
+    assert_eq!(
+        variants,
+        [
+            ("-nopdl", "pass"),
+            ("-ptx90", "fail"),
+            ("-waitfirst", "pass")
+        ]
+    );
+    assert!(
+        lib.controls[2].message.contains(
+            "patch `waitfirst`; the algorithm's waits: cub/agent/agent_merge_sort.cuh:301"
+        ),
+        "{:?}",
+        lib.controls[2]
+    );
+    assert!(
+        m.contains("-nopdl pass (`-nopdl` removes the failure: PDL off"),
+        "{m}"
+    );
+    let r = lib.reproducer.as_ref().unwrap();
+    assert!(
+        r.command.ends_with(
+            "target/library/13.3/sm_90/merge_sort --algorithm merge_sort_keys --size 100000 --reps 10 --env back-to-back --seed 1"
+        ),
+        "{}",
+        r.command
+    );
+    assert_eq!(r.source, "kernels/cccl/merge_sort.cu");
+    assert_eq!(
+        r.build,
+        "nvcc -std=c++17 -gencode arch=compute_90,code=sm_90 kernels/cccl/merge_sort.cu -o merge_sort"
+    );
+    assert_eq!(lib.run.ptx_version, Some(900));
+    let env = rec.environment.as_ref().unwrap();
+    assert_eq!(env.nvcc.as_deref(), Some("13.3.73"));
+    assert_eq!(env.binary.as_ref().unwrap().kind, "executable");
+    // Every run held the device, on the timeline, counted per release.
+    let spans = ctx.runner.timeline.spans();
+    assert_eq!(spans.len(), 4, "the case and its three controls");
+    assert!(spans.iter().all(|s| s.what == "library"));
+    let lines = time_per_release(&spans);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].starts_with("library tier, CCCL 13.3: ") && lines[0].ends_with("(4 runs)"),
+        "{lines:?}"
+    );
+    // A right answer passes, with no control run.
+    program(&root, "merge_sort", &line(0, "null", "null"));
+    let rec = run(&ctx, &item(&ctx, "sm_90", "merge_sort_keys"));
+    assert_eq!(rec.status, Status::Pass, "{}", rec.message);
+    assert!(rec.message.ends_with("right in 10 of 10 calls"));
+    assert!(rec.library.unwrap().controls.is_empty());
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_cuda_error_a_hang_and_a_crash_each_fail_only_their_trial() {
+    let root = scratch("errors");
+    program(
+        &root,
+        "merge_sort",
+        &format!("{}; exit 3", line(0, "\"cudaErrorIllegalAddress\"", "4")),
+    );
+    let ctx = ctx(&root, 1);
+    let it = item(&ctx, "sm_90", "merge_sort_keys");
+    let rec = run(&ctx, &it);
+    assert_eq!(rec.status, Status::Fail);
+    assert!(
+        rec.message.contains(
+            "back-to-back: cudaErrorIllegalAddress after 4 calls; controls: -nopdl not-run"
+        ),
+        "{}",
+        rec.message
+    );
+    program(&root, "merge_sort", "sleep 20");
+    let start = std::time::Instant::now();
+    let rec = run(&ctx, &it);
+    assert!(start.elapsed().as_secs() < 10, "killed at the timeout");
+    assert_eq!(rec.status, Status::Fail);
+    assert!(
+        rec.message.contains(": no answer within 1 s"),
+        "{}",
+        rec.message
+    );
+    program(&root, "merge_sort", "echo boom >&2; kill -SEGV $$");
+    let rec = run(&ctx, &it);
+    assert_eq!(rec.status, Status::Fail);
+    assert!(
+        rec.message.contains("the program died (") && rec.message.contains("boom"),
+        "{}",
+        rec.message
+    );
+    // A line for another case is not this case's answer.
+    program(
+        &root,
+        "merge_sort",
+        &line(0, "null", "null").replace("100000", "7"),
+    );
+    let rec = run(&ctx, &it);
+    assert!(
+        rec.message
+            .contains("answered size 7 env back-to-back reps 10 for size 100000"),
+        "{}",
+        rec.message
+    );
+    // No GPU where the program runs: not run, with its reason.
+    program(
+        &root,
+        "merge_sort",
+        "echo 'gridcheck-not-run no CUDA device'",
+    );
+    let rec = run(&ctx, &it);
+    assert_eq!(rec.status, Status::NotSupported);
+    assert_eq!(rec.message, "not run: no CUDA device");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_trial_that_cannot_run_says_why_and_what_makes_it_run() {
+    let root = scratch("why-not");
+    let mut ctx = ctx(&root, 5);
+    let (status, why) = why_not(&ctx, &item(&ctx, "sm_90", "find_if")).unwrap();
+    assert_eq!(status, Status::NotRun);
+    assert!(
+        why.contains("no program covers find_if of CCCL 13.3 yet"),
+        "{why}"
+    );
+    let (status, why) = why_not(&ctx, &item(&ctx, "sm_90", "merge_sort_keys")).unwrap();
+    assert_eq!(status, Status::NotSupported);
+    assert!(
+        why.contains("cargo xtask library build --release 13.3"),
+        "{why}"
+    );
+    assert!(
+        unavailable(&ctx).unwrap().contains("no CCCL release"),
+        "asked for, nothing built: the harness stops"
+    );
+    program(&root, "merge_sort", &line(0, "null", "null"));
+    assert_eq!(why_not(&ctx, &item(&ctx, "sm_90", "merge_sort_keys")), None);
+    assert_eq!(unavailable(&ctx), None);
+    // SASS for sm_90 runs on sm_90 only; compute_80 PTX from sm_80 on.
+    assert!(target_runs_on("sm_90", "sm_90") && !target_runs_on("sm_90", "sm_100"));
+    assert!(target_runs_on("compute_80", "sm_90") && !target_runs_on("compute_80", "sm_75"));
+    ctx.runner.device = Ok(device("sm_100"));
+    let (_, why) = why_not(&ctx, &item(&ctx, "sm_90", "merge_sort_keys")).unwrap();
+    assert!(
+        why.contains("sm_90 code does not run on NVIDIA H200 (sm_100)"),
+        "{why}"
+    );
+    ctx.runner.device = Err("no CUDA driver".into());
+    assert_eq!(
+        why_not(&ctx, &item(&ctx, "sm_90", "merge_sort_keys")),
+        Some((Status::NotSupported, "no CUDA driver".into()))
+    );
+    assert_eq!(unavailable(&ctx).as_deref(), Some("no CUDA driver"));
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn trials_are_named_by_release_target_algorithm_and_case() {
+    let root = scratch("names");
+    let ctx = std::sync::Arc::new(ctx(&root, 5));
+    let names: Vec<String> = trials(&ctx).iter().map(|t| t.name().to_string()).collect();
+    let cases = Cases::load(&root).unwrap();
+    let per_alg = cases.cases(true, "x").len() * cases.set(true).targets.len();
+    assert_eq!(names.len(), 2 * per_alg, "{names:?}");
+    assert!(names.contains(&"lib/13.3/sm_90/merge_sort_keys/n1000-quiet".to_string()));
+    assert!(names.contains(&"lib/13.3/compute_80/find_if/n4000000-delay".to_string()));
+    for n in &names {
+        assert_eq!(n.parse::<TrialId>().unwrap().to_string(), *n);
+    }
+    // A fact names an algorithm of the catalog, in its release.
+    let ok: gridcheck_report::Subject = "lib/13.3/sm_90/merge_sort_keys".parse().unwrap();
+    assert_eq!(names_an_algorithm(&root, &ok), Ok(()));
+    let bad: gridcheck_report::Subject = "lib/13.0/sm_90/merge_sort_keys/n1-quiet".parse().unwrap();
+    assert!(
+        names_an_algorithm(&root, &bad)
+            .unwrap_err()
+            .contains("names no algorithm of CCCL 13.0")
+    );
+    std::fs::write(
+        root.join(library_contract::CATALOG),
+        "[[release]]\nname = 13\n",
+    )
+    .unwrap();
+    let e = Catalog::load(&root).unwrap_err();
+    assert!(e.contains("algorithms.toml:2"), "{e}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
