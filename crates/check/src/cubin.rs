@@ -78,17 +78,18 @@ pub fn check_text(
     let functions = gridcheck_sass::parse(text)?;
     let kernels = functions
         .iter()
-        .filter_map(|f| infos.get(&f.name).map(|info| kernel::analyze(f, info, &arch)))
+        .filter_map(|f| {
+            infos
+                .get(&f.name)
+                .map(|info| kernel::analyze(f, info, &arch))
+        })
         .collect();
     Ok(CubinResult { arch, kernels })
 }
 
 fn cache_file(dir: &Path, bytes: &[u8]) -> PathBuf {
     let h = gridcheck_toolchain::fnv1a64(bytes);
-    dir.join(format!(
-        "v{ANALYSIS_VERSION}-{h:016x}-{}.json",
-        bytes.len()
-    ))
+    dir.join(format!("v{ANALYSIS_VERSION}-{h:016x}-{}.json", bytes.len()))
 }
 
 /// Checks one cubin's bytes (from the cache when it holds them).
@@ -112,7 +113,10 @@ pub fn check(bytes: &[u8], tools: &Tools) -> Result<CubinResult, String> {
     let nvdisasm = tools.nvdisasm.as_ref().ok_or(NO_NVDISASM)?;
     let file = tools.temp("k.cubin");
     std::fs::write(&file, bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    let out = Command::new(nvdisasm).args(["-c", "-gi"]).arg(&file).output();
+    let out = Command::new(nvdisasm)
+        .args(["-c", "-gi"])
+        .arg(&file)
+        .output();
     let _ = std::fs::remove_file(&file);
     let out = out.map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
     if !out.status.success() {

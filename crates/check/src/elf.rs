@@ -133,7 +133,10 @@ mod tests {
         h[58] = 64;
         h[60] = 3;
         let e = Elf::parse(&h).unwrap_err();
-        assert!(e.contains("truncated") && e.contains("section table"), "{e}");
+        assert!(
+            e.contains("truncated") && e.contains("section table"),
+            "{e}"
+        );
         h[60] = 0;
         let elf = Elf::parse(&h).unwrap();
         assert!(elf.sections.is_empty());

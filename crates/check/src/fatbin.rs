@@ -120,7 +120,11 @@ pub fn entries(b: &[u8]) -> Result<Vec<Entry<'_>>, String> {
 
 /// A compressed entry's payload, decompressed by `cuobjdump` from a fatbin
 /// holding that entry alone (in a directory of its own under `tmp`).
-pub fn decompress(entry: &Entry<'_>, cuobjdump: Option<&Path>, tmp: &Path) -> Result<Vec<u8>, String> {
+pub fn decompress(
+    entry: &Entry<'_>,
+    cuobjdump: Option<&Path>,
+    tmp: &Path,
+) -> Result<Vec<u8>, String> {
     let Some(cuobjdump) = cuobjdump else {
         return Err(format!(
             "its {} entry for {} is compressed and no cuobjdump was found to decompress it \
@@ -207,7 +211,10 @@ mod tests {
         assert_eq!(e[1].arch_name(), "compute_80");
         assert!(e[1].compressed());
         let err = decompress(&e[1], None, Path::new("/nonexistent")).unwrap_err();
-        assert!(err.contains("compressed") && err.contains("compute_80"), "{err}");
+        assert!(
+            err.contains("compressed") && err.contains("compute_80"),
+            "{err}"
+        );
     }
 
     #[test]

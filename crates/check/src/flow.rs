@@ -148,7 +148,9 @@ impl Run<'_> {
                     out.extend(s.get(&(r + 1)).into_iter().flatten().copied());
                 }
             }
-            Operand::Const { bank: 0, offset, .. } => {
+            Operand::Const {
+                bank: 0, offset, ..
+            } => {
                 let base = i64::from(self.t.param_base);
                 if *offset >= base && *offset < base + i64::from(self.t.param_size.max(4)) {
                     let o = (*offset - base) as u32;
@@ -282,7 +284,9 @@ impl Run<'_> {
                     for a in addrs {
                         new.remove(&a);
                         new.insert(match a {
-                            Origin::ParamAddr(Some(o)) if exact => Origin::ParamAddr(Some(o + imms)),
+                            Origin::ParamAddr(Some(o)) if exact => {
+                                Origin::ParamAddr(Some(o + imms))
+                            }
                             _ => Origin::ParamAddr(None),
                         });
                     }

@@ -71,7 +71,13 @@ pub fn units(bytes: &[u8], tools: &Tools) -> (Vec<Unit>, Vec<String>) {
         let arch = text
             .lines()
             .find_map(|l| l.trim().strip_prefix(".target"))
-            .map(|t| t.split(',').next().unwrap_or("").trim().replace("sm_", "compute_"))
+            .map(|t| {
+                t.split(',')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .replace("sm_", "compute_")
+            })
             .unwrap_or_default();
         return (
             vec![Unit {
@@ -120,7 +126,9 @@ fn from_fatbin(bytes: &[u8], what: &str, tools: &Tools) -> (Vec<Unit>, Vec<Strin
             ),
             2 => Payload::Cubin(payload),
             k => {
-                errors.push(format!("{label}: an entry of unknown kind {k} (1 is PTX, 2 a cubin)"));
+                errors.push(format!(
+                    "{label}: an entry of unknown kind {k} (1 is PTX, 2 a cubin)"
+                ));
                 continue;
             }
         };
@@ -149,7 +157,10 @@ mod tests {
 
     #[test]
     fn ptx_text_is_a_unit_with_its_virtual_architecture() {
-        let (u, e) = units(b".version 9.0\n.target sm_80\n.address_size 64\n", &Tools::default());
+        let (u, e) = units(
+            b".version 9.0\n.target sm_80\n.address_size 64\n",
+            &Tools::default(),
+        );
         assert!(e.is_empty());
         assert_eq!(u[0].arch, "compute_80");
     }

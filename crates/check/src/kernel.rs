@@ -33,7 +33,7 @@ impl std::fmt::Display for ParamRef {
             None => write!(f, "the parameters")?,
         }
         if self.size > 8 || self.ordinal.is_none() {
-            write!(f, " (bytes 0x{:x}..0x{:x} of {})", self.at, self.at + 8, self.size)?;
+            write!(f, " (byte 0x{:x} of {})", self.at, self.size)?;
         }
         if let Some(t) = &self.ty {
             write!(f, " `{t}`")?;
@@ -206,10 +206,18 @@ pub fn provenance(
 
 /// Judges one kernel.
 pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
-    let base = info.cbank_offset.unwrap_or(if arch_number(arch) >= 100 { 0x380 } else { 0x210 });
-    let size = info
-        .cbank_size
-        .unwrap_or_else(|| info.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0x1000));
+    let base = info.cbank_offset.unwrap_or(if arch_number(arch) >= 100 {
+        0x380
+    } else {
+        0x210
+    });
+    let size = info.cbank_size.unwrap_or_else(|| {
+        info.params
+            .iter()
+            .map(|p| p.offset + p.size)
+            .max()
+            .unwrap_or(0x1000)
+    });
     let cfg = Cfg::new(f);
     let flow = flow::run(f, &cfg, Target::new(base, size));
     let is = |c: Class| -> Vec<usize> {

@@ -110,7 +110,9 @@ pub fn parse(tok: &str) -> Operand {
         let inside = rest.trim_end_matches(']');
         let (regs, offset) = terms(inside);
         return Operand::Const {
-            bank: imm(bank).and_then(|b| u32::try_from(b).ok()).unwrap_or(u32::MAX),
+            bank: imm(bank)
+                .and_then(|b| u32::try_from(b).ok())
+                .unwrap_or(u32::MAX),
             offset,
             index: regs.first().map(|r| r.0),
         };

@@ -45,7 +45,10 @@ pub fn findings(files: &[FileReport], opts: &Options) -> Vec<Finding> {
                     } else {
                         "before griddepcontrol.wait"
                     };
-                    let at = loc.as_deref().map(|l| format!(" [{}]", short(l))).unwrap_or_default();
+                    let at = loc
+                        .as_deref()
+                        .map(|l| format!(" [{}]", short(l)))
+                        .unwrap_or_default();
                     out.push(Finding {
                         rule: "pdl-early-load".into(),
                         path: f.path.clone(),
@@ -117,7 +120,10 @@ fn kernel_text(out: &mut String, k: &Kernel) {
         if v.is_empty() {
             "none".into()
         } else {
-            v.iter().map(|a| format!("0x{a:04x}")).collect::<Vec<_>>().join(", ")
+            v.iter()
+                .map(|a| format!("0x{a:04x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     };
     let _ = writeln!(
@@ -127,10 +133,18 @@ fn kernel_text(out: &mut String, k: &Kernel) {
         addrs(&k.waits),
         addrs(&k.triggers),
         k.early.len(),
-        if k.waits.is_empty() { "kernel's end (it has no wait)" } else { "first wait" }
+        if k.waits.is_empty() {
+            "kernel's end (it has no wait)"
+        } else {
+            "first wait"
+        }
     );
     for l in &k.early {
-        let at = l.loc.as_deref().map(|l| format!(" [{}]", short(l))).unwrap_or_default();
+        let at = l
+            .loc
+            .as_deref()
+            .map(|l| format!(" [{}]", short(l)))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
             "    0x{:04x} {}{at}: {}",
@@ -145,7 +159,11 @@ fn kernel_text(out: &mut String, k: &Kernel) {
         "    stores: {} ({} through {}, {} unknown){}",
         k.stores,
         k.stores - k.unknown_stores,
-        if writes.is_empty() { "no parameter".into() } else { writes.join(", ") },
+        if writes.is_empty() {
+            "no parameter".into()
+        } else {
+            writes.join(", ")
+        },
         k.unknown_stores,
         if k.triggers.is_empty() {
             String::new()
@@ -161,7 +179,11 @@ fn kernel_text(out: &mut String, k: &Kernel) {
 /// Counts of early loads by what their address comes from.
 pub fn counts(r: &Report) -> BTreeMap<&'static str, usize> {
     let mut c = BTreeMap::new();
-    for k in r.files.iter().flat_map(|f| f.units.iter().flat_map(|u| &u.kernels)) {
+    for k in r
+        .files
+        .iter()
+        .flat_map(|f| f.units.iter().flat_map(|u| &u.kernels))
+    {
         *c.entry("kernels with PDL instructions").or_default() += 1;
         if !k.early.is_empty() {
             *c.entry("kernels with a load before the wait").or_default() += 1;
@@ -188,7 +210,11 @@ pub fn text(r: &Report, table: bool) -> String {
         }
     }
     for x in &r.findings {
-        let _ = writeln!(out, "{}: {} ({}): warning: {}", x.path, x.unit, x.arch, x.message);
+        let _ = writeln!(
+            out,
+            "{}: {} ({}): warning: {}",
+            x.path, x.unit, x.arch, x.message
+        );
     }
     if table {
         for f in &r.files {
@@ -204,7 +230,11 @@ pub fn text(r: &Report, table: bool) -> String {
                     (None, true) => "no griddepcontrol.wait".into(),
                     (None, false) => format!("wait at {}", p.waits.join("; ")),
                 };
-                let _ = writeln!(out, "{}: {} ({}): PTX entry `{}`: {state}", f.path, p.unit, p.arch, p.kernel);
+                let _ = writeln!(
+                    out,
+                    "{}: {} ({}): PTX entry `{}`: {state}",
+                    f.path, p.unit, p.arch, p.kernel
+                );
             }
         }
     }

@@ -81,7 +81,8 @@ pub fn read_trace(text: &str, file: &str) -> Result<Vec<Launch>, String> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(n, l)| {
-            serde_json::from_str(l).map_err(|e| format!("{file}:{}: not a launch record: {e}", n + 1))
+            serde_json::from_str(l)
+                .map_err(|e| format!("{file}:{}: not a launch record: {e}", n + 1))
         })
         .collect()
 }
@@ -114,8 +115,7 @@ pub fn read_produced(text: &str, file: &str) -> Result<Produced, String> {
 /// Whether `name` (a file's entry) names kernel `k`.
 pub fn names(name: &str, k: &Kernel) -> bool {
     name == k.name
-        || k
-            .demangled
+        || k.demangled
             .as_deref()
             .is_some_and(|d| d == name || d.split('(').next() == Some(name))
 }
@@ -138,11 +138,7 @@ fn params_of(p: &Provenance) -> &[ParamRef] {
 
 /// The early loads of `k` that read a parameter the produced file names.
 pub fn by_produced(k: &Kernel, produced: &Produced, file: &str) -> Vec<Hit> {
-    let Some(set) = produced
-        .iter()
-        .find(|(n, _)| names(n, k))
-        .map(|(_, s)| s)
-    else {
+    let Some(set) = produced.iter().find(|(n, _)| names(n, k)).map(|(_, s)| s) else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -145,6 +145,26 @@ pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+impl FileReport {
+    /// The report of a file holding one cubin (its result already made).
+    pub fn of_cubin(path: &str, c: cubin::CubinResult) -> FileReport {
+        let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
+            c.kernels.iter().cloned().partition(Kernel::has_pdl);
+        FileReport {
+            path: path.to_string(),
+            errors: Vec::new(),
+            units: vec![Unit {
+                label: "cubin".into(),
+                arch: c.arch,
+                kernels: pdl,
+                other_kernels: other.len(),
+            }],
+            ptx: Vec::new(),
+            all: c.kernels,
+        }
+    }
+}
+
 fn check_file(path: &Path, tools: &Tools) -> FileReport {
     let mut r = FileReport {
         path: path.display().to_string(),
@@ -231,7 +251,11 @@ fn demangle(names: &[String]) -> BTreeMap<String, String> {
     mangled
         .into_iter()
         .cloned()
-        .zip(String::from_utf8_lossy(&out.stdout).lines().map(str::to_string))
+        .zip(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string),
+        )
         .filter(|(m, d)| m != d)
         .collect()
 }
@@ -267,7 +291,11 @@ pub fn param_types(demangled: &str) -> Vec<String> {
 fn name_kernels(files: &mut [FileReport]) {
     let names: Vec<String> = files
         .iter()
-        .flat_map(|f| f.units.iter().flat_map(|u| u.kernels.iter().map(|k| k.name.clone())))
+        .flat_map(|f| {
+            f.units
+                .iter()
+                .flat_map(|u| u.kernels.iter().map(|k| k.name.clone()))
+        })
         .collect();
     let map = demangle(&names);
     for f in files {
@@ -312,12 +340,17 @@ pub fn check(paths: &[PathBuf], opts: &Options) -> Report {
             });
         }
     });
-    let mut files: Vec<FileReport> = results
+    let files: Vec<FileReport> = results
         .into_inner()
         .unwrap_or_default()
         .into_iter()
         .flatten()
         .collect();
+    report(files, opts)
+}
+
+/// The report of files already checked: names demangled, findings made.
+pub fn report(mut files: Vec<FileReport>, opts: &Options) -> Report {
     name_kernels(&mut files);
     let findings = crate::output::findings(&files, opts);
     let pairing = match (&opts.trace, &opts.produced) {
