@@ -21,12 +21,14 @@
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
+//! cargo xtask check PATH... [--trace F]      PDL loads before the wait in binaries people ship
 //! ```
 
 mod bench;
 mod bench_model;
 mod build;
 mod bundle;
+mod check;
 mod codegen;
 mod coverage;
 mod diff;
@@ -104,7 +106,12 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   every program of at most N operations over two threads in two
                                   kernels (diy-style), through both oracles (release build)
   fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]
-                                  random programs in batches for conformance/fuzz-gpu.sh";
+                                  random programs in batches for conformance/fuzz-gpu.sh
+  check PATH... [--trace FILE] [--produced FILE] [--format text|json|sarif]
+                                  the machine-code check of cubins, fatbins, executables and libraries:
+                                  every load that can run before the PDL wait and the parameter its
+                                  address comes from; a finding where the previous kernel writes it
+                                  (exit 1), 2 on an error (see `cargo xtask check --help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -112,6 +119,9 @@ fn main() -> ExitCode {
         && args.get(1).map(String::as_str) == Some("diff")
     {
         return diff::run(&args[2..]);
+    }
+    if args.first().map(String::as_str) == Some("check") {
+        return check::run(&args[1..]);
     }
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),

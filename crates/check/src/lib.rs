@@ -16,8 +16,10 @@
 //! Inputs (`input.rs`): cubins, fatbins, host executables, shared
 //! libraries and objects (their `.nv_fatbin`), PTX; directories are walked.
 //! Each file's errors are its own: the others are still checked. The
-//! command is `gridcheck-check` (`main.rs`) and `cargo xtask check`.
+//! command is `gridcheck-check` (`main.rs`, `cli.rs`) and `cargo xtask
+//! check`.
 
+pub mod cli;
 pub mod cubin;
 pub mod elf;
 pub mod fatbin;
