@@ -256,6 +256,13 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
             "the control flow is not whole ({why}): loads reached only through it are not listed"
         ));
     }
+    if waits.iter().any(|&w| cfg.reach(&[w], &[])[w]) {
+        k.notes.push(
+            "a wait is in a loop: a path that enters the loop again skips it, so loads of later \
+             iterations are listed (the check does not evaluate branch conditions)"
+                .into(),
+        );
+    }
     let empty = Default::default();
     for (idx, i) in f.instrs.iter().enumerate() {
         let Some((a, _)) = access(i) else { continue };
