@@ -57,10 +57,14 @@ pub fn run(args: &[String]) -> Result<()> {
             "gridcheck-gpu",
             "-p",
             "gridcheck-campaign",
+            "-p",
+            "gridcheck-check",
             "--bin",
             "conformance",
             "--bin",
             "gridcheck-campaign",
+            "--bin",
+            "gridcheck-check",
             "--example",
             "litmus_smoke",
         ],
@@ -93,7 +97,7 @@ struct Kernels {
 
 /// The release binaries a bundle carries: where cargo's release folder
 /// has each, and its name in the bundle.
-const BINARIES: [(&str, &str); 3] = [
+const BINARIES: [(&str, &str); 4] = [
     ("conformance", "conformance"),
     // The random-program campaign (`conformance/fuzz-gpu.sh`,
     // `lab/sessions/campaign.sh`): its driver and batch workers.
@@ -101,6 +105,9 @@ const BINARIES: [(&str, &str); 3] = [
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
     ("examples/litmus_smoke", "litmus_smoke"),
+    // The machine-code check of shipped binaries with its launch trace
+    // (`kernels/trace/run.sh`).
+    ("gridcheck-check", "gridcheck-check"),
 ];
 
 /// Everything of the bundle that is built already: the release binaries
@@ -360,6 +367,7 @@ mod tests {
         std::fs::write(release.join("conformance"), "harness").unwrap();
         std::fs::write(release.join("examples/litmus_smoke"), "smoke").unwrap();
         std::fs::write(release.join("gridcheck-campaign"), "campaign").unwrap();
+        std::fs::write(release.join("gridcheck-check"), "check").unwrap();
         let from = base.join("target/kernels");
         let cubin = from.join("sm_90/t.cubin");
         std::fs::create_dir_all(cubin.parent().unwrap()).unwrap();

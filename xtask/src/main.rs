@@ -22,12 +22,14 @@
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
 //! cargo xtask library scan|list|build        the CCCL library programs (kernels/cccl/)
+//! cargo xtask check PATH... [--trace F]      PDL loads before the wait in binaries people ship
 //! ```
 
 mod bench;
 mod bench_model;
 mod build;
 mod bundle;
+mod check;
 mod codegen;
 mod coverage;
 mod diff;
@@ -114,7 +116,12 @@ const USAGE: &str = "usage: cargo xtask <command>
   library build [--release R,..] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]
                                   the CCCL programs with each release's own nvcc into
                                   target/library/<release>/<target>/ (as shipped, -nopdl, -ptx90,
-                                  -<patch>), with build.json";
+                                  -<patch>), with build.json
+  check PATH... [--trace FILE] [--produced FILE] [--format text|json|sarif]
+                                  the machine-code check of cubins, fatbins, executables and libraries:
+                                  every load that can run before the PDL wait and the parameter its
+                                  address comes from; a finding where the previous kernel writes it
+                                  (exit 1), 2 on an error (see `cargo xtask check --help`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -122,6 +129,9 @@ fn main() -> ExitCode {
         && args.get(1).map(String::as_str) == Some("diff")
     {
         return diff::run(&args[2..]);
+    }
+    if args.first().map(String::as_str) == Some("check") {
+        return check::run(&args[1..]);
     }
     let result = match args.first().map(String::as_str) {
         Some("spec") => spec(&args[1..]),

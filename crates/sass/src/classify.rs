@@ -104,6 +104,70 @@ pub fn classify(i: &Instr) -> Class {
     }
 }
 
+/// How an instruction touches global memory, for the early-load check:
+/// the kind of access and which of its bracketed operands holds the global
+/// address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// `LDG`, a generic `LD` (may be global), `ATOMG`/`ATOM` (they read).
+    Load,
+    /// `LDG.E.CONSTANT` (`ld.global.nc`, `__ldg`, `const __restrict__`).
+    ReadOnlyLoad,
+    /// `LDGSTS` (`cp.async`): global to shared.
+    CpAsync,
+    /// `UBLKCP.S.G`, `UBLKPF`: a bulk copy (or prefetch) from global.
+    Bulk,
+    /// `UTMALDG`, `UTMAPF`, `UTMACCTL.PF`: a tensor copy (or prefetch)
+    /// whose operand is the tensor map's address.
+    Tma,
+    /// `STG`, `ST`, `RED`/`REDG`, `ATOMG`/`ATOM`, `UTMASTG`, `UTMAREDG`,
+    /// `UBLKCP.G.S`, `UBLKRED`: writes global memory.
+    Store,
+}
+
+impl Access {
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Load => "global load",
+            Access::ReadOnlyLoad => "read-only load",
+            Access::CpAsync => "cp.async",
+            Access::Bulk => "bulk copy",
+            Access::Tma => "TMA",
+            Access::Store => "store",
+        }
+    }
+
+    pub fn is_load(self) -> bool {
+        self != Access::Store
+    }
+}
+
+/// The global memory access of an instruction, if it makes one, and the
+/// index (among its `[...]` operands, a `desc[..]` prefix not counted) of
+/// the operand holding the global address. Shared, local and constant
+/// accesses are none.
+pub fn access(i: &Instr) -> Option<(Access, usize)> {
+    let op = i.opcode.as_str();
+    let has = |part: &str| op.split('.').any(|p| p == part);
+    let a = match i.base() {
+        "LDG" if has("CONSTANT") => (Access::ReadOnlyLoad, 0),
+        "LDG" | "LD" => (Access::Load, 0),
+        "ATOMG" | "ATOM" => (Access::Load, 0),
+        "STG" | "ST" | "RED" | "REDG" => (Access::Store, 0),
+        "LDGSTS" => (Access::CpAsync, 1),
+        "UBLKCP" if op.contains(".G.S") => (Access::Store, 0),
+        "UBLKCP" => (Access::Bulk, 1),
+        "UBLKPF" => (Access::Bulk, 0),
+        "UBLKRED" => (Access::Store, 0),
+        "UTMASTG" | "UTMAREDG" => (Access::Store, 1),
+        "UTMALDG" => (Access::Tma, 1),
+        "UTMAPF" => (Access::Tma, 0),
+        "UTMACCTL" if has("PF") => (Access::Tma, 0),
+        _ => return None,
+    };
+    Some(a)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +207,24 @@ mod tests {
         assert_eq!(call("__cudaCDP2StreamWaitEvent"), Class::StreamWaitEvent);
         assert_eq!(call("__cuda_sm20_rem_u64"), Class::Call);
         assert_eq!(classify(&i("EXIT", None)), Class::Exit);
+    }
+
+    #[test]
+    fn accesses_and_their_address_operand() {
+        let a = |op| access(&i(op, None));
+        assert_eq!(a("LDG.E.CONSTANT"), Some((Access::ReadOnlyLoad, 0)));
+        assert_eq!(a("LDG.E.64.STRONG.GPU"), Some((Access::Load, 0)));
+        assert_eq!(a("LD.E"), Some((Access::Load, 0)));
+        assert_eq!(a("STG.E"), Some((Access::Store, 0)));
+        assert_eq!(a("LDGSTS.E.BYPASS.128"), Some((Access::CpAsync, 1)));
+        assert_eq!(a("UBLKCP.S.G"), Some((Access::Bulk, 1)));
+        assert_eq!(a("UBLKCP.G.S"), Some((Access::Store, 0)));
+        assert_eq!(a("UTMALDG.4D"), Some((Access::Tma, 1)));
+        assert_eq!(a("UTMACCTL.PF"), Some((Access::Tma, 0)));
+        assert_eq!(a("UTMACCTL.IV"), None);
+        assert_eq!(a("UTMASTG.2D"), Some((Access::Store, 1)));
+        assert_eq!(a("LDS"), None);
+        assert_eq!(a("LDC.64"), None);
+        assert!(Access::Tma.is_load() && !Access::Store.is_load());
     }
 }

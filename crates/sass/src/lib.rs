@@ -22,7 +22,7 @@ pub mod programs;
 use std::path::Path;
 use std::process::Command;
 
-pub use classify::{Class, classify};
+pub use classify::{Access, Class, access, classify};
 pub use order::{Op, OpKind, Verdict, check};
 pub use parse::{Function, Instr, Loc, parse};
 

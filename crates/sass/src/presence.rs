@@ -83,6 +83,18 @@ fn entry_body<'a>(ptx: &'a str, kernel: &str) -> Result<Vec<(usize, &'a str)>, S
     Err(format!("the PTX's `.entry {kernel}` has no closing brace"))
 }
 
+/// The names of a PTX module's `.entry` functions, in order.
+pub fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let code = l.split("//").next().unwrap_or("");
+            let rest = code.split(".entry").nth(1)?;
+            let name = rest.trim_start().split(['(', ' ', '\t']).next()?.trim();
+            (!name.is_empty()).then(|| name.to_string())
+        })
+        .collect()
+}
+
 fn is_wait(line: &str) -> bool {
     line.split("//")
         .next()
@@ -150,6 +162,7 @@ mod tests {
             w,
             Waits::Found(vec!["line 16 of the PTX: `griddepcontrol.wait;`".into()])
         );
+        assert_eq!(ptx_entries(PTX), ["primary", "secondary"]);
         // The primary's body has no wait, though the module does.
         assert_eq!(ptx_waits(PTX, "primary").unwrap(), Waits::Found(Vec::new()));
     }

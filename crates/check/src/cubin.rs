@@ -1,0 +1,145 @@
+//! One cubin checked: its kernels' parameters from `.nv.info.<kernel>`,
+//! its machine code from `nvdisasm -c -gi`, each kernel judged
+//! (`kernel.rs`); the result cached by the cubin's content hash.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::elf::{EM_CUDA, Elf};
+use crate::kernel::{self, Kernel};
+use crate::nvinfo::{self, ParamInfo};
+
+/// Bumped whenever the analysis changes, so that a cache entry written by
+/// an older analysis is not read.
+pub const ANALYSIS_VERSION: u32 = 1;
+
+/// What the check runs and where it keeps things.
+#[derive(Debug, Clone, Default)]
+pub struct Tools {
+    pub nvdisasm: Option<PathBuf>,
+    pub cuobjdump: Option<PathBuf>,
+    /// The cache of per-cubin results, if any.
+    pub cache: Option<PathBuf>,
+    /// A directory for temporary files.
+    pub tmp: PathBuf,
+}
+
+impl Tools {
+    /// A fresh temporary path under `tmp`.
+    pub fn temp(&self, what: &str) -> PathBuf {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        self.tmp
+            .join(format!("gridcheck-check-{}-{n}-{what}", std::process::id()))
+    }
+}
+
+/// A cubin's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CubinResult {
+    /// `sm_90`, `sm_100f`: nvdisasm's `.target`.
+    pub arch: String,
+    pub kernels: Vec<Kernel>,
+}
+
+/// The message for a missing disassembler.
+pub const NO_NVDISASM: &str = "nvdisasm was not found: install a CUDA toolchain with \
+    `cargo xtask toolchain install 13.3` (into .toolchains/), `pip install nvidia-cuda-nvdisasm`, \
+    or put the CUDA toolkit's bin/ on PATH";
+
+/// Each kernel's parameter information, by kernel name.
+pub fn param_infos(elf: &Elf<'_>) -> Result<BTreeMap<String, ParamInfo>, String> {
+    let mut out = BTreeMap::new();
+    for s in &elf.sections {
+        if let Some(k) = s.name.strip_prefix(".nv.info.") {
+            let info = nvinfo::parse(s.data).map_err(|e| format!("section {}: {e}", s.name))?;
+            out.insert(k.to_string(), info);
+        }
+    }
+    Ok(out)
+}
+
+/// Judges every kernel of a disassembly: the functions with parameter
+/// information are the kernels (device functions have none).
+pub fn check_text(
+    text: &str,
+    infos: &BTreeMap<String, ParamInfo>,
+    fallback_arch: &str,
+) -> Result<CubinResult, String> {
+    let arch = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".target"))
+        .map(|t| t.trim().to_string())
+        .unwrap_or_else(|| fallback_arch.to_string());
+    let functions = gridcheck_sass::parse(text)?;
+    let kernels = functions
+        .iter()
+        .filter_map(|f| {
+            infos
+                .get(&f.name)
+                .map(|info| kernel::analyze(f, info, &arch))
+        })
+        .collect();
+    Ok(CubinResult { arch, kernels })
+}
+
+fn cache_file(dir: &Path, bytes: &[u8]) -> PathBuf {
+    let h = gridcheck_toolchain::fnv1a64(bytes);
+    dir.join(format!("v{ANALYSIS_VERSION}-{h:016x}-{}.json", bytes.len()))
+}
+
+/// Checks one cubin's bytes (from the cache when it holds them).
+pub fn check(bytes: &[u8], tools: &Tools) -> Result<CubinResult, String> {
+    let elf = Elf::parse(bytes)?;
+    if elf.machine != EM_CUDA {
+        return Err(format!(
+            "an ELF file for machine {}, not a cubin (EM_CUDA, 190)",
+            elf.machine
+        ));
+    }
+    let cached = tools.cache.as_ref().map(|d| cache_file(d, bytes));
+    if let Some(c) = &cached
+        && let Ok(text) = std::fs::read_to_string(c)
+        && let Ok(r) = serde_json::from_str::<CubinResult>(&text)
+    {
+        return Ok(r);
+    }
+    let infos = param_infos(&elf)?;
+    let fallback = format!("sm_{}", elf.sm());
+    let nvdisasm = tools.nvdisasm.as_ref().ok_or(NO_NVDISASM)?;
+    let file = tools.temp("k.cubin");
+    std::fs::write(&file, bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let out = Command::new(nvdisasm)
+        .args(["-c", "-gi"])
+        .arg(&file)
+        .output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "nvdisasm cannot read this {fallback} cubin ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let r = check_text(&String::from_utf8_lossy(&out.stdout), &infos, &fallback)
+        .map_err(|e| format!("nvdisasm's output: {e}"))?;
+    if let Some(c) = &cached {
+        if let Some(d) = c.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        // Written whole under another name, then renamed: a reader never
+        // sees half a file.
+        let part = c.with_extension(format!("part{}", std::process::id()));
+        if let Ok(json) = serde_json::to_string(&r)
+            && std::fs::write(&part, json).is_ok()
+        {
+            let _ = std::fs::rename(&part, c);
+        }
+    }
+    Ok(r)
+}

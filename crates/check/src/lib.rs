@@ -1,0 +1,37 @@
+//! The machine-code check of CUDA binaries people ship: for every kernel
+//! with PDL instructions (`ACQBULK` is `griddepcontrol.wait`, `PREEXIT`
+//! `griddepcontrol.launch_dependents`), each global, read-only or
+//! TMA/bulk load that can run before the first wait, with the kernel
+//! parameter its address comes from (a dataflow over the SASS, `flow.rs`;
+//! "unknown" where it cannot tell), the source line, the PTX entries whose
+//! wait is missing while another target's SASS has it, and where the
+//! trigger sits among the stores.
+//!
+//! An early load is a finding only when the previous kernel in the stream
+//! can write what it reads (`pair.rs`): a launch trace says so, or a file
+//! naming the parameters the previous kernel produces. Without either, the
+//! check lists the early loads by parameter and judges nothing but missing
+//! waits.
+//!
+//! Inputs (`input.rs`): cubins, fatbins, host executables, shared
+//! libraries and objects (their `.nv_fatbin`), PTX; directories are walked.
+//! Each file's errors are its own: the others are still checked. The
+//! command is `gridcheck-check` (`main.rs`, `cli.rs`) and `cargo xtask
+//! check`.
+
+pub mod cli;
+pub mod cubin;
+pub mod elf;
+pub mod fatbin;
+pub mod flow;
+pub mod input;
+pub mod kernel;
+pub mod nvinfo;
+pub mod operand;
+pub mod output;
+pub mod pair;
+pub mod run;
+
+pub use cubin::{CubinResult, Tools};
+pub use kernel::{EarlyLoad, Kernel, ParamRef, Provenance};
+pub use run::{Finding, Options, Report, check};

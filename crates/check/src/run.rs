@@ -1,0 +1,380 @@
+//! The check over many files: files read and opened up in parallel (one
+//! worker a core), every cubin judged, names demangled and parameter types
+//! read from them, PTX entries compared with the SASS, early loads paired
+//! with a trace or a produced-parameters file, and the findings.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
+
+use gridcheck_sass::presence::{Waits, ptx_entries, ptx_waits};
+
+use crate::cubin::{self, Tools};
+use crate::input::{self, Payload};
+use crate::kernel::Kernel;
+use crate::pair::{Launch, Produced};
+
+/// How to run the check.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub tools: Tools,
+    pub jobs: usize,
+    /// A launch trace and its file name.
+    pub trace: Option<(Vec<Launch>, String)>,
+    /// The produced parameters and their file name.
+    pub produced: Option<(Produced, String)>,
+}
+
+/// A PTX entry whose wait is missing while the same kernel's SASS has one.
+#[derive(Debug, Clone, Serialize)]
+pub struct PtxEntry {
+    pub unit: String,
+    pub arch: String,
+    pub kernel: String,
+    /// The wait's lines, empty when it has none; or why the PTX cannot say.
+    pub waits: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
+}
+
+/// One module (cubin) of a file, with its kernels that hold PDL
+/// instructions.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unit {
+    pub label: String,
+    pub arch: String,
+    pub kernels: Vec<Kernel>,
+    /// Kernels without PDL instructions (counted, not listed).
+    pub other_kernels: usize,
+}
+
+/// One file's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub errors: Vec<String>,
+    pub units: Vec<Unit>,
+    pub ptx: Vec<PtxEntry>,
+    /// Every kernel's stores, for pairing (not printed).
+    #[serde(skip)]
+    pub all: Vec<Kernel>,
+}
+
+/// A finding: a stale read is possible, or a target lost its wait.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// `pdl-early-load` or `pdl-ptx-missing-wait`.
+    pub rule: String,
+    pub path: String,
+    pub unit: String,
+    pub arch: String,
+    pub kernel: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub addr: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loc: Option<String>,
+    pub message: String,
+}
+
+/// The whole result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub files: Vec<FileReport>,
+    pub findings: Vec<Finding>,
+    /// `trace FILE`, `produced FILE`, or `none`.
+    pub pairing: String,
+}
+
+impl Report {
+    pub fn has_errors(&self) -> bool {
+        self.files.iter().any(|f| !f.errors.is_empty())
+    }
+
+    /// 2 on an error, else 1 on findings, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.has_errors() {
+            2
+        } else if self.findings.is_empty() {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// Whether a file inside a walked directory is worth opening: an ELF
+/// file, a fatbin or PTX by its name.
+fn candidate(p: &Path) -> bool {
+    if p.extension().is_some_and(|e| e == "ptx") {
+        return true;
+    }
+    let mut head = [0u8; 4];
+    std::fs::File::open(p)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && (head == *b"\x7fELF" || u32::from_le_bytes(head) == crate::fatbin::MAGIC)
+}
+
+/// The files to check: each path, directories walked (sorted).
+pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut stack = vec![p.clone()];
+            let mut found = Vec::new();
+            while let Some(d) = stack.pop() {
+                for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                    let path = e.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if candidate(&path) {
+                        found.push(path);
+                    }
+                }
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+impl FileReport {
+    /// The report of a file holding one cubin (its result already made).
+    pub fn of_cubin(path: &str, c: cubin::CubinResult) -> FileReport {
+        let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
+            c.kernels.iter().cloned().partition(Kernel::has_pdl);
+        FileReport {
+            path: path.to_string(),
+            errors: Vec::new(),
+            units: vec![Unit {
+                label: "cubin".into(),
+                arch: c.arch,
+                kernels: pdl,
+                other_kernels: other.len(),
+            }],
+            ptx: Vec::new(),
+            all: c.kernels,
+        }
+    }
+}
+
+fn check_file(path: &Path, tools: &Tools) -> FileReport {
+    let mut r = FileReport {
+        path: path.display().to_string(),
+        errors: Vec::new(),
+        units: Vec::new(),
+        ptx: Vec::new(),
+        all: Vec::new(),
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            r.errors.push(format!("cannot read it: {e}"));
+            return r;
+        }
+    };
+    let (units, errors) = input::units(&bytes, tools);
+    r.errors.extend(errors);
+    let mut ptx = Vec::new();
+    for u in units {
+        match u.payload {
+            Payload::Cubin(b) => match cubin::check(&b, tools) {
+                Ok(c) => {
+                    r.all.extend(c.kernels.iter().cloned());
+                    let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
+                        c.kernels.into_iter().partition(Kernel::has_pdl);
+                    r.units.push(Unit {
+                        label: u.label,
+                        arch: c.arch,
+                        kernels: pdl,
+                        other_kernels: other.len(),
+                    });
+                }
+                Err(e) => r.errors.push(format!("{}: {e}", u.label)),
+            },
+            Payload::Ptx(text) => ptx.push((u.label, u.arch, text)),
+        }
+    }
+    for (label, arch, text) in ptx {
+        for name in ptx_entries(&text) {
+            let sass_waits = r.all.iter().any(|k| k.name == name && !k.waits.is_empty());
+            if !sass_waits {
+                continue;
+            }
+            let entry = match ptx_waits(&text, &name) {
+                Ok(Waits::Found(w)) => (w, None),
+                Ok(Waits::Undecided(why)) => (Vec::new(), Some(why)),
+                Err(e) => (Vec::new(), Some(e)),
+            };
+            r.ptx.push(PtxEntry {
+                unit: label.clone(),
+                arch: arch.clone(),
+                kernel: name,
+                waits: entry.0,
+                undecided: entry.1,
+            });
+        }
+    }
+    r
+}
+
+/// `c++filt` over every mangled name, where it exists: name -> demangled.
+fn demangle(names: &[String]) -> BTreeMap<String, String> {
+    let mangled: Vec<&String> = names.iter().filter(|n| n.starts_with("_Z")).collect();
+    if mangled.is_empty() {
+        return BTreeMap::new();
+    }
+    let child = Command::new("c++filt")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return BTreeMap::new();
+    };
+    let input: String = mangled.iter().map(|n| format!("{n}\n")).collect();
+    if let Some(mut stdin) = child.stdin.take() {
+        // Written on its own thread: c++filt's output may fill its pipe
+        // before it has read all of the input.
+        std::thread::spawn(move || std::io::Write::write_all(&mut stdin, input.as_bytes()));
+    }
+    let Ok(out) = child.wait_with_output() else {
+        return BTreeMap::new();
+    };
+    mangled
+        .into_iter()
+        .cloned()
+        .zip(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string),
+        )
+        .filter(|(m, d)| m != d)
+        .collect()
+}
+
+/// The parameter types of a demangled signature, `k(float const*, int)`.
+pub fn param_types(demangled: &str) -> Vec<String> {
+    let Some(open) = demangled.find('(') else {
+        return Vec::new();
+    };
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in demangled[open + 1..].chars() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' if depth == 0 => break,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn name_kernels(files: &mut [FileReport]) {
+    let names: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            f.units
+                .iter()
+                .flat_map(|u| u.kernels.iter().map(|k| k.name.clone()))
+        })
+        .collect();
+    let map = demangle(&names);
+    for f in files {
+        for k in f.units.iter_mut().flat_map(|u| u.kernels.iter_mut()) {
+            k.demangled = map.get(&k.name).cloned();
+            let types = k.demangled.as_deref().map(param_types).unwrap_or_default();
+            for p in k
+                .early
+                .iter_mut()
+                .flat_map(|l| match &mut l.provenance {
+                    crate::Provenance::Param { params, .. } => params.iter_mut().collect(),
+                    crate::Provenance::Loaded { through } => through.iter_mut().collect(),
+                    crate::Provenance::Unknown { .. } => Vec::new(),
+                })
+                .chain(k.writes.iter_mut())
+            {
+                if p.size == 8 {
+                    p.ty = p.ordinal.and_then(|o| types.get(o as usize).cloned());
+                }
+            }
+        }
+    }
+}
+
+/// Checks every file.
+pub fn check(paths: &[PathBuf], opts: &Options) -> Report {
+    let files = expand(paths);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<FileReport>>> = Mutex::new(vec![None; files.len()]);
+    let jobs = opts.jobs.max(1).min(files.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(p) = files.get(n) else { break };
+                    let r = check_file(p, &opts.tools);
+                    if let Ok(mut all) = results.lock() {
+                        all[n] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let files: Vec<FileReport> = results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect();
+    report(files, opts)
+}
+
+/// The report of files already checked: names demangled, findings made.
+pub fn report(mut files: Vec<FileReport>, opts: &Options) -> Report {
+    name_kernels(&mut files);
+    let findings = crate::output::findings(&files, opts);
+    let pairing = match (&opts.trace, &opts.produced) {
+        (Some((_, f)), _) => format!("trace {f}"),
+        (None, Some((_, f))) => format!("produced {f}"),
+        (None, None) => "none".into(),
+    };
+    Report {
+        files,
+        findings,
+        pairing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_types_come_from_the_top_level_of_the_signature() {
+        assert_eq!(
+            param_types("secondary(float const*, std::pair<int, int>, void (*)(int))"),
+            ["float const*", "std::pair<int, int>", "void (*)(int)"]
+        );
+        assert!(param_types("plain").is_empty());
+    }
+}
