@@ -190,6 +190,39 @@ fn the_example_session_holds_the_steps_of_the_script_it_replaced() {
     );
 }
 
+/// Every session file of the lab loads, and the steps it runs when none
+/// is named expand, placeholders filled, without a GPU.
+#[test]
+fn every_session_file_loads_and_its_default_steps_expand() {
+    use gridcheck_cli::session::{Values, invocations, plan_step};
+    let dir = root().join("lab/sessions");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        let values = Values::new(&root(), &root().join(&s.work), true);
+        let steps = match &s.default {
+            Some(_) => invocations(&s, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+            None => continue,
+        };
+        assert!(!steps.is_empty(), "{}", p.display());
+        for inv in &steps {
+            let planned =
+                plan_step(&s, inv, &values).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(!planned.commands.is_empty());
+        }
+        n += 1;
+    }
+    assert!(
+        n >= 5,
+        "{n} session files with default steps in {}",
+        dir.display()
+    );
+}
+
 /// A session of its own: a step that finishes, one cut at its limit; run
 /// again, the first is skipped and the second runs again; the packs land
 /// in $OUT.

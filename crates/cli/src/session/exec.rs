@@ -107,7 +107,20 @@ pub fn run(
         work.display()
     );
     let mut all = true;
+    let session_start = Instant::now();
     for st in steps {
+        if let Some(limit) = s.limit_s {
+            let left = limit.saturating_sub(session_start.elapsed().as_secs());
+            if st.limit_s > left {
+                println!(
+                    "== {}: not started: its limit ({} s) is past what is left of the \
+                     session's ({left} of {limit} s); the next call runs it",
+                    st.key, st.limit_s
+                );
+                all = false;
+                continue;
+            }
+        }
         if let Some(done) = state.steps.get(&st.key).filter(|d| d.finished && !again) {
             println!(
                 "== {}: finished before ({:.0} s; exit codes {}), skipped (--again runs it)",
@@ -205,6 +218,8 @@ fn run_step(
             break;
         }
     }
+    // A step that wrote nothing in its own folder leaves none.
+    let _ = std::fs::remove_dir(&step_dir);
     record.finished = finished;
     record.seconds = start.elapsed().as_secs_f64();
     state.steps.insert(st.key.clone(), record.clone());

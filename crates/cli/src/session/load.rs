@@ -24,8 +24,12 @@ pub struct Session {
     pub about: String,
     /// The work folder, relative to the checkout.
     pub work: String,
-    /// The steps run when none is named (every step when absent).
+    /// The steps run when none is named, each a step's name and its
+    /// arguments (`"run 3"`); every step when absent.
     pub default: Option<Vec<String>>,
+    /// Seconds the whole call may take: a step that its own limit would
+    /// take past it is not started (it runs in the next call).
+    pub limit_s: Option<u64>,
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
@@ -166,9 +170,13 @@ fn check(s: &Session) -> Result<(), String> {
         }
     }
     for d in s.default.iter().flatten() {
-        if !s.steps.iter().any(|st| &st.name == d) {
+        let name = d.split_whitespace().next().unwrap_or_default();
+        if !s.steps.iter().any(|st| st.name == name) {
             return Err(format!("default names `{d}`, which is no step"));
         }
+    }
+    if s.limit_s.is_some_and(|l| l == 0 || l > MAX_LIMIT_S) {
+        return Err(format!("limit_s is seconds, 1 to {MAX_LIMIT_S}"));
     }
     Ok(())
 }

@@ -10,6 +10,8 @@
 //! ```toml
 //! about = "what the session is for"
 //! work = "target/sessions/NAME"    # the work folder, in the checkout
+//! default = ["suite a", "watch"]   # the steps run when none is named
+//! limit_s = 540                    # no step starts that would end past it
 //! [[step]]
 //! name = "suite"                   # [A-Za-z0-9_-]
 //! about = "..."
@@ -53,7 +55,8 @@ Runs the named steps of a session file (lab/sessions/*.toml), in order, each und
 time limit (`limit_s`), in the file's work folder (`work`, or --work DIR), where a file
 keeps each step's state: a step that finished (whatever its commands' exit codes) is
 skipped when the session runs again, unless --again; one killed at its limit runs again.
-No step named: the file's `default` steps, or every step.
+No step named: the file's `default` steps, or every step. A session's `limit_s` keeps a
+step from starting when its own limit would end past it (the next call runs it).
 Each command's output goes to the step's log; its last lines are shown. What a step names
 in `pack` is packed into $OUT/<step>.tar.xz; at the end whatever else the work folder holds
 is packed into $OUT/session.tar.xz, and the state into $OUT/session.json (a GPU machine

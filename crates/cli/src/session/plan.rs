@@ -110,10 +110,13 @@ pub fn invocations(s: &Session, words: &[String]) -> Result<Vec<Invocation>, Str
             None => s.steps.iter().map(|st| st.name.clone()).collect(),
         };
         out = names
-            .into_iter()
-            .map(|name| Invocation {
-                name,
-                args: Vec::new(),
+            .iter()
+            .map(|entry| {
+                let mut words = entry.split_whitespace().map(str::to_string);
+                Invocation {
+                    name: words.next().unwrap_or_default(),
+                    args: words.collect(),
+                }
             })
             .collect();
     }
