@@ -80,10 +80,6 @@ impl Runner {
         let mut cmd = gridcheck_child::own_command()?;
         cmd.arg("worker")
             .args(job.args())
-            .env(
-                "GRIDCHECK_WATCH",
-                format!("{},{}", self.stall, self.timeout.saturating_sub(2).max(1)),
-            )
             .env("CUDA_MODULE_LOADING", "EAGER");
         Ok(cmd)
     }
@@ -171,6 +167,9 @@ impl Runner {
             launches: self.launches,
             seed: self.seed,
             env: self.env.clone(),
+            // Every launch watched: a stall ends the program as a hang,
+            // and the run ends itself before the worker's timeout.
+            watch: Some((self.stall, self.timeout.saturating_sub(2).max(1) as f64)),
         };
         let mut pass = Pass {
             reported: Vec::new(),
