@@ -5,8 +5,8 @@
 # architecture built, libcudadevrt.a and toolchain.json; with `--toolchain`,
 # also kernels-nvcc-<release>.tar.xz, another toolchain's) into
 # .gpu-bundle/<name>/, once per archive, and sets GC_ARCH to the first GPU's
-# architecture (sm_90, ...) for the scripts that run one architecture's
-# kernels directly.
+# architecture (`gridcheck info arch`: sm_90, ...; sm_90 without a GPU) for
+# the scripts that run one architecture's kernels directly.
 for packed in .gpu-bundle/kernels*.tar.xz; do
   [ -f "$packed" ] || continue
   dir=${packed%.tar.xz}
@@ -16,6 +16,5 @@ for packed in .gpu-bundle/kernels*.tar.xz; do
     tar xJf "$packed" -C "$dir" && touch "$dir/.unpacked"
   fi
 done
-GC_ARCH=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
-[ "$GC_ARCH" = sm_ ] && GC_ARCH=sm_90
+GC_ARCH=$(./.gpu-bundle/gridcheck info arch 2>/dev/null) || GC_ARCH=sm_90
 export GC_ARCH

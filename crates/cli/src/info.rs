@@ -106,10 +106,10 @@ mod tests {
             ask(&["kernels-folder-release", "kernels-nvcc-13.1"]).unwrap(),
             "13.1"
         );
-        assert_eq!(
-            ask(&["kernels-folder-release", "kernels"]).unwrap_err().0,
-            1
-        );
+        // Not a toolchain's folder: no answer, exit 1 (a script skips it).
+        for other in ["kernels", "fixtures", "kernels-nvcc-13.5.tar.xz"] {
+            assert_eq!(ask(&["kernels-folder-release", other]).unwrap_err().0, 1);
+        }
         assert_eq!(
             ask(&["nvcc-flags", "sm_90"]).unwrap(),
             "-arch=sm_90 -rdc=true -I/checkout/kernels/include"

@@ -190,18 +190,29 @@ fn the_example_session_holds_the_steps_of_the_script_it_replaced() {
     );
 }
 
-/// Every session file of the lab loads, and the steps it runs when none
-/// is named expand, placeholders filled, without a GPU.
+/// Every session file of the lab (a TOML file with `[[step]]`) loads, and
+/// the steps it runs when none is named expand, placeholders filled,
+/// without a GPU.
 #[test]
 fn every_session_file_loads_and_its_default_steps_expand() {
     use gridcheck_cli::session::{Values, invocations, plan_step};
-    let dir = root().join("lab/sessions");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_none_or(|x| x != "toml") {
-            continue;
+    let dir = root().join("lab");
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml")
+                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("[[step]]"))
+            {
+                files.push(p);
+            }
         }
+    }
+    let mut n = 0;
+    for p in files {
         let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
         let values = Values::new(&root(), &root().join(&s.work), true);
         let steps = match &s.default {

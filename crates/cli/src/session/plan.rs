@@ -11,6 +11,8 @@ use super::load::Session;
 
 /// The placeholders a word may hold besides `{1}`, `{2}`, ...
 const NAMED: [&str; 7] = ["out", "step", "key", "gridcheck", "each", "slug", "arch"];
+/// The longest key, in bytes (a file name of its own, with a suffix).
+const MAX_KEY: usize = 64;
 /// Words that stand for several arguments.
 const SPLICES: [&str; 2] = ["{args}", "{rest}"];
 
@@ -23,7 +25,7 @@ pub struct Invocation {
 
 impl Invocation {
     /// The step's name and arguments as one file name: `suite-b-shuffle-2`
-    /// for `suite b --shuffle 2`.
+    /// for `suite b --shuffle 2` (ASCII, at most 64 bytes).
     pub fn key(&self) -> String {
         let mut k = self.name.clone();
         for a in &self.args {
@@ -36,7 +38,14 @@ impl Invocation {
                 }
             }));
         }
-        k.trim_end_matches('.').to_string()
+        let k = k.trim_end_matches('.');
+        if k.len() <= MAX_KEY {
+            return k.to_string();
+        }
+        // A long key (an argument of JSON) is cut, and a hash of the whole
+        // keeps it apart from another that starts alike.
+        let hash = gridcheck_toolchain::fnv1a64(k.as_bytes());
+        format!("{}-{:08x}", &k[..MAX_KEY - 9], hash as u32)
     }
 }
 
@@ -270,4 +279,35 @@ fn fill(
         s = s.replacen(&format!("{{{name}}}"), &value, 1);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: &str, args: &[&str]) -> String {
+        Invocation {
+            name: name.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+        .key()
+    }
+
+    #[test]
+    fn a_key_is_a_short_file_name_apart_from_others() {
+        assert_eq!(key("suite", &["b", "--shuffle", "2"]), "suite-b-shuffle-2");
+        assert_eq!(key("points", &["a/b.toml", "x y"]), "points-a-b.toml-x-y");
+        let json =
+            "{\"name\":\"late-write\",\"instances\":64,\"launches\":32,\"max_delay_cycles\":0}";
+        let long = key("suite", &["c", "--extra-environment", json]);
+        assert_eq!(long.len(), MAX_KEY, "{long}");
+        assert!(long.starts_with("suite-c-extra-environment"), "{long}");
+        assert_ne!(
+            long,
+            key(
+                "suite",
+                &["c", "--extra-environment", &json.replace("64", "65")]
+            )
+        );
+    }
 }
