@@ -89,6 +89,58 @@ fn run_lists_the_trials_and_runs_the_model_tier_of_the_fixture_spec() {
     let _ = std::fs::remove_file(&results);
 }
 
+/// `gridcheck campaign` runs a batch on the campaign's stand-in GPU
+/// (`GRIDCHECK_CAMPAIGN_FAKE_GPU`: nothing compiled, no device), its batch
+/// workers started as `gridcheck campaign worker`.
+#[test]
+fn campaign_runs_its_workers_as_gridcheck_campaign() {
+    use gridcheck_campaign::{CampaignProgram, FAKE_GPU, batch_dir, write_batch};
+    let yaml = "rules:\n  - id: cdp2.t.c-0\n    source: { seed: s.txt, section: \"1\" }\n    \
+                quote: q\n    profile: cdp2\n    tests: [c-0]\ntests:\n  - name: c-0\n    \
+                kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: k0\n        \
+                launch: host\n        threads:\n          t0: [store x 1, launch k1 tail]\n      \
+                - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    \
+                condition: exists x == 1\n    expect: allowed\n";
+    let mut p = CampaignProgram {
+        name: "c-0".into(),
+        yaml: yaml.into(),
+        states: Vec::new(),
+        oracle: "axiom".into(),
+    };
+    let (_, l) = p.litmus().expect("the program's test");
+    p.states = gridcheck_axiom::check(&l)
+        .unwrap()
+        .states
+        .into_iter()
+        .collect();
+    let dir = std::env::temp_dir().join(format!("gridcheck-cli-campaign-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    write_batch(&batch_dir(&dir, 0), &[p]).unwrap();
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"{"rules": []}"#).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+        .args([
+            "campaign",
+            "run",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .env(FAKE_GPU, &rules)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let records = std::fs::read_to_string(out.join("campaign.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 1, "{records}");
+    assert!(
+        records.contains("\"worker\":0"),
+        "run by a worker: {records}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn campaign_and_check_answer() {
     let o = gridcheck(&["campaign", "--help"]);
