@@ -5,9 +5,9 @@
 # architecture built, libcudadevrt.a and toolchain.json; with `--toolchain`,
 # also kernels-nvcc-<release>.tar.xz, another toolchain's) into
 # .gpu-bundle/<name>/, once per archive, and sets GC_ARCH to the first GPU's
-# architecture (sm_90, ...) for the scripts that run one architecture's
-# kernels directly. The library tier's programs, when the bundle has them,
-# go to target/library/.
+# architecture (`gridcheck info arch`: sm_90, ...; sm_90 without a GPU) for
+# the scripts that run one architecture's kernels directly. The library
+# tier's programs, when the bundle has them, go to target/library/.
 for packed in .gpu-bundle/kernels*.tar.xz; do
   [ -f "$packed" ] || continue
   dir=${packed%.tar.xz}
@@ -25,6 +25,5 @@ if [ -f .gpu-bundle/library.tar.xz ] && [ ! target/library/.unpacked -nt .gpu-bu
   mkdir -p target/library
   tar xJf .gpu-bundle/library.tar.xz -C target/library && touch target/library/.unpacked
 fi
-GC_ARCH=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
-[ "$GC_ARCH" = sm_ ] && GC_ARCH=sm_90
+GC_ARCH=$(./.gpu-bundle/gridcheck info arch 2>/dev/null) || GC_ARCH=sm_90
 export GC_ARCH

@@ -7,15 +7,15 @@
 #  2. a run of the real suite killed midway (SIGKILL) and then resumed with
 #     --resume ends with a result for every trial.
 # The statuses and messages come from the results files through
-# `conformance report summary --every-trial` (JSON), never from the logs.
+# `gridcheck report summary --every-trial` (JSON), never from the logs.
 # Exits non-zero when either check fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-target/gridcheck}
 mkdir -p "$out"
-h=./.gpu-bundle/conformance
+h="./.gpu-bundle/gridcheck run"
 . conformance/bundle-kernels.sh
-. conformance/json.sh   # report_trials, trial_field, holds
+. conformance/json.sh   # report_trials, trial_field, holds, jsonl_count
 status=0
 
 expect() { # test status...
@@ -64,8 +64,8 @@ timeout -s KILL 2 $h "${slice[@]}" --results "$res" cdp2.memory >/dev/null 2>&1
 before=$(report_trials "$res" 2>/dev/null | wc -l)
 $h "${slice[@]}" --results "$res" --resume cdp2.memory >"$out/resume.log" 2>&1
 echo "resumed run exit $?"
-# libtest's listing format (`<name>: test` a line, what nextest reads).
-listed=$($h "${slice[@]}" --list cdp2.memory 2>/dev/null | grep -c ': test$')
+# The harness's listing as JSON, one object a trial.
+listed=$($h "${slice[@]}" --list --format json cdp2.memory 2>/dev/null | jsonl_count name "" -)
 have=$(report_trials "$res" | python3 -c '
 import json, sys
 print(len({json.loads(l)["trial"] for l in sys.stdin}))')

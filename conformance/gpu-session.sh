@@ -7,7 +7,7 @@
 #  3. litmus instance rates, every litmus test built for the device, with and
 #     without incantations (litmus_smoke, 65 536 instances x 4 launches),
 #     summarised for CDP and PDL tests (rates.jsonl, rates-summary.json).
-# What it prints comes from `conformance report` (the results, the rates)
+# What it prints comes from `gridcheck report` (the results, the rates)
 # and the scripts' own run.json, never from parsing a log.
 # Everything lands in $OUT (default target/gridcheck). Exits non-zero when a
 # step fails. The benchmarks have their own bundle: conformance/bench/run.sh.
@@ -18,7 +18,7 @@ mkdir -p "$out"
 export OUT=$out
 rc=0
 
-h=./.gpu-bundle/conformance
+h=./.gpu-bundle/gridcheck
 echo "== conformance"
 bash conformance/gpu-run.sh -q "$@" >/dev/null 2>&1 || rc=1
 cat "$out/run.json"

@@ -15,8 +15,8 @@ rc=0
 OUT=$out timeout -k 10 "$limit" bash conformance/gpu-run.sh "$@"
 r=$?; [ $r -ne 0 ] && [ $rc -eq 0 ] && rc=$r
 for dir in .gpu-bundle/*/; do
-  # The harness names a toolchain's kernels folder (one home for the name).
-  release=$(./.gpu-bundle/conformance --kernels-folder-release "$(basename "$dir")") || continue
+  # gridcheck names a toolchain's kernels folder (one home for the name).
+  release=$(./.gpu-bundle/gridcheck info kernels-folder-release "$(basename "$dir")") || continue
   echo "== kernels of toolchain $release"
   OUT=$out/toolchains/nvcc-$release timeout -k 10 "$limit" \
     bash conformance/gpu-run.sh --toolchain "$release" "$@"

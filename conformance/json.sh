@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the GPU-machine scripts: they read what the harness recorded
-# through `conformance report ...` (JSON, read here with python3), never by
+# through `gridcheck report ...` (JSON, read here with python3), never by
 # parsing a log or the results file's text.
 #   json_get KEY...        the value at KEY... of the JSON on stdin (an
 #                          object's key, or a list's index, negative from
@@ -8,7 +8,7 @@
 #                          absent
 #   report_trials RESULTS  each trial's last record (every run of the file),
 #                          one JSON object a line: trial, test, status,
-#                          message (`conformance report summary --every-trial`)
+#                          message (`gridcheck report summary --every-trial`)
 #   trial_field TEST FIELD the field of TEST's last record, from
 #                          report_trials' lines on stdin
 #   holds TEXT             whether stdin holds TEXT (exit status)
@@ -27,7 +27,7 @@ print(json.dumps(v) if isinstance(v, (dict, list)) else v)' "$@"
 }
 
 report_trials() {
-  ./.gpu-bundle/conformance report summary "$1" --all-runs --every-trial | python3 -c '
+  ./.gpu-bundle/gridcheck report summary "$1" --all-runs --every-trial | python3 -c '
 import json, sys
 for run in json.load(sys.stdin)["runs"]:
     for t in run.get("every_trial", []):

@@ -37,9 +37,8 @@ pub fn usage() -> String {
         }
     }
     out + "Everything else (filters, --list, --ignored, --exact, --format json, -q) is libtest's.\n\
-           Alone, for scripts: --kernels-folder RELEASE prints a toolchain's kernels folder\n\
-           (kernels-nvcc-RELEASE), --kernels-folder-release NAME the release of one (exit 1:\n\
-           none); --worker is the harness's own worker process."
+           Alone: --worker is the harness's own worker process. What scripts ask (a toolchain's\n\
+           kernels folder, the GPU's slug): `gridcheck info`."
 }
 
 /// Reads `argv` (the program first) with [`FLAGS`] into the options, `root`

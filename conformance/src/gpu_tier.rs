@@ -13,6 +13,7 @@ use gridcheck_spec::{
 use crate::ctx::Ctx;
 use crate::job::WorkerResult;
 use crate::runner::GpuRun;
+use crate::timeouts::Limits;
 
 /// Runs a GPU trial of `test` for `rule` into `rec`.
 pub fn run(ctx: &Ctx, rule: &Rule, test: &Test, rec: &mut TrialRecord) {
@@ -102,7 +103,7 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
             ),
             other => {
                 (rec.status, rec.message) =
-                    worker_failure(&other, &rec.trial, Limits::of(ctx, test));
+                    worker_failure(&other, &rec.trial, Limits::of(ctx.plan.opts.timeout, test));
                 rec.model = ctx.runner.model(&ctx.plan, &test.name, l).ok();
                 return;
             }
@@ -207,7 +208,7 @@ fn runtime(ctx: &Ctx, test: &Test, r: &RuntimeTest, run: &GpuRun, rec: &mut Tria
         (WorkerResult::Runtime { outputs, .. }, RuntimeExpect::Values(checks)) => {
             check_outputs(test, &r.outputs, checks, &outputs, &reproduce)
         }
-        (other, _) => worker_failure(&other, &rec.trial, Limits::of(ctx, test)),
+        (other, _) => worker_failure(&other, &rec.trial, Limits::of(ctx.plan.opts.timeout, test)),
     };
     rec.status = status;
     rec.message = message;
@@ -226,7 +227,7 @@ fn host(ctx: &Ctx, test: &Test, run: &GpuRun, rec: &mut TrialRecord) {
             let checked = check_outputs(test, &h.outputs, &h.expect, &outputs, &reproduce);
             crate::host::allowed_outcomes(checked, &h.outputs, &h.may, &outputs)
         }
-        other => worker_failure(&other, &rec.trial, Limits::of(ctx, test)),
+        other => worker_failure(&other, &rec.trial, Limits::of(ctx.plan.opts.timeout, test)),
     };
 }
 
@@ -282,23 +283,6 @@ fn check_outputs(
                 test.origin
             ),
         )
-    }
-}
-
-/// A GPU trial's time limits, which a timeout's or a stall's message names:
-/// the test's own `gpu_timeout:`, and the trial's timeout.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    gpu_timeout: Option<u64>,
-    timeout: u64,
-}
-
-impl Limits {
-    fn of(ctx: &Ctx, test: &Test) -> Limits {
-        Limits {
-            gpu_timeout: test.gpu_timeout,
-            timeout: crate::timeouts::trial_timeout(ctx.plan.opts.timeout, test.gpu_timeout),
-        }
     }
 }
 

@@ -81,6 +81,12 @@ pub struct GpuJob {
     pub stall_after_s: f64,
     /// The UUID the worker's device 0 must have (placed by `--devices`).
     pub device: Option<String>,
+    /// The watched rerun of a trial that timed out (`timeouts.rs`): each
+    /// launch watched by the waiting thread, `(stall seconds, budget
+    /// seconds)`, its classification the run's error
+    /// (`Gpu::watch_each_launch`); `None` for every other run.
+    #[serde(default)]
+    pub watch: Option<(f64, f64)>,
 }
 
 /// The test body of a GPU run.
@@ -263,6 +269,7 @@ mod tests {
                 timeout_s: 60,
                 stall_after_s: 2.0,
                 device: Some("GPU-1".into()),
+                watch: None,
             });
             let line = job.line();
             assert!(!line.contains('\n'), "one line");

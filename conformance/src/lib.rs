@@ -62,4 +62,4 @@ mod worker;
 
 pub use options::{Options, Tier};
 pub use process::WORKER_FLAG;
-pub use run::{KERNELS_FOLDER, KERNELS_FOLDER_RELEASE, main_with};
+pub use run::main_with;

@@ -1,7 +1,9 @@
 //! `--list`, written by the harness rather than libtest-mimic, in the same
-//! format (`[<kind>] <name>: test`, what nextest reads): a reader that stops
-//! early (`--list | head`) ends the listing quietly with success, where
-//! libtest-mimic's own printer panics on the closed pipe.
+//! format (`[<kind>] <name>: test`, what nextest reads), or with `--format
+//! json` one JSON object a trial (`{"name", "kind", "ignored"}`, what the
+//! GPU machine's scripts read): a reader that stops early (`--list | head`)
+//! ends the listing quietly with success, where libtest-mimic's own printer
+//! panics on the closed pipe.
 
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
@@ -24,7 +26,17 @@ pub(crate) fn list(args: &Arguments, trials: &[Trial]) -> ExitCode {
 
 fn write_list(args: &Arguments, trials: &[Trial], out: &mut impl Write) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(out);
+    let json = matches!(args.format, Some(libtest_mimic::FormatSetting::Json));
     for t in trials.iter().filter(|t| !args.is_filtered_out(t)) {
+        if json {
+            let line = serde_json::json!({
+                "name": t.name(),
+                "kind": t.kind(),
+                "ignored": t.has_ignored_flag(),
+            });
+            writeln!(out, "{line}")?;
+            continue;
+        }
         let kind = if t.kind().is_empty() {
             String::new()
         } else {
@@ -69,6 +81,10 @@ mod tests {
         assert_eq!(
             listed(&["h", "--list", "model/"]),
             "[model] model/r/a: test\n"
+        );
+        assert_eq!(
+            listed(&["h", "--list", "--format", "json", "static/"]),
+            "{\"ignored\":true,\"kind\":\"static\",\"name\":\"static/r/b\"}\n"
         );
     }
 

@@ -42,15 +42,15 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// worker in tests.
 pub type WorkerCommand = fn(&Place) -> Result<Command, Box<WorkerResult>>;
 
-/// The harness's own executable as a worker, on the device `place` gives it.
+/// The harness's own executable as a worker (`gridcheck run --worker`,
+/// `gridcheck_child::own_command`), on the device `place` gives it.
 pub fn command(place: &Place) -> Result<Command, Box<WorkerResult>> {
-    let exe = std::env::current_exe().map_err(|e| {
+    let mut cmd = gridcheck_child::own_command().map_err(|e| {
         Box::new(WorkerResult::Crash {
             exit: "not started".into(),
             stderr_tail: format!("cannot find the harness executable: {e}"),
         })
     })?;
-    let mut cmd = Command::new(exe);
     cmd.arg(WORKER_FLAG)
         // Load errors (a missing symbol, a CDP version mismatch) at load
         // time, not at first launch.

@@ -1,5 +1,5 @@
 //! The harness run, from a command line to an exit code: the worker's
-//! mode, the names the bundle's scripts ask for, the help,
+//! mode, the help,
 //! and otherwise the trials of the tiers (or the mutants), run by
 //! libtest-mimic, then the summary and the records' completeness.
 
@@ -14,21 +14,12 @@ use crate::devices::Pool;
 use crate::options::Options;
 use crate::{flags, library, listing, mutants, process, sass, summary, tiers, worker};
 
-/// `conformance --kernels-folder RELEASE`: prints the name of a toolchain's
-/// kernels folder (`kernels-nvcc-RELEASE`), the one spelling the bundle's
-/// scripts use.
-pub const KERNELS_FOLDER: &str = "--kernels-folder";
-/// `conformance --kernels-folder-release NAME`: prints the release whose
-/// kernels folder `NAME` is, or exits with 1 when it is no toolchain's.
-pub const KERNELS_FOLDER_RELEASE: &str = "--kernels-folder-release";
-
 /// The whole harness, from a command line. Returns the process exit code.
 pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
     match argv.get(1).map(String::as_str) {
         // What the GPU machine's scripts read, as JSON (`report.rs`).
         Some("report") => return crate::report::main(&argv[2..], &default_root),
         Some(process::WORKER_FLAG) => return worker::main(),
-        Some(KERNELS_FOLDER | KERNELS_FOLDER_RELEASE) => return names(&argv[1..]),
         _ => {}
     }
     if argv
@@ -44,30 +35,6 @@ pub fn main_with(argv: Vec<String>, default_root: PathBuf) -> ExitCode {
             eprintln!("{e}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// The names asked for with [`KERNELS_FOLDER`] and
-/// [`KERNELS_FOLDER_RELEASE`] (`args`: the flag and its value).
-fn names(args: &[String]) -> ExitCode {
-    use gridcheck_toolchain::{kernels_folder, release_of_kernels_folder};
-    let value = args.get(1).map(String::as_str).unwrap_or_default();
-    let answer = match args[0].as_str() {
-        KERNELS_FOLDER if gridcheck_toolchain::is_release(value) => {
-            Some(kernels_folder(Some(value)))
-        }
-        KERNELS_FOLDER => {
-            eprintln!("{KERNELS_FOLDER} `{value}`: expected a CUDA release such as 13.5");
-            return ExitCode::from(2);
-        }
-        _ => release_of_kernels_folder(value).map(str::to_string),
-    };
-    match answer {
-        Some(a) => {
-            println!("{a}");
-            ExitCode::SUCCESS
-        }
-        None => ExitCode::FAILURE,
     }
 }
 

@@ -166,7 +166,7 @@ impl Runner {
     ) -> Result<(Choice, GpuRun), (Status, String)> {
         let opts = &plan.opts;
         let choice = opts.kernels.choose(device, test)?;
-        let timeout_s = timeouts::trial_timeout(opts.timeout, test.gpu_timeout);
+        let timeout_s = timeouts::Limits::of(opts.timeout, test).timeout;
         let body = match &test.body {
             TestBody::Litmus(l) => GpuBody::Litmus(l.clone()),
             TestBody::Runtime(r) => GpuBody::Runtime(r.clone()),
@@ -198,6 +198,7 @@ impl Runner {
                 facts::known_hang(&plan.facts, &test.name),
             ),
             device: place.expect_uuid,
+            watch: None,
         };
         Ok((choice, GpuRun::Job(Box::new(job))))
     }

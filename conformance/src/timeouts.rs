@@ -13,8 +13,8 @@
 //!
 //! A litmus trial killed at its timeout, where no known hang covers its
 //! test (or every one, with `--classify-timeouts`; none with
-//! `--no-classify-timeouts`), is run again alone under watch
-//! (`GRIDCHECK_WATCH`, `gridcheck_gpu::watch`): the status words of the
+//! `--no-classify-timeouts`), is run again alone under watch (its job's
+//! `watch`, `gridcheck_gpu::watch`): the status words of the
 //! launch in flight are copied back every second beside the kernel; no
 //! change for [`STALL_AFTER_S`] seconds is a *stall*, and instances still
 //! completing when the trial's time is spent is a *long run* (its rate, and
@@ -43,9 +43,28 @@ pub const MAX_STALL_S: f64 = 2.0;
 /// reported `changed`, as before.
 pub const KNOWN_HANG_STALL_S: f64 = 0.25;
 
+/// A GPU trial's time limits, computed here only: the test's own
+/// `gpu_timeout:` (which a timeout's message names) and the trial's
+/// timeout ([`trial_timeout`]), the job's and the messages' alike.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub gpu_timeout: Option<u64>,
+    pub timeout: u64,
+}
+
+impl Limits {
+    /// The limits of `test`'s GPU trial under `--timeout` `timeout`.
+    pub fn of(timeout: u64, test: &gridcheck_spec::Test) -> Limits {
+        Limits {
+            gpu_timeout: test.gpu_timeout,
+            timeout: trial_timeout(timeout, test.gpu_timeout),
+        }
+    }
+}
+
 /// The timeout of a test's GPU trial: the test's `gpu_timeout` where it is
 /// shorter than `--timeout`, else `--timeout`.
-pub fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
+fn trial_timeout(timeout: u64, gpu_timeout: Option<u64>) -> u64 {
     gpu_timeout.map_or(timeout, |t| t.min(timeout))
 }
 
@@ -106,31 +125,29 @@ pub fn stall_message(stall: &str, timeout: u64, reproduce: &str) -> String {
 /// classifies the timeout (the module docs).
 pub fn classify(job: &GpuJob, place: &Place) -> WorkerResult {
     let seconds = job.timeout_s;
-    let mut watched = place.clone();
-    watched
-        .env
-        .push(("GRIDCHECK_WATCH".into(), watch_setting(seconds)));
     // The watched run ends itself at `seconds` of launches; the margin is
     // for loading, allocating and the last look at the status words.
     let rerun = GpuJob {
         timeout_s: seconds + STALL_AFTER_S + 20,
+        watch: Some(watch_setting(seconds)),
         ..job.clone()
     };
-    let again = process::run_once(&Job::Gpu(rerun), &watched);
+    let again = process::run_once(&Job::Gpu(rerun), place);
     WorkerResult::Timeout {
         seconds,
         classified: Some(classification(&again)),
     }
 }
 
-/// `GRIDCHECK_WATCH` for a rerun of a trial killed after `seconds`: a
+/// The watch of a rerun of a trial killed after `seconds` (stall seconds,
+/// budget seconds): a
 /// stall is no status word moving for half the trial's time, between 1 s
 /// and [`STALL_AFTER_S`] (so that a short `gpu_timeout` can still see one:
 /// at 3 s, a 5 s stall could never be seen before the run's time was spent
 /// and every hang read as a long run), and the run's time is the trial's.
-pub fn watch_setting(seconds: u64) -> String {
+pub fn watch_setting(seconds: u64) -> (f64, f64) {
     let stall = (seconds as f64 / 2.0).clamp(1.0, STALL_AFTER_S as f64);
-    format!("{stall},{seconds}")
+    (stall, seconds as f64)
 }
 
 /// Whether a timed-out litmus trial is classified: every one with
@@ -286,11 +303,12 @@ mod tests {
 
     #[test]
     fn a_short_timeout_still_leaves_room_to_see_a_stall() {
-        assert_eq!(watch_setting(3), "1.5,3");
-        assert_eq!(watch_setting(1), "1,1");
-        assert_eq!(watch_setting(60), "5,60");
+        assert_eq!(watch_setting(3), (1.5, 3.0));
+        assert_eq!(watch_setting(1), (1.0, 1.0));
+        assert_eq!(watch_setting(60), (5.0, 60.0));
         for s in [1, 2, 3, 10, 60] {
-            let (stall, budget) = gridcheck_gpu::watch::parse_watch(&watch_setting(s)).unwrap();
+            let (stall, budget) = watch_setting(s);
+            assert!(gridcheck_gpu::watch::check_watch(stall, budget).is_ok());
             assert!(
                 stall <= budget / 2.0 || stall == 1.0,
                 "{s}: {stall} {budget}"

@@ -92,6 +92,11 @@ fn run(job: &Job, gpu: &mut Option<Gpu>, reply: &Arc<Reply>) -> WorkerResult {
             Ok(g) => {
                 g.set_devrt(Some(j.devrt.clone()));
                 g.set_stall_after(j.stall_after_s);
+                if let Err(e) = g.watch_each_launch(j.watch) {
+                    return WorkerResult::Error {
+                        message: e.to_string(),
+                    };
+                }
                 run_gpu(g, j)
             }
             Err(e) => *e,

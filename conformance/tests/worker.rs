@@ -73,6 +73,7 @@ fn a_worker_runs_its_job_and_reads_no_spec() {
         timeout_s: 60,
         stall_after_s: 2.0,
         device: None,
+        watch: None,
     });
     // After a model job the worker goes on; after a GPU job that found no
     // device it ends, and a job after that is never answered.

@@ -10,7 +10,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/target/trace-run}
-check=${2:-$root/.gpu-bundle/gridcheck-check}
+# The check: the bundle's `gridcheck check` (a second argument names another command).
+check=${2:-$root/.gpu-bundle/gridcheck check}
 mkdir -p "$out"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cuda=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
@@ -25,9 +26,9 @@ GRIDCHECK_TRACE="$out/trace.jsonl" LD_PRELOAD="$out/libgridcheck_trace.so" "$out
 echo "--- trace"
 cat "$out/trace.jsonl"
 echo "--- check"
-"$check" --trace "$out/trace.jsonl" "$out/pdl_pair" | tee "$out/check.txt"
+$check --trace "$out/trace.jsonl" "$out/pdl_pair" | tee "$out/check.txt"
 rc=${PIPESTATUS[0]}
-"$check" --format sarif --trace "$out/trace.jsonl" "$out/pdl_pair" > "$out/check.sarif"
+$check --format sarif --trace "$out/trace.jsonl" "$out/pdl_pair" > "$out/check.sarif"
 if [ "$rc" = 1 ] && grep -q "pdl_pair.cu:25\]: global load of parameter 0" "$out/check.txt" \
    && [ "$(grep -c ': warning: ' "$out/check.txt")" = 1 ]; then
   echo "PASS: the trace turned the early load of p into a finding, and only it"

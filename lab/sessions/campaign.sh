@@ -28,18 +28,16 @@
 # TUNING (a tuned file; default conformance/tuning/<gpu>.toml, else
 # sm_90.toml; `none`: the built-in environment), PART_S (seconds a part may
 # take, 520), LEAD_S (seconds a lead may take, 120). OPTIONS go to
-# gridcheck-campaign (`.gpu-bundle/gridcheck-campaign --help`).
+# gridcheck campaign (`.gpu-bundle/gridcheck campaign --help`).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 step=${1:-help}; shift || true
 part_s=${PART_S:-520}
-bin=./.gpu-bundle/gridcheck-campaign
+bin="./.gpu-bundle/gridcheck campaign"
 [ -s .gpu-bundle/commit ] && export GRIDCHECK_COMMIT=$(cat .gpu-bundle/commit)
 
-gpu_slug() {
-  nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
-    tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g'
-}
+# The GPU's slug as the records name it: gridcheck says it (one home).
+gpu_slug() { ./.gpu-bundle/gridcheck info slug; }
 
 # The tuned environment's flag: TUNING, else the GPU's file, else sm_90's.
 tuning_flag() {
@@ -94,9 +92,9 @@ prepare)
   # (the source, header, architecture and nvcc's version), so the GPU
   # machine, with the same nvcc, compiles nothing again.
   if [ -n "${GRIDCHECK_NVCC:-}" ] || command -v nvcc >/dev/null; then
-    cargo build --release -p gridcheck-campaign
+    cargo build --release -p gridcheck-cli --bin gridcheck
     for d in .gpu-bundle/fuzz .gpu-bundle/enum3 .gpu-bundle/old/*/; do
-      ./target/release/gridcheck-campaign run "$d" --root . --out "$(mktemp -d)" --dry-run
+      ./target/release/gridcheck campaign run "$d" --root . --out "$(mktemp -d)" --dry-run
     done
     # A cubin is 30 times its size packed; the sources are written again
     # there (the same text, so the keys match).
@@ -132,10 +130,10 @@ run|leads)
   unpack_cubins
   if [ "$step" = run ]; then
     # The first part compiles (about 100 s for 10 000 programs on 16 cores).
-    timeout "$part_s" "$bin" run "$dir" --root . --out "$res" --resume "${tun[@]}" \
+    timeout "$part_s" $bin run "$dir" --root . --out "$res" --resume "${tun[@]}" \
       --budget $((part_s - 150)) "$@"
   else
-    timeout "$part_s" "$bin" leads "$dir" --root . --out "$res" "${tun[@]}" \
+    timeout "$part_s" $bin leads "$dir" --root . --out "$res" "${tun[@]}" \
       --leads-budget $((part_s - 60)) --lead-budget "${LEAD_S:-120}" "$@"
   fi
   rc=$?
@@ -157,7 +155,7 @@ old-leads)
   unpack_cubins
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   # The environment the old campaign ran under: the built-in one.
-  timeout "$part_s" "$bin" leads "$dir" --root . --records "$dir/records.jsonl" --out "$res" \
+  timeout "$part_s" $bin leads "$dir" --root . --records "$dir/records.jsonl" --out "$res" \
     --leads-budget $((part_s - 90)) --lead-budget "${LEAD_S:-120}" "$@"
   rc=$?
   give_back "$res"
@@ -218,7 +216,7 @@ for c in json.load(sys.stdin):
 merge)
   args=("$@")
   printf '%s\n' "${args[@]}" | grep -q -- --into || args+=(--into "lab/campaigns/merged")
-  timeout 60 "$bin" merge "${args[@]}"
+  timeout 60 $bin merge "${args[@]}"
   rc=$?
   echo "{\"step\": \"merge\", \"exit\": $rc, \"done\": $([ $rc = 0 ] && echo true || echo false)}"
   ;;

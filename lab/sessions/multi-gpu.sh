@@ -36,8 +36,8 @@ if [ -z "${GC_SESSION_INNER:-}" ]; then
   exit 0
 fi
 bursts=${LINE_BURSTS:-2048 8192 32768}
-harness=./.gpu-bundle/conformance
-# What each step reports comes from the records through `conformance
+harness=./.gpu-bundle/gridcheck
+# What each step reports comes from the records through `gridcheck
 # report` (JSON, read with json_get), and from gpu-run.sh's run.json.
 . conformance/json.sh
 if [ ! -x "$harness" ]; then

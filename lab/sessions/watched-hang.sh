@@ -19,9 +19,9 @@ set -u
 cd "$(dirname "$0")/../.."
 root=${OUT:?set OUT}
 mkdir -p "$root"
-h=./.gpu-bundle/conformance
+h=./.gpu-bundle/gridcheck
 . conformance/bundle-kernels.sh
-# The records through `conformance report` (JSON), not the logs.
+# The records through `gridcheck report` (JSON), not the logs.
 . conformance/json.sh   # report_trials, trial_field, holds
 [ -s .gpu-bundle/commit ] && export GRIDCHECK_COMMIT=$(cat .gpu-bundle/commit)
 status=0
@@ -38,7 +38,7 @@ for mode in staying fresh; do
   extra=(); [ $mode = fresh ] && extra=(--fresh-context)
   res="$root/litmus-hang-$mode.jsonl"; rm -f "$res"
   start=$(date +%s%N)
-  timeout -k 10 120 $h "${fix[@]}" ${extra[@]+"${extra[@]}"} --results "$res" fault-litmus-hang \
+  timeout -k 10 120 $h run "${fix[@]}" ${extra[@]+"${extra[@]}"} --results "$res" fault-litmus-hang \
     > "$root/litmus-hang-$mode.log" 2>&1
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   rec=$(last "$res" fault-litmus-hang)
@@ -53,7 +53,7 @@ done
 
 res="$root/fixtures.jsonl"; rm -f "$res"
 start=$(date +%s%N)
-timeout -k 10 300 $h "${fix[@]}" --results "$res" > "$root/fixtures.log" 2>&1
+timeout -k 10 300 $h run "${fix[@]}" --results "$res" > "$root/fixtures.log" 2>&1
 echo "fixture spec: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$root/session.txt"
 $h report summary "$res" --format text | tee -a "$root/session.txt"
 

@@ -1,5 +1,5 @@
-//! `cargo xtask gpu-bundle`: the release harness and the campaign's driver
-//! (`gridcheck-campaign`), the kernels of every
+//! `cargo xtask gpu-bundle`: the `gridcheck` command (the harness, the
+//! campaign, the reports, sessions), the kernels of every
 //! architecture asked for (default all that nvcc targets) with each test's
 //! PTX and the `libcudadevrt.a` that links it at JIT time, the fault
 //! fixtures and the mutants' CUDA, in `.gpu-bundle/` for a GPU machine
@@ -52,19 +52,11 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         &[
             "-p",
-            "conformance",
+            "gridcheck-cli",
             "-p",
             "gridcheck-gpu",
-            "-p",
-            "gridcheck-campaign",
-            "-p",
-            "gridcheck-check",
             "--bin",
-            "conformance",
-            "--bin",
-            "gridcheck-campaign",
-            "--bin",
-            "gridcheck-check",
+            "gridcheck",
             "--example",
             "litmus_smoke",
         ],
@@ -97,18 +89,18 @@ struct Kernels {
 
 /// The release binaries a bundle carries: where cargo's release folder
 /// has each, and its name in the bundle.
-const BINARIES: [(&str, &str); 4] = [
-    ("conformance", "conformance"),
-    // The random-program campaign (`conformance/fuzz-gpu.sh`,
-    // `lab/sessions/campaign.sh`): its driver and batch workers.
-    ("gridcheck-campaign", "gridcheck-campaign"),
+const BINARIES: [(&str, &str); 2] = [
+    // Every program of the GPU machine: `gridcheck run` (the harness and
+    // its workers), `gridcheck campaign`, `gridcheck report`, `gridcheck
+    // session`, `gridcheck info`.
+    ("gridcheck", "gridcheck"),
     // Histograms and instance rates of every litmus test, with and without
     // incantations: `litmus_smoke spec .gpu-bundle/kernels/sm_90 65536 8`.
     ("examples/litmus_smoke", "litmus_smoke"),
-    // The machine-code check of shipped binaries with its launch trace
-    // (`kernels/trace/run.sh`).
-    ("gridcheck-check", "gridcheck-check"),
 ];
+
+/// What older bundles carried instead of `gridcheck`.
+const OLD_BINARIES: [&str; 2] = ["conformance", "gridcheck-campaign"];
 
 /// Everything of the bundle that is built already: the release binaries
 /// from `release`, each toolchain's kernels packed, and the commit, into
@@ -124,6 +116,14 @@ fn assemble(
         .map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
     for (from, to) in BINARIES {
         copy(&release.join(from), &bundle.join(to))?;
+    }
+    // The binaries `gridcheck` replaced, from an older bundle: no script
+    // calls them, and none may run by mistake.
+    for old in OLD_BINARIES {
+        let p = bundle.join(old);
+        if p.exists() {
+            std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+        }
     }
     // Nothing of an earlier bundle's kernels stays: another selection of
     // architectures or toolchains must not mix with this one.
@@ -364,10 +364,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(base);
         let release = base.join("target/release");
         std::fs::create_dir_all(release.join("examples")).unwrap();
-        std::fs::write(release.join("conformance"), "harness").unwrap();
+        std::fs::write(release.join("gridcheck"), "gridcheck").unwrap();
         std::fs::write(release.join("examples/litmus_smoke"), "smoke").unwrap();
-        std::fs::write(release.join("gridcheck-campaign"), "campaign").unwrap();
-        std::fs::write(release.join("gridcheck-check"), "check").unwrap();
         let from = base.join("target/kernels");
         let cubin = from.join("sm_90/t.cubin");
         std::fs::create_dir_all(cubin.parent().unwrap()).unwrap();
@@ -390,11 +388,10 @@ mod tests {
         assert_eq!(summary.len(), 1);
         assert!(summary[0].contains("1 kernels files"), "{summary:?}");
         assert_eq!(
-            std::fs::read_to_string(bundle.join("conformance")).unwrap(),
-            "harness"
+            std::fs::read_to_string(bundle.join("gridcheck")).unwrap(),
+            "gridcheck"
         );
         assert!(bundle.join("litmus_smoke").is_file());
-        assert!(bundle.join("gridcheck-campaign").is_file());
         assert_eq!(
             std::fs::read_to_string(bundle.join("commit")).unwrap(),
             "abc123\n"
@@ -411,10 +408,13 @@ mod tests {
             "packed, not left unpacked"
         );
         // Again over the bundle just made: an earlier bundle's unpacked
-        // kernels are removed, the rest replaced.
+        // kernels and the binaries gridcheck replaced are removed, the rest
+        // replaced.
         std::fs::create_dir_all(bundle.join("kernels-nvcc-13.5/sm_90")).unwrap();
+        std::fs::write(bundle.join("conformance"), "old harness").unwrap();
         assemble(&release, &kernels, "def456", &bundle).unwrap();
         assert!(!bundle.join("kernels-nvcc-13.5").exists());
+        assert!(!bundle.join("conformance").exists());
         assert!(bundle.join("kernels.tar.xz").is_file());
         std::fs::remove_dir_all(&base).unwrap();
     }

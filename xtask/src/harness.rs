@@ -1,5 +1,5 @@
 //! `cargo xtask conformance [options] [-- <libtest args>]`: builds what the
-//! harness needs and runs it, once per `--toolchain` named. The command
+//! harness needs and runs it (`gridcheck run`), once per `--toolchain` named. The command
 //! line is read with the harness's own flag table (`conformance::flags`):
 //! which tiers, which toolchains, `--mutants`; the kernels are built for
 //! the GPU in hand when the GPU tier runs.
@@ -76,11 +76,15 @@ fn run_harness(root: &Path, args: &[String], terse: bool) -> Result<()> {
     // features alike and a first run builds them once. Cargo shows its
     // progress. libtest's terse format unless a format is asked for: a
     // character a trial, then the summary.
-    let st = status(
-        cargo()
-            .current_dir(root)
-            .args(["build", "-p", "xtask", "-p", "conformance"]),
-    )?;
+    let st = status(cargo().current_dir(root).args([
+        "build",
+        "-p",
+        "xtask",
+        "-p",
+        "gridcheck-cli",
+        "--bin",
+        "gridcheck",
+    ]))?;
     if !st.success() {
         return Err(format!("cannot build the harness ({st})"));
     }
@@ -89,6 +93,7 @@ fn run_harness(root: &Path, args: &[String], terse: bool) -> Result<()> {
     let st = status(
         Command::new(&harness)
             .current_dir(root)
+            .arg("run")
             .args(ours)
             .args(libtest)
             .args(terse.then_some("--quiet")),
@@ -135,14 +140,14 @@ fn build_for_the_gpu(root: &Path, tc: Option<&Toolchain>, mutants: bool) -> Resu
     Ok(())
 }
 
-/// The harness binary cargo built beside this xtask (same target directory
-/// and profile).
+/// The `gridcheck` binary cargo built beside this xtask (same target
+/// directory and profile); `gridcheck run` is the harness.
 fn harness_path() -> Result<PathBuf> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask's own path: {e}"))?;
     let dir = exe
         .parent()
         .ok_or_else(|| format!("{} has no directory", exe.display()))?;
-    Ok(dir.join(format!("conformance{}", std::env::consts::EXE_SUFFIX)))
+    Ok(dir.join(format!("gridcheck{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// Whether an argument picks libtest's output format itself.

@@ -180,22 +180,7 @@ fn today_utc() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    civil_date(secs / 86_400)
-}
-
-/// The proleptic Gregorian date of a day number since 1970-01-01
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_date(days: u64) -> String {
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    gridcheck_report::baseline::utc_date(secs)
 }
 
 /// `<gpu_dir>/<date>`, or the first of `<date>.2`, `<date>.3`, ... that
@@ -301,13 +286,6 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(20_418), "2025-11-26");
-        assert_eq!(civil_date(19_782), "2024-02-29");
-    }
 
     #[test]
     fn dates_are_checked() {

@@ -74,6 +74,7 @@ fn run_of(test: &str) -> GpuRun {
         timeout_s: 10,
         stall_after_s: 2.0,
         device: None,
+        watch: None,
     }))
 }
 

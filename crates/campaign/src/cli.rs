@@ -46,9 +46,7 @@ pub fn main(argv: &[String], root: &Path) -> ExitCode {
 /// The phases asked for, then the results; `Ok(true)` when every program
 /// ran and passed.
 fn phases(a: &Args) -> Result<bool, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let mut runner = Runner {
-        exe,
         instances: a.instances,
         launches: a.launches,
         seed: a.seed,

@@ -49,13 +49,16 @@ pub struct Job {
     pub launches: u32,
     pub seed: u64,
     pub env: Tuning,
+    /// Each launch watched (`Gpu::watch_each_launch`): stall seconds,
+    /// budget seconds.
+    pub watch: Option<(f64, f64)>,
 }
 
 impl Job {
     /// The worker's arguments for this job (after `worker`).
     pub fn args(&self) -> Vec<String> {
         let run: Vec<String> = self.run.iter().map(|i| i.to_string()).collect();
-        vec![
+        let mut args = vec![
             self.batch.display().to_string(),
             "--run".into(),
             run.join(","),
@@ -67,7 +70,11 @@ impl Job {
             self.seed.to_string(),
             "--environment".into(),
             serde_json::to_string(&self.env).unwrap_or_default(),
-        ]
+        ];
+        if let Some((stall, budget)) = self.watch {
+            args.extend(["--watch".into(), format!("{stall},{budget}")]);
+        }
+        args
     }
 
     /// Reads [`Job::args`] back; a bad one is named.
@@ -81,6 +88,7 @@ impl Job {
             launches: 2,
             seed: 1,
             env: Tuning::default(),
+            watch: None,
         };
         while let Some(f) = it.next() {
             let v = it.next().ok_or_else(|| format!("{f} needs a value"))?;
@@ -99,6 +107,7 @@ impl Job {
                 "--environment" => {
                     j.env = serde_json::from_str(v).map_err(|e| format!("{f}: {e}"))?
                 }
+                "--watch" => j.watch = Some(gridcheck_gpu::watch::parse_watch(v)?),
                 _ => return Err(format!("unknown argument `{f}`")),
             }
         }
@@ -122,6 +131,7 @@ mod tests {
                 max_delay_cycles: 0,
                 ..Tuning::default()
             },
+            watch: Some((0.5, 28.0)),
         };
         assert_eq!(Job::parse(&j.args()).unwrap(), j);
         let bad = |a: &[&str]| {
@@ -130,6 +140,7 @@ mod tests {
         assert!(bad(&["d", "--run", "1,x"]).contains("--run takes indices"));
         assert!(bad(&["d", "--frob", "1"]).contains("`--frob`"));
         assert!(bad(&["d", "--seed"]).contains("needs a value"));
+        assert!(bad(&["d", "--watch", "0,1"]).contains("--watch"));
         assert!(bad(&[]).contains("missing"));
     }
 }

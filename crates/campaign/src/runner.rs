@@ -7,7 +7,6 @@
 //! matters). Every program of the order gets exactly one record, with the
 //! worker that ran it and its place in that worker's run.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -47,8 +46,6 @@ pub enum Restart {
 
 /// How programs are run: the same for the campaign and every rerun.
 pub struct Runner {
-    /// This program (`gridcheck-campaign`), which is also the worker.
-    pub exe: PathBuf,
     pub instances: u32,
     pub launches: u32,
     pub seed: u64,
@@ -77,16 +74,14 @@ struct Pass {
 }
 
 impl Runner {
-    fn command(&self, job: &Job) -> Command {
-        let mut cmd = Command::new(&self.exe);
+    /// This program as a batch worker (`gridcheck campaign worker ...`,
+    /// `gridcheck_child::own_command`).
+    fn command(&self, job: &Job) -> std::io::Result<Command> {
+        let mut cmd = gridcheck_child::own_command()?;
         cmd.arg("worker")
             .args(job.args())
-            .env(
-                "GRIDCHECK_WATCH",
-                format!("{},{}", self.stall, self.timeout.saturating_sub(2).max(1)),
-            )
             .env("CUDA_MODULE_LOADING", "EAGER");
-        cmd
+        Ok(cmd)
     }
 
     /// Runs `order` of `b` (see the module docs) until `deadline`: a
@@ -172,6 +167,9 @@ impl Runner {
             launches: self.launches,
             seed: self.seed,
             env: self.env.clone(),
+            // Every launch watched: a stall ends the program as a hang,
+            // and the run ends itself before the worker's timeout.
+            watch: Some((self.stall, self.timeout.saturating_sub(2).max(1) as f64)),
         };
         let mut pass = Pass {
             reported: Vec::new(),
@@ -179,7 +177,7 @@ impl Runner {
             ended_by: None,
             unusable: None,
         };
-        let mut w = match Piped::spawn(self.command(&job), false) {
+        let mut w = match self.command(&job).and_then(|c| Piped::spawn(c, false)) {
             Ok(w) => w,
             Err(e) => {
                 pass.unusable = Some(format!("cannot start the worker: {e}"));

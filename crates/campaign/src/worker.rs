@@ -49,7 +49,9 @@ pub fn worker_main(argv: &[String]) -> ExitCode {
 
 /// Runs the job on GPU 0; `Err` when nothing could run.
 fn on_gpu(job: &Job, programs: &[CampaignProgram]) -> Result<ExitCode, String> {
-    let gpu = Gpu::open(0).map_err(|e| format!("no GPU: {e}"))?;
+    let mut gpu = Gpu::open(0).map_err(|e| format!("no GPU: {e}"))?;
+    gpu.watch_each_launch(job.watch)
+        .map_err(|e| e.to_string())?;
     say(&Report::Device {
         name: gpu.info().name.clone(),
     });

@@ -4,12 +4,14 @@
 //! the harness's workers and host tests' programs (`conformance`), a
 //! campaign's batch workers (`gridcheck-campaign`) and nvcc under a timeout
 //! ([`run_with_timeout`]) talk to their children this way, through this one
-//! crate.
+//! crate. A program that is its own worker starts it with [`own_command`]:
+//! the executable and the arguments that select the command again
+//! (`gridcheck run`, `gridcheck campaign`; none for a binary of its own).
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How much of standard error is kept (at least; at most twice as much).
@@ -139,6 +141,25 @@ pub fn run_with_timeout(
         stdout,
         stderr,
     ))
+}
+
+/// The arguments before a worker's own (see [`own_command`]); set once.
+static OWN_ARGS: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Says which arguments make this process's executable the command that is
+/// running now (`["run"]` for `gridcheck run`), for the workers it starts;
+/// set at most once, before any worker starts (a later call is ignored).
+pub fn set_own_args(args: &[&str]) {
+    let _ = OWN_ARGS.set(args.iter().map(|a| a.to_string()).collect());
+}
+
+/// This process's executable as the command that is running now: the
+/// arguments of [`set_own_args`] given, so that a worker's arguments
+/// follow.
+pub fn own_command() -> std::io::Result<Command> {
+    let mut cmd = Command::new(std::env::current_exe()?);
+    cmd.args(OWN_ARGS.get().map(Vec::as_slice).unwrap_or_default());
+    Ok(cmd)
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub struct Gpu {
     pub(crate) devrt: Option<std::path::PathBuf>,
     /// The stall watch of the litmus launches ([`Gpu::watch_stalls`]).
     pub(crate) watchdog: Option<Watchdog>,
+    /// Each launch watched by the waiting thread itself
+    /// ([`Gpu::watch_each_launch`]): stall seconds, budget seconds.
+    pub(crate) watch_each: Option<(f64, f64)>,
 }
 
 impl fmt::Debug for Gpu {
@@ -44,6 +47,7 @@ impl Gpu {
             info,
             devrt: None,
             watchdog: None,
+            watch_each: None,
         })
     }
 
@@ -64,13 +68,28 @@ impl Gpu {
     /// ([`Gpu::set_stall_after`], 2 s until set) is left running and
     /// `on_stall` is called, once, from the watchdog's thread, with where it
     /// stalled (words starting with [`crate::watch::STALL`]). Costs nothing
-    /// a launch of the suite would notice; `GRIDCHECK_WATCH`, where set,
-    /// watches instead.
+    /// a launch of the suite would notice; [`Gpu::watch_each_launch`], where
+    /// set, watches instead.
     pub fn watch_stalls(
         &mut self,
         on_stall: impl Fn(String) + Send + 'static,
     ) -> Result<(), GpuError> {
         self.watchdog = Some(Watchdog::start(&self.ctx, Box::new(on_stall))?);
+        Ok(())
+    }
+
+    /// Each litmus launch from now on waited for by watching it
+    /// (`watch.rs`): `Some((stall, budget))` ends a run whose status words
+    /// stand still for `stall` seconds, or that still moves after `budget`
+    /// seconds, with where it stood as the error; `None` waits as usual.
+    /// A timed-out trial's rerun (`conformance/src/timeouts.rs`) and the
+    /// campaign's workers set it from their jobs. `Err` names a setting
+    /// that is not two positive finite numbers.
+    pub fn watch_each_launch(&mut self, watch: Option<(f64, f64)>) -> Result<(), GpuError> {
+        if let Some((stall, budget)) = watch {
+            crate::watch::check_watch(stall, budget).map_err(GpuError::new)?;
+        }
+        self.watch_each = watch;
         Ok(())
     }
 

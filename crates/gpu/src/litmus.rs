@@ -17,7 +17,7 @@ use crate::context::Gpu;
 use crate::environment::{Budget, Params, launch_seed, permutation};
 use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
-use crate::watch::{self, WatchCtx, Watcher, watch_launch};
+use crate::watch::{WatchCtx, Watcher, watch_launch};
 use crate::watchdog::Watchdog;
 use gridcheck_report::Tuning;
 
@@ -146,7 +146,7 @@ impl Gpu {
                 Ok(run)
             }
             Err(e) => {
-                if std::env::var_os("GRIDCHECK_WATCH").is_some() {
+                if self.watch_each.is_some() {
                     // A watched launch may have stalled: unloading the
                     // module would wait for it forever (see run_loaded).
                     std::mem::forget(module);
@@ -201,7 +201,7 @@ impl Gpu {
         let sync_each = std::env::var_os("GRIDCHECK_QUEUE_LAUNCHES").is_none();
         let mut watch = self.open_watch(n as usize, &lay)?;
         // The watchdog (`watchdog.rs`) looks at launches that are waited
-        // for one by one, unless GRIDCHECK_WATCH watches them itself.
+        // for one by one, unless each launch is watched (`watch_each`).
         let dog = self
             .watchdog
             .as_ref()
@@ -269,14 +269,13 @@ impl Gpu {
         Ok(())
     }
 
-    /// GRIDCHECK_WATCH: each launch watched instead of waited for
-    /// (`watch.rs`); a stall or a run out of time ends the run with its
+    /// [`Gpu::watch_each_launch`]: each launch watched instead of waited
+    /// for (`watch.rs`); a stall or a run out of time ends the run with its
     /// classification as the error.
     fn open_watch(&self, nz: usize, lay: &Layout) -> Result<Option<Watch>, GpuError> {
-        let Ok(v) = std::env::var("GRIDCHECK_WATCH") else {
+        let Some((stall, budget_s)) = self.watch_each else {
             return Ok(None);
         };
-        let (stall, budget_s) = watch::parse_watch(&v).map_err(GpuError::new)?;
         let side = self
             .ctx
             .new_stream()

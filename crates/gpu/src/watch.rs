@@ -6,7 +6,8 @@
 //! finishing: at what rate, and how long the whole budget would take).
 //!
 //! The harness reruns a GPU trial that timed out alone under watch
-//! (`GRIDCHECK_WATCH`, `conformance/src/timeouts.rs`); a classification ends
+//! (`Gpu::watch_each_launch`, set from the job: `conformance/src/timeouts.rs`;
+//! the campaign's workers likewise); a classification ends
 //! the run as an error whose message starts with [`STALL`] or [`LONG_RUN`].
 
 use std::time::{Duration, Instant};
@@ -173,22 +174,29 @@ impl Watcher {
     }
 }
 
-/// `GRIDCHECK_WATCH=<stall seconds>,<budget seconds>`: watch the run (see
-/// the module docs).
+/// `<stall seconds>,<budget seconds>`, as a campaign worker's `--watch`
+/// gives it: watch the run (see the module docs).
 pub fn parse_watch(v: &str) -> Result<(f64, f64), String> {
-    let bad =
-        || format!("GRIDCHECK_WATCH={v}: expected <stall seconds>,<budget seconds>, both > 0");
+    let bad = || format!("--watch {v}: expected <stall seconds>,<budget seconds>, both > 0");
     let (a, b) = v.split_once(',').ok_or_else(bad)?;
     let stall: f64 = a.trim().parse().map_err(|_| bad())?;
     let budget: f64 = b.trim().parse().map_err(|_| bad())?;
+    check_watch(stall, budget).map_err(|_| bad())?;
+    Ok((stall, budget))
+}
+
+/// Whether a watch's stall and budget seconds are both positive and finite.
+pub fn check_watch(stall: f64, budget: f64) -> Result<(), String> {
     if stall > 0.0 && budget > 0.0 && stall.is_finite() && budget.is_finite() {
-        Ok((stall, budget))
+        Ok(())
     } else {
-        Err(bad())
+        Err(format!(
+            "a watch of {stall} s stall and {budget} s budget: both must be positive seconds"
+        ))
     }
 }
 
-/// What watching one launch needs (`GRIDCHECK_WATCH`).
+/// What watching one launch needs (`Gpu::watch_each_launch`).
 pub(crate) struct WatchCtx<'a> {
     pub(crate) stream: &'a CudaStream,
     /// A second stream: copies on it run beside a kernel that does not end.
@@ -369,12 +377,13 @@ mod tests {
     }
 
     #[test]
-    fn the_watch_variable() {
+    fn the_watch_setting() {
         assert_eq!(parse_watch("5,50"), Ok((5.0, 50.0)));
         assert_eq!(parse_watch(" 2.5 , 10"), Ok((2.5, 10.0)));
         for bad in ["5", "0,10", "5,-1", "a,b", "5,inf"] {
             let e = parse_watch(bad).unwrap_err();
-            assert!(e.contains("GRIDCHECK_WATCH"), "{e}");
+            assert!(e.contains("--watch"), "{e}");
         }
+        assert!(check_watch(1.0, f64::NAN).is_err());
     }
 }

@@ -163,8 +163,9 @@ pub fn save(path: &Path, r: &Results) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Today's UTC date, `YYYY-MM-DD` (days since the epoch to the civil date,
-/// H. Hinnant's algorithm).
+/// The UTC date of `unix_secs`, `YYYY-MM-DD` (days since the epoch to the
+/// civil date, H. Hinnant's `civil_from_days`): the one home of that
+/// algorithm (`runs::rfc3339` and `cargo xtask record` use it).
 pub fn utc_date(unix_secs: u64) -> String {
     let z = (unix_secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);

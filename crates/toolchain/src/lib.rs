@@ -24,6 +24,7 @@ mod toolchains;
 
 pub use nvcc::{
     CompileOutput, FALLBACK_ARCHS, Nvcc, find_nvcc, nvcc_at, parse_gpu_code_list, parse_version,
+    rdc_flags,
 };
 pub use root::{COMMIT_VAR, checkout_commit, checkout_of, checkout_root, resolve_root, run_commit};
 pub use toolchains::{

@@ -263,12 +263,7 @@ impl Nvcc {
         what: &str,
         out: &Path,
     ) -> CompileOutput {
-        let mut args = vec![
-            format!("-arch={arch}"),
-            "-rdc=true".into(),
-            format!("-I{}", include.display()),
-        ];
-        args.extend(flags.iter().cloned());
+        let mut args = rdc_flags(arch, include, flags);
         args.extend([
             what.to_string(),
             src.display().to_string(),
@@ -360,16 +355,25 @@ impl Nvcc {
 
     /// `nvcc -arch=<arch> -dlink -cubin <obj> -L<lib> -lcudadevrt -o <cubin>`.
     pub fn dlink_cubin(&self, obj: &Path, arch: &str, cubin: &Path) -> CompileOutput {
-        self.run(&[
+        let mut args = self.dlink_flags(arch);
+        args.extend([
+            obj.display().to_string(),
+            "-o".into(),
+            cubin.display().to_string(),
+        ]);
+        self.run(&args)
+    }
+
+    /// The flags of [`Nvcc::dlink_cubin`] before its object and output:
+    /// `-arch=<arch> -dlink -cubin -L<lib> -lcudadevrt`.
+    pub fn dlink_flags(&self, arch: &str) -> Vec<String> {
+        vec![
             format!("-arch={arch}"),
             "-dlink".into(),
             "-cubin".into(),
-            obj.display().to_string(),
             format!("-L{}", self.lib_dir.display()),
             "-lcudadevrt".into(),
-            "-o".into(),
-            cubin.display().to_string(),
-        ])
+        ]
     }
 
     /// Compiles a snippet (relocatable device code, as CDP needs) in `workdir`
@@ -389,6 +393,21 @@ impl Nvcc {
         let obj = workdir.join(format!("{name}.o"));
         Ok(self.compile_rdc(&src, workdir, arch, flags, &obj))
     }
+}
+
+/// The flags of a relocatable compile before what it makes
+/// ([`Nvcc::compile_rdc`], [`Nvcc::compile_rdc_cubin`]): `-arch=<arch>
+/// -rdc=true -I<include>` and the test's own `flags`. `gridcheck info
+/// nvcc-flags` prints them, so that a script compiles as `cargo xtask
+/// build` does.
+pub fn rdc_flags(arch: &str, include: &Path, flags: &[String]) -> Vec<String> {
+    let mut args = vec![
+        format!("-arch={arch}"),
+        "-rdc=true".into(),
+        format!("-I{}", include.display()),
+    ];
+    args.extend(flags.iter().cloned());
+    args
 }
 
 #[cfg(test)]

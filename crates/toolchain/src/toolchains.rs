@@ -65,7 +65,7 @@ pub fn is_release(name: &str) -> bool {
 /// `kernels`, or `kernels-nvcc-<release>` for an installed release. The one
 /// spelling of it: under the checkout's `target/` ([`kernels_dir`]), in a
 /// GPU bundle (`.gpu-bundle/<name>`), and for the bundle's scripts, which
-/// ask the harness (`conformance --kernels-folder <release>`).
+/// ask `gridcheck info kernels-folder <release>`.
 pub fn kernels_folder(release: Option<&str>) -> String {
     match release {
         None => "kernels".into(),

@@ -1,0 +1,353 @@
+//! Every subcommand of `gridcheck` run as a user runs it, on a machine
+//! without a GPU: help, run (the trials listed, the fixture spec's model
+//! tier), campaign, check, report (a committed record), info, and session
+//! (the example session's dry run, its steps against the script it
+//! replaced, and a session of its own run, cut at a limit, resumed and
+//! packed).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the checkout")
+}
+
+fn gridcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("OUT")
+        .output()
+        .expect("gridcheck runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn help_lists_every_command_and_says_more_of_one() {
+    let o = gridcheck(&["help"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let listed = String::from_utf8_lossy(&o.stdout).to_string();
+    for c in [
+        "run", "campaign", "check", "report", "session", "info", "help",
+    ] {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{c} "))),
+            "`{c}` missing from:\n{listed}"
+        );
+    }
+    let o = gridcheck(&["help", "session"]);
+    assert!(
+        o.status.success() && text(&o).contains("--dry-run"),
+        "{}",
+        text(&o)
+    );
+    let o = gridcheck(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no command `frobnicate`"));
+}
+
+#[test]
+fn run_lists_the_trials_and_runs_the_model_tier_of_the_fixture_spec() {
+    let o = gridcheck(&["run", "--tier", "model", "--list"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let listed: Vec<&str> = out.lines().filter(|l| l.ends_with(": test")).collect();
+    assert!(listed.len() > 100, "{out}");
+    assert!(listed.iter().all(|l| l.contains(" model/")), "{out}");
+    let results =
+        std::env::temp_dir().join(format!("gridcheck-cli-run-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&results);
+    let o = gridcheck(&[
+        "run",
+        "--spec",
+        "conformance/fixtures/spec",
+        "--tier",
+        "model",
+        "--results",
+        results.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let records = std::fs::read_to_string(&results).expect("the results file");
+    assert!(records.lines().count() > 0, "no records");
+    assert!(
+        records.lines().all(|l| l.contains("\"tier\":\"model\"")),
+        "{records}"
+    );
+    let _ = std::fs::remove_file(&results);
+}
+
+/// `gridcheck campaign` runs a batch on the campaign's stand-in GPU
+/// (`GRIDCHECK_CAMPAIGN_FAKE_GPU`: nothing compiled, no device), its batch
+/// workers started as `gridcheck campaign worker`.
+#[test]
+fn campaign_runs_its_workers_as_gridcheck_campaign() {
+    use gridcheck_campaign::{CampaignProgram, FAKE_GPU, batch_dir, write_batch};
+    let yaml = "rules:\n  - id: cdp2.t.c-0\n    source: { seed: s.txt, section: \"1\" }\n    \
+                quote: q\n    profile: cdp2\n    tests: [c-0]\ntests:\n  - name: c-0\n    \
+                kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: k0\n        \
+                launch: host\n        threads:\n          t0: [store x 1, launch k1 tail]\n      \
+                - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    \
+                condition: exists x == 1\n    expect: allowed\n";
+    let mut p = CampaignProgram {
+        name: "c-0".into(),
+        yaml: yaml.into(),
+        states: Vec::new(),
+        oracle: "axiom".into(),
+    };
+    let (_, l) = p.litmus().expect("the program's test");
+    p.states = gridcheck_axiom::check(&l)
+        .unwrap()
+        .states
+        .into_iter()
+        .collect();
+    let dir = std::env::temp_dir().join(format!("gridcheck-cli-campaign-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    write_batch(&batch_dir(&dir, 0), &[p]).unwrap();
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"{"rules": []}"#).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+        .args([
+            "campaign",
+            "run",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .env(FAKE_GPU, &rules)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let records = std::fs::read_to_string(out.join("campaign.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 1, "{records}");
+    assert!(
+        records.contains("\"worker\":0"),
+        "run by a worker: {records}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn campaign_and_check_answer() {
+    let o = gridcheck(&["campaign", "--help"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("leads"), "{}", text(&o));
+    // A file that is no CUDA binary: an error naming it (exit 2), never a
+    // panic; the help exits 0.
+    let dir = std::env::temp_dir().join(format!("gridcheck-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("not-cuda.bin");
+    std::fs::write(&junk, b"this is not an ELF file").unwrap();
+    let o = gridcheck(&["check", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not-cuda.bin"), "{}", text(&o));
+    let o = gridcheck(&["check", "--help"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn report_summary_reads_a_committed_record() {
+    let rec = "records/nvidia-h100-80gb-hbm3/2026-11-25.2/results.jsonl.gz";
+    let o = gridcheck(&["report", "summary", rec]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let runs = v["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 1, "{v}");
+    let o = gridcheck(&["report", "summary", "no/such/file.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no/such/file.jsonl"), "{}", text(&o));
+}
+
+#[test]
+fn info_answers_without_a_gpu() {
+    let o = gridcheck(&["info", "kernels-folder", "13.5"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "kernels-nvcc-13.5\n");
+    let o = gridcheck(&["info", "nvcc-flags", "sm_90"]);
+    let flags = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(flags.starts_with("-arch=sm_90 -rdc=true -I"), "{flags}");
+    // Without a GPU the slug has no answer: exit 1 and the reason.
+    if gridcheck_gpu_absent() {
+        let o = gridcheck(&["info", "slug"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains("no GPU"), "{}", text(&o));
+    } else {
+        println!("a GPU is here: the slug's answer without one not checked");
+    }
+}
+
+fn gridcheck_gpu_absent() -> bool {
+    !Path::new("/proc/driver/nvidia/version").exists()
+}
+
+#[test]
+fn the_example_session_dry_runs_its_steps_filled_in() {
+    let file = "lab/sessions/sensitivity-2.toml";
+    let o = gridcheck(&[
+        "session",
+        file,
+        "--dry-run",
+        "suite",
+        "b",
+        "--shuffle",
+        "2",
+        "--",
+        "watch",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.contains("== suite-b-shuffle-2 (limit 170 s)"), "{out}");
+    assert!(
+        out.contains(
+            "conformance/gpu-run.sh -q --tier gpu --timeout 30 --model-timeout 120 --shuffle 2"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("== watch (limit 420 s)"), "{out}");
+    assert!(out.contains("--fresh-context"), "{out}");
+    let o = gridcheck(&["session", file, "--dry-run", "suite"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("needs 1 argument"), "{}", text(&o));
+    let o = gridcheck(&["session", file, "--dry-run", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no step `nope`"), "{}", text(&o));
+}
+
+#[test]
+fn the_example_session_holds_the_steps_of_the_script_it_replaced() {
+    let s = gridcheck_cli::session::load(&root().join("lab/sessions/sensitivity-2.toml"))
+        .expect("the session file loads");
+    let names: Vec<&str> = s.steps.iter().map(|st| st.name.as_str()).collect();
+    // The steps of lab/sessions/sensitivity-2.sh, in its order.
+    assert_eq!(
+        names,
+        [
+            "search", "suite", "mutants", "rates", "points", "choose", "watch", "alone", "campaign"
+        ]
+    );
+    let limit = |n: &str| s.steps.iter().find(|st| st.name == n).unwrap().limit_s;
+    // The script's own `timeout`s: search 420 s, mutants 300 s, points 200 s.
+    assert_eq!(
+        (limit("search"), limit("mutants"), limit("points")),
+        (420, 300, 200)
+    );
+}
+
+/// Every session file of the lab (a TOML file with `[[step]]`) loads, and
+/// the steps it runs when none is named expand, placeholders filled,
+/// without a GPU.
+#[test]
+fn every_session_file_loads_and_its_default_steps_expand() {
+    use gridcheck_cli::session::{Values, invocations, plan_step};
+    let dir = root().join("lab");
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml")
+                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("[[step]]"))
+            {
+                files.push(p);
+            }
+        }
+    }
+    let mut n = 0;
+    for p in files {
+        let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        let values = Values::new(&root(), &root().join(&s.work), true);
+        let steps = match &s.default {
+            Some(_) => invocations(&s, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+            None => continue,
+        };
+        assert!(!steps.is_empty(), "{}", p.display());
+        for inv in &steps {
+            let planned =
+                plan_step(&s, inv, &values).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(!planned.commands.is_empty());
+        }
+        n += 1;
+    }
+    assert!(
+        n >= 5,
+        "{n} session files with default steps in {}",
+        dir.display()
+    );
+}
+
+/// A session of its own: a step that finishes, one cut at its limit; run
+/// again, the first is skipped and the second runs again; the packs land
+/// in $OUT.
+#[test]
+fn a_session_is_limited_resumed_and_packed() {
+    let dir = std::env::temp_dir().join(format!("gridcheck-cli-session-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    let work = "target/gridcheck-cli-session-test";
+    let flag = dir.join("second-time");
+    std::fs::write(
+        &file,
+        format!(
+            "work = \"{work}\"\n\
+             [[step]]\nname = \"first\"\nlimit_s = 30\npack = [\"{{step}}\"]\n\
+             run = [[\"sh\", \"-c\", \"echo made > {{step}}/made.txt; echo the first ran\"]]\n\
+             [[step]]\nname = \"slow\"\nlimit_s = 1\n\
+             run = [[\"sh\", \"-c\", \"test -e {flag} || exec sleep 30\"]]\n",
+            flag = flag.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+            .args(["session", file.to_str().unwrap()])
+            .current_dir(root())
+            .env("OUT", &out)
+            .output()
+            .unwrap()
+    };
+    let work_dir = root().join(work);
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let o = run();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the slow step was cut: {}",
+        text(&o)
+    );
+    assert!(text(&o).contains("the first ran"), "{}", text(&o));
+    assert!(out.join("first.tar.xz").is_file() && out.join("session.json").is_file());
+    let state = std::fs::read_to_string(out.join("session.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(v["steps"]["first"]["finished"], true, "{v}");
+    assert_eq!(v["steps"]["slow"]["finished"], false, "{v}");
+    std::fs::write(&flag, "").unwrap();
+    let o = run();
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("== first: finished before") && !t.contains("the first ran"),
+        "{t}"
+    );
+    assert!(t.contains("== slow: finished"), "{t}");
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
