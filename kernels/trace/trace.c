@@ -67,8 +67,8 @@ static void hex(FILE *f, const unsigned char *b, size_t n) {
 // One launch as a JSON line. `params` are the kernel's argument pointers;
 // `extra` a CU_LAUNCH_PARAM_BUFFER_POINTER buffer when params is NULL.
 static void record(CUfunction f, int pdl, CUstream s, void **params, void **extra) {
-  static name_fn get_name;
-  static param_fn get_param;
+  static name_fn get_name, get_kernel_name;
+  static param_fn get_param, get_kernel_param;
   pthread_mutex_lock(&lock);
   if (!out) {
     const char *path = getenv("GRIDCHECK_TRACE");
@@ -76,9 +76,26 @@ static void record(CUfunction f, int pdl, CUstream s, void **params, void **extr
   }
   if (!get_name) get_name = (name_fn)driver("cuFuncGetName");
   if (!get_param) get_param = (param_fn)driver("cuFuncGetParamInfo");
+  // The runtime (CUDA 12 and later) loads modules as libraries and hands
+  // the driver a CUkernel where a CUfunction stands: cuFuncGet* refuse it,
+  // cuKernelGet* answer (the same signatures, the handle taken as CUkernel).
+  if (!get_kernel_name) get_kernel_name = (name_fn)driver("cuKernelGetName");
+  if (!get_kernel_param) get_kernel_param = (param_fn)driver("cuKernelGetParamInfo");
   if (out) {
-    const char *name = "?";
-    if (get_name) get_name(&name, f);
+    const char *name = NULL;
+    param_fn params_of = get_param;
+    if (!(get_name && get_name(&name, f) == CUDA_SUCCESS && name)) {
+      name = NULL;
+      if (get_kernel_name && get_kernel_name(&name, f) == CUDA_SUCCESS && name)
+        params_of = get_kernel_param;
+    }
+    if (!name) name = "?";
+    {
+      size_t o0 = 0, s0 = 0;
+      if (params_of && params_of(f, 0, &o0, &s0) != CUDA_SUCCESS && get_kernel_param &&
+          get_kernel_param(f, 0, &o0, &s0) == CUDA_SUCCESS)
+        params_of = get_kernel_param;
+    }
     fprintf(out, "{\"kernel\":\"");
     for (const char *c = name; *c; ++c)
       if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
@@ -88,9 +105,9 @@ static void record(CUfunction f, int pdl, CUstream s, void **params, void **extr
     const unsigned char *buffer = NULL;
     for (int k = 0; extra && extra[k] != CU_LAUNCH_PARAM_END; k += 2)
       if (extra[k] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = (const unsigned char *)extra[k + 1];
-    for (size_t i = 0; get_param && i < 1024; ++i) {
+    for (size_t i = 0; params_of && i < 1024; ++i) {
       size_t offset = 0, size = 0;
-      if (get_param(f, i, &offset, &size) != CUDA_SUCCESS) break;
+      if (params_of(f, i, &offset, &size) != CUDA_SUCCESS) break;
       fprintf(out, "%s{\"index\":%zu,\"offset\":%zu,\"size\":%zu", i ? "," : "", i, offset, size);
       const unsigned char *v = params ? (const unsigned char *)params[i] : buffer ? buffer + offset : NULL;
       if (v && size <= 4096) {
