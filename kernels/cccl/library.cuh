@@ -289,26 +289,27 @@ __global__ void stress_kernel(load_ctl_t *ctl, unsigned int *buf, unsigned int m
 }
 
 // burst (the suite's `line_burst` shape): fire-and-forget atomic adds of 0
-// (red.add) to every 128-byte line of the algorithm's output buffers, before
+// (red.add) to the 128-byte lines of the algorithm's output slots, a warp a
+// line (each lane its own word, so each line holds a queue of 32), before
 // and while the calls run. Adding 0 leaves every value as it is, and an
 // atomic is indivisible at L2, so no store of the algorithm can fall between
-// its read and its write: the output stays the algorithm's, but its lines
+// its read and its write: the outputs stay the algorithm's, but their lines
 // hold queues of atomics when the algorithm's stores arrive.
 __global__ void burst_kernel(load_ctl_t *ctl, unsigned int *out, unsigned long long words) {
   load_started(ctl);
   const unsigned long long t0 = global_ns();
   const unsigned long long lines = (words + 31ull) / 32ull;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long warps = (unsigned long long)gridDim.x * blockDim.x / 32ull;
+  const unsigned long long warp = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) / 32ull;
+  const unsigned long long lane = threadIdx.x % 32u;
   for (unsigned long long round = 0; load_goes_on(ctl, t0, round); ++round) {
-    const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    for (unsigned long long i = first; i < lines * 32ull && i < words + 31ull; i += stride) {
-      const unsigned long long line = i / 32ull, lane = (i + round) % 32ull;
+    unsigned long long k = 0;
+    for (unsigned long long line = warp; line < lines; line += warps, ++k) {
       const unsigned long long w = line * 32ull + lane;
       if (w < words)
-        asm volatile("red.relaxed.gpu.global.add.u32 [%0], 0;" ::"l"(
-                         __cvta_generic_to_global(out + w))
+        asm volatile("red.relaxed.gpu.global.add.u32 [%0], 0;" ::"l"(__cvta_generic_to_global(out + w))
                      : "memory");
-      if (((i - first) / stride & 255ull) == 255ull && ctl->stop != 0u) return;
+      if ((k & 255ull) == 255ull && ctl->stop != 0u) return;
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) ctl->rounds = round + 1;
   }

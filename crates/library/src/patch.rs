@@ -170,7 +170,7 @@ pub fn moves_a_wait(patch: &Patch) -> bool {
 
 /// The patched copy's directory: `target/library/<release>/headers-<patch>`.
 pub fn headers_dir(root: &Path, release: &str, patch: &str) -> PathBuf {
-    crate::library_dir(root)
+    crate::paths::library_dir(root)
         .join(release)
         .join(format!("headers-{patch}"))
 }
