@@ -36,7 +36,10 @@ mod verdict;
 pub use applicability::{Applies, Here};
 pub use block::litmus_block;
 pub use escalation::{Escalation, EscalationStep};
-pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
+pub use facts::{
+    ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
+    sm_number,
+};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus};

@@ -341,9 +341,14 @@ mod tests {
     fn facts() -> Facts {
         let fact = |key: &str, kind: &str, extra: &str| {
             format!(
-                "[\"{key}\"]\nkind = \"{kind}\"\nsummary = \"never shown\"\ndepends_on = [\"driver\"]\n{extra}\
+                "[\"{key}\"]\nkind = \"{kind}\"\nsummary = \"never shown\"\ndepends_on = [\"driver\"]\n{extra}{}\
                  measured = [{{ gpu = \"H100\", sm = \"sm_90\", driver = \"580\", date = \"2026-11-26\" }}]\n\
-                 evidence = \"e\"\n"
+                 evidence = \"e\"\n",
+                if kind == "unobserved" {
+                    "envelope = { gpus = [\"H100\"], environments = [\"t.toml\"], instances = 9, words = 1 }\n"
+                } else {
+                    ""
+                }
             )
         };
         let text = fact("gpu/sm_90/a", "unobserved", "")
