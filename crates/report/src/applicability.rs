@@ -346,7 +346,7 @@ fn judged(
     let summary = &f.summary;
     let at = match by_shape.and_then(|p| f.shape_of(p)) {
         Some(shape) => format!(
-            "known by shape of fact {} ({}), shape `{shape}`",
+            "known by shape of fact {} (shape `{shape}`), {}",
             f.subject,
             f.at()
         ),
@@ -413,6 +413,9 @@ fn judged(
         ),
     }
 }
+
+mod rejudge;
+pub use rejudge::program_of;
 
 #[cfg(test)]
 mod tests;

@@ -33,7 +33,7 @@ mod tune;
 mod tuning;
 mod verdict;
 
-pub use applicability::{Applies, Here};
+pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
 pub use escalation::{Escalation, EscalationStep};
 pub use facts::{
@@ -53,7 +53,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use score::{Equivalent, Score, score_text};
+pub use score::{Equivalence, Equivalent, Score, score_text};
 pub use stored::{
     GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
 };
