@@ -85,12 +85,35 @@ pub fn load_checked(dir: &Path, root: &Path, spec: Option<&Spec>) -> Result<Fact
                 "{at}: `{}` is not a test or trial of this spec (a renamed or removed rule or test?)",
                 e.subject
             ));
+        } else if let Some(t) = test
+            && e.subject.tier() == Tier::Gpu
+            && matches!(t.body, TestBody::Litmus(_))
+        {
+            shaped(e, t, &mut problems);
         }
     }
     if problems.is_empty() {
         Ok(x)
     } else {
         Err(problems.join("\n"))
+    }
+}
+
+/// A GPU fact about a litmus test states its mechanism (`shape`), and the
+/// shape covers the test it was measured on.
+fn shaped(e: &gridcheck_report::Fact, t: &gridcheck_spec::Test, problems: &mut Vec<String>) {
+    let at = e.at();
+    let TestBody::Litmus(l) = &t.body else { return };
+    if e.shape.is_empty() {
+        problems.push(format!(
+            "{at}: `{}`: field `shape`: a fact about a litmus test states its mechanism as a shape (conformance/facts/README.md)",
+            e.subject
+        ));
+    } else if e.shape_of(l).is_none() {
+        problems.push(format!(
+            "{at}: `{}`: field `shape`: no pattern of it matches `{}`, the test it was measured on",
+            e.subject, t.name
+        ));
     }
 }
 

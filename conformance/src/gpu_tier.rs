@@ -166,7 +166,10 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
 /// a fact already says what it is (an `unobserved` outcome: the facts'
 /// status stands).
 fn escalate(ctx: &Ctx, run: &GpuRun, rec: &mut TrialRecord, suite: u64, note: &str) {
-    if ctx.plan.escalation.is_empty() || ctx.plan.facts.apply(rec).0 != Status::QualityWarning {
+    let program = gridcheck_report::program_of(&ctx.plan.spec, &rec.trial);
+    if ctx.plan.escalation.is_empty()
+        || ctx.plan.facts.apply_to(rec, program).0 != Status::QualityWarning
+    {
         return;
     }
     match ctx.runner.escalate(&ctx.plan.escalation, run) {

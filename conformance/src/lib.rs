@@ -47,6 +47,7 @@ pub mod options;
 mod plan;
 mod process;
 mod progress;
+mod rejudge;
 mod report;
 mod results_file;
 mod run;

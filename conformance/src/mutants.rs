@@ -8,11 +8,12 @@
 //! `--tune FILE` runs every mutant under each environment of FILE instead
 //! and prints each environment's kills per GPU second.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gridcheck_mutate::Candidate;
 use gridcheck_report::{
-    Environment, Facts, MutantRecord, MutantRun, MutantStatus, Score, SearchPoint, TrialId,
+    Environment, Equivalence, MutantRecord, MutantRun, MutantStatus, Score, SearchPoint, TrialId,
 };
 use libtest_mimic::{Completion, Failed, Trial};
 
@@ -281,20 +282,27 @@ fn finish(ctx: &Ctx, rec: MutantRecord) {
 }
 
 /// The mutation score and, after `--tune`, each environment's figures;
-/// `false` when the score is under `--min-score`.
+/// `false` when the score is under `--min-score`. A survivor is equivalent
+/// by shape (`gridcheck_report::Equivalence::Shape`).
 pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     let records = ctx.sink.mutants.records();
     let opts = &ctx.plan.opts;
+    let programs = programs(&ctx.plan.spec);
+    let s = Score::judged_by(
+        &records,
+        Some(&ctx.plan.facts),
+        Equivalence::Shape(&programs),
+    );
     println!(
         "{}",
-        summary(
+        gridcheck_report::score_text(
             &records,
-            &ctx.plan.facts,
+            &s,
             opts.mutants.tune.is_some(),
             &ctx.plan.tuned.from
         )
     );
-    let score = Score::judged(&records, Some(&ctx.plan.facts)).overall;
+    let score = s.overall;
     match opts.mutants.min_score {
         Some(min) if score.percent() < min => {
             eprintln!("error: the mutation score {score} is under --min-score {min} %");
@@ -304,10 +312,12 @@ pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     }
 }
 
-/// The text of [`print_summary`] (`gridcheck_report::score_text`): a
-/// survivor that an `unobserved` fact covers where it ran is listed as
-/// equivalent on that GPU, out of the score.
-pub fn summary(records: &[MutantRecord], facts: &Facts, tune: bool, tuned_from: &str) -> String {
-    let s = Score::judged(records, Some(facts));
-    gridcheck_report::score_text(records, &s, tune, tuned_from)
+/// Every mutant's program as the spec makes it, by the mutant's name: what
+/// a fact's shape is matched against.
+pub(crate) fn programs(spec: &gridcheck_spec::Spec) -> BTreeMap<String, gridcheck_spec::Litmus> {
+    gridcheck_mutate::candidates(spec)
+        .0
+        .into_iter()
+        .map(|c| (c.name, c.litmus))
+        .collect()
 }

@@ -11,6 +11,15 @@
 //! - `mutants MUTANTS...`: the mutation score of mutants' records
 //!   (`gridcheck_report::Score`, a survivor that an `unobserved` fact of
 //!   `conformance/facts/` covers where it ran listed as equivalent).
+//!   `--equivalence shape` (the default): a fact's shape matches the
+//!   mutated program, as the current spec makes it, and its envelope
+//!   holds the run; `--equivalence name`: the fact names the mutant or its
+//!   test (the rule before facts had shapes), to compare.
+//! - `rejudge RESULTS...`: today's facts applied to a recorded run
+//!   (`rejudge.rs`): each record's status before the facts, judged again
+//!   with its test's program in the current spec. JSON lines out, the
+//!   changed statuses and the summary on stderr; with `--format text`,
+//!   the changes and the summary.
 //! - `rates RATES`: the litmus instance rates `litmus_smoke` appended
 //!   (`GC_RATES`), per family and mode (`gridcheck_report::rates`).
 //! - `tuning MUTANTS-TUNE --search FILE --base FILE`: the tuned file a
@@ -22,15 +31,17 @@
 //! Exit status: 0, or 2 with the reason on stderr for an input that cannot
 //! be read or an unknown option.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gridcheck_report::rates::{RateRecord, rate_groups};
-use gridcheck_report::{Facts, MutantRecord, Score, Summary, read_json_lines};
+use gridcheck_report::{Equivalence, Facts, MutantRecord, Score, Summary, read_json_lines};
 
 const USAGE: &str =
     "usage: conformance report summary RESULTS [--all-runs] [--every-trial] [--format json|text]
-       conformance report mutants MUTANTS... [--root DIR] [--format json|text]
+       conformance report mutants MUTANTS... [--equivalence shape|name] [--root DIR] [--format json|text]
+       conformance report rejudge RESULTS... [--root DIR] [--format json|text]
        conformance report rates RATES [--format json|text]
        conformance report tuning MUTANTS-TUNE --search FILE --base FILE
 JSON by default (what scripts read); --format text for a terminal.";
@@ -44,6 +55,8 @@ struct Args {
     root: PathBuf,
     search: Option<PathBuf>,
     base: Option<PathBuf>,
+    /// `--equivalence name`: a survivor equivalent by a fact's name.
+    by_name: bool,
 }
 
 fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
@@ -55,6 +68,7 @@ fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
         root: default_root.to_path_buf(),
         search: None,
         base: None,
+        by_name: false,
     };
     let mut it = args.iter();
     while let Some(x) = it.next() {
@@ -69,6 +83,11 @@ fn parse(args: &[String], default_root: &Path) -> Result<Args, String> {
             "--root" => a.root = it.next().ok_or("--root needs a folder")?.into(),
             "--search" => a.search = Some(it.next().ok_or("--search needs a file")?.into()),
             "--base" => a.base = Some(it.next().ok_or("--base needs a file")?.into()),
+            "--equivalence" => match it.next().map(String::as_str) {
+                Some("shape") => a.by_name = false,
+                Some("name") => a.by_name = true,
+                other => return Err(format!("--equivalence takes shape or name, not {other:?}")),
+            },
             f if f.starts_with('-') => return Err(format!("unknown option `{f}`")),
             f => a.files.push(f.into()),
         }
@@ -89,6 +108,7 @@ pub(crate) fn main(argv: &[String], default_root: &Path) -> ExitCode {
         "summary" => summary(&a),
         "mutants" => mutants(&a),
         "rates" => rates(&a),
+        "rejudge" => crate::rejudge::rejudge(&a.files, &a.root, a.text),
         "tuning" => tuning(&a),
         o => Err(format!("unknown report `{o}`")),
     });
@@ -105,12 +125,12 @@ pub(crate) fn main(argv: &[String], default_root: &Path) -> ExitCode {
 }
 
 /// The bytes of a file, compressed or not, or an error naming it.
-fn read(path: &Path) -> Result<Vec<u8>, String> {
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, String> {
     gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))
 }
 
 /// Lines a reader skipped, named on stderr.
-fn warn(path: &Path, skipped: &[gridcheck_report::Skipped]) {
+pub(crate) fn warn(path: &Path, skipped: &[gridcheck_report::Skipped]) {
     for s in skipped {
         eprintln!(
             "warning: {}:{}: skipped: {}",
@@ -185,7 +205,17 @@ fn lines_of<T: serde::de::DeserializeOwned>(
 fn mutants(a: &Args) -> Result<String, String> {
     let records: Vec<MutantRecord> = lines_of(&a.files, "a mutant record")?;
     let facts = Facts::load_all(&a.root.join(gridcheck_report::FACTS_DIR), &a.root)?;
-    let score = Score::judged(&records, Some(&facts));
+    let programs = if a.by_name {
+        BTreeMap::new()
+    } else {
+        crate::mutants::programs(&crate::rejudge::spec(&a.root)?)
+    };
+    let eq = if a.by_name {
+        Equivalence::Name
+    } else {
+        Equivalence::Shape(&programs)
+    };
+    let score = Score::judged_by(&records, Some(&facts), eq);
     if a.text {
         let from = records
             .iter()
@@ -197,6 +227,7 @@ fn mutants(a: &Args) -> Result<String, String> {
         "killed": score.overall.killed,
         "mutants": score.overall.mutants,
         "percent": score.overall.percent(),
+        "equivalence": score.equivalence,
         "score": score,
     }))
 }

@@ -85,7 +85,8 @@ fn run(ctx: &Ctx, id: TrialId) -> TrialRecord {
         TestBody::Compile(c) => compile(ctx, test, c, &mut rec),
         _ => gpu_tier::run(ctx, rule, test, &mut rec),
     }
-    (rec.status, rec.message) = ctx.plan.facts.apply(&rec);
+    let program = gridcheck_report::program_of(spec, &rec.trial);
+    (rec.status, rec.message) = ctx.plan.facts.apply_to(&rec, program);
     rec
 }
 

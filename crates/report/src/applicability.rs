@@ -21,9 +21,11 @@
 //! dependencies agree with a place) is preferred to one measured only
 //! under other values.
 
+use gridcheck_spec::Litmus;
+
 use crate::{
-    Dependency, Environment, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord,
-    major_minor, slug,
+    Dependency, Environment, Fact, FactKind, Facts, LOCATION_WORDS, Place, Status, Subject,
+    TrialId, TrialRecord, major_minor, slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -157,19 +159,31 @@ impl Fact {
     /// Whether the fact is about this trial (its test, or itself), on this
     /// architecture.
     pub fn covers(&self, trial: &TrialId) -> bool {
-        let (tier, sm, rule, test) = match &self.subject {
-            Subject::Trial(t) => (t.tier, &t.sm, Some(&t.rule), &t.test),
+        let (tier, rule, test) = match &self.subject {
+            Subject::Trial(t) => (t.tier, Some(&t.rule), &t.test),
             // A library test key names the algorithm: every case of it.
             Subject::Test(k) if k.tier == crate::Tier::Library => {
-                (k.tier, &k.sm, Some(&k.test), &trial.test)
+                (k.tier, Some(&k.test), &trial.test)
             }
-            Subject::Test(k) => (k.tier, &k.sm, None, &k.test),
+            Subject::Test(k) => (k.tier, None, &k.test),
         };
-        let arch = match (&trial.sm, self.arch_range()) {
+        tier == trial.tier
+            && *test == trial.test
+            && rule.is_none_or(|r| *r == trial.rule)
+            && self.covers_arch(trial.sm.as_deref())
+    }
+
+    /// Whether a trial on `sm` is on the fact's architecture: its key's, or
+    /// one of its range.
+    pub fn covers_arch(&self, sm: Option<&str>) -> bool {
+        let key = match &self.subject {
+            Subject::Trial(t) => t.sm.as_deref(),
+            Subject::Test(k) => k.sm.as_deref(),
+        };
+        match (sm, self.arch_range()) {
             (Some(here), Some(r)) => r.contains(here),
-            _ => *sm == trial.sm,
-        };
-        tier == trial.tier && *test == trial.test && rule.is_none_or(|r| *r == trial.rule) && arch
+            _ => key == sm,
+        }
     }
 
     /// Whether it applies on the machine `here`.
@@ -227,15 +241,27 @@ impl Facts {
         v
     }
 
-    /// The status and message a finished trial gets from the facts (the
-    /// table of the module docs).
+    /// The status and message a finished trial gets from the facts that
+    /// cover it by their keys (the table of the module docs).
     pub fn apply(&self, rec: &TrialRecord) -> (Status, String) {
+        self.apply_to(rec, None)
+    }
+
+    /// As [`Facts::apply`], with the trial's litmus program (its test's, as
+    /// the spec has it now): a failure, timeout or unobserved outcome that
+    /// no fact of its key explains is judged by a fact whose shape covers
+    /// the program (`known by shape of fact <key>`), where that fact
+    /// applies and, for an `unobserved` fact, where its envelope covers
+    /// the run. A pass is never judged by shape: the fact was measured on
+    /// its own tests, and another of the mechanism need not show it.
+    pub fn apply_to(&self, rec: &TrialRecord, program: Option<&Litmus>) -> (Status, String) {
         let (status, message) = (rec.status, rec.message.clone());
+        let here = Here::of(rec);
+        let by_shape = || program.and_then(|p| self.by_shape(rec, p, &here));
         let covering = self.covering(&rec.trial);
         if covering.is_empty() {
-            return (status, message);
+            return by_shape().unwrap_or((status, message));
         }
-        let here = Here::of(rec);
         let mut applying: Vec<(&Fact, Applies)> = covering
             .iter()
             .map(|f| (*f, f.applies(&here)))
@@ -251,6 +277,9 @@ impl Facts {
             _ => return (status, message),
         };
         let Some((f, a)) = found else {
+            if let Some(j) = by_shape() {
+                return j;
+            }
             let why: Vec<String> = covering
                 .iter()
                 .map(|f| match f.applies(&here) {
@@ -273,71 +302,130 @@ impl Facts {
                 ),
             );
         };
-        let (summary, at) = (&f.summary, f.at());
-        let Some((place, beyond)) = a.place() else {
-            unreachable!("facts that do not apply are filtered above")
+        judged(f, a, status, &message, None)
+    }
+
+    /// The judgement of a failure, timeout or unobserved outcome by the
+    /// facts whose shape covers `program` (not their key: those came
+    /// first), the most applicable first.
+    fn by_shape(
+        &self,
+        rec: &TrialRecord,
+        program: &Litmus,
+        here: &Here,
+    ) -> Option<(Status, String)> {
+        let kind = match rec.status {
+            Status::Fail | Status::Crash | Status::Unmodeled => FactKind::Discrepancy,
+            Status::Timeout => FactKind::Hang,
+            Status::QualityWarning => FactKind::Unobserved,
+            _ => return None,
         };
-        // Where it was measured, as a message says it.
-        let where_ = match (a, beyond) {
-            (Applies::Measured(p), _) => format!("measured here: {p}"),
-            (_, Some(why)) => format!(
-                "first measured on {place}, not under this configuration: {why}; the same here"
-            ),
-            _ => format!("first measured on {place}, not yet on this machine"),
-        };
-        match (status, a) {
-            (Status::Pass | Status::QualityWarning, _) if f.sometimes => (
-                status,
-                format!(
-                    "{message}\n(the known {} \"{summary}\" ({at}) shows only in some runs; not in this one)",
-                    f.kind.as_str()
-                ),
-            ),
-            (Status::QualityWarning, a) if f.kind == FactKind::Unobserved => {
-                let status = match a {
-                    Applies::Measured(_) => Status::Xfail,
-                    _ => Status::Known,
-                };
-                (
-                    status,
-                    format!(
-                        "known, stronger than the guide ({summary}; {where_}; {at}): {message}"
-                    ),
-                )
-            }
-            (Status::Pass | Status::QualityWarning, _) => {
-                let how = match beyond {
-                    Some(why) => format!(
-                        "did not reproduce here ({status}), where {why}: fixed here, or the fact \
-                         needs this place"
-                    ),
-                    None => {
-                        format!("applies here but did not reproduce ({status}): update the fact")
-                    }
-                };
-                (
-                    Status::Changed,
-                    format!(
-                        "changed: the known {} \"{summary}\" ({at}, measured on {place}) {how}. {message}",
-                        f.kind.as_str()
-                    ),
-                )
-            }
-            (Status::Timeout, _) => (
-                Status::KnownHang,
-                format!("known hang ({summary}; {where_}; {at}): {message}"),
-            ),
-            (_, Applies::Measured(_)) => (
-                Status::Xfail,
-                format!("expected failure ({summary}; {where_}; {at}): {message}"),
-            ),
-            _ => (
-                Status::Known,
-                format!("known ({summary}; {where_}; {at}): {message}"),
-            ),
-        }
+        let env = rec.environment.as_ref();
+        let mut found: Vec<(&Fact, Applies)> = self
+            .entries
+            .iter()
+            .filter(|f| f.kind == kind && !f.covers(&rec.trial))
+            .filter(|f| f.shape_covers(&rec.trial, program))
+            .filter(|f| {
+                f.envelope.as_ref().is_none_or(|e| {
+                    env.is_some_and(|env| {
+                        e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS)
+                            .is_ok()
+                    })
+                })
+            })
+            .map(|f| (f, f.applies(here)))
+            .filter(|(_, a)| !matches!(a, Applies::No(_)))
+            .collect();
+        found.sort_by_key(|(_, a)| a.rank());
+        let (f, a) = found.into_iter().next()?;
+        Some(judged(f, &a, rec.status, &rec.message, Some(program)))
     }
 }
+
+/// The status and message a fact that applies gives a trial (the table of
+/// the module docs); `by_shape`: the program its shape covers, when the
+/// fact covers the trial by shape, not by its key.
+fn judged(
+    f: &Fact,
+    a: &Applies,
+    status: Status,
+    message: &str,
+    by_shape: Option<&Litmus>,
+) -> (Status, String) {
+    let summary = &f.summary;
+    let at = match by_shape.and_then(|p| f.shape_of(p)) {
+        Some(shape) => format!(
+            "known by shape of fact {} (shape `{shape}`), {}",
+            f.subject,
+            f.at()
+        ),
+        None => f.at(),
+    };
+    let Some((place, beyond)) = a.place() else {
+        unreachable!("facts that do not apply are filtered above")
+    };
+    // Where it was measured, as a message says it.
+    let where_ = match (a, beyond) {
+        (Applies::Measured(p), _) => format!("measured here: {p}"),
+        (_, Some(why)) => {
+            format!("first measured on {place}, not under this configuration: {why}; the same here")
+        }
+        _ => format!("first measured on {place}, not yet on this machine"),
+    };
+    match (status, a) {
+        (Status::Pass | Status::QualityWarning, _) if f.sometimes => (
+            status,
+            format!(
+                "{message}\n(the known {} \"{summary}\" ({at}) shows only in some runs; not in this one)",
+                f.kind.as_str()
+            ),
+        ),
+        (Status::QualityWarning, a) if f.kind == FactKind::Unobserved => {
+            let status = match a {
+                Applies::Measured(_) => Status::Xfail,
+                _ => Status::Known,
+            };
+            (
+                status,
+                format!("known, stronger than the guide ({summary}; {where_}; {at}): {message}"),
+            )
+        }
+        (Status::Pass | Status::QualityWarning, _) => {
+            let how = match beyond {
+                Some(why) => format!(
+                    "did not reproduce here ({status}), where {why}: fixed here, or the fact \
+                         needs this place"
+                ),
+                None => {
+                    format!("applies here but did not reproduce ({status}): update the fact")
+                }
+            };
+            (
+                Status::Changed,
+                format!(
+                    "changed: the known {} \"{summary}\" ({at}, measured on {place}) {how}. {message}",
+                    f.kind.as_str()
+                ),
+            )
+        }
+        (Status::Timeout, _) => (
+            Status::KnownHang,
+            format!("known hang ({summary}; {where_}; {at}): {message}"),
+        ),
+        (_, Applies::Measured(_)) => (
+            Status::Xfail,
+            format!("expected failure ({summary}; {where_}; {at}): {message}"),
+        ),
+        _ => (
+            Status::Known,
+            format!("known ({summary}; {where_}; {at}): {message}"),
+        ),
+    }
+}
+
+mod rejudge;
+pub use rejudge::program_of;
 
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,12 @@ use toml::Spanned;
 
 use crate::{Subject, Tier};
 
+mod shape;
+mod text;
+
+pub use shape::{Envelope, LOCATION_WORDS};
+use text::{field_line, field_named_on, line_of, valid_date};
+
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";
 
@@ -242,6 +248,12 @@ pub struct Fact {
     /// whose killing outcome is the behaviour it says the GPU never shows;
     /// the mutation score lists them as equivalent where it applies.
     pub mutants: Vec<String>,
+    /// `shape`: the mechanism as patterns over a litmus program
+    /// (`facts/shape.rs`); the fact covers every GPU trial of a program one
+    /// of them matches, beside its key. Empty: its key only.
+    pub shape: Vec<gridcheck_shape::Pattern>,
+    /// An `unobserved` fact's `envelope`: what was tried.
+    pub envelope: Option<Envelope>,
     /// The file, relative to the repository root when under it.
     pub file: PathBuf,
     /// The line of the fact's key.
@@ -284,6 +296,8 @@ struct RawFact {
     reproduces: Reproduces,
     #[serde(default)]
     mutants: Vec<String>,
+    shape: Option<shape::ShapeText>,
+    envelope: Option<Envelope>,
 }
 
 /// How often a fact's behaviour shows in a run.
@@ -299,58 +313,6 @@ enum Reproduces {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
     pub entries: Vec<Fact>,
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    1 + text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-}
-
-/// The line of `field = ...` in the fact that starts at `from`, else the
-/// fact's own line.
-fn field_line(text: &str, from: usize, field: &str) -> usize {
-    let start = from.min(text.len());
-    let mut offset = start;
-    for (i, l) in text[start..].split_inclusive('\n').enumerate() {
-        let t = l.trim_start();
-        if i > 0 && t.starts_with('[') {
-            break;
-        }
-        if let Some(rest) = t.strip_prefix(field)
-            && rest.trim_start().starts_with('=')
-        {
-            return line_of(text, offset);
-        }
-        offset += l.len();
-    }
-    line_of(text, start)
-}
-
-/// `field `x`: ` when line `line` (1-based) sets a field `x = ...`.
-fn field_named_on(text: &str, line: usize) -> String {
-    let l = text.lines().nth(line - 1).unwrap_or("").trim_start();
-    let name: String = l
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    if !name.is_empty() && l[name.len()..].trim_start().starts_with('=') {
-        format!("field `{name}`: ")
-    } else {
-        String::new()
-    }
-}
-
-fn valid_date(d: &str) -> bool {
-    let b = d.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// The checks across a fact's fields, each with the field it concerns.
@@ -471,6 +433,12 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
             }
         }
     }
+    shape::check(
+        subject.tier(),
+        f.kind,
+        f.shape.is_some(),
+        f.envelope.as_ref(),
+    )?;
     let (sm, release) = match subject {
         Subject::Trial(t) => (&t.sm, &t.toolchain),
         Subject::Test(k) => (&k.sm, &k.toolchain),
@@ -584,6 +552,15 @@ impl Facts {
                     field_line(text, from, field)
                 )
             })?;
+            let shape = match &f.shape {
+                Some(t) => t.parse().map_err(|why| {
+                    format!(
+                        "{shown}:{}: `{subject}`: field `shape`: {why}",
+                        field_line(text, start.min(fact_span.start), "shape")
+                    )
+                })?,
+                None => Vec::new(),
+            };
             out.push(Fact {
                 subject,
                 kind: f.kind,
@@ -593,6 +570,8 @@ impl Facts {
                 measured: f.measured,
                 sometimes: f.reproduces == Reproduces::Sometimes,
                 mutants: f.mutants,
+                shape,
+                envelope: f.envelope,
                 file: file.clone(),
                 line,
             });

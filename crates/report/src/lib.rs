@@ -34,10 +34,13 @@ mod tune;
 mod tuning;
 mod verdict;
 
-pub use applicability::{Applies, Here};
+pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
 pub use escalation::{Escalation, EscalationStep};
-pub use facts::{ArchRange, Dependency, FACTS_DIR, Fact, FactKind, Facts, Place, slug, sm_number};
+pub use facts::{
+    ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
+    sm_number,
+};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
 pub use library::{
@@ -54,7 +57,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use score::{Equivalent, Score, score_text};
+pub use score::{Equivalence, Equivalent, Score, score_text};
 pub use stored::{
     GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
 };

@@ -8,15 +8,41 @@
 //! that GPU, or a fact that travels there: `Facts::equivalent`) is
 //! *equivalent on that hardware*: the outcome that would kill it is one
 //! the GPU never shows. It is listed apart, with the fact, and left out of
-//! the score ([`Score::judged`]); any other survivor is a miss.
+//! the score ([`Score::judged_by`]); any other survivor is a miss. A fact
+//! covers a survivor by [`Equivalence::Shape`] (its shape matches the
+//! mutated program and its envelope holds the run: the rule) or, to
+//! compare, by [`Equivalence::Name`] (its `mutants` name it, or its key
+//! names the mutant's test: the rule before facts had shapes).
 
 use std::collections::BTreeMap;
 
+use gridcheck_spec::Litmus;
 use serde::Serialize;
 
 use crate::applicability::Here;
 use crate::mutant::{Count, MutantRecord, MutantStatus};
-use crate::{Applies, Fact, FactKind, Facts, Subject, TrialId};
+use crate::{Applies, Fact, FactKind, Facts, LOCATION_WORDS, Subject, TrialId};
+
+/// How a fact makes a surviving mutant equivalent.
+#[derive(Debug, Clone, Copy)]
+pub enum Equivalence<'a> {
+    /// The fact names the mutant (`mutants`), or its key names the
+    /// mutant's test.
+    Name,
+    /// The fact's shape matches the mutated program (the programs by
+    /// mutant name, as the current spec makes them) and its envelope holds
+    /// the run (GPU, testing environment, size).
+    Shape(&'a BTreeMap<String, Litmus>),
+}
+
+impl Equivalence<'_> {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Equivalence::Name => "name",
+            Equivalence::Shape(_) => "shape",
+        }
+    }
+}
 
 /// A survivor equivalent on the hardware it ran on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,6 +54,8 @@ pub struct Equivalent {
     pub summary: String,
     /// Measured on this GPU, or where it was measured and what differs.
     pub place: String,
+    /// `name`, or the shape that matched the mutated program.
+    pub by: String,
 }
 
 /// The mutation score of a set of records.
@@ -43,6 +71,8 @@ pub struct Score {
     pub not_mutants: usize,
     /// Survivors equivalent on their hardware (not in the score).
     pub equivalent: Vec<Equivalent>,
+    /// How they were found equivalent: `name` or `shape`.
+    pub equivalence: &'static str,
     /// The slowest time to kill among the killed, in GPU seconds.
     pub slowest_kill_s: f64,
     /// GPU seconds of every run.
@@ -64,17 +94,25 @@ impl Score {
     /// The score with the facts: a survivor an `unobserved` fact covers
     /// where it ran is [`Equivalent`], apart and out of the score.
     pub fn judged(records: &[MutantRecord], facts: Option<&Facts>) -> Score {
+        Score::judged_by(records, facts, Equivalence::Name)
+    }
+
+    /// The score with the facts, a survivor equivalent as `eq` says.
+    pub fn judged_by(records: &[MutantRecord], facts: Option<&Facts>, eq: Equivalence) -> Score {
         let mut last: BTreeMap<&str, &MutantRecord> = BTreeMap::new();
         for r in records {
             last.insert(&r.mutant, r);
         }
-        let mut s = Score::default();
+        let mut s = Score {
+            equivalence: eq.as_str(),
+            ..Score::default()
+        };
         for r in last.values() {
             s.gpu_s += r.runs.iter().map(|x| x.gpu_s).sum::<f64>();
             let killed = match r.status {
                 MutantStatus::Killed => true,
                 MutantStatus::Survived => {
-                    if let Some(e) = facts.and_then(|f| equivalent(f, r)) {
+                    if let Some(e) = facts.and_then(|f| equivalent(f, r, eq)) {
                         s.equivalent.push(e);
                         continue;
                     }
@@ -118,16 +156,30 @@ impl Facts {
     /// that it names (`mutants`), or whose test its key names on the GPU
     /// tier and the mutant's architecture. `None` for a mutant that did not
     /// survive or names no GPU environment.
-    pub fn equivalent<'a>(&'a self, m: &MutantRecord) -> Option<(&'a Fact, Applies<'a>)> {
+    pub fn equivalent<'a>(
+        &'a self,
+        m: &MutantRecord,
+        eq: Equivalence,
+    ) -> Option<(&'a Fact, Applies<'a>)> {
         let env = m
             .environment
             .as_ref()
             .filter(|_| m.status == MutantStatus::Survived)?;
         let here = Here::of_environment(env);
+        let covers = |f: &Fact| match eq {
+            Equivalence::Name => f.covers_mutant(m, &env.sm),
+            Equivalence::Shape(programs) => programs.get(&m.mutant).is_some_and(|p| {
+                f.shape_covers(&TrialId::gpu(&env.sm, "", &m.test), p)
+                    && f.envelope.as_ref().is_some_and(|e| {
+                        e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS)
+                            .is_ok()
+                    })
+            }),
+        };
         let mut found: Vec<(&Fact, Applies)> = self
             .entries
             .iter()
-            .filter(|f| f.kind == FactKind::Unobserved && f.covers_mutant(m, &env.sm))
+            .filter(|f| f.kind == FactKind::Unobserved && covers(f))
             .map(|f| (f, f.applies(&here)))
             .filter(|(_, a)| !matches!(a, Applies::No(_)))
             .collect();
@@ -155,8 +207,15 @@ impl Fact {
 }
 
 /// The [`Equivalent`] of a survivor, when a fact makes it one.
-fn equivalent(facts: &Facts, r: &MutantRecord) -> Option<Equivalent> {
-    let (f, a) = facts.equivalent(r)?;
+fn equivalent(facts: &Facts, r: &MutantRecord, eq: Equivalence) -> Option<Equivalent> {
+    let (f, a) = facts.equivalent(r, eq)?;
+    let by = match eq {
+        Equivalence::Name => "name".to_string(),
+        Equivalence::Shape(programs) => programs
+            .get(&r.mutant)
+            .and_then(|p| f.shape_of(p))
+            .map_or_else(|| "shape".to_string(), |s| format!("shape `{s}`")),
+    };
     let place = match &a {
         Applies::Measured(p) => format!("measured here: {p}"),
         Applies::Elsewhere(p) => format!("first measured on {p}"),
@@ -169,6 +228,7 @@ fn equivalent(facts: &Facts, r: &MutantRecord) -> Option<Equivalent> {
         at: f.at(),
         summary: f.summary.clone(),
         place,
+        by,
     })
 }
 
@@ -182,9 +242,10 @@ pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nmutation score: {} killed; {} equivalent on their GPU; {} candidates are not mutants; {:.2} GPU s in all; slowest kill {:.3} GPU s",
+        "\nmutation score: {} killed; {} equivalent on their GPU (by {}); {} candidates are not mutants; {:.2} GPU s in all; slowest kill {:.3} GPU s",
         s.overall,
         s.equivalent.len(),
+        s.equivalence,
         s.not_mutants,
         s.gpu_s,
         s.slowest_kill_s
@@ -212,8 +273,8 @@ pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &
         for e in &s.equivalent {
             let _ = writeln!(
                 out,
-                "  {}: {} ({}; {}): {}",
-                e.mutant, e.fact, e.at, e.place, e.summary
+                "  {}: {} by {} ({}; {}): {}",
+                e.mutant, e.fact, e.by, e.at, e.place, e.summary
             );
         }
     }
@@ -341,9 +402,14 @@ mod tests {
     fn facts() -> Facts {
         let fact = |key: &str, kind: &str, extra: &str| {
             format!(
-                "[\"{key}\"]\nkind = \"{kind}\"\nsummary = \"never shown\"\ndepends_on = [\"driver\"]\n{extra}\
+                "[\"{key}\"]\nkind = \"{kind}\"\nsummary = \"never shown\"\ndepends_on = [\"driver\"]\n{extra}{}\
                  measured = [{{ gpu = \"H100\", sm = \"sm_90\", driver = \"580\", date = \"2026-11-26\" }}]\n\
-                 evidence = \"e\"\n"
+                 evidence = \"e\"\n",
+                if kind == "unobserved" {
+                    "envelope = { gpus = [\"H100\"], environments = [\"t.toml\"], instances = 9, words = 1 }\n"
+                } else {
+                    ""
+                }
             )
         };
         let text = fact("gpu/sm_90/a", "unobserved", "")
@@ -411,7 +477,7 @@ mod tests {
         );
         assert!(
             text.contains(
-                "equivalent on their GPU (not in the score):\n  a~x: gpu/sm_90/a (f.toml:1;"
+                "equivalent on their GPU (not in the score):\n  a~x: gpu/sm_90/a by name (f.toml:1;"
             ),
             "{text}"
         );

@@ -167,6 +167,15 @@ fn errors_name_the_file_line_and_field() {
         "{e}"
     );
     let unobserved = with_mutants.replace("\"discrepancy\"", "\"unobserved\"");
+    let e = parse(&unobserved).unwrap_err();
+    assert!(
+        e.contains("gpu.toml:2: `gpu/sm_90/t`: field `envelope`: an `unobserved` fact states what was tried"),
+        "{e}"
+    );
+    let unobserved = unobserved.replace(
+        "evidence = ",
+        "envelope = { gpus = [\"H\"], environments = [\"t.toml\"], instances = 5, words = 1 }\nevidence = ",
+    );
     assert_eq!(parse(&unobserved).unwrap()[0].mutants, ["t~add-pdl"]);
     let e = parse(&unobserved.replace("t~add-pdl", "t-add-pdl")).unwrap_err();
     assert!(

@@ -10,11 +10,23 @@ fn facts(depends_on: &str, kind: &str) -> Facts {
     let text = format!(
         "[\"gpu/sm_90/t\"]\nkind = \"{kind}\"\nsummary = \"It wrote zeros.\"\n\
          depends_on = [{depends_on}]\nevidence = \"e\"\nmeasured = [\n\
-         {{ gpu = \"{H100}\", sm = \"sm_90\", driver = \"580.159.04\", device_runtime = \"13.0\", date = \"2026-11-24\" }},\n]\n"
+         {{ gpu = \"{H100}\", sm = \"sm_90\", driver = \"580.159.04\", device_runtime = \"13.0\", date = \"2026-11-24\" }},\n]\n{}",
+        envelope(kind)
     );
     Facts {
         entries: Facts::parse(&text, Path::new("f.toml"), Path::new("/")).unwrap(),
     }
+}
+
+/// An `unobserved` fact's envelope line (the H100 under its tuned file),
+/// empty for another kind.
+fn envelope(kind: &str) -> String {
+    if kind != "unobserved" {
+        return String::new();
+    }
+    format!(
+        "envelope = {{ gpus = [\"{H100}\"], environments = [\"tuned.toml\"], instances = 1000, words = 1 }}\n"
+    )
 }
 
 fn rec(sm: &str, gpu: &str, driver: &str, nvcc: &str, status: Status) -> TrialRecord {
