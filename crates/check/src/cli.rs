@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::{Options, check, output, pair};
+use crate::report::Options;
+use crate::run::check;
+use crate::{output, pair};
 
 const USAGE: &str = "usage: gridcheck-check [options] PATH...
   PATH                 cubins, fatbins, executables, shared libraries, objects, PTX; directories are walked

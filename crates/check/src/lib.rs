@@ -30,8 +30,10 @@ pub mod nvinfo;
 pub mod operand;
 pub mod output;
 pub mod pair;
+pub mod report;
 pub mod run;
 
 pub use cubin::{CubinResult, Tools};
 pub use kernel::{EarlyLoad, Kernel, ParamRef, Provenance};
-pub use run::{Finding, Options, Report, check};
+pub use report::{Finding, Options, Report};
+pub use run::check;

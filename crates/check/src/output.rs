@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::{Kernel, Provenance};
 use crate::pair;
-use crate::run::{FileReport, Finding, Options, Report};
+use crate::report::{FileReport, Finding, Options, Report};
 
 fn short(loc: &str) -> &str {
     loc.rsplit('/').next().unwrap_or(loc)
@@ -69,7 +69,7 @@ pub fn findings(files: &[FileReport], opts: &Options) -> Vec<Finding> {
             }
         }
         for p in &f.ptx {
-            if !p.waits.is_empty() || p.undecided.is_some() {
+            if !p.sass_wait || !p.waits.is_empty() || p.undecided.is_some() {
                 continue;
             }
             out.push(Finding {
@@ -224,7 +224,7 @@ pub fn text(r: &Report, table: bool) -> String {
                     kernel_text(&mut out, k);
                 }
             }
-            for p in &f.ptx {
+            for p in f.ptx.iter().filter(|p| p.sass_wait) {
                 let state = match (&p.undecided, p.waits.is_empty()) {
                     (Some(why), _) => format!("undecided: {why}"),
                     (None, true) => "no griddepcontrol.wait".into(),

@@ -9,102 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde::Serialize;
-
 use gridcheck_sass::presence::{Waits, ptx_entries, ptx_waits};
 
 use crate::cubin::{self, Tools};
 use crate::input::{self, Payload};
-use crate::kernel::Kernel;
-use crate::pair::{Launch, Produced};
-
-/// How to run the check.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    pub tools: Tools,
-    pub jobs: usize,
-    /// A launch trace and its file name.
-    pub trace: Option<(Vec<Launch>, String)>,
-    /// The produced parameters and their file name.
-    pub produced: Option<(Produced, String)>,
-}
-
-/// A PTX entry whose wait is missing while the same kernel's SASS has one.
-#[derive(Debug, Clone, Serialize)]
-pub struct PtxEntry {
-    pub unit: String,
-    pub arch: String,
-    pub kernel: String,
-    /// The wait's lines, empty when it has none; or why the PTX cannot say.
-    pub waits: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub undecided: Option<String>,
-}
-
-/// One module (cubin) of a file, with its kernels that hold PDL
-/// instructions.
-#[derive(Debug, Clone, Serialize)]
-pub struct Unit {
-    pub label: String,
-    pub arch: String,
-    pub kernels: Vec<Kernel>,
-    /// Kernels without PDL instructions (counted, not listed).
-    pub other_kernels: usize,
-}
-
-/// One file's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileReport {
-    pub path: String,
-    pub errors: Vec<String>,
-    pub units: Vec<Unit>,
-    pub ptx: Vec<PtxEntry>,
-    /// Every kernel's stores, for pairing (not printed).
-    #[serde(skip)]
-    pub all: Vec<Kernel>,
-}
-
-/// A finding: a stale read is possible, or a target lost its wait.
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    /// `pdl-early-load` or `pdl-ptx-missing-wait`.
-    pub rule: String,
-    pub path: String,
-    pub unit: String,
-    pub arch: String,
-    pub kernel: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub addr: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub loc: Option<String>,
-    pub message: String,
-}
-
-/// The whole result.
-#[derive(Debug, Clone, Serialize)]
-pub struct Report {
-    pub files: Vec<FileReport>,
-    pub findings: Vec<Finding>,
-    /// `trace FILE`, `produced FILE`, or `none`.
-    pub pairing: String,
-}
-
-impl Report {
-    pub fn has_errors(&self) -> bool {
-        self.files.iter().any(|f| !f.errors.is_empty())
-    }
-
-    /// 2 on an error, else 1 on findings, else 0.
-    pub fn exit_code(&self) -> u8 {
-        if self.has_errors() {
-            2
-        } else if self.findings.is_empty() {
-            0
-        } else {
-            1
-        }
-    }
-}
+use crate::kernel::{Kernel, Provenance};
+use crate::report::{FileReport, Options, PtxEntry, Report, Unit};
 
 /// Whether a file inside a walked directory is worth opening: an ELF
 /// file, a fatbin or PTX by its name.
@@ -143,26 +53,6 @@ pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-impl FileReport {
-    /// The report of a file holding one cubin (its result already made).
-    pub fn of_cubin(path: &str, c: cubin::CubinResult) -> FileReport {
-        let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
-            c.kernels.iter().cloned().partition(Kernel::has_pdl);
-        FileReport {
-            path: path.to_string(),
-            errors: Vec::new(),
-            units: vec![Unit {
-                label: "cubin".into(),
-                arch: c.arch,
-                kernels: pdl,
-                other_kernels: other.len(),
-            }],
-            ptx: Vec::new(),
-            all: c.kernels,
-        }
-    }
 }
 
 fn check_file(path: &Path, tools: &Tools) -> FileReport {
@@ -204,10 +94,6 @@ fn check_file(path: &Path, tools: &Tools) -> FileReport {
     }
     for (label, arch, text) in ptx {
         for name in ptx_entries(&text) {
-            let sass_waits = r.all.iter().any(|k| k.name == name && !k.waits.is_empty());
-            if !sass_waits {
-                continue;
-            }
             let entry = match ptx_waits(&text, &name) {
                 Ok(Waits::Found(w)) => (w, None),
                 Ok(Waits::Undecided(why)) => (Vec::new(), Some(why)),
@@ -219,6 +105,7 @@ fn check_file(path: &Path, tools: &Tools) -> FileReport {
                 kernel: name,
                 waits: entry.0,
                 undecided: entry.1,
+                sass_wait: false,
             });
         }
     }
@@ -306,9 +193,9 @@ fn name_kernels(files: &mut [FileReport]) {
                 .early
                 .iter_mut()
                 .flat_map(|l| match &mut l.provenance {
-                    crate::Provenance::Param { params, .. } => params.iter_mut().collect(),
-                    crate::Provenance::Loaded { through } => through.iter_mut().collect(),
-                    crate::Provenance::Unknown { .. } => Vec::new(),
+                    Provenance::Param { params, .. } => params.iter_mut().collect(),
+                    Provenance::Loaded { through } => through.iter_mut().collect(),
+                    Provenance::Unknown { .. } => Vec::new(),
                 })
                 .chain(k.writes.iter_mut())
             {
@@ -352,6 +239,15 @@ pub fn check(paths: &[PathBuf], opts: &Options) -> Report {
 /// The report of files already checked: names demangled, findings made.
 pub fn report(mut files: Vec<FileReport>, opts: &Options) -> Report {
     name_kernels(&mut files);
+    let waiting: std::collections::BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| f.all.iter())
+        .filter(|k| !k.waits.is_empty())
+        .map(|k| k.name.clone())
+        .collect();
+    for p in files.iter_mut().flat_map(|f| f.ptx.iter_mut()) {
+        p.sass_wait = waiting.contains(&p.kernel);
+    }
     let findings = crate::output::findings(&files, opts);
     let pairing = match (&opts.trace, &opts.produced) {
         (Some((_, f)), _) => format!("trace {f}"),

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 use gridcheck_check::cubin::{CubinResult, check_text};
 use gridcheck_check::nvinfo::{Param, ParamInfo};
-use gridcheck_check::run::{FileReport, report};
+use gridcheck_check::report::FileReport;
+use gridcheck_check::run::report;
 use gridcheck_check::{Options, Provenance, output, pair};
 
 fn fixture(name: &str) -> String {
