@@ -324,10 +324,19 @@ __global__ void spin_kernel(unsigned long long cycles) {
 
 // ---- Running the calls ------------------------------------------------------
 
-#ifdef CCCL_DISABLE_PDL
-constexpr bool PDL = false;
-#else
+// PDL as the headers decided it: `_CCCL_HAS_PDL`, an object-like macro in
+// CCCL 3.0 (which ignores CCCL_DISABLE_PDL; the -nopdl variant's patch sets
+// it to 0) and a function-like one from 3.1 on (0 under CCCL_DISABLE_PDL).
+#if CCCL_VERSION < 3001000
+#  if _CCCL_HAS_PDL
 constexpr bool PDL = true;
+#  else
+constexpr bool PDL = false;
+#  endif
+#elif _CCCL_HAS_PDL()
+constexpr bool PDL = true;
+#else
+constexpr bool PDL = false;
 #endif
 
 struct outcome_t {

@@ -50,8 +50,8 @@ pub use catalog::{Algorithm, CATALOG_FILE, Catalog, Release, is_name, parse_site
 pub use installed::{Headers, InstalledRelease, header_dirs, include_of, releases_installed};
 pub use outcome::{NOT_RUN, Outcome, Printed, parse_outcomes, read_stdout};
 pub use patch::{
-    Edit, PATCHES_FILE, Patch, Patches, RESERVED, apply_to_text, headers_dir, materialize,
-    moves_a_wait,
+    Edit, NOPDL_PATCH, PATCHES_FILE, Patch, Patches, RESERVED, apply_to_text, headers_dir,
+    honors_disable_pdl, materialize, moves_a_wait,
 };
 pub use paths::{
     NOPDL, PROGRAMS_DIR, PTX90, SHIPPED, TARGETS, binary, build_record, library_dir, nvcc_flags,

@@ -28,7 +28,8 @@ pub struct Outcome {
     pub error: Option<String>,
     /// With an error: the calls checked before it.
     pub after_calls: Option<u64>,
-    /// Whether the binary was built with PDL on (not `-DCCCL_DISABLE_PDL`).
+    /// Whether PDL was on in the headers the binary was built with
+    /// (`_CCCL_HAS_PDL`: off under `-DCCCL_DISABLE_PDL`, or the `nopdl` patch).
     pub pdl: bool,
     /// `cub::PtxVersion` on the device: 900 for sm_90 SASS, 800 for the
     /// compute_80 PTX JIT-compiled.

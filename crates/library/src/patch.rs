@@ -17,7 +17,18 @@ use crate::scan::WAIT;
 pub const PATCHES_FILE: &str = "kernels/cccl/patches.toml";
 
 /// Variant suffixes the build makes itself; no patch may take them.
-pub const RESERVED: &[&str] = &["nopdl", "ptx90"];
+pub const RESERVED: &[&str] = &["ptx90"];
+
+/// The patch that turns PDL off for a release whose headers ignore
+/// `CCCL_DISABLE_PDL` (CCCL 3.0): the `-nopdl` variant builds against it.
+pub const NOPDL_PATCH: &str = "nopdl";
+
+/// Whether a release's headers honor `-DCCCL_DISABLE_PDL` (CCCL 3.1 on):
+/// `cuda/std/__cccl/cuda_capabilities.h` tests it.
+pub fn honors_disable_pdl(include: &Path) -> bool {
+    std::fs::read_to_string(include.join("cuda/std/__cccl/cuda_capabilities.h"))
+        .is_ok_and(|t| t.contains("ifdef CCCL_DISABLE_PDL"))
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -43,7 +54,8 @@ pub struct Patch {
 }
 
 /// One edit of one line of a header (relative to `include/cccl`): either
-/// `insert` after the line's last `{`, or `remove` a text the line holds.
+/// `insert` after the line's last `{`, or `remove` a text the line holds
+/// (replaced by `with`, or by a comment that names the patch).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Edit {
@@ -53,6 +65,8 @@ pub struct Edit {
     pub insert: Option<String>,
     #[serde(default)]
     pub remove: Option<String>,
+    #[serde(default)]
+    pub with: Option<String>,
 }
 
 impl Patches {
@@ -151,10 +165,11 @@ pub fn apply_to_text(patch: &Patch, file: &str, text: &str) -> Result<String, St
                     line.trim()
                 ));
             };
-            line.replace_range(
-                pos..pos + rm.len(),
-                &format!("/* moved by gridcheck patch {} */", patch.name),
-            );
+            let by = e
+                .with
+                .clone()
+                .unwrap_or_else(|| format!("/* moved by gridcheck patch {} */", patch.name));
+            line.replace_range(pos..pos + rm.len(), &by);
         }
     }
     Ok(lines.join("\n"))
@@ -262,7 +277,7 @@ remove = "_CCCL_PDL_GRID_DEPENDENCY_SYNC();"
     #[test]
     fn bad_patch_files_are_refused() {
         for (from, to, want) in [
-            ("name = \"wait-first\"", "name = \"nopdl\"", "not one of"),
+            ("name = \"wait-first\"", "name = \"ptx90\"", "not one of"),
             (
                 "release = \"13.0\"",
                 "release = \"x\"",

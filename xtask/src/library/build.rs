@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
 use gridcheck_library::{
-    InstalledRelease, NOPDL, PROGRAMS_DIR, PTX90, Patches, SHIPPED, TARGETS, binary, build_record,
-    cccl_version, materialize, nvcc_flags, releases_installed, source,
+    InstalledRelease, NOPDL, NOPDL_PATCH, PROGRAMS_DIR, PTX90, Patches, SHIPPED, TARGETS, binary,
+    build_record, cccl_version, honors_disable_pdl, materialize, nvcc_flags, releases_installed,
+    source,
 };
 use serde_json::json;
 
@@ -176,12 +177,17 @@ fn plan(
         for target in targets {
             let mut variants: Vec<(String, PathBuf, Vec<String>)> = vec![
                 (SHIPPED.into(), r.include.clone(), progs.to_vec()),
-                (NOPDL.into(), r.include.clone(), progs.to_vec()),
+                (
+                    NOPDL.into(),
+                    nopdl_headers(root, r, &patches)?,
+                    progs.to_vec(),
+                ),
             ];
             if target == "compute_80" {
                 variants.push((PTX90.into(), r.include.clone(), progs.to_vec()));
             } else {
-                for p in patches.patches.iter().filter(|p| p.release == r.release) {
+                let moved = patches.patches.iter().filter(|p| p.name != NOPDL_PATCH);
+                for p in moved.filter(|p| p.release == r.release) {
                     let wanted: Vec<String> = progs
                         .iter()
                         .filter(|x| p.programs.contains(x))
@@ -211,6 +217,27 @@ fn plan(
         }
     }
     Ok(jobs)
+}
+
+/// The headers the `-nopdl` variant builds against: the release's own where
+/// they honor `-DCCCL_DISABLE_PDL`, else a copy with its `nopdl` patch
+/// (CCCL 3.0 has no such switch), else an error: a control that is not one
+/// is never built.
+fn nopdl_headers(root: &Path, r: &InstalledRelease, patches: &Patches) -> Result<PathBuf> {
+    if honors_disable_pdl(&r.include) {
+        return Ok(r.include.clone());
+    }
+    let p = patches
+        .patches
+        .iter()
+        .find(|p| p.release == r.release && p.name == NOPDL_PATCH)
+        .ok_or_else(|| {
+            format!(
+                "release {}: its headers ignore CCCL_DISABLE_PDL and kernels/cccl/patches.toml has no `{NOPDL_PATCH}` patch for it",
+                r.release
+            )
+        })?;
+    materialize(root, &r.include, p)
 }
 
 fn mtime(p: &Path) -> Option<SystemTime> {
