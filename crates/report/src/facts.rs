@@ -30,6 +30,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use crate::fact_text::{field_line, field_named_on, line_of, valid_date};
 use crate::{Subject, Tier};
 
 /// Where the facts live, relative to the repository root.
@@ -301,58 +302,6 @@ pub struct Facts {
     pub entries: Vec<Fact>,
 }
 
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    1 + text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-}
-
-/// The line of `field = ...` in the fact that starts at `from`, else the
-/// fact's own line.
-fn field_line(text: &str, from: usize, field: &str) -> usize {
-    let start = from.min(text.len());
-    let mut offset = start;
-    for (i, l) in text[start..].split_inclusive('\n').enumerate() {
-        let t = l.trim_start();
-        if i > 0 && t.starts_with('[') {
-            break;
-        }
-        if let Some(rest) = t.strip_prefix(field)
-            && rest.trim_start().starts_with('=')
-        {
-            return line_of(text, offset);
-        }
-        offset += l.len();
-    }
-    line_of(text, start)
-}
-
-/// `field `x`: ` when line `line` (1-based) sets a field `x = ...`.
-fn field_named_on(text: &str, line: usize) -> String {
-    let l = text.lines().nth(line - 1).unwrap_or("").trim_start();
-    let name: String = l
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    if !name.is_empty() && l[name.len()..].trim_start().starts_with('=') {
-        format!("field `{name}`: ")
-    } else {
-        String::new()
-    }
-}
-
-fn valid_date(d: &str) -> bool {
-    let b = d.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
-}
-
 /// The checks across a fact's fields, each with the field it concerns.
 fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
     if f.summary.trim().is_empty() || f.summary.contains('\n') {
@@ -391,20 +340,7 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
         Tier::Sass => !matches!(d, Dependency::Toolkit | Dependency::Arch(_)),
         _ => !matches!(d, Dependency::Toolkit),
     };
-    // A library fact is about the headers of one CCCL release run on a
-    // GPU: it depends on `cccl` and may name anything a GPU fact may.
-    let library = subject.tier() == Tier::Library;
-    if library != f.depends_on.contains(&Dependency::Cccl) {
-        return Err((
-            "depends_on",
-            if library {
-                "a fact of the library tier depends on `cccl` (the key's release is only where it was first measured)"
-            } else {
-                "only a fact of the library tier depends on `cccl`"
-            }
-            .into(),
-        ));
-    }
+    let library = check_cccl(subject, f)?;
     if subject.tier() == Tier::Sass && !f.depends_on.contains(&Dependency::Toolkit) {
         return Err((
             "depends_on",
@@ -528,6 +464,25 @@ fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static
     Err((
         "measured",
         format!("no place with nvcc {tc}, the key's toolchain"),
+    ))
+}
+
+/// A library fact is about the headers of one CCCL release run on a GPU:
+/// it depends on `cccl` (and may name anything a GPU fact may), and no
+/// other fact does. Returns whether the fact is a library fact.
+fn check_cccl(subject: &Subject, f: &RawFact) -> Result<bool, (&'static str, String)> {
+    let library = subject.tier() == Tier::Library;
+    if library == f.depends_on.contains(&Dependency::Cccl) {
+        return Ok(library);
+    }
+    Err((
+        "depends_on",
+        if library {
+            "a fact of the library tier depends on `cccl` (the key's release is only where it was first measured)"
+        } else {
+            "only a fact of the library tier depends on `cccl`"
+        }
+        .into(),
     ))
 }
 
