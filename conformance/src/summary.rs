@@ -60,7 +60,7 @@ pub fn print(ctx: &Ctx) {
     }
     for r in notable {
         println!("{}", line(r));
-        if r.trial.tier == Tier::Gpu
+        if matches!(r.trial.tier, Tier::Gpu | Tier::Library)
             && matches!(
                 r.status,
                 Status::Fail | Status::QualityWarning | Status::Unmodeled

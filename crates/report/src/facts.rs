@@ -30,6 +30,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use crate::fact_text::{field_line, field_named_on, line_of, valid_date};
 use crate::{Subject, Tier};
 
 mod shape;
@@ -353,20 +354,7 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
         Tier::Sass => !matches!(d, Dependency::Toolkit | Dependency::Arch(_)),
         _ => !matches!(d, Dependency::Toolkit),
     };
-    // A library fact is about the headers of one CCCL release run on a
-    // GPU: it depends on `cccl` and may name anything a GPU fact may.
-    let library = subject.tier() == Tier::Library;
-    if library != f.depends_on.contains(&Dependency::Cccl) {
-        return Err((
-            "depends_on",
-            if library {
-                "a fact of the library tier depends on `cccl` (the key's release is only where it was first measured)"
-            } else {
-                "only a fact of the library tier depends on `cccl`"
-            }
-            .into(),
-        ));
-    }
+    let library = check_cccl(subject, f)?;
     if subject.tier() == Tier::Sass && !f.depends_on.contains(&Dependency::Toolkit) {
         return Err((
             "depends_on",
@@ -496,6 +484,25 @@ fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static
     Err((
         "measured",
         format!("no place with nvcc {tc}, the key's toolchain"),
+    ))
+}
+
+/// A library fact is about the headers of one CCCL release run on a GPU:
+/// it depends on `cccl` (and may name anything a GPU fact may), and no
+/// other fact does. Returns whether the fact is a library fact.
+fn check_cccl(subject: &Subject, f: &RawFact) -> Result<bool, (&'static str, String)> {
+    let library = subject.tier() == Tier::Library;
+    if library == f.depends_on.contains(&Dependency::Cccl) {
+        return Ok(library);
+    }
+    Err((
+        "depends_on",
+        if library {
+            "a fact of the library tier depends on `cccl` (the key's release is only where it was first measured)"
+        } else {
+            "only a fact of the library tier depends on `cccl`"
+        }
+        .into(),
     ))
 }
 

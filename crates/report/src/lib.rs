@@ -13,6 +13,7 @@ mod applicability;
 pub mod baseline;
 mod block;
 mod escalation;
+mod fact_text;
 pub mod facts;
 mod golden;
 mod junit;
@@ -21,6 +22,7 @@ mod mutant;
 mod rate_bound;
 pub mod rates;
 mod record;
+mod release_diff;
 mod results_file;
 pub mod run_diff;
 pub mod runs;
@@ -43,15 +45,14 @@ pub use facts::{
 };
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;
-pub use library::{
-    LibraryControl, LibraryResult, LibraryRun, ReleaseDiff, Reproducer, release_diff,
-};
+pub use library::{LibraryControl, LibraryResult, LibraryRun, Reproducer};
 pub use mutant::{Count, MutantRecord, MutantRun, MutantStatus};
 pub use rate_bound::{rate_upper, rate_upper_95};
 pub use record::{
     Binary, CompileSummary, Device, Environment, ModelSummary, Oracles, TrialRecord,
     under_current_names,
 };
+pub use release_diff::{ReleaseDiff, release_diff};
 pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
     read_results, read_results_file, repair_tail,
