@@ -135,6 +135,34 @@ fn build_for_the_gpu(root: &Path, tc: Option<&Toolchain>, mutants: bool) -> Resu
     Ok(())
 }
 
+/// `cargo xtask report rejudge RESULTS...`: the harness's `report` with
+/// `args` (`rejudge RESULTS... [--format text]`) on this checkout's facts
+/// and spec, the harness built first.
+pub fn report(args: &[String]) -> Result<()> {
+    let root = root();
+    let st = status(
+        cargo()
+            .current_dir(&root)
+            .args(["build", "-q", "-p", "xtask", "-p", "conformance"]),
+    )?;
+    if !st.success() {
+        return Err(format!("cannot build the harness ({st})"));
+    }
+    let st = status(
+        Command::new(harness_path()?)
+            .current_dir(&root)
+            .arg("report")
+            .args(args)
+            .arg("--root")
+            .arg(&root),
+    )?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("conformance report failed ({st})"))
+    }
+}
+
 /// The harness binary cargo built beside this xtask (same target directory
 /// and profile).
 fn harness_path() -> Result<PathBuf> {
