@@ -140,11 +140,14 @@ fn build_for_the_gpu(root: &Path, tc: Option<&Toolchain>, mutants: bool) -> Resu
 /// and spec, the harness built first.
 pub fn report(args: &[String]) -> Result<()> {
     let root = root();
-    let st = status(
-        cargo()
-            .current_dir(&root)
-            .args(["build", "-q", "-p", "xtask", "-p", "conformance"]),
-    )?;
+    let st = status(cargo().current_dir(&root).args([
+        "build",
+        "-q",
+        "-p",
+        "xtask",
+        "-p",
+        "conformance",
+    ]))?;
     if !st.success() {
         return Err(format!("cannot build the harness ({st})"));
     }
