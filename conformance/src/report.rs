@@ -337,6 +337,55 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
+    /// The H200's committed mutants (2026-11-27.7): the same score by
+    /// shape as by name (112 of 112 killed, the same 16 equivalent, the
+    /// held-out quarter 46 of 46); a run under an environment no envelope
+    /// holds makes none equivalent by shape, the same by name.
+    #[test]
+    fn the_h200s_mutants_by_shape_and_by_name() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let file = root.join("records/nvidia-h200/2026-11-27.7/mutants.jsonl.gz");
+        let score = |file: &Path, eq: &str| -> serde_json::Value {
+            let mut a = args(&[file], &["--equivalence", eq]);
+            a.root = root.clone();
+            serde_json::from_str(&mutants(&a).unwrap()).unwrap()
+        };
+        let equivalent = |v: &serde_json::Value| -> Vec<String> {
+            v["score"]["equivalent"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["mutant"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let (shape, name) = (score(&file, "shape"), score(&file, "name"));
+        for v in [&shape, &name] {
+            assert_eq!(
+                (v["killed"].as_u64(), v["mutants"].as_u64()),
+                (Some(112), Some(112))
+            );
+            assert_eq!(v["score"]["held_out"]["killed"], 46);
+            assert_eq!(v["score"]["held_out"]["mutants"], 46);
+        }
+        assert_eq!(shape["equivalence"], "shape");
+        assert_eq!(equivalent(&shape).len(), 16);
+        assert_eq!(equivalent(&shape), equivalent(&name));
+        // Outside every envelope: another tuned file.
+        let d = temp("envelope");
+        let other = d.join("mutants.jsonl");
+        let text = String::from_utf8(read(&file).unwrap()).unwrap();
+        std::fs::write(
+            &other,
+            text.replace("conformance/tuning/nvidia-h200.toml", "mine.toml"),
+        )
+        .unwrap();
+        let (shape, name) = (score(&other, "shape"), score(&other, "name"));
+        assert_eq!(equivalent(&shape), Vec::<String>::new());
+        assert_eq!(shape["mutants"], 128);
+        assert_eq!(equivalent(&name).len(), 16);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
     #[test]
     fn options_are_checked() {
         let p = |v: &[&str]| {

@@ -18,7 +18,7 @@
 //!   (`conformance/fuzz-gpu.sh`, `lab/sessions/campaign.sh`) on the GPU
 //!   machine, which compiles each batch once and runs it in worker
 //!   processes (`crates/campaign`). Prints how many programs embed each
-//!   known hang (the hang facts' tests, `gridcheck_campaign::KnownHangs`),
+//!   known hang (the hang facts' shapes, `gridcheck_campaign::KnownFacts`),
 //!   and what operations the programs put in which kinds of kernel. The
 //!   asynchronous proxy's operations (bulk copies, mbarriers,
 //!   `fence.proxy.async`) are drawn only with `--async-proxy`, so that a
@@ -27,7 +27,7 @@
 
 use std::path::PathBuf;
 
-use gridcheck_campaign::{self as campaign, CampaignProgram, KnownHangs};
+use gridcheck_campaign::{self as campaign, CampaignProgram, KnownFacts};
 use gridcheck_litgen::{GenConfig, differential};
 use gridcheck_spec::render::litmus_spec_yaml;
 use proptest::strategy::{Strategy, ValueTree};
@@ -281,7 +281,7 @@ fn gpu(args: &[String]) -> Result<()> {
         count: 0,
     };
     let mut skipped = 0usize;
-    let known = KnownHangs::load(&root)?;
+    let known = KnownFacts::load(&root)?;
     let mut hangs: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut kinds = Coverage::default();
     for i in 0..a.count {

@@ -140,6 +140,39 @@ fn build_for_the_gpu(root: &Path, tc: Option<&Toolchain>, mutants: bool) -> Resu
     Ok(())
 }
 
+/// `cargo xtask report rejudge RESULTS...`: `gridcheck report` with `args`
+/// (`rejudge RESULTS... [--format text]`) on this checkout's facts and
+/// spec, the command built first.
+pub fn report(args: &[String]) -> Result<()> {
+    let root = root();
+    let st = status(cargo().current_dir(&root).args([
+        "build",
+        "-q",
+        "-p",
+        "xtask",
+        "-p",
+        "gridcheck-cli",
+        "--bin",
+        "gridcheck",
+    ]))?;
+    if !st.success() {
+        return Err(format!("cannot build gridcheck ({st})"));
+    }
+    let st = status(
+        Command::new(harness_path()?)
+            .current_dir(&root)
+            .arg("report")
+            .args(args)
+            .arg("--root")
+            .arg(&root),
+    )?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("gridcheck report failed ({st})"))
+    }
+}
+
 /// The `gridcheck` binary cargo built beside this xtask (same target
 /// directory and profile); `gridcheck run` is the harness.
 fn harness_path() -> Result<PathBuf> {

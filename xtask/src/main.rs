@@ -17,6 +17,7 @@
 //! cargo xtask report <kind> <results>...     summary, markdown, junit, merge (matrix)
 //! cargo xtask record RUN_DIR                 publish a GPU run's output as records/<gpu>/<date>/
 //! cargo xtask report diff BASE NEW           what changed between two runs (exit 1 on a regression)
+//! cargo xtask report rejudge RESULTS...      a recorded run judged by today's facts
 //! cargo xtask report spread INPUT...          a GPU's run-to-run spread, the baseline report diff reads
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
@@ -90,6 +91,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   report spread INPUT... [--out FILE]
                                   the run-to-run spread of one GPU from several runs, the baseline
                                   report diff reads (default conformance/spread/<gpu-slug>.json)
+  report rejudge <results.jsonl>... [--format text]
+                                  a recorded run judged by today's facts (no GPU): JSON lines out,
+                                  the changed statuses and the summary on stderr
   report diff BASE NEW [--json] [--fail-on regression|change|never]
                                   what changed between two runs; exits 1 on a regression, 2 on bad input
                                   (see `cargo xtask report diff --help`)
@@ -145,6 +149,9 @@ fn main() -> ExitCode {
         Some("doc") => doc::run(&args[1..]),
         Some("report") if args.get(1).map(String::as_str) == Some("spread") => {
             spread::run(&args[2..])
+        }
+        Some("report") if args.get(1).map(String::as_str) == Some("rejudge") => {
+            harness::report(&args[1..])
         }
         Some("report") => report::run(&args[1..]),
         Some("record") => record::run(&args[1..]),

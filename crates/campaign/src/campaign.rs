@@ -19,7 +19,7 @@ use crate::args::Args;
 use crate::batch::{Batch, batches, dry_check, read_batch};
 use crate::compile;
 use crate::findings::{Class, Outcome, ProgramRecord, class_counts};
-use crate::known::KnownHangs;
+use crate::known::KnownFacts;
 use crate::runner::{Restart, Runner, Sink};
 use crate::shape::Shape;
 
@@ -76,7 +76,7 @@ pub fn append_line<T: Serialize>(f: &Path, v: &T) -> Result<(), String> {
 struct CampaignSink {
     file: PathBuf,
     records: Vec<ProgramRecord>,
-    known: KnownHangs,
+    known: KnownFacts,
     /// Hangs seen per known hang (its fact) and per shape.
     hangs: BTreeMap<String, usize>,
     cap: usize,

@@ -10,7 +10,7 @@ use gridcheck_spec::{Litmus, Profile, TestBody};
 use crate::args::{Args, Phase, USAGE};
 use crate::campaign::{RECORDS, read_lines};
 use crate::findings::ProgramRecord;
-use crate::known::KnownHangs;
+use crate::known::KnownFacts;
 use crate::runner::Runner;
 use crate::{campaign, leads, merge, plain, report, worker};
 
@@ -53,7 +53,7 @@ fn phases(a: &Args) -> Result<bool, String> {
         env: a.env.clone(),
         timeout: a.timeout,
         stall: a.stall,
-        known: KnownHangs::load(&a.root)?,
+        known: KnownFacts::load(&a.root)?,
         next_worker: 0,
         device: None,
     };

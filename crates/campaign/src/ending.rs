@@ -2,10 +2,11 @@
 //! `findings.jsonl`). Every finding ends one way, named by `ended` and
 //! detailed under a key of that name, beside `confirmed_alone`:
 //!
-//! - `known`: a hang shown again (alone or with its context) whose program
-//!   makes a known hang's calls and whose shrunk program is within that
-//!   hang's test (`known.rs`): the fact and its test are the reproducer
-//!   (`test` is kept too);
+//! - `known`: a finding shown again (alone or with its context) whose
+//!   program and shrunk program the shape of a known fact of its class
+//!   covers (`known.rs`: a hang fact for a hang, a discrepancy for a
+//!   violation or an unmodeled state): the fact and its test are the
+//!   reproducer (`test` is kept too);
 //! - `alone`: shown again alone, shrunk (`test`);
 //! - `context`: shown again only after programs its worker ran before it;
 //!   `context` names the fewest found (ddmin), `test` the shrunk

@@ -9,7 +9,7 @@ use gridcheck_spec::{Litmus, State, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Batch;
-use crate::known::KnownHangs;
+use crate::known::KnownFacts;
 use crate::shape::Shape;
 
 /// What became of one program on the GPU (a worker's report, or what the
@@ -189,7 +189,7 @@ impl ProgramRecord {
         b: &Batch,
         index: usize,
         outcome: Outcome,
-        known: &KnownHangs,
+        known: &KnownFacts,
         ran_in: Option<(u64, u32)>,
     ) -> ProgramRecord {
         let p = &b.programs[index];

@@ -1,99 +1,114 @@
-//! The hangs known before a campaign, read from their one home: every fact
-//! of kind `hang` on the GPU tier (`conformance/facts/`, read through
-//! `gridcheck_report::Facts`) names a test of the spec, and that test's
-//! [`Shape`] is the known hang's. A program is of a known hang when the
-//! test's shape embeds in the program's ([`Shape::embeds`]: the test's
-//! calls, in the same threads and order). The campaign holds no hang shape
-//! of its own.
+//! The facts known before a campaign, read from their one home: every GPU
+//! fact of kind `hang` or `discrepancy` that states a shape
+//! (`conformance/facts/`, read through `gridcheck_report::Facts`; its
+//! shape is a `gridcheck_shape::Pattern`). A program is of a known fact
+//! when one of the fact's patterns matches it; a finding is explained by
+//! a fact of its class (a hang by a hang, a violation or an unmodeled
+//! state by a discrepancy) whose shape covers both the program found and
+//! what it shrank to. The campaign holds no fact of its own.
 
 use std::path::Path;
 
 use gridcheck_report::{FACTS_DIR, FactKind, Facts, Tier};
-use gridcheck_spec::{Litmus, Spec, TestBody};
+use gridcheck_shape::Pattern;
+use gridcheck_spec::{Litmus, Spec};
 
-use crate::shape::Shape;
+use crate::findings::Class;
 
-/// One known hang: a hang fact and its test's shape.
+/// One known fact: its key, test, kind and shape.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KnownHang {
+pub struct KnownFact {
     /// The fact's key (`gpu/sm_90/c2-trigger-record-wait-launch`).
     pub fact: String,
     /// The test it names.
     pub test: String,
     /// The fact's one-line summary.
     pub summary: String,
-    pub shape: Shape,
+    pub kind: FactKind,
+    pub shape: Vec<Pattern>,
 }
 
-/// Every known hang, in the facts' order.
+impl KnownFact {
+    fn covers(&self, l: &Litmus) -> bool {
+        self.shape.iter().any(|p| p.matches(l))
+    }
+}
+
+/// Every known fact with a shape, in the facts' order.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct KnownHangs {
-    pub hangs: Vec<KnownHang>,
+pub struct KnownFacts {
+    pub facts: Vec<KnownFact>,
 }
 
-impl KnownHangs {
-    /// The hang facts of `root/conformance/facts` with their tests' shapes
-    /// from `root/spec`.
-    pub fn load(root: &Path) -> Result<KnownHangs, String> {
+impl KnownFacts {
+    /// The facts of `root/conformance/facts`, checked against `root/spec`.
+    pub fn load(root: &Path) -> Result<KnownFacts, String> {
         let facts = Facts::load_all(&root.join(FACTS_DIR), root)?;
         let spec_dir = root.join("spec");
         let spec = gridcheck_spec::load_dir(&spec_dir, None)
-            .map_err(|e| format!("the known hangs' tests ({}): {e}", spec_dir.display()))?;
-        KnownHangs::from_facts(&facts, &spec)
+            .map_err(|e| format!("the known facts' tests ({}): {e}", spec_dir.display()))?;
+        KnownFacts::from_facts(&facts, &spec)
     }
 
-    /// The hang facts of the GPU tier, each with its test's shape; a fact
-    /// whose test is not a litmus test of `spec` is an error naming it.
-    pub fn from_facts(facts: &Facts, spec: &Spec) -> Result<KnownHangs, String> {
-        let mut hangs: Vec<KnownHang> = Vec::new();
+    /// The hang and discrepancy facts of the GPU tier that state a shape;
+    /// a hang fact without one, or whose test is not in `spec`, is an error
+    /// naming it (the campaign's known hangs come only from shapes).
+    pub fn from_facts(facts: &Facts, spec: &Spec) -> Result<KnownFacts, String> {
+        let mut out: Vec<KnownFact> = Vec::new();
         for f in &facts.entries {
-            if f.kind != FactKind::Hang || f.subject.tier() != Tier::Gpu {
+            if f.subject.tier() != Tier::Gpu
+                || !matches!(f.kind, FactKind::Hang | FactKind::Discrepancy)
+            {
                 continue;
             }
             let name = f.subject.test();
-            let test = spec
-                .test(name)
-                .ok_or_else(|| format!("{}: the hang fact names `{name}`, not a test", f.at()))?;
-            let TestBody::Litmus(l) = &test.body else {
-                return Err(format!(
-                    "{}: the hang fact's test `{name}` is not a litmus test: it has no shape",
-                    f.at()
-                ));
-            };
-            let shape = Shape::of(l);
-            // A test's fact and a trial's fact of the same test are one hang.
-            if hangs.iter().any(|h| h.shape == shape) {
+            if spec.test(name).is_none() {
+                return Err(format!("{}: the fact names `{name}`, not a test", f.at()));
+            }
+            if f.shape.is_empty() {
+                if f.kind == FactKind::Hang {
+                    return Err(format!(
+                        "{}: the hang fact of `{name}` states no shape: a campaign cannot know it",
+                        f.at()
+                    ));
+                }
                 continue;
             }
-            hangs.push(KnownHang {
+            out.push(KnownFact {
                 fact: f.subject.to_string(),
                 test: name.to_string(),
                 summary: f.summary.clone(),
-                shape,
+                kind: f.kind,
+                shape: f.shape.clone(),
             });
         }
-        Ok(KnownHangs { hangs })
+        Ok(KnownFacts { facts: out })
     }
 
-    /// The first known hang whose test's shape embeds in `l`'s: the
-    /// program makes that hang's calls (its records' `known_hang`, and the
-    /// campaign's cap). It may still hang for another reason.
-    pub fn matching(&self, l: &Litmus) -> Option<&KnownHang> {
-        let s = Shape::of(l);
-        self.hangs.iter().find(|h| h.shape.embeds(&s))
-    }
-
-    /// The known hang that explains a hang found in `found` and shrunk to
-    /// `shrunk`: `found` makes its calls, and what `shrunk` kept (what the
-    /// hang needs) is within its test. A program that makes a known
-    /// hang's calls but needs others to hang (a call the test lacks) is not
-    /// explained by it; nor is a test's call the hang does not need (its
-    /// observers, a launch it kept) asked of the shrunk program.
-    pub fn explaining(&self, found: &Litmus, shrunk: &Litmus) -> Option<&KnownHang> {
-        let (f, s) = (Shape::of(found), Shape::of(shrunk));
-        self.hangs
+    /// The first known hang whose shape covers `l` (its records'
+    /// `known_hang`, and the campaign's cap). It may still hang for
+    /// another reason.
+    pub fn matching(&self, l: &Litmus) -> Option<&KnownFact> {
+        self.facts
             .iter()
-            .find(|h| h.shape.embeds(&f) && s.embeds(&h.shape))
+            .find(|h| h.kind == FactKind::Hang && h.covers(l))
+    }
+
+    /// The known fact that explains a finding of `class` found in `found`
+    /// and shrunk to `shrunk`: of the class's kind (a hang for a hang, a
+    /// discrepancy for a violation or an unmodeled state; none for a launch
+    /// error), its shape covering both. A program that makes a known
+    /// mechanism's calls but shrinks to something else (a call the shape
+    /// needs dropped) is not explained by it.
+    pub fn explaining(&self, class: Class, found: &Litmus, shrunk: &Litmus) -> Option<&KnownFact> {
+        let kind = match class {
+            Class::Hang => FactKind::Hang,
+            Class::Violation | Class::Unmodeled => FactKind::Discrepancy,
+            _ => return None,
+        };
+        self.facts
+            .iter()
+            .find(|f| f.kind == kind && f.covers(found) && f.covers(shrunk))
     }
 }
 
@@ -102,20 +117,25 @@ mod tests {
     use super::*;
     use crate::shape::tests::litmus;
 
-    fn checkout() -> KnownHangs {
+    fn checkout() -> KnownFacts {
         let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
-        KnownHangs::load(&root).expect("the checkout's facts and spec load")
+        KnownFacts::load(&root).expect("the checkout's facts and spec load")
     }
 
     /// The checkout's hang facts give the known hangs, and programs are
-    /// matched by their tests' shapes: the trigger before a tail launch,
+    /// matched by the facts' shapes: the trigger before a tail launch,
     /// the two records, and the trigger, launch, record and wait of
     /// campaign finding 001 (fuzz-2026-8580), whose fact came after the
     /// campaign.
     #[test]
     fn the_known_hangs_are_the_hang_facts_tests() {
         let k = checkout();
-        let tests: Vec<&str> = k.hangs.iter().map(|h| h.test.as_str()).collect();
+        let tests: Vec<&str> = k
+            .facts
+            .iter()
+            .filter(|h| h.kind == FactKind::Hang)
+            .map(|h| h.test.as_str())
+            .collect();
         for t in [
             "c2-tail-trigger-before-tail-launch",
             "c2-event-two-records-null-stream",
@@ -165,16 +185,46 @@ mod tests {
         let shrunk = l(
             "          t0: [store x 2, record e2]\n          t1: [record e2, trigger, load r0 x, launch k1 s2]\n",
         );
-        assert_eq!(k.explaining(&found, &shrunk), None);
+        assert_eq!(k.explaining(Class::Hang, &found, &shrunk), None);
         let found = l("          t0: [store x 1, record e1, record e2, launch k1]\n");
         // Shrunk to the records alone: the child kernel and its launch gone.
         let mut shrunk = l("          t0: [record e1, record e2, launch k1]\n");
         shrunk.kernels.truncate(1);
         shrunk.kernels[0].threads[0].ops.truncate(2);
         assert_eq!(
-            k.explaining(&found, &shrunk).map(|h| h.test.as_str()),
+            k.explaining(Class::Hang, &found, &shrunk)
+                .map(|h| h.test.as_str()),
             Some("c2-event-two-records-null-stream")
         );
+    }
+
+    /// Findings of every class meet the facts of their kind: a violation
+    /// in a program of the early-tail mechanism (other threads, another
+    /// order of unrelated operations) is explained by the discrepancy, not
+    /// a hang fact; a launch error is explained by none.
+    #[test]
+    fn a_violation_of_a_known_mechanism_is_known() {
+        let k = checkout();
+        let early = litmus(
+            "          t0: [store x 2, launch k1 tail]\n          t2: [load r0 x, trigger, store x 1]\n",
+            "exists k1.t0.r0 == 0",
+            "forbidden",
+        );
+        let f = k
+            .explaining(Class::Violation, &early, &early)
+            .map(|f| f.fact.as_str());
+        assert_eq!(
+            f,
+            Some("gpu/sm_90/c2-tail-sees-other-thread-write-after-trigger")
+        );
+        assert_eq!(k.explaining(Class::LaunchError, &early, &early), None);
+        // The store before the trigger: not of the mechanism.
+        let before = litmus(
+            "          t0: [store x 2, launch k1 tail]\n          t2: [load r0 x, store x 1, trigger]\n",
+            "exists k1.t0.r0 == 0",
+            "forbidden",
+        );
+        assert_eq!(k.explaining(Class::Violation, &before, &before), None);
     }
 
     #[test]
@@ -188,7 +238,7 @@ mod tests {
             rules: Vec::new(),
             tests: Vec::new(),
         };
-        let e = KnownHangs::from_facts(&facts, &empty).unwrap_err();
+        let e = KnownFacts::from_facts(&facts, &empty).unwrap_err();
         assert!(
             e.contains("f.toml:1") && e.contains("c2-trigger-record-wait-launch"),
             "{e}"

@@ -16,10 +16,10 @@
 //!
 //! A shrunk test is run `--rate-runs` times for its rate, and written as
 //! spec YAML and as a runtime-API program (`plain.rs`) under `findings/`.
-//! A hang whose program makes a known hang's calls and whose shrunk
-//! program is within that hang's test (`KnownHangs::explaining`) ends
-//! `known`, its shrunk test kept beside the fact's; a finding of another
-//! class never does.
+//! A finding whose program and shrunk program a known fact of its class
+//! covers by shape (`KnownFacts::explaining`: a hang by a hang fact, a
+//! violation or an unmodeled state by a discrepancy) ends `known`, its
+//! shrunk test kept beside the fact's; a launch error never does.
 //! Each lead has `--lead-budget` seconds: bisection and shrinking stop at
 //! it with what they have (and say so).
 
@@ -145,11 +145,11 @@ impl Leads<'_> {
         seq.push(b.programs[r.index].clone());
         let (test, shrunk) = self.reproduce(gi, class, seq, &end, deadline)?;
         end.test = Some(test);
-        // Only a hang is explained by a known hang: another class of
-        // finding in a program that makes a hang's calls is its own.
-        if class == Class::Hang
-            && let Some(k) = self.runner.known.explaining(l, &shrunk)
-        {
+        // A known fact of the finding's class whose shape covers it: a
+        // hang by a hang, a violation or an unmodeled state by a
+        // discrepancy; another class in a program of a fact's shape is its
+        // own finding.
+        if let Some(k) = self.runner.known.explaining(class, l, &shrunk) {
             end.ended = "known".into();
             end.known = Some(Known {
                 fact: k.fact.clone(),

@@ -40,5 +40,5 @@ mod worker;
 pub use batch::{BATCHES, CampaignProgram, batch_dir, write_batch};
 pub use cli::main;
 pub use fake::FAKE_GPU;
-pub use known::{KnownHang, KnownHangs};
+pub use known::{KnownFact, KnownFacts};
 pub use shape::Shape;

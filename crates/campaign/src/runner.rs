@@ -16,7 +16,7 @@ use gridcheck_report::Tuning;
 use crate::batch::Batch;
 use crate::findings::{Outcome, ProgramRecord};
 use crate::job::{Job, MARKER, Report};
-use crate::known::KnownHangs;
+use crate::known::KnownFacts;
 use gridcheck_child::Piped;
 
 /// Where the records of a run go, and which programs are left out.
@@ -54,7 +54,7 @@ pub struct Runner {
     pub timeout: u64,
     /// Seconds without progress of a launch that make a hang.
     pub stall: f64,
-    pub known: KnownHangs,
+    pub known: KnownFacts,
     /// The next worker's number (through the campaign and its reruns).
     pub next_worker: u64,
     /// The device the workers reported.

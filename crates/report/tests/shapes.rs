@@ -81,7 +81,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "cdp2",
         "p host: t0: [store x 1]; t1: [record ev, load r0 x, record ev, launch k tail]
          k device: t0: [store y 1]",
-        "p host: t0: [store x 1]; t1: [record ev, load r0 x, record ev2, launch k tail]
+        "p host: t0: [store x 1]; t1: [record ev, load r0 x, record ev st, launch k tail]
          k device: t0: [store y 1]",
     ),
     (
