@@ -41,8 +41,8 @@ use libtest_mimic::Trial;
 use crate::ctx::Ctx;
 use crate::tiers::conclude;
 use cases::{Case, Cases};
-// The programs' side of the contract: `gridcheck_library` once that crate
-// is in the workspace (`use gridcheck_library as library_contract;`).
+// The programs' side: `gridcheck_library`, through the adapter of
+// `contract.rs` (the names the tier uses, and `build.json` as it reads it).
 use contract as library_contract;
 use library_contract::{Algorithm, BuildInfo, Catalog};
 

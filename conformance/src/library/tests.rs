@@ -15,13 +15,17 @@ cccl = "3.3.0"
 
 [[release.algorithm]]
 name = "merge_sort_keys"
+entry = "cub::DeviceMergeSort::SortKeysCopy"
 program = "merge_sort"
 waits = ["cub/agent/agent_merge_sort.cuh:301"]
 triggers = ["cub/agent/agent_merge_sort.cuh:350"]
 
 [[release.algorithm]]
 name = "find_if"
+entry = "cub::DeviceFind::FindIf"
 program = ""
+waits = []
+triggers = []
 "#;
 
 fn scratch(name: &str) -> PathBuf {
@@ -46,8 +50,8 @@ fn program(root: &Path, file: &str, body: &str) {
     std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(
-        dir.join("build.json"),
-        r#"{"nvcc":"13.3.73","cccl":"3.3.0","flags":["-std=c++17","-gencode","arch=compute_90,code=sm_90"],"programs":{"merge_sort":{}}}"#,
+        root.join("target/library/13.3/build.json"),
+        r#"{"nvcc":"13.3.73","cccl":"3.3.0","builds":[{"program":"merge_sort","target":"sm_90","variant":"","error":null,"command":"nvcc -std=c++17 -gencode arch=compute_90,code=sm_90 kernels/cccl/merge_sort.cu -o merge_sort"}]}"#,
     )
     .unwrap();
 }

@@ -30,7 +30,6 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::fact_text::{field_line, field_named_on, line_of, valid_date};
 use crate::{Subject, Tier};
 
 mod shape;

@@ -13,7 +13,6 @@ mod applicability;
 pub mod baseline;
 mod block;
 mod escalation;
-mod fact_text;
 pub mod facts;
 mod golden;
 mod junit;
