@@ -116,7 +116,9 @@ fn check_file(path: &Path, tools: &Tools) -> FileReport {
 /// puts the target in an inline namespace (`17CUB_300001_SM_900`,
 /// `16_V_300200_SM_900`, `_SM_800` in the compute_80 build), so the same
 /// kernel of two targets has two names. Each `<length><identifier>` whose
-/// identifier ends in `_SM_<digits>` becomes `NS`.
+/// identifier ends in `_SM_<digits>` becomes `NS:<length><identifier>`
+/// without the `_SM_` part (the CCCL version stays: another release's
+/// kernel is another kernel).
 pub fn arch_free(name: &str) -> String {
     let b = name.as_bytes();
     let mut out = String::new();
@@ -147,7 +149,8 @@ pub fn arch_free(name: &str) -> String {
         });
         if let Some((k, e)) = found {
             out.push_str(&name[from..k]);
-            out.push_str("NS");
+            out.push_str("NS:");
+            out.push_str(&name[k..at]);
             from = e;
             end = e;
         }
@@ -314,11 +317,18 @@ mod tests {
     fn the_target_namespace_is_taken_out_of_a_name() {
         let sm90 = "_ZN3cub17CUB_300001_SM_9006detail10merge_sort5KernelEv";
         let sm80 = "_ZN3cub17CUB_300001_SM_8006detail10merge_sort5KernelEv";
-        assert_eq!(arch_free(sm90), "_ZN3cubNS6detail10merge_sort5KernelEv");
+        assert_eq!(
+            arch_free(sm90),
+            "_ZN3cubNS:17CUB_3000016detail10merge_sort5KernelEv"
+        );
         assert_eq!(arch_free(sm90), arch_free(sm80));
         assert_eq!(
             arch_free("_ZN3cub16_V_300200_SM_9006detail1kEv"),
-            "_ZN3cubNS6detail1kEv"
+            "_ZN3cubNS:16_V_3002006detail1kEv"
+        );
+        assert_ne!(
+            arch_free("_ZN3cub16_V_300200_SM_9006detail1kEv"),
+            arch_free("_ZN3cub16_V_300500_SM_9006detail1kEv")
         );
         assert_eq!(arch_free("secondary"), "secondary");
     }
