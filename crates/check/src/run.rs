@@ -112,6 +112,54 @@ fn check_file(path: &Path, tools: &Tools) -> FileReport {
     r
 }
 
+/// A mangled name with its architecture-tagged namespaces made one: CCCL
+/// puts the target in an inline namespace (`17CUB_300001_SM_900`,
+/// `16_V_300200_SM_900`, `_SM_800` in the compute_80 build), so the same
+/// kernel of two targets has two names. Each `<length><identifier>` whose
+/// identifier ends in `_SM_<digits>` becomes `NS:<length><identifier>`
+/// without the `_SM_` part (the CCCL version stays: another release's
+/// kernel is another kernel).
+pub fn arch_free(name: &str) -> String {
+    let b = name.as_bytes();
+    let mut out = String::new();
+    let mut from = 0;
+    let mut p = 0;
+    while let Some(found) = name[p..].find("_SM_") {
+        let at = p + found;
+        let mut end = at + 4;
+        while end < b.len()
+            && (b[end].is_ascii_digit()
+                || (b[end] == b'_' && b.get(end + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            end += 1;
+        }
+        // The length prefix: digits right before some start `s`, whose
+        // value `v` ends the identifier inside the digits after `_SM_`
+        // (they run on into the next name's length: `_SM_9006detail`).
+        let found = (from..at).rev().find_map(|s| {
+            let digits = b[..s]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            (1..=digits.min(3)).find_map(|n| {
+                let v: usize = name[s - n..s].parse().ok()?;
+                (s + v > at + 4 && s + v <= end).then_some((s - n, s + v))
+            })
+        });
+        if let Some((k, e)) = found {
+            out.push_str(&name[from..k]);
+            out.push_str("NS:");
+            out.push_str(&name[k..at]);
+            from = e;
+            end = e;
+        }
+        p = end;
+    }
+    out.push_str(&name[from..]);
+    out
+}
+
 /// `c++filt` over every mangled name, where it exists: name -> demangled.
 fn demangle(names: &[String]) -> BTreeMap<String, String> {
     let mangled: Vec<&String> = names.iter().filter(|n| n.starts_with("_Z")).collect();
@@ -243,10 +291,10 @@ pub fn report(mut files: Vec<FileReport>, opts: &Options) -> Report {
         .iter()
         .flat_map(|f| f.all.iter())
         .filter(|k| !k.waits.is_empty())
-        .map(|k| k.name.clone())
+        .map(|k| arch_free(&k.name))
         .collect();
     for p in files.iter_mut().flat_map(|f| f.ptx.iter_mut()) {
-        p.sass_wait = waiting.contains(&p.kernel);
+        p.sass_wait = waiting.contains(&arch_free(&p.kernel));
     }
     let findings = crate::output::findings(&files, opts);
     let pairing = match (&opts.trace, &opts.produced) {
@@ -264,6 +312,26 @@ pub fn report(mut files: Vec<FileReport>, opts: &Options) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_target_namespace_is_taken_out_of_a_name() {
+        let sm90 = "_ZN3cub17CUB_300001_SM_9006detail10merge_sort5KernelEv";
+        let sm80 = "_ZN3cub17CUB_300001_SM_8006detail10merge_sort5KernelEv";
+        assert_eq!(
+            arch_free(sm90),
+            "_ZN3cubNS:17CUB_3000016detail10merge_sort5KernelEv"
+        );
+        assert_eq!(arch_free(sm90), arch_free(sm80));
+        assert_eq!(
+            arch_free("_ZN3cub16_V_300200_SM_9006detail1kEv"),
+            "_ZN3cubNS:16_V_3002006detail1kEv"
+        );
+        assert_ne!(
+            arch_free("_ZN3cub16_V_300200_SM_9006detail1kEv"),
+            arch_free("_ZN3cub16_V_300500_SM_9006detail1kEv")
+        );
+        assert_eq!(arch_free("secondary"), "secondary");
+    }
 
     #[test]
     fn parameter_types_come_from_the_top_level_of_the_signature() {
