@@ -148,12 +148,43 @@ mod tests {
         gridcheck_spec::load_sources(&[("spec/a.yaml".into(), yaml.yaml())], None).unwrap()
     }
 
+    /// The shape line of a GPU fact about `t-one` (its one store).
+    fn shape_of(key: &str, shape: &str) -> String {
+        if key.starts_with("gpu/") {
+            format!("shape = \"{shape}\"\n")
+        } else {
+            String::new()
+        }
+    }
+
+    const T_ONE: &str = "K: host\\nK.a: store x";
+
     fn check(key: &str) -> Result<Facts, String> {
+        check_shaped(key, &shape_of(key, T_ONE))
+    }
+
+    fn check_shaped(key: &str, shape: &str) -> Result<Facts, String> {
         let toml = format!(
-            "[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\ndepends_on = [\"toolkit\"]\n\
+            "[\"{key}\"]\nkind = \"discrepancy\"\nsummary = \"s\"\ndepends_on = [\"toolkit\"]\n{shape}\
              evidence = \"e\"\nmeasured = [{{ sm = \"sm_90\", toolkit = \"13.0.88\", date = \"2026-11-24\" }}]\n"
         );
         check_with(key, &toml, None)
+    }
+
+    #[test]
+    fn a_gpu_fact_about_a_litmus_test_states_a_shape_that_covers_it() {
+        let e = check_shaped("gpu/sm_90/t-one", "").unwrap_err();
+        assert!(
+            e.starts_with("gpu.toml:1: ")
+                && e.contains("field `shape`: a fact about a litmus test states its mechanism"),
+            "{e}"
+        );
+        let e = check_shaped(
+            "gpu/sm_90/t-one",
+            &shape_of("gpu/", "K: host\\nK.a: load x"),
+        )
+        .unwrap_err();
+        assert!(e.contains("no pattern of it matches `t-one`"), "{e}");
     }
 
     /// The facts file `toml` in a checkout that has `programs` as its
@@ -236,8 +267,9 @@ mod tests {
     fn a_known_hang_is_found_by_its_test() {
         let hang = |key: &str| {
             let toml = format!(
-                "[\"{key}\"]\nkind = \"hang\"\nsummary = \"s\"\ndepends_on = [\"driver\"]\n\
-                 evidence = \"e\"\nmeasured = [{{ gpu = \"G\", sm = \"sm_90\", driver = \"580.1\", date = \"2026-11-24\" }}]\n"
+                "[\"{key}\"]\nkind = \"hang\"\nsummary = \"s\"\ndepends_on = [\"driver\"]\n{}\
+                 evidence = \"e\"\nmeasured = [{{ gpu = \"G\", sm = \"sm_90\", driver = \"580.1\", date = \"2026-11-24\" }}]\n",
+                shape_of(key, T_ONE)
             );
             check_with(key, &toml, None).unwrap()
         };

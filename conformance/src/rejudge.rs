@@ -13,7 +13,22 @@ use std::path::{Path, PathBuf};
 use gridcheck_report::{FACTS_DIR, Summary, TrialRecord};
 use gridcheck_spec::Spec;
 
-use crate::report::{read, warn};
+/// The bytes of a file, compressed or not, or an error naming it.
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, String> {
+    gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))
+}
+
+/// Lines a reader skipped, named on stderr.
+pub(crate) fn warn(path: &Path, skipped: &[gridcheck_report::Skipped]) {
+    for s in skipped {
+        eprintln!(
+            "warning: {}:{}: skipped: {}",
+            path.display(),
+            s.line,
+            s.reason
+        );
+    }
+}
 
 /// The checkout's spec, or its errors naming the folder.
 pub(crate) fn spec(root: &Path) -> Result<Spec, String> {

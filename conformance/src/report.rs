@@ -35,6 +35,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::rejudge::{read, warn};
 use gridcheck_report::rates::{RateRecord, rate_groups};
 use gridcheck_report::{Equivalence, Facts, MutantRecord, Score, Summary, read_json_lines};
 
@@ -121,23 +122,6 @@ pub(crate) fn main(argv: &[String], default_root: &Path) -> ExitCode {
             eprintln!("error: {e}\n{USAGE}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// The bytes of a file, compressed or not, or an error naming it.
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>, String> {
-    gridcheck_report::read_stored(path).map_err(|e| format!("cannot read {e}"))
-}
-
-/// Lines a reader skipped, named on stderr.
-pub(crate) fn warn(path: &Path, skipped: &[gridcheck_report::Skipped]) {
-    for s in skipped {
-        eprintln!(
-            "warning: {}:{}: skipped: {}",
-            path.display(),
-            s.line,
-            s.reason
-        );
     }
 }
 

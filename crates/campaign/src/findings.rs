@@ -53,6 +53,17 @@ pub enum Class {
 }
 
 impl Class {
+    /// The kind of fact that explains a finding of this class: a hang for
+    /// a hang, a discrepancy for a violation or an unmodeled state; none
+    /// for another.
+    pub fn fact_kind(self) -> Option<gridcheck_report::FactKind> {
+        match self {
+            Class::Hang => Some(gridcheck_report::FactKind::Hang),
+            Class::Violation | Class::Unmodeled => Some(gridcheck_report::FactKind::Discrepancy),
+            _ => None,
+        }
+    }
+
     pub fn is_finding(self) -> bool {
         !matches!(self, Class::Pass | Class::NotRun)
     }

@@ -13,8 +13,6 @@ use gridcheck_report::{FACTS_DIR, FactKind, Facts, Tier};
 use gridcheck_shape::Pattern;
 use gridcheck_spec::{Litmus, Spec};
 
-use crate::findings::Class;
-
 /// One known fact: its key, test, kind and shape.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KnownFact {
@@ -94,18 +92,17 @@ impl KnownFacts {
             .find(|h| h.kind == FactKind::Hang && h.covers(l))
     }
 
-    /// The known fact that explains a finding of `class` found in `found`
-    /// and shrunk to `shrunk`: of the class's kind (a hang for a hang, a
-    /// discrepancy for a violation or an unmodeled state; none for a launch
-    /// error), its shape covering both. A program that makes a known
-    /// mechanism's calls but shrinks to something else (a call the shape
-    /// needs dropped) is not explained by it.
-    pub fn explaining(&self, class: Class, found: &Litmus, shrunk: &Litmus) -> Option<&KnownFact> {
-        let kind = match class {
-            Class::Hang => FactKind::Hang,
-            Class::Violation | Class::Unmodeled => FactKind::Discrepancy,
-            _ => return None,
-        };
+    /// The known fact of `kind` (a finding's, `Class::fact_kind`) that
+    /// explains a finding found in `found` and shrunk to `shrunk`: its
+    /// shape covers both. A program that makes a known mechanism's calls
+    /// but shrinks to something else (a call the shape needs dropped) is
+    /// not explained by it.
+    pub fn explaining(
+        &self,
+        kind: FactKind,
+        found: &Litmus,
+        shrunk: &Litmus,
+    ) -> Option<&KnownFact> {
         self.facts
             .iter()
             .find(|f| f.kind == kind && f.covers(found) && f.covers(shrunk))
@@ -185,14 +182,14 @@ mod tests {
         let shrunk = l(
             "          t0: [store x 2, record e2]\n          t1: [record e2, trigger, load r0 x, launch k1 s2]\n",
         );
-        assert_eq!(k.explaining(Class::Hang, &found, &shrunk), None);
+        assert_eq!(k.explaining(FactKind::Hang, &found, &shrunk), None);
         let found = l("          t0: [store x 1, record e1, record e2, launch k1]\n");
         // Shrunk to the records alone: the child kernel and its launch gone.
         let mut shrunk = l("          t0: [record e1, record e2, launch k1]\n");
         shrunk.kernels.truncate(1);
         shrunk.kernels[0].threads[0].ops.truncate(2);
         assert_eq!(
-            k.explaining(Class::Hang, &found, &shrunk)
+            k.explaining(FactKind::Hang, &found, &shrunk)
                 .map(|h| h.test.as_str()),
             Some("c2-event-two-records-null-stream")
         );
@@ -211,20 +208,20 @@ mod tests {
             "forbidden",
         );
         let f = k
-            .explaining(Class::Violation, &early, &early)
+            .explaining(FactKind::Discrepancy, &early, &early)
             .map(|f| f.fact.as_str());
         assert_eq!(
             f,
             Some("gpu/sm_90/c2-tail-sees-other-thread-write-after-trigger")
         );
-        assert_eq!(k.explaining(Class::LaunchError, &early, &early), None);
+        assert_eq!(crate::findings::Class::LaunchError.fact_kind(), None);
         // The store before the trigger: not of the mechanism.
         let before = litmus(
             "          t0: [store x 2, launch k1 tail]\n          t2: [load r0 x, store x 1, trigger]\n",
             "exists k1.t0.r0 == 0",
             "forbidden",
         );
-        assert_eq!(k.explaining(Class::Violation, &before, &before), None);
+        assert_eq!(k.explaining(FactKind::Discrepancy, &before, &before), None);
     }
 
     #[test]

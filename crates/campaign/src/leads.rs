@@ -149,7 +149,9 @@ impl Leads<'_> {
         // hang by a hang, a violation or an unmodeled state by a
         // discrepancy; another class in a program of a fact's shape is its
         // own finding.
-        if let Some(k) = self.runner.known.explaining(class, l, &shrunk) {
+        if let Some(kind) = class.fact_kind()
+            && let Some(k) = self.runner.known.explaining(kind, l, &shrunk)
+        {
             end.ended = "known".into();
             end.known = Some(Known {
                 fact: k.fact.clone(),
