@@ -81,15 +81,16 @@ const COMMANDS: [Command; 7] = [
 /// `gridcheck check`: the machine-code check of shipped programs
 /// (`gridcheck_check::cli`, the same command line as `cargo xtask check`).
 /// `Option` so that a build without it would say so rather than fail.
-const CHECK: Option<fn(&[String], &Path) -> ExitCode> = Some(|args, root| {
-    match gridcheck_check::cli::run(args, root, None) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-});
+const CHECK: Option<fn(&[String], &Path) -> ExitCode> =
+    Some(
+        |args, root| match gridcheck_check::cli::run(args, root, None) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+    );
 
 /// `gridcheck ARGS` (without the program's name), for the checkout `root`.
 pub fn main(argv: &[String], root: &Path) -> ExitCode {
