@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use gridcheck_report::{LibraryResult, Status, Tier, TrialRecord};
 
 use crate::context::Ctx;
-use crate::results::{Run, latest};
+use crate::results::{Run, latest_where};
 use crate::text::{badge, html};
 
 pub(crate) fn page(ctx: &Ctx) -> String {
@@ -38,8 +38,10 @@ pub fn render(runs: &[Run]) -> String {
           first line (`-<patch>`): a control that removes the failure points at its cause. \
           Trials are `lib/<release>/<target>/<algorithm>/<case>`; `cargo xtask report diff \
           --library-release OLD NEW RESULTS` compares two releases of one run.\n\n";
-    // The newest run of each GPU, with its library records.
-    let newest: Vec<(&Run, Vec<&TrialRecord>)> = latest(runs)
+    // The newest run of each GPU that ran the tier, with its library
+    // records (a later suite run without the tier does not hide them).
+    let ran_it = |r: &Run| r.records.iter().any(|t| t.trial.tier == Tier::Library);
+    let newest: Vec<(&Run, Vec<&TrialRecord>)> = latest_where(runs, ran_it)
         .into_iter()
         .map(|r| {
             let lib = r

@@ -322,8 +322,14 @@ fn name_of(p: &Path) -> String {
 
 /// The newest run of each GPU (by directory slug), in slug order.
 pub fn latest(runs: &[Run]) -> Vec<&Run> {
+    latest_where(runs, |_| true)
+}
+
+/// The newest run of each GPU among those `keep` takes (a tier's page
+/// takes the newest run that ran its tier), in slug order.
+pub fn latest_where(runs: &[Run], keep: impl Fn(&Run) -> bool) -> Vec<&Run> {
     let mut by_slug: BTreeMap<&str, &Run> = BTreeMap::new();
-    for r in runs {
+    for r in runs.iter().filter(|r| keep(r)) {
         let e = by_slug.entry(&r.slug).or_insert(r);
         if run_order(&r.date) > run_order(&e.date) {
             *e = r;
