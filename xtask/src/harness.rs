@@ -76,18 +76,7 @@ fn run_harness(root: &Path, args: &[String], terse: bool) -> Result<()> {
     // features alike and a first run builds them once. Cargo shows its
     // progress. libtest's terse format unless a format is asked for: a
     // character a trial, then the summary.
-    let st = status(cargo().current_dir(root).args([
-        "build",
-        "-p",
-        "xtask",
-        "-p",
-        "gridcheck-cli",
-        "--bin",
-        "gridcheck",
-    ]))?;
-    if !st.success() {
-        return Err(format!("cannot build the harness ({st})"));
-    }
+    build_gridcheck(root, false)?;
     let harness = harness_path()?;
     let terse = terse && !args.iter().any(|a| libtest_format_given(a));
     let st = status(
@@ -145,19 +134,7 @@ fn build_for_the_gpu(root: &Path, tc: Option<&Toolchain>, mutants: bool) -> Resu
 /// spec, the command built first.
 pub fn report(args: &[String]) -> Result<()> {
     let root = root();
-    let st = status(cargo().current_dir(&root).args([
-        "build",
-        "-q",
-        "-p",
-        "xtask",
-        "-p",
-        "gridcheck-cli",
-        "--bin",
-        "gridcheck",
-    ]))?;
-    if !st.success() {
-        return Err(format!("cannot build gridcheck ({st})"));
-    }
+    build_gridcheck(&root, true)?;
     let st = status(
         Command::new(harness_path()?)
             .current_dir(&root)
@@ -170,6 +147,22 @@ pub fn report(args: &[String]) -> Result<()> {
         Ok(())
     } else {
         Err(format!("gridcheck report failed ({st})"))
+    }
+}
+
+/// Builds `gridcheck` (and xtask, so that both resolve the shared
+/// dependencies' features alike), cargo's progress shown unless `quiet`.
+fn build_gridcheck(root: &Path, quiet: bool) -> Result<()> {
+    let mut cmd = cargo();
+    cmd.current_dir(root).arg("build");
+    if quiet {
+        cmd.arg("-q");
+    }
+    let st = status(cmd.args(["-p", "xtask", "-p", "gridcheck-cli", "--bin", "gridcheck"]))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("cannot build gridcheck ({st})"))
     }
 }
 

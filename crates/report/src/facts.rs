@@ -37,6 +37,7 @@ mod text;
 
 pub use shape::{Envelope, LOCATION_WORDS};
 use text::{field_line, field_named_on, line_of, valid_date};
+pub use text::{slug, sm_number};
 
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";
@@ -89,16 +90,6 @@ impl ArchRange {
             _ => n == self.sm,
         }
     }
-}
-
-/// `sm_90` → 90 (`sm_90a` → 90).
-pub fn sm_number(sm: &str) -> Option<u32> {
-    let digits: String = sm
-        .strip_prefix("sm_")?
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
 }
 
 /// What a fact is believed to depend on: it applies on a machine that
@@ -426,6 +417,11 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
         f.shape.is_some(),
         f.envelope.as_ref(),
     )?;
+    check_key(subject, f, library)
+}
+
+/// What a fact's key names agrees with where it was measured.
+fn check_key(subject: &Subject, f: &RawFact, library: bool) -> Result<(), (&'static str, String)> {
     let (sm, release) = match subject {
         Subject::Trial(t) => (&t.sm, &t.toolchain),
         Subject::Test(k) => (&k.sm, &k.toolchain),
@@ -433,10 +429,10 @@ fn check(subject: &Subject, f: &RawFact) -> Result<(), (&'static str, String)> {
     if library {
         // A library key's target is a build (`sm_90`, `compute_80`), not
         // the GPU it ran on, which the places give.
-        return check_key_release(release, f);
+        return check_key_release(release, f, |p| p.cccl.as_deref(), ("cccl", "release"));
     }
     check_key_arch(sm, f)?;
-    check_key_toolchain(release, f)
+    check_key_release(release, f, |p| p.toolkit.as_deref(), ("nvcc", "toolchain"))
 }
 
 /// A GPU key's architecture is where it was measured: in its range, and
@@ -469,20 +465,28 @@ fn check_key_arch(sm: &Option<String>, f: &RawFact) -> Result<(), (&'static str,
     Ok(())
 }
 
-/// A machine-code key's toolchain (`13.2`) is the release of a place it was
-/// measured (`toolkit = "13.2.86"`); the `toolkit` dependency, not the key,
-/// says which toolchains the fact covers.
-fn check_key_toolchain(tc: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
-    let Some(tc) = tc else { return Ok(()) };
+/// A key's release is the release of a place it was measured: a
+/// machine-code key's toolchain (`13.2`) a place's `toolkit` (`13.2.86`), a
+/// library key's (`13.3`) a place's `cccl`; the dependency, not the key,
+/// says which releases the fact covers. `what` names the field and its role.
+fn check_key_release(
+    release: &Option<String>,
+    f: &RawFact,
+    field: fn(&Place) -> Option<&str>,
+    what: (&str, &str),
+) -> Result<(), (&'static str, String)> {
+    let Some(release) = release else {
+        return Ok(());
+    };
     if f.measured
         .iter()
-        .any(|p| p.toolkit.as_deref().map(crate::major_minor).as_deref() == Some(tc.as_str()))
+        .any(|p| field(p).map(crate::major_minor).as_deref() == Some(release.as_str()))
     {
         return Ok(());
     }
     Err((
         "measured",
-        format!("no place with nvcc {tc}, the key's toolchain"),
+        format!("no place with {} {release}, the key's {}", what.0, what.1),
     ))
 }
 
@@ -502,24 +506,6 @@ fn check_cccl(subject: &Subject, f: &RawFact) -> Result<bool, (&'static str, Str
             "only a fact of the library tier depends on `cccl`"
         }
         .into(),
-    ))
-}
-
-/// A library key's release (`13.3`) is the CCCL release of a place it was
-/// measured; the `cccl` dependency says which releases the fact covers.
-fn check_key_release(release: &Option<String>, f: &RawFact) -> Result<(), (&'static str, String)> {
-    let Some(release) = release else {
-        return Ok(());
-    };
-    if f.measured
-        .iter()
-        .any(|p| p.cccl.as_deref().map(crate::major_minor).as_deref() == Some(release.as_str()))
-    {
-        return Ok(());
-    }
-    Err((
-        "measured",
-        format!("no place with cccl {release}, the key's release"),
     ))
 }
 
@@ -606,19 +592,4 @@ impl Facts {
         }
         Ok(x)
     }
-}
-
-/// A device name as a file or directory name: lowercase, every run of
-/// characters other than ASCII letters and digits one `-`
-/// (`NVIDIA H100 80GB HBM3` → `nvidia-h100-80gb-hbm3`).
-pub fn slug(name: &str) -> String {
-    let s: String = name
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    s.split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
 }

@@ -1,5 +1,6 @@
 //! Where in a facts file something is: the line of an offset, of a fact's
-//! field, and the field a line sets; and the checks of a field's text.
+//! field, and the field a line sets; the checks of a field's text; an
+//! architecture's number and a device name's slug.
 
 /// The 1-based line of a byte offset.
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -51,4 +52,29 @@ pub(super) fn valid_date(d: &str) -> bool {
         && b.iter()
             .enumerate()
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// `sm_90` → 90 (`sm_90a` → 90).
+pub fn sm_number(sm: &str) -> Option<u32> {
+    let digits: String = sm
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// A device name as a file or directory name: lowercase, every run of
+/// characters other than ASCII letters and digits one `-`
+/// (`NVIDIA H100 80GB HBM3` → `nvidia-h100-80gb-hbm3`).
+pub fn slug(name: &str) -> String {
+    let s: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
