@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gridcheck_docs::results::{RESULTS, VARIANTS};
-use gridcheck_report::{golden, read_results_file, slug};
+use gridcheck_report::{golden, read_results_file, slug, valid_date};
 
 use crate::{Result, root};
 
@@ -163,16 +163,6 @@ fn gpu_slug(records: &[gridcheck_report::TrialRecord]) -> Option<String> {
     }
     let most = counts.values().copied().max()?;
     counts.into_iter().find(|(_, n)| *n == most).map(|(s, _)| s)
-}
-
-fn valid_date(d: &str) -> bool {
-    let b = d.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// Today's date in UTC, from the system clock.

@@ -36,8 +36,8 @@ mod shape;
 mod text;
 
 pub use shape::{Envelope, LOCATION_WORDS};
-use text::{field_line, field_named_on, line_of, valid_date};
-pub use text::{slug, sm_number};
+use text::{field_line, field_named_on, line_of};
+pub use text::{slug, sm_number, valid_date};
 
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";

@@ -40,7 +40,7 @@ pub use block::litmus_block;
 pub use escalation::{Escalation, EscalationStep};
 pub use facts::{
     ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
-    sm_number,
+    sm_number, valid_date,
 };
 pub use golden::{GOLDEN_HEADER, golden};
 pub use junit::junit;

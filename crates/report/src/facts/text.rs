@@ -44,7 +44,8 @@ pub(super) fn field_named_on(text: &str, line: usize) -> String {
     }
 }
 
-pub(super) fn valid_date(d: &str) -> bool {
+/// Whether `d` is a date as the records write it: `YYYY-MM-DD`.
+pub fn valid_date(d: &str) -> bool {
     let b = d.as_bytes();
     b.len() == 10
         && b[4] == b'-'
