@@ -10,9 +10,12 @@
 //! `n100000-stress`). Every call right is `pass`; a wrong result, a CUDA
 //! error or no answer within the timeout (a library call that hangs) is
 //! `fail`, and the failing case is run at once with the program's other
-//! builds (the controls: `-nopdl`, PDL off; `-ptx90`, compute_90 PTX;
-//! `-<patch>`, the wait moved to a kernel's first line): a control that
-//! removes the failure names what it changed. The record keeps the counts,
+//! builds (the controls: `-nopdl`, PDL off, `invalid` where the program
+//! measured its call launching with PDL all the same; `-ptx90`, compute_90
+//! PTX; `-sass80`, the compute_80 code as nvcc's SASS; `-<patch>`, the wait
+//! moved to a kernel's first line): a control that removes the failure
+//! names what it changed. A compute_80 program whose PTX the driver cannot
+//! JIT runs as its `-sass80` build. The record keeps the counts,
 //! the controls and a reproducer (the command, the standalone `.cu` and
 //! the nvcc command that builds it). An algorithm no program covers yet,
 //! a release not built, no GPU: not run, with the reason and the command
@@ -29,7 +32,7 @@ mod exec;
 #[cfg(test)]
 mod tests;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gridcheck_report::{
@@ -269,12 +272,12 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
     let mut rec = TrialRecord::new(id, Status::NotRun, "");
     rec.commit = ctx.plan.commit.clone();
     let build = BuildInfo::load(root, &item.release, &item.target).ok();
-    let exe = library_contract::binary(root, &item.release, &item.target, program, "");
+    let args = exec::args(&item.algorithm.name, &item.case, ctx.plan.opts.seed);
+    let (variant, exe, ran) = main_run(ctx, item, &name, &args);
     if let Ok(device) = ctx.runner.device_for(&name) {
         rec.environment = Some(environment(ctx, device, build.as_ref(), item, &exe));
     }
-    let args = exec::args(&item.algorithm.name, &item.case, ctx.plan.opts.seed);
-    let (run, cccl) = match held(ctx, &name, &exe, &args) {
+    let (run, cccl) = match ran {
         exec::Ran::Run(run, cccl) => (run, cccl),
         exec::Ran::NotRun(reason) => {
             (rec.status, rec.message) = (Status::NotSupported, format!("not run: {reason}"));
@@ -282,12 +285,13 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
         }
     };
     let head = format!(
-        "CCCL {}{}, {}, {}, n={}, env {}",
+        "CCCL {}{}, {}{}, {}, n={}, env {}",
         item.release,
         cccl.as_deref()
             .map(|c| format!(" ({c})"))
             .unwrap_or_default(),
         item.target,
+        variant.as_ref().map(|v| v.1.as_str()).unwrap_or_default(),
         item.algorithm.name,
         item.case.size,
         item.case.env
@@ -297,7 +301,12 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
         source: format!("{}/{program}.cu", library_contract::SOURCE_DIR),
         build: build
             .as_ref()
-            .map(|b| b.command(program))
+            .map(|b| {
+                b.command(&format!(
+                    "{program}{}",
+                    variant.as_ref().map_or("", |v| v.0)
+                ))
+            })
             .unwrap_or_else(|| "unknown: no build.json beside the binary".into()),
     };
     let mut controls = Vec::new();
@@ -307,7 +316,7 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
             rec.message = format!("{head}: right in {} of {} calls", run.calls, run.calls);
         }
         Some(failure) => {
-            controls = run_controls(ctx, item, &name, &args);
+            controls = run_controls(ctx, item, &name, &args, variant.map(|v| v.0));
             rec.status = Status::Fail;
             rec.message = format!(
                 "{head}: {failure}{}. Reproduce: {} (source {}; build: {})",
@@ -334,6 +343,45 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
     rec
 }
 
+/// The case's run as shipped. A compute_80 program whose PTX this driver
+/// cannot JIT (a newer PTX ISA than the driver's) runs its `-sass80` build
+/// instead, where built: the same compute_80 code path (its tuning, its
+/// compiled-out wait) as nvcc's sm_90 SASS. Returns that variant with the
+/// words the message gives it, the binary run and its outcome.
+fn main_run(
+    ctx: &Ctx,
+    item: &Item,
+    name: &str,
+    args: &[String],
+) -> (Option<(&'static str, String)>, PathBuf, exec::Ran) {
+    let root = &ctx.plan.opts.root;
+    let binary = |variant| {
+        library_contract::binary(
+            root,
+            &item.release,
+            &item.target,
+            &item.algorithm.program,
+            variant,
+        )
+    };
+    let shipped = binary("");
+    let ran = held(ctx, name, &shipped, args);
+    let sass = binary(gridcheck_library::SASS80);
+    match ran {
+        exec::Ran::NotRun(reason)
+            if reason.contains("cudaErrorUnsupportedPtxVersion") && sass.is_file() =>
+        {
+            let words = format!(
+                " as `{}` (this driver cannot JIT the release's compute_80 PTX: {reason}; the same code compiled ahead to sm_90 SASS by nvcc)",
+                gridcheck_library::SASS80
+            );
+            let ran = held(ctx, name, &sass, args);
+            (Some((gridcheck_library::SASS80, words)), sass, ran)
+        }
+        ran => (None, shipped, ran),
+    }
+}
+
 /// A binary's run while the device is held (the hold on the timeline as
 /// `library`, named by the trial and, for a control, its variant).
 fn held(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
@@ -346,11 +394,20 @@ fn held(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
 
 /// The failing case with each other build of its program, in turn; each
 /// control that removes the failure is printed at once.
-fn run_controls(ctx: &Ctx, item: &Item, name: &str, args: &[String]) -> Vec<LibraryControl> {
+/// `ran`: the variant the case itself ran as, if not the shipped one (not
+/// its own control).
+fn run_controls(
+    ctx: &Ctx,
+    item: &Item,
+    name: &str,
+    args: &[String],
+    ran: Option<&str>,
+) -> Vec<LibraryControl> {
     let root = &ctx.plan.opts.root;
     let program = &item.algorithm.program;
     let mut out = Vec::new();
-    for variant in exec::variants(root, &item.release, &item.target, program) {
+    let variants = exec::variants(root, &item.release, &item.target, program);
+    for variant in variants.into_iter().filter(|v| Some(v.as_str()) != ran) {
         let exe = library_contract::binary(root, &item.release, &item.target, program, &variant);
         let control = if !exe.is_file() {
             LibraryControl {
@@ -378,14 +435,26 @@ fn run_controls(ctx: &Ctx, item: &Item, name: &str, args: &[String]) -> Vec<Libr
     out
 }
 
-/// A control's outcome: a pass names what the variant changed.
+/// A control's outcome: a pass names what the variant changed. A `-nopdl`
+/// build whose call was measured launching with PDL is no control: its
+/// outcome is `invalid`, whatever its result.
 fn control_of(item: &Item, variant: &str, run: LibraryRun) -> LibraryControl {
-    let (outcome, message) = match run.failure(item.case.reps) {
-        Some(f) => ("fail", format!("`{variant}` still fails: {f}")),
-        None => {
+    let still_pdl = run.pdl_edges.filter(|&n| variant == "-nopdl" && n > 0);
+    let (outcome, message) = match (still_pdl, run.failure(item.case.reps)) {
+        (Some(n), _) => (
+            "invalid",
+            format!(
+                "`{variant}` still launches with PDL ({n} programmatic edges in one captured call): no control"
+            ),
+        ),
+        (None, Some(f)) => ("fail", format!("`{variant}` still fails: {f}")),
+        (None, None) => {
             let what = match variant {
                 "-nopdl" => "PDL off (-DCCCL_DISABLE_PDL)".to_string(),
                 "-ptx90" => "compute_90 PTX instead of compute_80".to_string(),
+                "-sass80" => {
+                    "the compute_80 code compiled ahead to sm_90 SASS by nvcc (no JIT)".to_string()
+                }
                 patch => format!(
                     "the wait moved to the kernel's first line (patch `{}`; the algorithm's waits: {})",
                     patch.trim_start_matches('-'),

@@ -45,6 +45,12 @@ constexpr unsigned int STRESS_WORDS = 1u << 25;
 
 enum env_t { ENV_QUIET, ENV_BACK_TO_BACK, ENV_STRESS, ENV_BURST, ENV_DELAY };
 
+// What runs beside the calls in a loaded environment. `GRIDCHECK_LIB_LOAD`
+// (a control for separating a failure, see README.md): unset, the
+// environment's own load; `none`, the environment's allocations and no
+// kernel; `spin`, a kernel of the same blocks that touches no memory.
+enum load_kind_t { LOAD_AS_ENV, LOAD_NONE, LOAD_SPIN };
+
 struct args_t {
   std::string algorithm;
   unsigned long long size = 0;
@@ -53,6 +59,10 @@ struct args_t {
   std::string env_name;
   unsigned long long seed = 0;
   int device = 0;
+  load_kind_t load = LOAD_AS_ENV;  // GRIDCHECK_LIB_LOAD
+  // GRIDCHECK_LIB_SYNC=1: every call checked before the next is queued, so
+  // an error's `after_calls` is the call that failed (its shape follows).
+  bool sync = false;
 };
 
 // splitmix64: the inputs' and the delays' seeded generator.
@@ -213,6 +223,13 @@ static args_t parse(int argc, char **argv) {
   const char *names[5] = {"--algorithm", "--size", "--reps", "--env", "--seed"};
   for (int i = 0; i < 5; ++i)
     if (!seen[i]) usage(std::string(names[i]) + " is required");
+  const char *load = getenv("GRIDCHECK_LIB_LOAD");
+  if (load != nullptr && strcmp(load, "none") == 0) a.load = LOAD_NONE;
+  else if (load != nullptr && strcmp(load, "spin") == 0) a.load = LOAD_SPIN;
+  else if (load != nullptr && load[0] != '\0')
+    usage(std::string("GRIDCHECK_LIB_LOAD: `") + load + "` is not one of none, spin");
+  const char *sync = getenv("GRIDCHECK_LIB_SYNC");
+  a.sync = sync != nullptr && strcmp(sync, "1") == 0;
   if (a.size == 0) usage("--size must be at least 1");
   if (a.reps == 0) usage("--reps must be at least 1");
   return a;
@@ -315,6 +332,19 @@ __global__ void burst_kernel(load_ctl_t *ctl, unsigned int *out, unsigned long l
   }
 }
 
+// The `spin` load (GRIDCHECK_LIB_LOAD=spin, a control): the same blocks as
+// the environment's load, resident as long, touching no memory but its
+// control words. It separates a failure that needs a kernel beside the
+// algorithm from one that needs the load's memory traffic.
+__global__ void idle_kernel(load_ctl_t *ctl) {
+  load_started(ctl);
+  const unsigned long long t0 = global_ns();
+  for (unsigned long long round = 0; load_goes_on(ctl, t0, round); ++round) {
+    __nanosleep(1000u);
+    if (blockIdx.x == 0 && threadIdx.x == 0) ctl->rounds = round + 1;
+  }
+}
+
 // delay: a seeded random spin on the calls' own stream before each call.
 __global__ void spin_kernel(unsigned long long cycles) {
   const long long start = clock64();
@@ -344,17 +374,21 @@ struct outcome_t {
   unsigned long long wrong = 0;  // of those, calls with a wrong result
   std::string first_wrong;       // "call K (shape): index I: got X want Y"; empty: none
   double gpu_ms = 0.0;           // the calls' stream, between events around the calls
+  long long pdl_edges = -1;      // PDL launches of one call, measured (-1: not measured)
 };
 
 static void print_line(const args_t &a, const outcome_t &o, int ptx, const char *error) {
   printf("{\"algorithm\":%s,\"size\":%llu,\"env\":%s,\"reps\":%llu,\"calls\":%llu,\"wrong\":%llu,"
          "\"first_wrong\":%s,\"error\":%s,\"after_calls\":%s,\"pdl\":%s,\"ptx_version\":%d,"
-         "\"cccl\":\"%d.%d.%d\",\"gpu_ms\":%.3f}\n",
+         "\"cccl\":\"%d.%d.%d\",\"gpu_ms\":%.3f,\"pdl_edges\":%s%s%s}\n",
          json_string(a.algorithm).c_str(), a.size, json_string(a.env_name).c_str(), a.reps, o.calls,
          o.wrong, o.first_wrong.empty() ? "null" : json_string(o.first_wrong).c_str(),
          error ? json_string(error).c_str() : "null",
          error ? std::to_string(o.calls).c_str() : "null", PDL ? "true" : "false", ptx,
-         (int)CCCL_MAJOR_VERSION, (int)CCCL_MINOR_VERSION, (int)CCCL_PATCH_VERSION, o.gpu_ms);
+         (int)CCCL_MAJOR_VERSION, (int)CCCL_MINOR_VERSION, (int)CCCL_PATCH_VERSION, o.gpu_ms,
+         o.pdl_edges < 0 ? "null" : std::to_string(o.pdl_edges).c_str(),
+         a.load == LOAD_NONE ? ",\"load\":\"none\"" : a.load == LOAD_SPIN ? ",\"load\":\"spin\"" : "",
+         a.sync ? ",\"sync_each\":true" : "");
   fflush(stdout);
 }
 
@@ -390,13 +424,20 @@ static cudaError_t start_load(const args_t &a, load_t &L, void *ring, size_t rin
   if (e != cudaSuccess) return e;
   // A quarter of the SMs: the algorithm's kernels keep the rest.
   const unsigned int blocks = (unsigned int)std::max(1, sms / 4);
-  if (a.env == ENV_BURST) {
-    burst_kernel<<<blocks, 256, 0, L.s>>>(L.d_ctl, (unsigned int *)ring, ring_bytes / 4);
+  const unsigned int threads = a.env == ENV_BURST ? 256u : 128u;
+  const unsigned int words = a.env == ENV_STRESS ? STRESS_WORDS : (1u << 20);
+  if (a.env != ENV_BURST && (e = alloc(&L.buf, words)) != cudaSuccess) return e;
+  if (a.load == LOAD_NONE) {
+    L.ctl->started = 1u;  // nothing to wait for: stop_load finds an idle stream
+    return cudaSuccess;
+  }
+  if (a.load == LOAD_SPIN) {
+    idle_kernel<<<blocks, threads, 0, L.s>>>(L.d_ctl);
+  } else if (a.env == ENV_BURST) {
+    burst_kernel<<<blocks, threads, 0, L.s>>>(L.d_ctl, (unsigned int *)ring, ring_bytes / 4);
   } else {
-    const unsigned int words = a.env == ENV_STRESS ? STRESS_WORDS : (1u << 20);
-    if ((e = alloc(&L.buf, words)) != cudaSuccess) return e;
-    stress_kernel<<<blocks, 128, 0, L.s>>>(L.d_ctl, L.buf, words - 1u, a.seed ^ 0x10adull,
-                                          a.env == ENV_DELAY ? 20000u : 0u);
+    stress_kernel<<<blocks, threads, 0, L.s>>>(L.d_ctl, L.buf, words - 1u, a.seed ^ 0x10adull,
+                                              a.env == ENV_DELAY ? 20000u : 0u);
   }
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
   const auto t0 = std::chrono::steady_clock::now();
@@ -411,6 +452,37 @@ static cudaError_t stop_load(load_t &L) {
   cudaError_t e = cudaStreamSynchronize(L.s);
   fprintf(stderr, "load: %llu rounds\n", (unsigned long long)L.ctl->rounds);
   return e;
+}
+
+// How many of one call's launches are PDL launches, measured: the call is
+// captured into a graph (not run), where each launch with the PDL attribute
+// becomes a programmatic edge. -1 when the call cannot be captured (a call
+// that allocates or waits inside, as Thrust's do), with the reason on
+// stderr. This, not what the headers' macros say, tells whether a `-nopdl`
+// build launches without PDL.
+static long long pdl_edges(case_t &c, void *out, cudaStream_t s) {
+  cudaGraph_t g = nullptr;
+  cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  if (e == cudaSuccess) {
+    const cudaError_t call = c.call(0, out, s);
+    e = cudaStreamEndCapture(s, &g);
+    if (call != cudaSuccess) e = call;
+  }
+  size_t n = 0;
+  if (e == cudaSuccess) e = cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n);
+  std::vector<cudaGraphNode_t> from(n), to(n);
+  std::vector<cudaGraphEdgeData> data(n);
+  if (e == cudaSuccess && n > 0) e = cudaGraphGetEdges(g, from.data(), to.data(), data.data(), &n);
+  long long programmatic = 0;
+  for (size_t i = 0; e == cudaSuccess && i < n; ++i)
+    programmatic += data[i].type == cudaGraphDependencyTypeProgrammatic ? 1 : 0;
+  if (g != nullptr) cudaGraphDestroy(g);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "pdl_edges: one call could not be captured (%s)\n", cudaGetErrorName(e));
+    cudaGetLastError();  // a capture's error is not the context's: clear it
+    return -1;
+  }
+  return programmatic;
 }
 
 static void record_wrong(outcome_t &o, case_t &c, unsigned long long k, int shape,
@@ -457,7 +529,7 @@ static int run_main(int argc, char **argv, const entry_t *entries, size_t count)
   LIB_TRY(c->init((size_t)a.size, a.seed));
   const size_t stride = (c->out_bytes() + 255) / 256 * 256;
   size_t slots = a.env == ENV_QUIET ? 1 : std::min<size_t>(MAX_SLOTS, std::max<size_t>(1, OUT_BUDGET / stride));
-  slots = std::min<size_t>(slots, (size_t)a.reps);
+  slots = std::min<size_t>(a.sync ? 1 : slots, (size_t)a.reps);
   unsigned char *ring = nullptr;
   LIB_TRY(alloc(&ring, slots * stride));
   std::vector<unsigned char> host(stride);
@@ -466,6 +538,7 @@ static int run_main(int argc, char **argv, const entry_t *entries, size_t count)
   LIB_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   LIB_TRY(cudaEventCreate(&ev0));
   LIB_TRY(cudaEventCreate(&ev1));
+  o.pdl_edges = pdl_edges(*c, ring, s);
   load_t load;
   const bool loaded = a.env == ENV_STRESS || a.env == ENV_BURST || a.env == ENV_DELAY;
   if (loaded) LIB_TRY(start_load(a, load, ring, slots * stride));

@@ -117,10 +117,11 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   CCCL headers (the algorithms that launch with PDL)
   library list                    the catalog: per release, its PDL algorithms, programs and patches
   library pack [--out FILE]       the built programs into .gpu-bundle/library.tar.xz for a GPU machine
-  library build [--release R,..] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]
+  library build [--release R,..] [--target sm_90,compute_80] [--program P,..] [--variant V,..] [--jobs N] [--force]
                                   the CCCL programs with each release's own nvcc into
                                   target/library/<release>/<target>/ (as shipped, -nopdl, -ptx90,
-                                  -<patch>), with build.json
+                                  -sass80, -<patch>; --variant shipped,-sass80 builds only those),
+                                  with build.json
   check PATH... [--trace FILE] [--produced FILE] [--format text|json|sarif]
                                   the machine-code check of cubins, fatbins, executables and libraries:
                                   every load that can run before the PDL wait and the parameter its

@@ -27,6 +27,8 @@ pub struct BuildInfo {
     /// Per program (its shipped variant): whether it built (`error`: the
     /// compiler's, located) and its command.
     pub programs: std::collections::BTreeMap<String, ProgramBuild>,
+    /// Per binary (`<program><variant>`, every variant): its nvcc command.
+    pub commands: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -69,6 +71,12 @@ impl BuildInfo {
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let r: Record =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let commands = r
+            .builds
+            .iter()
+            .filter(|b| b.target == target)
+            .map(|b| (format!("{}{}", b.program, b.variant), b.command.clone()))
+            .collect();
         let programs = r
             .builds
             .into_iter()
@@ -87,14 +95,12 @@ impl BuildInfo {
             nvcc: r.nvcc,
             cccl: r.cccl,
             programs,
+            commands,
         })
     }
 
-    /// The nvcc command that built a program's standalone source.
-    pub fn command(&self, program: &str) -> String {
-        self.programs
-            .get(program)
-            .map(|p| p.command.clone())
-            .unwrap_or_default()
+    /// The nvcc command that built a binary (`<program><variant>`).
+    pub fn command(&self, binary: &str) -> String {
+        self.commands.get(binary).cloned().unwrap_or_default()
     }
 }

@@ -154,6 +154,7 @@ fn run_of(o: Outcome) -> LibraryRun {
         timed_out_s: None,
         problem: None,
         pdl: Some(o.pdl),
+        pdl_edges: o.pdl_edges,
         ptx_version: Some(o.ptx_version),
         gpu_ms: Some(o.gpu_ms),
     }
@@ -178,8 +179,12 @@ pub fn variants(root: &Path, release: &str, target: &str, program: &str) -> Vec<
                 .collect()
         })
         .unwrap_or_default();
-    // compute_90 PTX first, then the patches by name.
-    others.sort_by_key(|v| (v != "-ptx90", v.clone()));
+    // The PTX path's controls first (compute_90 PTX, the compute_80 code as
+    // nvcc's SASS), then the patches by name.
+    others.sort_by_key(|v| {
+        let control = gridcheck_library::PTX_CONTROLS.iter().position(|c| c == v);
+        (control.unwrap_or(usize::MAX), v.clone())
+    });
     std::iter::once("-nopdl".to_string())
         .chain(others)
         .collect()

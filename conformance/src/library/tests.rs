@@ -43,8 +43,13 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A stand-in program at `target/library/13.3/sm_90/<file>`.
 fn program(root: &Path, file: &str, body: &str) {
+    program_at(root, "sm_90", file, body)
+}
+
+/// A stand-in program at `target/library/13.3/<target>/<file>`.
+fn program_at(root: &Path, target: &str, file: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
-    let dir = root.join("target/library/13.3/sm_90");
+    let dir = root.join("target/library/13.3").join(target);
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join(file);
     std::fs::write(&exe, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -335,4 +340,76 @@ fn trials_are_named_by_release_target_algorithm_and_case() {
     let e = Catalog::load(&root).unwrap_err();
     assert!(e.contains("algorithms.toml") && e.contains("line 2"), "{e}");
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_nopdl_build_that_still_launches_with_pdl_controls_nothing() {
+    let root = scratch("nopdl-pdl");
+    program(&root, "merge_sort", &line(2, "null", "null"));
+    // Right, but one captured call holds 2 programmatic edges: PDL is on.
+    let edges = |n: u32| line(0, "null", "null").replace("}'", &format!(",\"pdl_edges\":{n}}}'"));
+    program(&root, "merge_sort-nopdl", &edges(2));
+    let ctx = ctx(&root, 30);
+    let rec = run(&ctx, &item(&ctx, "sm_90", "merge_sort_keys"));
+    let nopdl = &rec.library.as_ref().unwrap().controls[0];
+    assert_eq!(
+        (nopdl.variant.as_str(), nopdl.outcome.as_str()),
+        ("-nopdl", "invalid")
+    );
+    assert!(
+        nopdl
+            .message
+            .contains("still launches with PDL (2 programmatic edges"),
+        "{nopdl:?}"
+    );
+    assert!(!nopdl.removes_failure());
+    // Measured without PDL, the same right answer is a control that removes it.
+    program(&root, "merge_sort-nopdl", &edges(0));
+    let rec = run(&ctx, &item(&ctx, "sm_90", "merge_sort_keys"));
+    let nopdl = &rec.library.as_ref().unwrap().controls[0];
+    assert_eq!(nopdl.outcome, "pass", "{nopdl:?}");
+    assert_eq!(nopdl.run.as_ref().unwrap().pdl_edges, Some(0));
+}
+
+#[test]
+fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
+    let root = scratch("sass80");
+    let unsupported =
+        "echo 'gridcheck-not-run cudaErrorUnsupportedPtxVersion for this device (sm_90)'";
+    program_at(&root, "compute_80", "merge_sort", unsupported);
+    let ctx = ctx(&root, 30);
+    // Without a -sass80 build: not supported, with the driver's reason.
+    let rec = run(&ctx, &item(&ctx, "compute_80", "merge_sort_keys"));
+    assert_eq!(rec.status, Status::NotSupported, "{}", rec.message);
+    assert!(
+        rec.message.contains("cudaErrorUnsupportedPtxVersion"),
+        "{}",
+        rec.message
+    );
+    // With one: its result, said to be of -sass80, and not its own control.
+    program_at(
+        &root,
+        "compute_80",
+        "merge_sort-sass80",
+        &line(1, "null", "null"),
+    );
+    program_at(&root, "compute_80", "merge_sort-nopdl", unsupported);
+    let rec = run(&ctx, &item(&ctx, "compute_80", "merge_sort_keys"));
+    assert_eq!(rec.status, Status::Fail, "{}", rec.message);
+    assert!(
+        rec.message
+            .starts_with("CCCL 13.3 (3.3.0), compute_80 as `-sass80` (this driver cannot JIT"),
+        "{}",
+        rec.message
+    );
+    let lib = rec.library.as_ref().unwrap();
+    assert!(
+        lib.reproducer
+            .as_ref()
+            .unwrap()
+            .command
+            .contains("compute_80/merge_sort-sass80 ")
+    );
+    let variants: Vec<&str> = lib.controls.iter().map(|c| c.variant.as_str()).collect();
+    assert_eq!(variants, ["-nopdl"], "{:?}", lib.controls);
 }

@@ -20,8 +20,9 @@
 //!    (`target/library/<release>/<target>/<program><variant>`), the targets
 //!    [`TARGETS`] (`sm_90`: SASS; `compute_80`: PTX only, JIT-compiled on the
 //!    GPU, where the wait is compiled out), the variants (`""` as shipped,
-//!    [`NOPDL`] built with `-DCCCL_DISABLE_PDL`, [`PTX90`] PTX for
-//!    compute_90 in the compute_80 folder, and `-<patch>` for each patch of
+//!    [`NOPDL`] built with `-DCCCL_DISABLE_PDL`, in the compute_80 folder
+//!    [`PTX90`] PTX for compute_90 and [`SASS80`] the compute_80 PTX as
+//!    nvcc's sm_90 SASS (no JIT), and `-<patch>` for each patch of
 //!    `kernels/cccl/patches.toml`, sm_90 only), [`parse_outcomes`] and
 //!    [`Outcome`].
 //! 3. A program's command line: `<exe> --algorithm A --size N --reps R
@@ -54,8 +55,8 @@ pub use patch::{
     honors_disable_pdl, materialize, moves_a_wait,
 };
 pub use paths::{
-    NOPDL, PROGRAMS_DIR, PTX90, SHIPPED, TARGETS, binary, build_record, library_dir, nvcc_flags,
-    source,
+    NOPDL, PROGRAMS_DIR, PTX_CONTROLS, PTX90, SASS80, SHIPPED, TARGETS, binary, build_record,
+    library_dir, nvcc_flags, source,
 };
 pub use scan::{
     Scanned, Sites, TRIGGER, WAIT, cccl_version, merge, release_of_scan, scan_headers, sites_of,

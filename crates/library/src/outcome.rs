@@ -38,6 +38,23 @@ pub struct Outcome {
     pub cccl: String,
     /// GPU time of the calls' stream (events around each batch), ms.
     pub gpu_ms: f64,
+    /// PDL launches of one call, measured: the call captured into a graph,
+    /// its programmatic edges counted (`null`: the call could not be
+    /// captured, as Thrust's calls that allocate; absent: a program built
+    /// before the measurement). `pdl` is what the headers' macros say; this
+    /// is what the launches do.
+    #[serde(default)]
+    pub pdl_edges: Option<u64>,
+    /// A control of the loaded environments (`GRIDCHECK_LIB_LOAD`): `none`
+    /// (the environment's allocations, no kernel beside the calls) or `spin`
+    /// (a kernel of the same blocks that touches no memory); absent: the
+    /// environment's own load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<String>,
+    /// `GRIDCHECK_LIB_SYNC=1`: every call checked before the next was
+    /// queued, so `after_calls` is the call that failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync_each: bool,
 }
 
 /// What a program printed: its outcomes, or the reason it did not run.
@@ -69,6 +86,13 @@ pub fn parse_outcomes(stdout: &str) -> Result<Vec<Outcome>, String> {
                 o.calls,
                 o.reps,
                 o.wrong
+            ));
+        }
+        if let Some(load) = o.load.as_deref().filter(|l| !matches!(*l, "none" | "spin")) {
+            return Err(format!(
+                "line {}: `load` is `{}`, not none or spin",
+                i + 1,
+                clip(load)
             ));
         }
         if o.error.is_some() != o.after_calls.is_some() {
@@ -129,6 +153,17 @@ mod tests {
             .replace("\"error\":null", "\"error\":\"cudaErrorIllegalAddress\"")
             .replace("\"after_calls\":null", "\"after_calls\":4");
         assert_eq!(parse_outcomes(&err).unwrap()[0].after_calls, Some(4));
+        assert_eq!(o[0].load, None);
+        assert_eq!(o[0].pdl_edges, None);
+        assert!(!o[0].sync_each);
+        let control = LINE.replace(
+            "}",
+            ",\"pdl_edges\":3,\"load\":\"spin\",\"sync_each\":true}",
+        );
+        let c = &parse_outcomes(&control).unwrap()[0];
+        assert_eq!(c.load.as_deref(), Some("spin"));
+        assert!(c.sync_each);
+        assert_eq!(c.pdl_edges, Some(3));
     }
 
     #[test]
@@ -147,6 +182,10 @@ mod tests {
             (
                 LINE.replace("\"gpu_ms\"", "\"extra\":1,\"gpu_ms\""),
                 "unknown field",
+            ),
+            (
+                LINE.replace("}", ",\"load\":\"heavy\"}"),
+                "not none or spin",
             ),
             (
                 "gridcheck-not-run no CUDA device".to_string(),

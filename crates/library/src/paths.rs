@@ -19,6 +19,15 @@ pub const NOPDL: &str = "-nopdl";
 /// PTX for compute_90 (`-gencode arch=compute_90,code=compute_90`): the PTX
 /// path's control, where the wait is compiled in; in the compute_80 folder.
 pub const PTX90: &str = "-ptx90";
+/// The compute_80 PTX compiled ahead to sm_90 SASS by nvcc
+/// (`-gencode arch=compute_80,code=sm_90`): the same code path and tuning
+/// as the compute_80 target (`cub::PtxVersion` 800, the wait compiled out),
+/// without the driver's JIT. It separates the JIT from the sm_80 code
+/// path; in the compute_80 folder.
+pub const SASS80: &str = "-sass80";
+/// The variants of the compute_80 target besides the shipped one and
+/// [`NOPDL`], in the order their controls run.
+pub const PTX_CONTROLS: [&str; 2] = [PTX90, SASS80];
 
 /// `<root>/target/library`.
 pub fn library_dir(root: &Path) -> PathBuf {
@@ -26,7 +35,7 @@ pub fn library_dir(root: &Path) -> PathBuf {
 }
 
 /// A program's binary: `target/library/<release>/<target>/<program><variant>`,
-/// `variant` one of [`SHIPPED`], [`NOPDL`], [`PTX90`] or `-<patch>`.
+/// `variant` one of [`SHIPPED`], [`NOPDL`], [`PTX90`], [`SASS80`] or `-<patch>`.
 pub fn binary(root: &Path, release: &str, target: &str, program: &str, variant: &str) -> PathBuf {
     library_dir(root)
         .join(release)
@@ -49,7 +58,10 @@ pub fn build_record(root: &Path, release: &str) -> PathBuf {
 pub fn nvcc_flags(target: &str, variant: &str) -> Result<Vec<String>, String> {
     let gencode = match (target, variant) {
         ("compute_80", PTX90) => "arch=compute_90,code=compute_90",
-        ("sm_90", PTX90) => return Err("-ptx90 is a variant of the compute_80 target".into()),
+        ("compute_80", SASS80) => "arch=compute_80,code=sm_90",
+        ("sm_90", v) if PTX_CONTROLS.contains(&v) => {
+            return Err(format!("{v} is a variant of the compute_80 target"));
+        }
         ("sm_90", _) => "arch=compute_90,code=sm_90",
         ("compute_80", v) if v == SHIPPED || v == NOPDL => "arch=compute_80,code=compute_80",
         ("compute_80", v) => {
@@ -92,6 +104,11 @@ mod tests {
         );
         assert!(nvcc_flags("compute_80", PTX90).unwrap()[1].contains("code=compute_90"));
         assert!(nvcc_flags("sm_90", PTX90).is_err());
+        assert_eq!(
+            nvcc_flags("compute_80", SASS80).unwrap()[1],
+            "arch=compute_80,code=sm_90"
+        );
+        assert!(nvcc_flags("sm_90", SASS80).is_err());
         assert!(nvcc_flags("compute_80", "-wait-first").is_err());
         assert!(nvcc_flags("sm_90", "-wait-first").is_ok());
         assert!(nvcc_flags("sm_75", "").is_err());

@@ -60,6 +60,11 @@ pub struct LibraryRun {
     /// Whether the binary was built with PDL on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pdl: Option<bool>,
+    /// PDL launches of one call, measured by the program (the call
+    /// captured into a graph, its programmatic edges counted); `None`: not
+    /// measured (a call that cannot be captured, or an older program).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdl_edges: Option<u64>,
     /// What `cub::PtxVersion` reported (900: compute_90 code ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptx_version: Option<u32>,
@@ -108,9 +113,10 @@ impl LibraryRun {
 /// A control: the failing case run with another build of its program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LibraryControl {
-    /// The binary's suffix: `-nopdl`, `-ptx90`, `-<patch>`.
+    /// The binary's suffix: `-nopdl`, `-ptx90`, `-sass80`, `-<patch>`.
     pub variant: String,
-    /// `pass`, `fail` or `not-run`.
+    /// `pass`, `fail`, `not-run` or `invalid` (a `-nopdl` build measured
+    /// launching with PDL: it controls nothing).
     pub outcome: String,
     /// What it showed, in words.
     pub message: String,

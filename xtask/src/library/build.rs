@@ -10,15 +10,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
 
 use gridcheck_library::{
-    InstalledRelease, NOPDL, NOPDL_PATCH, PROGRAMS_DIR, PTX90, Patches, SHIPPED, TARGETS, binary,
-    build_record, cccl_version, honors_disable_pdl, materialize, nvcc_flags, releases_installed,
-    source,
+    InstalledRelease, NOPDL, NOPDL_PATCH, PROGRAMS_DIR, PTX_CONTROLS, Patches, SHIPPED, TARGETS,
+    binary, build_record, cccl_version, honors_disable_pdl, materialize, nvcc_flags,
+    releases_installed, source,
 };
 use serde_json::json;
 
 use crate::Result;
 
-const USAGE: &str = "usage: cargo xtask library build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]";
+const USAGE: &str = "usage: cargo xtask library build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--variant shipped,-nopdl,-sass80,..] [--jobs N] [--force]";
 
 /// nvcc's time limit for one program (seconds).
 const NVCC_TIMEOUT_S: u64 = 1200;
@@ -29,6 +29,8 @@ struct BuildArgs {
     releases: Vec<String>,
     targets: Vec<String>,
     programs: Vec<String>,
+    /// Only these variants (`shipped` for the one as shipped); empty: all.
+    variants: Vec<String>,
     jobs: usize,
     force: bool,
 }
@@ -46,6 +48,7 @@ fn parse_build(args: &[String]) -> Result<BuildArgs> {
         releases: Vec::new(),
         targets: TARGETS.iter().map(|t| t.to_string()).collect(),
         programs: Vec::new(),
+        variants: Vec::new(),
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         force: false,
     };
@@ -55,6 +58,7 @@ fn parse_build(args: &[String]) -> Result<BuildArgs> {
             "--release" => b.releases = list_arg(args.get(i + 1), "--release")?,
             "--target" => b.targets = list_arg(args.get(i + 1), "--target")?,
             "--program" => b.programs = list_arg(args.get(i + 1), "--program")?,
+            "--variant" => b.variants = list_arg(args.get(i + 1), "--variant")?,
             "--jobs" => {
                 b.jobs = args
                     .get(i + 1)
@@ -145,7 +149,23 @@ pub fn build(root: &Path, args: &[String]) -> Result<()> {
         }
         progs.retain(|p| b.programs.contains(p));
     }
-    let jobs = plan(root, &installed, &progs, &b.targets)?;
+    let mut jobs = plan(root, &installed, &progs, &b.targets)?;
+    if !b.variants.is_empty() {
+        let name = |v: &str| {
+            if v.is_empty() {
+                "shipped".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let known: Vec<String> = jobs.iter().map(|j| name(&j.variant)).collect();
+        if let Some(v) = b.variants.iter().find(|v| !known.contains(v)) {
+            return Err(format!(
+                "--variant: no build `{v}` for these releases, targets and programs"
+            ));
+        }
+        jobs.retain(|j| b.variants.contains(&name(&j.variant)));
+    }
     println!(
         "{} builds ({} releases), {} at a time",
         jobs.len(),
@@ -184,7 +204,9 @@ fn plan(
                 ),
             ];
             if target == "compute_80" {
-                variants.push((PTX90.into(), r.include.clone(), progs.to_vec()));
+                for v in PTX_CONTROLS {
+                    variants.push((v.into(), r.include.clone(), progs.to_vec()));
+                }
             } else {
                 let moved = patches.patches.iter().filter(|p| p.name != NOPDL_PATCH);
                 for p in moved.filter(|p| p.release == r.release) {
@@ -259,6 +281,29 @@ fn up_to_date(root: &Path, job: &Job, nvcc: &Path) -> bool {
     inputs.iter().all(|p| mtime(p).is_none_or(|m| m <= built))
 }
 
+/// Whether the release's `build.json` records this binary built by this
+/// very command: a binary built with other flags, another include folder
+/// (a patch's headers) or another nvcc is rebuilt, however new it is.
+fn built_alike(root: &Path, r: &InstalledRelease, job: &Job, command: &str) -> bool {
+    std::fs::read_to_string(build_record(root, &r.release))
+        .is_ok_and(|text| recorded_alike(&text, job, command))
+}
+
+/// Whether a `build.json` text records `job` built, ok, by `command`.
+fn recorded_alike(text: &str, job: &Job, command: &str) -> bool {
+    let old = serde_json::from_str::<serde_json::Value>(text).ok();
+    let builds = old.as_ref().and_then(|v| v["builds"].as_array());
+    builds.is_some_and(|bs| {
+        bs.iter().any(|b| {
+            b["program"] == job.program.as_str()
+                && b["target"] == job.target.as_str()
+                && b["variant"] == job.variant.as_str()
+                && b["ok"] == true
+                && b["command"] == command
+        })
+    })
+}
+
 fn nvcc_args(root: &Path, r: &InstalledRelease, job: &Job) -> Result<Vec<String>> {
     let mut args = vec![
         "-std=c++17".to_string(),
@@ -293,7 +338,7 @@ fn one(root: &Path, r: &InstalledRelease, job: &Job, force: bool) -> Done {
         }
     };
     done.command = format!("{} {}", nvcc.display(), args.join(" "));
-    if !force && up_to_date(root, job, nvcc) {
+    if !force && up_to_date(root, job, nvcc) && built_alike(root, r, job, &done.command) {
         done.ok = true;
         done.skipped = true;
         return done;
@@ -497,6 +542,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_binary_built_by_another_command_is_rebuilt() {
+        let job = Job {
+            release: 0,
+            out: PathBuf::from("target/library/13.0/compute_80/merge_sort-nopdl"),
+            program: "merge_sort".into(),
+            target: "compute_80".into(),
+            variant: "-nopdl".into(),
+            include: PathBuf::from("headers-nopdl"),
+        };
+        let record = |command: &str, ok: bool| {
+            json!({"builds": [{"program": "merge_sort", "target": "compute_80",
+                "variant": "-nopdl", "ok": ok, "command": command}]})
+            .to_string()
+        };
+        let now = "nvcc -Iheaders-nopdl -DCCCL_DISABLE_PDL merge_sort.cu";
+        assert!(recorded_alike(&record(now, true), &job, now));
+        // The same binary once built against the unpatched headers.
+        let before = "nvcc -Iinclude/cccl -DCCCL_DISABLE_PDL merge_sort.cu";
+        assert!(!recorded_alike(&record(before, true), &job, now));
+        assert!(!recorded_alike(&record(now, false), &job, now));
+        assert!(!recorded_alike("not json", &job, now));
+        let other = Job {
+            variant: "".into(),
+            ..job
+        };
+        assert!(!recorded_alike(&record(now, true), &other, now));
+    }
+
+    #[test]
     fn the_first_located_error_is_found() {
         let log =
             "warning: x\n/a/cub/agent/b.cuh(12): error: identifier \"q\" is undefined\nmore\n";
@@ -522,5 +596,7 @@ mod tests {
         assert_eq!(b.releases, ["13.0", "13.3"]);
         assert!(b.force);
         assert!(parse_build(&["--jobs".to_string(), "0".to_string()]).is_err());
+        let v = parse_build(&["--variant".to_string(), "shipped,-sass80".to_string()]).unwrap();
+        assert_eq!(v.variants, ["shipped", "-sass80"]);
     }
 }
