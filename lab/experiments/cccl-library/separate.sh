@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Separating runs for the CCCL 13.0 merge-sort failures under load (README.md
+# here, section 6). On a GPU machine, from the checkout with target/library
+# unpacked (the bundle's library.tar.xz):
+#   bash lab/experiments/cccl-library/separate.sh OUT [PART...]
+# Parts: jit (the same code path with and without the driver's JIT),
+# load (what beside the sort matters: the load kernel, a kernel touching no
+# memory, the allocations alone), sync (which call fails: one call a batch),
+# thrust (the sm_90 thrust_sort_custom burst failure), jitcache (the JIT's
+# SASS, kept for disassembly). Every run is under `timeout`; each writes one
+# JSON line to OUT/runs.jsonl: the program's line with the run's settings.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+out=${1:?usage: separate.sh OUT [PART...]}; shift
+mkdir -p "$out"
+parts=${*:-jit load sync thrust jitcache}
+lib=target/library/13.0
+export CUDA_MODULE_LOADING=EAGER
+
+# run TAG EXE ARGS...: one program run, its line tagged.
+run() {
+  local tag=$1 exe=$2; shift 2
+  local t0=$(date +%s%N) line rc
+  line=$(timeout 90 "$exe" "$@" 2>>"$out/stderr.log"); rc=$?
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  line=$(printf '%s\n' "$line" | grep '^{' | tail -n 1)
+  [ -n "$line" ] || line='{}'
+  printf '%s\n' "${line%\}}$( [ "$line" = '{}' ] && echo '' || echo ',')\"tag\":\"$tag\",\"exe\":\"$exe\",\"args\":\"$*\",\"rc\":$rc,\"wall_ms\":$ms,\"load_knob\":\"${GRIDCHECK_LIB_LOAD:-}\",\"sync_knob\":\"${GRIDCHECK_LIB_SYNC:-}\"}" >>"$out/runs.jsonl"
+  echo "$tag rc=$rc ${ms}ms $(printf '%s' "$line" | head -c 220)"
+}
+
+ms() { echo "--algorithm $1 --size 1000000 --reps 20 --env $2 --seed $3"; }
+
+for part in $parts; do
+  case $part in
+  jit)
+    for bin in compute_80/merge_sort compute_80/merge_sort-nopdl compute_80/merge_sort-sass80 \
+               compute_80/merge_sort-ptx90 sm_90/merge_sort; do
+      for env in back-to-back stress burst delay; do
+        for alg in merge_sort_keys merge_sort_pairs; do
+          for seed in 1 2 3; do run "jit $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
+        done
+      done
+    done ;;
+  load)
+    for knob in none spin; do
+      for bin in compute_80/merge_sort compute_80/merge_sort-sass80; do
+        for env in stress burst delay; do
+          for alg in merge_sort_keys merge_sort_pairs; do
+            for seed in 1 2 3; do
+              GRIDCHECK_LIB_LOAD=$knob run "load=$knob $bin $env" "$lib/$bin" $(ms $alg $env $seed)
+            done
+          done
+        done
+      done
+    done ;;
+  sync)
+    for bin in compute_80/merge_sort compute_80/merge_sort-sass80 compute_80/merge_sort-ptx90; do
+      for env in stress burst delay; do
+        for alg in merge_sort_keys merge_sort_pairs; do
+          for seed in 1 2 3; do GRIDCHECK_LIB_SYNC=1 run "sync $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
+        done
+      done
+    done ;;
+  thrust)
+    for bin in sm_90/thrust sm_90/thrust-nopdl; do
+      for env in back-to-back burst stress; do
+        for seed in 1 2 3 4 5; do run "thrust $bin $env" "$lib/$bin" $(ms thrust_sort_custom $env $seed); done
+      done
+    done
+    for knob in none spin; do
+      for seed in 1 2 3; do
+        GRIDCHECK_LIB_LOAD=$knob run "thrust load=$knob burst" "$lib/sm_90/thrust" $(ms thrust_sort_custom burst $seed)
+      done
+    done
+    for seed in 1 2 3; do
+      GRIDCHECK_LIB_SYNC=1 run "thrust sync burst" "$lib/sm_90/thrust" $(ms thrust_sort_custom burst $seed)
+    done ;;
+  jitcache)
+    # The driver's JIT output of the compute_80 and compute_90 PTX, kept in
+    # a fresh cache folder each (disassembled where nvdisasm is).
+    for bin in merge_sort merge_sort-ptx90; do
+      rm -rf "$out/jit-$bin"; mkdir -p "$out/jit-$bin"
+      CUDA_CACHE_PATH=$PWD/$out/jit-$bin run "jitcache $bin" "$lib/compute_80/$bin" $(ms merge_sort_keys back-to-back 1)
+    done ;;
+  *) echo "unknown part $part" >&2; exit 2 ;;
+  esac
+done
+echo "done: $(wc -l <"$out/runs.jsonl") runs"
