@@ -1,7 +1,7 @@
 //! A session file read and checked: TOML into [`Session`], every step's
 //! name, limit and placeholders checked before anything runs, each error
-//! naming the file and the step (and TOML's line and column where the
-//! file is not TOML of this shape).
+//! naming the file, the line, and the step and field or word (TOML's line
+//! and column where the file is not TOML of this shape).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
