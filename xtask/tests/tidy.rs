@@ -2,6 +2,8 @@
 //! rust-analyzer's tidy checks its own: every source file opens with a `//!`
 //! doc; ARCHITECTURE.md's code map has a section for every crate, names
 //! only files, paths and tests that exist, and stays within 300 lines;
+//! README.md stays within 220 lines and names only commands that `cargo
+//! xtask help` and `gridcheck help` list;
 //! only `crates/spec` reads YAML; `crates/model`
 //! and `crates/kernelgen` do no I/O; every member uses the workspace lints;
 //! no source file is over 600 lines; no function outside tests is over 120
@@ -18,9 +20,12 @@ use std::path::{Path, PathBuf};
 mod functions;
 #[path = "tidy/graph.rs"]
 mod graph;
+#[path = "tidy/readme.rs"]
+mod readme;
 
 use functions::functions;
 use graph::{crate_refs, find_cycle, module_graph, root_items};
+use readme::{MAX_README_LINES, readme_problems, xtask_commands};
 
 fn root() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -500,5 +505,70 @@ fn the_checks_see_what_they_check() {
     assert!(
         architecture_problems("", &map)
             .contains(&"crates/spec: no section `### `crates/spec`` in the code map".to_string())
+    );
+}
+
+/// `cargo xtask help`'s text, from the binary these tests are built with.
+fn xtask_usage() -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("help")
+        .output()
+        .expect("xtask runs");
+    assert!(o.status.success(), "cargo xtask help failed");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The commands `gridcheck help` lists: the `name`s of `crates/cli`'s
+/// command table.
+fn gridcheck_commands() -> BTreeSet<String> {
+    let lib = read(Path::new("crates/cli/src/lib.rs"));
+    lib.split("name: \"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(n, _)| n.to_string()))
+        .collect()
+}
+
+#[test]
+fn readme_is_short_and_names_only_commands_that_exist() {
+    let text = read(Path::new("README.md"));
+    let problems = readme_problems(
+        &text,
+        &xtask_commands(&xtask_usage()),
+        &gridcheck_commands(),
+    );
+    assert!(
+        problems.is_empty(),
+        "README.md is not true to the commands:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn the_readme_check_sees_what_it_checks() {
+    let xtask = xtask_commands(&xtask_usage());
+    assert!(xtask["report"].contains("diff") && xtask["spec"].contains("check"));
+    assert!(xtask["conformance"].is_empty() && xtask.contains_key("help"));
+    let gridcheck = gridcheck_commands();
+    assert!(
+        ["run", "campaign", "check", "report", "session"]
+            .iter()
+            .all(|c| gridcheck.contains(*c))
+    );
+    let text = format!(
+        "Run `cargo xtask conformance --tier gpu` or `./b/gridcheck session F`.\n\
+         ```sh\ncargo xtask frobnicate   # or `gridcheck chek`\ncargo xtask report dif A B\n\
+         cargo xtask fuzz model|gpux\n```\n`cargo xtask\n  toolchain instal 13.5`\n{}",
+        "line\n".repeat(MAX_README_LINES - 7)
+    );
+    assert_eq!(
+        readme_problems(&text, &xtask, &gridcheck),
+        [
+            "`cargo xtask frobnicate   # or `gridcheck chek``: cargo xtask has no command `frobnicate`",
+            "`cargo xtask frobnicate   # or `gridcheck chek``: gridcheck has no command `chek`",
+            "`cargo xtask report dif A B`: cargo xtask report has no `dif`",
+            "`cargo xtask fuzz model|gpux`: cargo xtask fuzz has no `gpux`",
+            "`cargo xtask toolchain instal 13.5`: cargo xtask toolchain has no `instal`",
+            "221 lines, over 220: the first screen says what it is and how to run it, the docs the rest",
+        ]
     );
 }

@@ -1,9 +1,12 @@
 //! Every subcommand of `gridcheck` run as a user runs it, on a machine
-//! without a GPU: help, run (the trials listed, the fixture spec's model
-//! tier), campaign, check, report (a committed record), info, and session
-//! (the example session's dry run, its steps against the script it
-//! replaced, and a session of its own run, cut at a limit, resumed and
-//! packed).
+//! without a GPU (none here, or one hidden by an empty
+//! `CUDA_VISIBLE_DEVICES`): help, run (the trials listed, the fixture
+//! spec's model tier, its GPU trials not run and why), campaign (a batch on
+//! the stand-in GPU, a batch worker that finds no GPU), check (a file that
+//! is no CUDA binary, a cubin without nvdisasm), report (a committed
+//! record), info, and session (the example session's dry run, its steps
+//! against the script it replaced, a session of its own run, cut at a
+//! limit, resumed and packed, and bad session files).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,6 +25,26 @@ fn gridcheck(args: &[&str]) -> Output {
         .env_remove("OUT")
         .output()
         .expect("gridcheck runs")
+}
+
+/// `gridcheck ARGS` where no GPU can be seen, whatever the machine.
+fn without_a_gpu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+        .args(args)
+        .current_dir(root())
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env_remove("GRIDCHECK_REQUIRE_TIERS")
+        .env_remove("OUT")
+        .output()
+        .expect("gridcheck runs")
+}
+
+/// A fresh temporary folder of this test process.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gridcheck-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 fn text(o: &Output) -> String {
@@ -89,12 +112,10 @@ fn run_lists_the_trials_and_runs_the_model_tier_of_the_fixture_spec() {
     let _ = std::fs::remove_file(&results);
 }
 
-/// `gridcheck campaign` runs a batch on the campaign's stand-in GPU
-/// (`GRIDCHECK_CAMPAIGN_FAKE_GPU`: nothing compiled, no device), its batch
-/// workers started as `gridcheck campaign worker`.
-#[test]
-fn campaign_runs_its_workers_as_gridcheck_campaign() {
-    use gridcheck_campaign::{CampaignProgram, FAKE_GPU, batch_dir, write_batch};
+/// A campaign folder in `dir` of one batch of one program (a store, then
+/// a tail launch whose child loads it), with the model's states.
+fn one_program_campaign(dir: &Path) {
+    use gridcheck_campaign::{CampaignProgram, batch_dir, write_batch};
     let yaml = "rules:\n  - id: cdp2.t.c-0\n    source: { seed: s.txt, section: \"1\" }\n    \
                 quote: q\n    profile: cdp2\n    tests: [c-0]\ntests:\n  - name: c-0\n    \
                 kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: k0\n        \
@@ -113,9 +134,17 @@ fn campaign_runs_its_workers_as_gridcheck_campaign() {
         .states
         .into_iter()
         .collect();
-    let dir = std::env::temp_dir().join(format!("gridcheck-cli-campaign-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    write_batch(&batch_dir(&dir, 0), &[p]).unwrap();
+    write_batch(&batch_dir(dir, 0), &[p]).unwrap();
+}
+
+/// `gridcheck campaign` runs a batch on the campaign's stand-in GPU
+/// (`GRIDCHECK_CAMPAIGN_FAKE_GPU`: nothing compiled, no device), its batch
+/// workers started as `gridcheck campaign worker`.
+#[test]
+fn campaign_runs_its_workers_as_gridcheck_campaign() {
+    use gridcheck_campaign::FAKE_GPU;
+    let dir = fresh_dir("campaign");
+    one_program_campaign(&dir);
     let rules = dir.join("rules.json");
     std::fs::write(&rules, r#"{"rules": []}"#).unwrap();
     let out = dir.join("out");
@@ -349,5 +378,153 @@ fn a_session_is_limited_resumed_and_packed() {
     );
     assert!(t.contains("== slow: finished"), "{t}");
     let _ = std::fs::remove_dir_all(&work_dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `gridcheck run` where no GPU can be seen: each GPU trial of the fixture
+/// spec is ignored and recorded not-supported with the reason, none
+/// passed; `--tier gpu`, a tier that must run, stops with the reason
+/// (exit 2) and records nothing.
+#[test]
+fn run_without_a_gpu_records_why_its_gpu_trials_did_not_run() {
+    let dir = fresh_dir("run-no-gpu");
+    let results = dir.join("results.jsonl");
+    let spec = "conformance/fixtures/spec";
+    let r = results.to_str().unwrap();
+    let o = without_a_gpu(&["run", "--spec", spec, "--results", r, "-q", "gpu/"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("gpu tier: 7 not-supported: "),
+        "{}",
+        text(&o)
+    );
+    let records = std::fs::read_to_string(&results).expect("the results file");
+    let records: Vec<serde_json::Value> = records
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    // The fixture spec's seven tests, each a GPU trial.
+    assert_eq!(records.len(), 7, "{records:?}");
+    for r in &records {
+        assert_eq!(r["tier"], "gpu", "{r}");
+        assert_eq!(r["status"], "not-supported", "{r}");
+        let why = r["message"].as_str().unwrap_or_default();
+        assert!(
+            why.strip_prefix("not run: ")
+                .is_some_and(|reason| reason.len() > 5),
+            "{r}"
+        );
+    }
+    std::fs::remove_file(&results).unwrap();
+    let o = without_a_gpu(&["run", "--spec", spec, "--tier", "gpu", "--results", r]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("the gpu tier was asked for and cannot run here: "),
+        "{}",
+        text(&o)
+    );
+    let written = std::fs::read_to_string(&results).unwrap_or_default();
+    assert!(written.is_empty(), "recorded: {written}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A campaign's batch worker (`gridcheck campaign worker BATCH --run I`,
+/// what the driver starts) where no GPU can be seen: it reports, on its
+/// marked line, that nothing could run because there is no GPU, and exits
+/// 4, the campaign's "nothing ran" (`crates/campaign/src/job.rs`).
+#[test]
+fn a_campaign_worker_without_a_gpu_says_so() {
+    let dir = fresh_dir("campaign-no-gpu");
+    one_program_campaign(&dir);
+    let batch = gridcheck_campaign::batch_dir(&dir, 0);
+    let o = without_a_gpu(&["campaign", "worker", batch.to_str().unwrap(), "--run", "0"]);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let report = out
+        .lines()
+        .find_map(|l| l.strip_prefix("GRIDCHECK-CAMPAIGN "))
+        .unwrap_or_else(|| panic!("no report line: {}", text(&o)));
+    let v: serde_json::Value = serde_json::from_str(report).expect("a JSON report");
+    let reason = v["unusable"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("no GPU: "), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The smallest cubin: an ELF64 header for `EM_CUDA` (190), sm_90 in its
+/// flags, no sections.
+fn empty_cubin() -> Vec<u8> {
+    let mut h = vec![0u8; 64];
+    h[..4].copy_from_slice(b"\x7fELF");
+    (h[4], h[5], h[6]) = (2, 1, 1); // 64-bit, little-endian, version 1
+    h[16] = 2; // an executable
+    h[18..20].copy_from_slice(&190u16.to_le_bytes());
+    h[20] = 1;
+    h[48..52].copy_from_slice(&(90u32 << 8).to_le_bytes());
+    h[52] = 64; // the header's size
+    h[58] = 64; // a section header's size
+    h
+}
+
+/// `gridcheck check` on a cubin where no nvdisasm can be found (a checkout
+/// without `.toolchains/`, a PATH without it): exit 2, and the error names
+/// the file and the command that installs one.
+#[test]
+fn check_without_nvdisasm_names_the_install_command() {
+    let dir = fresh_dir("check-no-nvdisasm");
+    // A checkout of its own: `[workspace]` beside `spec/`, no toolchains.
+    std::fs::create_dir_all(dir.join("spec")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    let empty_path = dir.join("bin");
+    std::fs::create_dir_all(&empty_path).unwrap();
+    let cubin = dir.join("k.cubin");
+    std::fs::write(&cubin, empty_cubin()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+        .args(["check", cubin.to_str().unwrap()])
+        .current_dir(&dir)
+        .env("CARGO_MANIFEST_DIR", &dir)
+        .env("PATH", &empty_path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("k.cubin"), "{t}");
+    assert!(
+        t.contains("nvdisasm was not found") && t.contains("cargo xtask toolchain install 13.3"),
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bad session file: exit 2 and an error naming the file, the line and
+/// the field, before any step runs (no work folder made).
+#[test]
+fn a_bad_session_file_is_named_with_its_line_and_field() {
+    let dir = fresh_dir("bad-session");
+    let work = "target/gridcheck-cli-bad-session";
+    let good = format!(
+        "work = \"{work}\"\n[[step]]\nname = \"a\"\nlimit_s = 5\nrun = [[\"touch\", \"{{step}}/ran\"]]\n"
+    );
+    let cases = [
+        // (what is changed, to what, the line and field the error names)
+        ("limit_s = 5", "limit_s = 0", "s.toml:4: step `a`: limit_s"),
+        (
+            "{step}/ran",
+            "{stpe}/ran",
+            "s.toml:5: step `a`: `{stpe}/ran`",
+        ),
+        ("limit_s = 5", "limit_secs = 5", "line 4"),
+    ];
+    for (from, to, want) in cases {
+        let file = dir.join("s.toml");
+        std::fs::write(&file, good.replace(from, to)).unwrap();
+        let o = gridcheck(&["session", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let t = text(&o);
+        assert!(t.contains(want), "{to}: {t}");
+        if to.starts_with("limit_secs") {
+            assert!(t.contains("s.toml") && t.contains("`limit_secs`"), "{t}");
+        }
+        assert!(!root().join(work).exists(), "a step ran: {t}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,7 @@
 //! A session file read and checked: TOML into [`Session`], every step's
 //! name, limit and placeholders checked before anything runs, each error
-//! naming the file and the step (and TOML's line and column where the
-//! file is not TOML of this shape).
+//! naming the file, the line, and the step and field or word (TOML's line
+//! and column where the file is not TOML of this shape).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -119,64 +119,141 @@ pub fn parse(path: &Path, text: &str) -> Result<Session, String> {
     let mut s: Session = toml::from_str(text)
         .map_err(|e| format!("{}: {}", path.display(), e.to_string().trim()))?;
     s.file = path.to_path_buf();
-    check(&s).map_err(|e| format!("{}: {e}", path.display()))?;
+    check(&s).map_err(|bad| match line_of(text, &bad) {
+        Some(line) => format!("{}:{line}: {}", path.display(), bad.message),
+        None => format!("{}: {}", path.display(), bad.message),
+    })?;
     Ok(s)
 }
 
+/// What is wrong with a session that TOML read, and where: a key of the
+/// file's top level (`step` is `None`) or a key or word of its `step`-th
+/// step.
+#[derive(Debug)]
+struct Bad {
+    step: Option<usize>,
+    /// The key (`limit_s`) or the word (a command's) it is about.
+    key: String,
+    message: String,
+}
+
+fn bad(step: Option<usize>, key: &str, message: String) -> Bad {
+    Bad {
+        step,
+        key: key.to_string(),
+        message,
+    }
+}
+
+/// The line (from 1) of the file that `bad` is about: the line of its key
+/// or word within its step's table (else the table's `[[step]]` line), or
+/// within the top level; `None` where the text does not show it.
+fn line_of(text: &str, bad: &Bad) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with('[')
+            && t.trim_start_matches('[')
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+    };
+    let from = match bad.step {
+        None => 0,
+        Some(n) => {
+            lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.trim() == "[[step]]")
+                .nth(n)?
+                .0
+        }
+    };
+    let to = (from + 1..lines.len())
+        .find(|&i| header(lines[i]))
+        .unwrap_or(lines.len());
+    let names_key = |l: &str| {
+        let t = l.trim_start();
+        t.strip_prefix(bad.key.as_str())
+            .is_some_and(|r| r.trim_start().starts_with('='))
+            || l.contains(&format!("\"{}\"", bad.key))
+    };
+    let from_top = if bad.step.is_none() { 0 } else { from + 1 };
+    (from_top..to)
+        .find(|&i| names_key(lines[i]))
+        .or(bad.step.map(|_| from))
+        .map(|i| i + 1)
+}
+
 /// What TOML cannot say: names, limits, placeholders, defaults.
-fn check(s: &Session) -> Result<(), String> {
+fn check(s: &Session) -> Result<(), Bad> {
     if s.steps.is_empty() {
-        return Err("no [[step]]".into());
+        return Err(bad(None, "step", "no [[step]]".into()));
     }
     if s.work.trim().is_empty() || Path::new(&s.work).is_absolute() || s.work.contains("..") {
-        return Err(format!(
-            "work `{}`: a folder inside the checkout, such as target/sessions/NAME",
-            s.work
+        return Err(bad(
+            None,
+            "work",
+            format!(
+                "work `{}`: a folder inside the checkout, such as target/sessions/NAME",
+                s.work
+            ),
         ));
     }
     let mut seen = std::collections::BTreeSet::new();
-    for st in &s.steps {
-        let at = format!("step `{}`", st.name);
-        if st.name.is_empty()
-            || !st
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(format!("{at}: a name is letters, digits, - and _"));
-        }
-        if !seen.insert(st.name.as_str()) {
-            return Err(format!("{at}: a second step of that name"));
-        }
-        if st.limit_s == 0 || st.limit_s > MAX_LIMIT_S {
-            return Err(format!(
-                "{at}: limit_s is seconds, 1 to {MAX_LIMIT_S}; {} is not",
-                st.limit_s
-            ));
-        }
-        if st.run.is_empty() {
-            return Err(format!("{at}: run is empty"));
-        }
-        for c in &st.run {
-            let t = c.table();
-            if t.argv.is_empty() {
-                return Err(format!("{at}: a command with no words"));
-            }
-            let words = t.argv.iter().chain(&t.stdout).chain(t.env.values());
-            for w in words.chain(st.env.values()).chain(&st.pack) {
-                crate::session::plan::check_word(w, t.each.is_some())
-                    .map_err(|e| format!("{at}: {e}"))?;
-            }
-        }
+    for (n, st) in s.steps.iter().enumerate() {
+        check_step(st, n, &mut seen)?;
     }
     for d in s.default.iter().flatten() {
         let name = d.split_whitespace().next().unwrap_or_default();
         if !s.steps.iter().any(|st| st.name == name) {
-            return Err(format!("default names `{d}`, which is no step"));
+            let message = format!("default names `{d}`, which is no step");
+            return Err(bad(None, "default", message));
         }
     }
     if s.limit_s.is_some_and(|l| l == 0 || l > MAX_LIMIT_S) {
-        return Err(format!("limit_s is seconds, 1 to {MAX_LIMIT_S}"));
+        let message = format!("limit_s is seconds, 1 to {MAX_LIMIT_S}");
+        return Err(bad(None, "limit_s", message));
+    }
+    Ok(())
+}
+
+/// The checks of the `n`-th step; `seen` holds the names of those before.
+fn check_step<'a>(
+    st: &'a Step,
+    n: usize,
+    seen: &mut std::collections::BTreeSet<&'a str>,
+) -> Result<(), Bad> {
+    let at = format!("step `{}`", st.name);
+    let wrong = |key: &str, what: String| bad(Some(n), key, format!("{at}: {what}"));
+    if st.name.is_empty()
+        || !st
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(wrong("name", "a name is letters, digits, - and _".into()));
+    }
+    if !seen.insert(st.name.as_str()) {
+        return Err(wrong("name", "a second step of that name".into()));
+    }
+    if st.limit_s == 0 || st.limit_s > MAX_LIMIT_S {
+        let what = format!(
+            "limit_s is seconds, 1 to {MAX_LIMIT_S}; {} is not",
+            st.limit_s
+        );
+        return Err(wrong("limit_s", what));
+    }
+    if st.run.is_empty() {
+        return Err(wrong("run", "run is empty".into()));
+    }
+    for c in &st.run {
+        let t = c.table();
+        if t.argv.is_empty() {
+            return Err(wrong("run", "a command with no words".into()));
+        }
+        let words = t.argv.iter().chain(&t.stdout).chain(t.env.values());
+        for w in words.chain(st.env.values()).chain(&st.pack) {
+            crate::session::plan::check_word(w, t.each.is_some()).map_err(|e| wrong(w, e))?;
+        }
     }
     Ok(())
 }
@@ -197,22 +274,39 @@ mod tests {
         assert!(parsed(GOOD).is_ok());
         let e = parsed(&GOOD.replace("limit_s = 5", "limit_s = 0")).unwrap_err();
         assert!(
-            e.starts_with("lab/sessions/x.toml: step `a`: limit_s"),
+            e.starts_with("lab/sessions/x.toml:4: step `a`: limit_s"),
             "{e}"
         );
         let e = parsed(&GOOD.replace("{out}", "{nope}")).unwrap_err();
-        assert!(e.contains("step `a`") && e.contains("{nope}"), "{e}");
+        assert!(
+            e.starts_with("lab/sessions/x.toml:5: step `a`: `{nope}`"),
+            "{e}"
+        );
+        // An unknown key: TOML's own error, with its line.
         let e = parsed(&GOOD.replace("limit_s", "limit")).unwrap_err();
-        assert!(e.contains("x.toml") && e.contains("limit"), "{e}");
+        assert!(
+            e.contains("x.toml") && e.contains("line 4") && e.contains("`limit`"),
+            "{e}"
+        );
         let e = parsed(&GOOD.replace("{out}", "{each}")).unwrap_err();
-        assert!(e.contains("{each}"), "{e}");
+        assert!(e.contains("x.toml:5:") && e.contains("{each}"), "{e}");
         let e = parsed(&format!("default = [\"b\"]\n{GOOD}")).unwrap_err();
-        assert!(e.contains("`b`"), "{e}");
+        assert!(
+            e.starts_with("lab/sessions/x.toml:1: default names `b`"),
+            "{e}"
+        );
         let e = parsed(&GOOD.replace("target/sessions/x", "/tmp")).unwrap_err();
-        assert!(e.contains("work"), "{e}");
+        assert!(e.starts_with("lab/sessions/x.toml:1: work"), "{e}");
+        // The second step's error points into the second step.
+        let two = format!("{GOOD}[[step]]\nname = \"a\"\nlimit_s = 1\nrun = [[\"x\"]]\n");
+        let e = parsed(&two).unwrap_err();
+        assert!(
+            e.starts_with("lab/sessions/x.toml:7: step `a`: a second step"),
+            "{e}"
+        );
         let e = parsed("work = \"w\"\n[[step]]\nname = \"a b\"\nlimit_s = 1\nrun = [[\"x\"]]\n")
             .unwrap_err();
-        assert!(e.contains("a name is"), "{e}");
+        assert!(e.contains("x.toml:3:") && e.contains("a name is"), "{e}");
         assert!(parsed("not toml [").unwrap_err().contains("x.toml"));
     }
 }

@@ -35,7 +35,7 @@
 //! `{slug}` and `{arch}` (the GPU's, `gridcheck info`); a word that is
 //! exactly `{args}` or `{rest}` stands for every argument or every one after
 //! the first. An unknown placeholder, or an argument the step was not given,
-//! is an error naming the file, the step and the word.
+//! is an error naming the file, the line, the step and the word.
 //!
 //! `load.rs` reads and checks a file; `plan.rs` expands the steps asked
 //! for into commands; `exec.rs` runs them, keeps the state and packs.
