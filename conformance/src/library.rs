@@ -439,7 +439,9 @@ fn run_controls(
 /// build whose call was measured launching with PDL is no control: its
 /// outcome is `invalid`, whatever its result.
 fn control_of(item: &Item, variant: &str, run: LibraryRun) -> LibraryControl {
-    let still_pdl = run.pdl_edges.filter(|&n| variant == "-nopdl" && n > 0);
+    let still_pdl = run
+        .pdl_edges
+        .filter(|&n| gridcheck_library::is_nopdl(variant) && n > 0);
     let (outcome, message) = match (still_pdl, run.failure(item.case.reps)) {
         (Some(n), _) => (
             "invalid",
@@ -454,6 +456,9 @@ fn control_of(item: &Item, variant: &str, run: LibraryRun) -> LibraryControl {
                 "-ptx90" => "compute_90 PTX instead of compute_80".to_string(),
                 "-sass80" => {
                     "the compute_80 code compiled ahead to sm_90 SASS by nvcc (no JIT)".to_string()
+                }
+                "-sass80-nopdl" => {
+                    "PDL off in the compute_80 code compiled ahead to sm_90 SASS".to_string()
                 }
                 patch => format!(
                     "the wait moved to the kernel's first line (patch `{}`; the algorithm's waits: {})",

@@ -394,6 +394,12 @@ fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
         &line(1, "null", "null"),
     );
     program_at(&root, "compute_80", "merge_sort-nopdl", unsupported);
+    program_at(
+        &root,
+        "compute_80",
+        "merge_sort-sass80-nopdl",
+        &line(0, "null", "null"),
+    );
     let rec = run(&ctx, &item(&ctx, "compute_80", "merge_sort_keys"));
     assert_eq!(rec.status, Status::Fail, "{}", rec.message);
     assert!(
@@ -410,6 +416,21 @@ fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
             .command
             .contains("compute_80/merge_sort-sass80 ")
     );
-    let variants: Vec<&str> = lib.controls.iter().map(|c| c.variant.as_str()).collect();
-    assert_eq!(variants, ["-nopdl"], "{:?}", lib.controls);
+    let variants: Vec<(&str, &str)> = lib
+        .controls
+        .iter()
+        .map(|c| (c.variant.as_str(), c.outcome.as_str()))
+        .collect();
+    // The PTX's own PDL-off build cannot run here either; nvcc's SASS of it can.
+    assert_eq!(
+        variants,
+        [("-nopdl", "not-run"), ("-sass80-nopdl", "pass")],
+        "{:?}",
+        lib.controls
+    );
+    assert!(
+        lib.controls[1]
+            .message
+            .contains("PDL off in the compute_80 code")
+    );
 }

@@ -22,7 +22,8 @@
 //!    GPU, where the wait is compiled out), the variants (`""` as shipped,
 //!    [`NOPDL`] built with `-DCCCL_DISABLE_PDL`, in the compute_80 folder
 //!    [`PTX90`] PTX for compute_90 and [`SASS80`] the compute_80 PTX as
-//!    nvcc's sm_90 SASS (no JIT), and `-<patch>` for each patch of
+//!    nvcc's sm_90 SASS (no JIT) and [`SASS80_NOPDL`] the same with PDL off,
+//!    and `-<patch>` for each patch of
 //!    `kernels/cccl/patches.toml`, sm_90 only), [`parse_outcomes`] and
 //!    [`Outcome`].
 //! 3. A program's command line: `<exe> --algorithm A --size N --reps R
@@ -55,8 +56,8 @@ pub use patch::{
     honors_disable_pdl, materialize, moves_a_wait,
 };
 pub use paths::{
-    NOPDL, PROGRAMS_DIR, PTX_CONTROLS, PTX90, SASS80, SHIPPED, TARGETS, binary, build_record,
-    library_dir, nvcc_flags, source,
+    NOPDL, PROGRAMS_DIR, PTX_CONTROLS, PTX90, SASS80, SASS80_NOPDL, SHIPPED, TARGETS, binary,
+    build_record, is_nopdl, library_dir, nvcc_flags, source,
 };
 pub use scan::{
     Scanned, Sites, TRIGGER, WAIT, cccl_version, merge, release_of_scan, scan_headers, sites_of,

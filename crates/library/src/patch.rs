@@ -17,7 +17,7 @@ use crate::scan::WAIT;
 pub const PATCHES_FILE: &str = "kernels/cccl/patches.toml";
 
 /// Variant suffixes the build makes itself; no patch may take them.
-pub const RESERVED: &[&str] = &["ptx90", "sass80"];
+pub const RESERVED: &[&str] = &["ptx90", "sass80", "sass80-nopdl"];
 
 /// The patch that turns PDL off for a release whose headers ignore
 /// `CCCL_DISABLE_PDL` (CCCL 3.0): the `-nopdl` variant builds against it.

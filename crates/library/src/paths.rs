@@ -25,9 +25,18 @@ pub const PTX90: &str = "-ptx90";
 /// without the driver's JIT. It separates the JIT from the sm_80 code
 /// path; in the compute_80 folder.
 pub const SASS80: &str = "-sass80";
+/// [`SASS80`] with PDL off, as [`NOPDL`] turns it off: the PDL control of a
+/// compute_80 trial that runs as [`SASS80`] (a driver that cannot JIT the
+/// release's PTX cannot run [`NOPDL`] either).
+pub const SASS80_NOPDL: &str = "-sass80-nopdl";
 /// The variants of the compute_80 target besides the shipped one and
 /// [`NOPDL`], in the order their controls run.
-pub const PTX_CONTROLS: [&str; 2] = [PTX90, SASS80];
+pub const PTX_CONTROLS: [&str; 3] = [PTX90, SASS80, SASS80_NOPDL];
+
+/// Whether a variant turns PDL off ([`NOPDL`], [`SASS80_NOPDL`]).
+pub fn is_nopdl(variant: &str) -> bool {
+    variant == NOPDL || variant == SASS80_NOPDL
+}
 
 /// `<root>/target/library`.
 pub fn library_dir(root: &Path) -> PathBuf {
@@ -58,7 +67,7 @@ pub fn build_record(root: &Path, release: &str) -> PathBuf {
 pub fn nvcc_flags(target: &str, variant: &str) -> Result<Vec<String>, String> {
     let gencode = match (target, variant) {
         ("compute_80", PTX90) => "arch=compute_90,code=compute_90",
-        ("compute_80", SASS80) => "arch=compute_80,code=sm_90",
+        ("compute_80", SASS80 | SASS80_NOPDL) => "arch=compute_80,code=sm_90",
         ("sm_90", v) if PTX_CONTROLS.contains(&v) => {
             return Err(format!("{v} is a variant of the compute_80 target"));
         }
@@ -72,7 +81,7 @@ pub fn nvcc_flags(target: &str, variant: &str) -> Result<Vec<String>, String> {
         (t, _) => return Err(format!("`{t}` is not a target: one of {TARGETS:?}")),
     };
     let mut flags = vec!["-gencode".to_string(), gencode.to_string()];
-    if variant == NOPDL {
+    if is_nopdl(variant) {
         flags.push("-DCCCL_DISABLE_PDL".into());
     }
     Ok(flags)
@@ -109,6 +118,14 @@ mod tests {
             "arch=compute_80,code=sm_90"
         );
         assert!(nvcc_flags("sm_90", SASS80).is_err());
+        let off = nvcc_flags("compute_80", SASS80_NOPDL).unwrap();
+        assert_eq!(off[1], "arch=compute_80,code=sm_90");
+        assert!(off.contains(&"-DCCCL_DISABLE_PDL".into()));
+        assert!(
+            !nvcc_flags("compute_80", SASS80)
+                .unwrap()
+                .contains(&"-DCCCL_DISABLE_PDL".into())
+        );
         assert!(nvcc_flags("compute_80", "-wait-first").is_err());
         assert!(nvcc_flags("sm_90", "-wait-first").is_ok());
         assert!(nvcc_flags("sm_75", "").is_err());

@@ -11,7 +11,7 @@ use std::time::{Instant, SystemTime};
 
 use gridcheck_library::{
     InstalledRelease, NOPDL, NOPDL_PATCH, PROGRAMS_DIR, PTX_CONTROLS, Patches, SHIPPED, TARGETS,
-    binary, build_record, cccl_version, honors_disable_pdl, materialize, nvcc_flags,
+    binary, build_record, cccl_version, honors_disable_pdl, is_nopdl, materialize, nvcc_flags,
     releases_installed, source,
 };
 use serde_json::json;
@@ -205,7 +205,12 @@ fn plan(
             ];
             if target == "compute_80" {
                 for v in PTX_CONTROLS {
-                    variants.push((v.into(), r.include.clone(), progs.to_vec()));
+                    let include = if is_nopdl(v) {
+                        nopdl_headers(root, r, &patches)?
+                    } else {
+                        r.include.clone()
+                    };
+                    variants.push((v.into(), include, progs.to_vec()));
                 }
             } else {
                 let moved = patches.patches.iter().filter(|p| p.name != NOPDL_PATCH);
