@@ -6,7 +6,8 @@
 # Parts: jit (the same code path with and without the driver's JIT),
 # load (what beside the sort matters: the load kernel, a kernel touching no
 # memory, the allocations alone), sync (which call fails: one call a batch),
-# thrust (the sm_90 thrust_sort_custom burst failure), jitcache (the JIT's
+# wait (the sm_90 build's failures against the wait-first patch and PDL
+# off), thrust (the sm_90 thrust_sort_custom burst failure), jitcache (the JIT's
 # SASS, kept for disassembly). Every run is under `timeout`; each writes one
 # JSON line to OUT/runs.jsonl: the program's line with the run's settings.
 set -uo pipefail
@@ -59,6 +60,16 @@ for part in $parts; do
       for env in stress burst delay; do
         for alg in merge_sort_keys merge_sort_pairs; do
           for seed in 1 2 3; do GRIDCHECK_LIB_SYNC=1 run "sync $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
+        done
+      done
+    done ;;
+  wait)
+    # The sm_90 build, which waits: as shipped, the wait moved to each
+    # kernel's first line (the wait-first patch) and PDL off, seeds 1..SEEDS.
+    for seed in $(seq 1 "${SEEDS:-5}"); do
+      for bin in sm_90/merge_sort sm_90/merge_sort-wait-first sm_90/merge_sort-nopdl; do
+        for env in burst delay; do
+          for alg in merge_sort_keys merge_sort_pairs; do run "wait $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
         done
       done
     done ;;
