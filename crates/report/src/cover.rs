@@ -156,7 +156,7 @@ impl Fact {
             mutants: self.mutants_covered(inputs),
             findings: with
                 .into_iter()
-                .filter(|f| f.program.as_ref().is_ok_and(|l| matches(l)))
+                .filter(|f| f.program.as_ref().is_ok_and(&matches))
                 .map(|f| FindingCover {
                     campaign: f.campaign.clone(),
                     line: f.line,
