@@ -28,6 +28,7 @@ mod results_file;
 pub mod run_diff;
 pub mod runs;
 mod score;
+mod sometimes;
 pub mod spread;
 mod stored;
 pub mod summary;
