@@ -8,7 +8,6 @@
 //! `--tune FILE` runs every mutant under each environment of FILE instead
 //! and prints each environment's kills per GPU second.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gridcheck_mutate::Candidate;
@@ -287,7 +286,7 @@ fn finish(ctx: &Ctx, rec: MutantRecord) {
 pub(crate) fn print_summary(ctx: &Ctx) -> bool {
     let records = ctx.sink.mutants.records();
     let opts = &ctx.plan.opts;
-    let programs = programs(&ctx.plan.spec);
+    let programs = gridcheck_mutate::programs(&ctx.plan.spec);
     let s = Score::judged_by(
         &records,
         Some(&ctx.plan.facts),
@@ -310,14 +309,4 @@ pub(crate) fn print_summary(ctx: &Ctx) -> bool {
         }
         _ => true,
     }
-}
-
-/// Every mutant's program as the spec makes it, by the mutant's name: what
-/// a fact's shape is matched against.
-pub(crate) fn programs(spec: &gridcheck_spec::Spec) -> BTreeMap<String, gridcheck_spec::Litmus> {
-    gridcheck_mutate::candidates(spec)
-        .0
-        .into_iter()
-        .map(|c| (c.name, c.litmus))
-        .collect()
 }

@@ -142,10 +142,11 @@ fn summary(a: &Args) -> Result<String, String> {
     if !a.all_runs && in_file > 1 {
         runs.drain(..in_file - 1);
     }
+    let covers = fact_covers(file, &a.root)?;
     let summaries: Vec<Summary> = runs
         .iter()
         .map(|r| {
-            let s = Summary::of(&r.records);
+            let s = Summary::of(&r.records).with_facts(&covers);
             if a.every_trial {
                 s.with_every_trial(&r.records)
             } else {
@@ -172,6 +173,24 @@ fn summary(a: &Args) -> Result<String, String> {
     }))
 }
 
+/// What each fact of the checkout at `root` covers (`summary::covers`),
+/// with the mutants recorded beside the results `file`; none where `root`
+/// holds no facts (a results file read outside a checkout).
+fn fact_covers(file: &Path, root: &Path) -> Result<Vec<gridcheck_report::FactCover>, String> {
+    let dir = root.join(gridcheck_report::FACTS_DIR);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let spec = crate::rejudge::spec(root)?;
+    let facts = crate::facts::load_checked(&dir, root, Some(&spec))?;
+    let beside = file.parent().unwrap_or(Path::new("."));
+    let mutants: Vec<MutantRecord> = match gridcheck_report::find_stored(beside, "mutants.jsonl") {
+        Some(m) => lines_of(&[m], "a mutant record")?,
+        None => Vec::new(),
+    };
+    crate::summary::covers(&spec, &facts, &mutants, root)
+}
+
 /// The JSON-lines records of `files`, each skipped line named on stderr.
 fn lines_of<T: serde::de::DeserializeOwned>(
     files: &[PathBuf],
@@ -192,7 +211,7 @@ fn mutants(a: &Args) -> Result<String, String> {
     let programs = if a.by_name {
         BTreeMap::new()
     } else {
-        crate::mutants::programs(&crate::rejudge::spec(&a.root)?)
+        gridcheck_mutate::programs(&crate::rejudge::spec(&a.root)?)
     };
     let eq = if a.by_name {
         Equivalence::Name
@@ -299,8 +318,27 @@ mod tests {
         assert_eq!(all["runs"].as_array().unwrap().len(), 2);
         let t = summary(&args(&[&f], &["--format", "text"])).unwrap();
         assert!(t.starts_with("run 2 of ") && t.contains("timeout"), "{t}");
+        assert!(
+            !t.contains("what each known fact covers"),
+            "no facts here: {t}"
+        );
         let e = summary(&args(&[&d.join("missing.jsonl")], &[])).unwrap_err();
         assert!(e.contains("missing.jsonl"), "{e}");
+        // In the checkout: a line a fact, its counts as the site shows them.
+        let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
+        let mut in_checkout = args(&[&f], &["--format", "text"]);
+        in_checkout.root = root.clone();
+        let t = summary(&in_checkout).unwrap();
+        let facts =
+            gridcheck_report::Facts::load_all(&root.join("conformance/facts"), &root).unwrap();
+        let block = &t[t
+            .find("what each known fact covers")
+            .expect("the facts' block")..];
+        assert_eq!(block.lines().count(), 1 + facts.entries.len(), "{block}");
+        assert!(
+            block.contains("  gpu/sm_90/c2-tail-sees-other-thread-write-after-trigger (discrepancy): tests 1 by name, "),
+            "{block}"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 

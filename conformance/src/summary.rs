@@ -124,10 +124,43 @@ pub fn print(ctx: &Ctx) {
         }
     }
     println!("Results: {}", ctx.plan.opts.results.display());
+    let mutants = ctx.sink.mutants.records();
+    match covers(
+        &ctx.plan.spec,
+        &ctx.plan.facts,
+        &mutants,
+        &ctx.plan.opts.root,
+    ) {
+        Ok(c) => {
+            let counts: Vec<_> = c.iter().map(gridcheck_report::FactCover::counts).collect();
+            print!("\n{}", gridcheck_report::cover_text(&counts));
+        }
+        Err(e) => eprintln!("warning: what each fact covers is not shown: {e}"),
+    }
     let changed = changed(&records);
     if !changed.is_empty() {
         println!("\n{changed}");
     }
+}
+
+/// What each fact of `facts` covers: the tests of `spec`, the mutants of
+/// `mutants` (their programs as `spec` makes them) and the campaign
+/// findings recorded under `root/records` (`gridcheck_report::Facts::cover`,
+/// what the site's discrepancies page shows too).
+pub(crate) fn covers(
+    spec: &gridcheck_spec::Spec,
+    facts: &gridcheck_report::Facts,
+    mutants: &[gridcheck_report::MutantRecord],
+    root: &std::path::Path,
+) -> Result<Vec<gridcheck_report::FactCover>, String> {
+    let findings = gridcheck_report::recorded_findings(root)?;
+    let programs = gridcheck_mutate::programs(spec);
+    Ok(facts.cover(&gridcheck_report::CoverInputs {
+        spec,
+        mutants,
+        programs: &programs,
+        findings: &findings,
+    }))
 }
 
 /// A status a known fact gave: its message says which fact.

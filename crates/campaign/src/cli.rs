@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gridcheck_spec::{Litmus, Profile, TestBody};
-
 use crate::args::{Args, Phase, USAGE};
 use crate::campaign::{RECORDS, read_lines};
 use crate::findings::ProgramRecord;
@@ -98,67 +96,15 @@ fn plain_main(argv: &[String]) -> Result<(), String> {
     let out = out.ok_or("--out PROGRAM.cu is missing")?;
     let text = std::fs::read_to_string(&input)
         .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
-    let tests = finding_tests(&input, &text)?;
+    let tests = gridcheck_spec::render::load_litmus_tests(&input, &text)?;
     std::fs::write(&out, plain::program(&tests))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
-}
-
-/// The litmus tests of a finding's file: a whole spec document, or a list
-/// of tests as the leads phase writes it (`render::litmus_test_yaml`
-/// entries, each starting with its `  - name:` line), each then loaded with
-/// a rule of the first profile that accepts it.
-fn finding_tests(file: &Path, text: &str) -> Result<Vec<(String, Litmus)>, String> {
-    if text.starts_with("rules:") || text.contains("\nrules:") {
-        let spec = gridcheck_spec::load_sources(&[(file.to_path_buf(), text.to_string())], None)
-            .map_err(|e| e.to_string())?;
-        let tests: Vec<(String, Litmus)> = spec
-            .tests
-            .into_iter()
-            .filter_map(|t| match t.body {
-                TestBody::Litmus(l) => Some((t.name, l)),
-                _ => None,
-            })
-            .collect();
-        return match tests.is_empty() {
-            true => Err(format!("{}: no litmus test", file.display())),
-            false => Ok(tests),
-        };
-    }
-    const ENTRY: &str = "  - name: ";
-    let starts: Vec<usize> = text
-        .match_indices(ENTRY)
-        .map(|(i, _)| i)
-        .filter(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
-        .collect();
-    if starts.is_empty() {
-        return Err(format!(
-            "{}: no test (no line starting `{}`)",
-            file.display(),
-            ENTRY.trim()
-        ));
-    }
-    let mut tests = Vec::new();
-    for (n, &from) in starts.iter().enumerate() {
-        let entry = &text[from..starts.get(n + 1).copied().unwrap_or(text.len())];
-        let name = entry[ENTRY.len()..].lines().next().unwrap_or("").trim();
-        let mut last = String::new();
-        let loaded = Profile::ALL.iter().find_map(|&p| {
-            let doc = format!(
-                "rules:\n  - id: {p}.finding.{name}\n    source: {{ seed: finding.txt, section: \"1\" }}\n    quote: finding\n    profile: {p}\n    tests: [{name}]\ntests:\n{entry}"
-            );
-            gridcheck_spec::render::load_litmus(&doc)
-                .map_err(|e| last = e.to_string())
-                .ok()
-        });
-        let l = loaded.ok_or_else(|| format!("{}: test `{name}`: {last}", file.display()))?;
-        tests.push((name.to_string(), l));
-    }
-    Ok(tests)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gridcheck_spec::render::load_litmus_tests as finding_tests;
 
     /// A finding's file as the leads phase writes it: its tests in order.
     #[test]

@@ -57,11 +57,7 @@ impl Class {
     /// a hang, a discrepancy for a violation or an unmodeled state; none
     /// for another.
     pub fn fact_kind(self) -> Option<gridcheck_report::FactKind> {
-        match self {
-            Class::Hang => Some(gridcheck_report::FactKind::Hang),
-            Class::Violation | Class::Unmodeled => Some(gridcheck_report::FactKind::Discrepancy),
-            _ => None,
-        }
+        gridcheck_report::FactKind::of_finding(self.name())
     }
 
     pub fn is_finding(self) -> bool {

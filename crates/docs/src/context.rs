@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{FACTS_DIR, Fact, Facts};
+use gridcheck_report::{FACTS_DIR, Fact, Facts, RecordedFinding};
 use gridcheck_sass::programs::Program;
-use gridcheck_spec::Spec;
 use gridcheck_spec::shapes::Shape;
+use gridcheck_spec::{Litmus, Spec};
 
 use crate::Result;
 use crate::bench::{self, Baseline};
@@ -34,13 +34,19 @@ pub struct Inputs {
     pub shapes: Vec<Shape>,
     /// The machine-code tier's user programs (`kernels/sass/programs.toml`).
     pub programs: Vec<Program>,
+    /// Every mutant's program, by name, as the spec makes it now
+    /// (`gridcheck_mutate::programs`): what a fact's shape is matched against.
+    pub mutant_programs: BTreeMap<String, Litmus>,
+    /// The recorded campaigns' findings (`records/<gpu>/campaigns/`).
+    pub findings: Vec<RecordedFinding>,
 }
 
 impl Inputs {
     /// Reads the recorded runs, the known facts, the baselines, the shapes
     /// and the machine-code tier's user programs of the checkout at `root`
     /// (`records`, `conformance/facts`, `conformance/bench/baselines`,
-    /// `spec/shapes.yaml`, `kernels/sass/programs.toml`). A record written under a test's
+    /// `spec/shapes.yaml`, `kernels/sass/programs.toml`), the campaigns'
+    /// findings under `records`, and every mutant's program. A record written under a test's
     /// former name is shown as the test's (see
     /// [`TrialRecord::under_current_name`](gridcheck_report::TrialRecord::under_current_name)).
     pub fn load(root: &Path, spec: Spec, seeds_dir: Option<PathBuf>) -> Result<Inputs> {
@@ -59,6 +65,8 @@ impl Inputs {
             runs,
             shapes,
             programs,
+            mutant_programs: gridcheck_mutate::programs(&spec),
+            findings: gridcheck_report::recorded_findings(root)?,
             facts: Facts::load_all(&root.join(FACTS_DIR), root)?.entries,
             baselines: bench::load_dir(&root.join("conformance/bench/baselines"))?,
             root: root.to_path_buf(),

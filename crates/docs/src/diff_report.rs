@@ -223,6 +223,8 @@ struct Grouped<'a> {
     known: Vec<&'a StatusChange>,
     fix: Vec<&'a StatusChange>,
     other: Vec<&'a StatusChange>,
+    /// Within a fact that reproduces only sometimes.
+    sometimes: Vec<&'a StatusChange>,
     hist_reg: Vec<HistogramChange>,
     hist_other: Vec<HistogramChange>,
 }
@@ -246,6 +248,7 @@ impl<'a> Grouped<'a> {
             known: of(ChangeKind::KnownChanged),
             fix: of(ChangeKind::Fix),
             other: of(ChangeKind::Changed),
+            sometimes: of(ChangeKind::WithinFact),
             hist_reg,
             hist_other,
         }
@@ -271,12 +274,14 @@ fn headline(d: &RunDiff, g: &Grouped) -> String {
         };
         format!(
             "**{} regression(s)** ({} status, {forbidden} forbidden state(s) newly observed{beyond}); {} known \
-             discrepancy(ies) no longer reproducing; {} fix(es); {} other status change(s); {} \
+             discrepancy(ies) no longer reproducing; {} within a fact that reproduces only \
+             sometimes; {} fix(es); {} other status change(s); {} \
              other histogram change(s); {} trial(s) added, {} removed; {} unchanged (counted by \
              trial; below, a test listed by several rules is one line).\n\n",
             d.regressions(),
             g.reg.len(),
             g.known.len(),
+            g.sometimes.len(),
             g.fix.len(),
             g.other.len() + g.within.len(),
             g.hist_other.len(),
@@ -305,6 +310,7 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
         known,
         fix,
         other,
+        sometimes,
         hist_reg,
         hist_other,
     } = &g;
@@ -343,6 +349,14 @@ pub fn markdown(d: &RunDiff, base: &str, new: &str) -> String {
             "A status worse than before that the baseline's runs of this GPU also recorded for \
              the trial: not a regression.\n\n",
             status_rows(within),
+        );
+    }
+    if !sometimes.is_empty() {
+        section(
+            "Within a fact that reproduces only sometimes",
+            "A trial of a known fact with `reproduces = \"sometimes\"` that showed its behaviour \
+             in one run and not in the other: within the fact (sometimes), not a regression.\n\n",
+            status_rows(sometimes),
         );
     }
     if !known.is_empty() {
@@ -391,6 +405,35 @@ mod tests {
 
     fn rec(trial: &str, status: Status) -> TrialRecord {
         TrialRecord::new(trial.parse().unwrap(), status, format!("{status}\nmore"))
+    }
+
+    /// A known hang that reproduces only sometimes, shown in NEW and not in
+    /// BASE: its own section, not a regression (without the facts, one).
+    #[test]
+    fn a_sometimes_fact_is_within_the_fact() {
+        let facts = gridcheck_report::Facts {
+            entries: gridcheck_report::Facts::parse(
+                "[\"gpu/sm_90/t\"]\nkind = \"hang\"\nsummary = \"s\"\ndepends_on = [\"driver\"]\n\
+                 reproduces = \"sometimes\"\nmeasured = [{ sm = \"sm_90\", driver = \"580\", date = \"2026-11-26\" }]\n\
+                 evidence = \"e\"\n",
+                std::path::Path::new("f.toml"),
+                std::path::Path::new("."),
+            )
+            .unwrap(),
+        };
+        let (b, n) = (
+            [rec("gpu/sm_90/r.a/t", Status::Pass)],
+            [rec("gpu/sm_90/r.a/t", Status::KnownHang)],
+        );
+        let md = markdown(&diff_runs(&b, &n).within_facts(&facts, None), "a", "b");
+        let at = md.find("## Within a fact that reproduces only sometimes");
+        assert!(
+            at.is_some_and(|at| md[at..].contains("gpu/sm_90/r.a/t")),
+            "{md}"
+        );
+        assert!(md.contains("**0 regression(s)**") && !md.contains("## Regressions"));
+        let md = markdown(&diff_runs(&b, &n), "a", "b");
+        assert!(md.contains("**1 regression(s)**"), "{md}");
     }
 
     /// Against a baseline: a status the baseline saw is shown within the

@@ -6,11 +6,16 @@
 //! the rule whose promise it breaks), or a problem of the newest run of a
 //! GPU that no fact covers, about a test whatever number of rules list it
 //! (a hardware run of a test listed by four rules is one fact, shown with
-//! the four rules), also a row and a section under its rule. The table has
+//! the four rules), also a row and a section under its rule. A known
+//! fact's section says what it covers: the tests it names and those its
+//! shape matches, its envelope, the mutants and the campaign findings of
+//! its shape (`fact_cover.rs`). The table has
 //! three columns so that it fits the page at 1280 px (the browser test
 //! measures it).
 
-use gridcheck_report::{Fact as KnownFact, FactKind, Status, Subject, TestKey, TrialRecord};
+use gridcheck_report::{
+    Fact as KnownFact, FactCover, FactKind, Status, Subject, TestKey, TrialRecord,
+};
 use gridcheck_spec::TestBody;
 
 use crate::context::Ctx;
@@ -29,6 +34,8 @@ pub(crate) struct Fact<'a> {
     pub rules: Vec<String>,
     /// The trials of the latest runs it covers that ran, with their run.
     pub seen: Vec<(&'a Run, &'a TrialRecord)>,
+    /// What a known fact covers (`fact_cover.rs`).
+    pub cover: Option<FactCover>,
 }
 
 impl Fact<'_> {
@@ -75,7 +82,8 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
             .flat_map(|run| run.records.iter().map(move |r| (*run, r)))
     };
     let mut out: Vec<Fact<'a>> = Vec::new();
-    for x in xfails {
+    let covers = crate::fact_cover::of_inputs(ctx.inputs);
+    for (x, cover) in xfails.iter().zip(covers) {
         let seen: Vec<(&Run, &TrialRecord)> = records()
             .filter(|(_, r)| x.covers(&r.trial) && ran(r))
             .collect();
@@ -96,6 +104,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
             subject: x.subject.clone(),
             rules,
             seen,
+            cover: Some(cover),
         });
     }
     let covered = |r: &TrialRecord| xfails.iter().any(|x| x.covers(&r.trial));
@@ -119,6 +128,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
             subject: Subject::Test(key),
             rules: rs.iter().map(|r| r.trial.rule.clone()).collect(),
             seen: rs.into_iter().map(|r| (run, r)).collect(),
+            cover: None,
         });
     }
     out
@@ -316,6 +326,9 @@ fn section(ctx: &Ctx, n: usize, f: &Fact, heading: &str, skip_rule: Option<&str>
             "\n**Evidence**: {}\n\n",
             prose(&x.evidence).replace("\n\n", "<br><br>")
         );
+        if let Some(c) = &f.cover {
+            s += &crate::fact_cover::part(x, c);
+        }
     }
     match f.seen.first() {
         Some((run, r)) => {

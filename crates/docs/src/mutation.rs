@@ -31,13 +31,7 @@ pub(crate) fn page(ctx: &Ctx) -> String {
         on this hardware*, listed apart with the fact and left out of the score. \
         Recompute with `cargo xtask conformance --mutants` (or `conformance/mutants-gpu.sh` \
         with a GPU bundle).\n\n";
-    let mut newest: BTreeMap<&str, &Run> = BTreeMap::new();
-    for r in ctx.inputs.runs.iter().filter(|r| !r.mutants.is_empty()) {
-        let e = newest.entry(&r.slug).or_insert(r);
-        if crate::results::run_order(&r.date) > crate::results::run_order(&e.date) {
-            *e = r;
-        }
-    }
+    let newest = crate::fact_cover::newest_mutation_runs(&ctx.inputs.runs);
     if newest.is_empty() {
         out += "No mutation run is recorded yet.\n";
         return out;

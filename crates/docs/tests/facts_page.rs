@@ -100,3 +100,99 @@ fn the_site_css_wraps_commands_and_gives_statuses_their_column() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The section of fact number `n` on the discrepancies page.
+fn section_of(disc: &str, n: usize) -> &str {
+    let at = disc
+        .find(&format!("<h4 id=\"d{n}\">"))
+        .unwrap_or_else(|| panic!("a section d{n}"));
+    let rest = &disc[at + 4..];
+    let end = ["<h4 id=", "<h3 id=", "\n## "]
+        .iter()
+        .filter_map(|m| rest.find(m))
+        .min()
+        .unwrap_or(rest.len());
+    &disc[at..at + 4 + end]
+}
+
+/// Each known fact's section says what its shape covers with the counts
+/// the run's summary prints for it (both from `Facts::cover`): tests by
+/// name, by shape only (listed), mutants, findings.
+#[test]
+fn each_fact_shows_what_its_shape_covers_as_the_summary_counts_it() {
+    let inputs = common::inputs();
+    let src = gridcheck_docs::site::render(&inputs);
+    let disc = src.page("discrepancies.md").unwrap();
+    let covers = gridcheck_docs::fact_cover::of_inputs(&inputs);
+    assert_eq!(covers.len(), inputs.facts.len());
+    let summary = gridcheck_report::Summary::of(&[])
+        .with_facts(&covers)
+        .text();
+    let block: Vec<&str> = summary
+        .lines()
+        .skip_while(|l| !l.starts_with("what each known fact covers"))
+        .skip(1)
+        .collect();
+    assert_eq!(block.len(), inputs.facts.len(), "{summary}");
+    let (mut by_shape, mut none_beyond) = (0, 0);
+    // The known facts are the page's first facts, in the files' order.
+    for (i, ((fact, cover), line)) in inputs.facts.iter().zip(&covers).zip(&block).enumerate() {
+        let section = section_of(disc, i + 1);
+        let key = fact.subject.to_string();
+        let counts = line
+            .strip_prefix(&format!("  {key} ({}): ", fact.kind.as_str()))
+            .unwrap_or_else(|| panic!("{key}'s line: {line}"));
+        assert!(
+            section.contains(&format!("**What it covers**: {counts}.")),
+            "{key}: `{counts}` in\n{section}"
+        );
+        if !cover.by_shape.is_empty() {
+            by_shape += 1;
+            let listed = section
+                .lines()
+                .find(|l| l.starts_with("- Tests by shape only: "))
+                .unwrap_or_else(|| panic!("{key}: the tests by shape in\n{section}"));
+            assert_eq!(
+                listed.matches('`').count(),
+                2 * cover.by_shape.len(),
+                "{listed}"
+            );
+            for t in &cover.by_shape {
+                assert!(listed.contains(&format!("`{t}`")), "{t} in {listed}");
+            }
+        } else if cover.shape {
+            none_beyond += 1;
+            assert!(
+                section.contains("- Tests by shape: none beyond the test it names."),
+                "{key}: {section}"
+            );
+        }
+        if cover.findings.is_empty() && cover.shape {
+            assert!(
+                section.contains("- Campaign findings: no recorded finding"),
+                "{section}"
+            );
+        }
+        if let Some(e) = &fact.envelope {
+            assert!(
+                section.contains(&format!("up to {} instances of a program", e.instances)),
+                "{section}"
+            );
+        }
+    }
+    // The checked-in facts have both: a shape that reaches tests it does
+    // not name, and one that matches only its own.
+    assert!(by_shape > 0 && none_beyond > 0, "{by_shape} {none_beyond}");
+    let tail = inputs
+        .facts
+        .iter()
+        .position(|f| {
+            f.subject.to_string() == "gpu/sm_90/c2-tail-sees-other-thread-write-after-trigger"
+        })
+        .expect("the fact");
+    assert!(
+        section_of(disc, tail + 1).contains("- Tests by shape only: `"),
+        "{}",
+        section_of(disc, tail + 1)
+    );
+}

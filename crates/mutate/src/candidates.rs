@@ -77,6 +77,17 @@ pub fn candidates(spec: &Spec) -> (Vec<Candidate>, Vec<Rejected>) {
     (out, rejected)
 }
 
+/// Every candidate's program by its name: what a fact's shape is matched
+/// against when it judges a mutant (`gridcheck_report::Equivalence::Shape`)
+/// or lists the mutants it covers.
+pub fn programs(spec: &Spec) -> std::collections::BTreeMap<String, Litmus> {
+    candidates(spec)
+        .0
+        .into_iter()
+        .map(|c| (c.name, c.litmus))
+        .collect()
+}
+
 /// The candidate named `name` (see [`candidates`]).
 pub fn find(spec: &Spec, name: &str) -> Result<Candidate, String> {
     let (test, _) = split_name(name).ok_or_else(|| format!("`{name}` is not a mutant's name"))?;

@@ -13,7 +13,7 @@ mod judge;
 mod operators;
 
 pub use candidates::{
-    Candidate, Rejected, SEPARATOR, candidates, file_stem, find, kills, split_name,
+    Candidate, Rejected, SEPARATOR, candidates, file_stem, find, kills, programs, split_name,
 };
 pub use judge::{Judgement, MutantVerdict, judge};
 pub use operators::Operator;

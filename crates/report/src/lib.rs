@@ -12,6 +12,8 @@
 mod applicability;
 pub mod baseline;
 mod block;
+mod campaign_findings;
+mod cover;
 mod escalation;
 pub mod facts;
 mod golden;
@@ -26,6 +28,7 @@ mod results_file;
 pub mod run_diff;
 pub mod runs;
 mod score;
+mod sometimes;
 pub mod spread;
 mod stored;
 pub mod summary;
@@ -37,6 +40,10 @@ mod verdict;
 
 pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
+pub use campaign_findings::{RecordedFinding, recorded_findings};
+pub use cover::{
+    CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest, cover_text,
+};
 pub use escalation::{Escalation, EscalationStep};
 pub use facts::{
     ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
@@ -57,7 +64,7 @@ pub use results_file::{
     read_results, read_results_file, repair_tail,
 };
 pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use score::{Equivalence, Equivalent, Score, score_text};
+pub use score::{Equivalence, Equivalent, Inside, Score, score_text};
 pub use stored::{
     GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
 };

@@ -26,6 +26,9 @@
 //!   within it (listed, not a regression).
 //!
 //! A trial recorded twice in one run (a resumed trial) is its last record.
+//! With the facts (`RunDiff::within_facts`, `sometimes.rs`), a trial of a
+//! fact that reproduces only sometimes moving between showing it and not
+//! is *within the fact*, not a regression.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
@@ -89,6 +92,9 @@ pub enum ChangeKind {
     Fix,
     /// Another status of the same rank.
     Changed,
+    /// Between showing and not showing the behaviour of a fact that
+    /// reproduces only sometimes (`RunDiff::within_facts`).
+    WithinFact,
 }
 
 /// One trial whose status changed.

@@ -168,13 +168,9 @@ impl Facts {
         let here = Here::of_environment(env);
         let covers = |f: &Fact| match eq {
             Equivalence::Name => f.covers_mutant(m, &env.sm),
-            Equivalence::Shape(programs) => programs.get(&m.mutant).is_some_and(|p| {
-                f.shape_covers(&TrialId::gpu(&env.sm, "", &m.test), p)
-                    && f.envelope.as_ref().is_some_and(|e| {
-                        e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS)
-                            .is_ok()
-                    })
-            }),
+            Equivalence::Shape(programs) => {
+                f.shape_covers_mutant(m, programs) == Some(Inside::Within)
+            }
         };
         let mut found: Vec<(&Fact, Applies)> = self
             .entries
@@ -188,7 +184,51 @@ impl Facts {
     }
 }
 
+/// Where a mutant's run stands against the envelope of a fact whose shape
+/// covers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "envelope", content = "why")]
+pub enum Inside {
+    /// The fact states no envelope (it is not an `unobserved` fact).
+    NoEnvelope,
+    /// The run was on a GPU, under an environment and of a size it tried.
+    Within,
+    /// Outside it, and why.
+    Outside(String),
+}
+
 impl Fact {
+    /// Whether the fact's shape matches a mutant's program (`programs`, by
+    /// mutant name, as the current spec makes them: `gridcheck_mutate::programs`)
+    /// on the architecture it ran on, and if so, where its run stands
+    /// against the envelope. A mutant recorded without a GPU environment
+    /// is matched on its program alone, and is outside any envelope.
+    pub fn shape_covers_mutant(
+        &self,
+        m: &MutantRecord,
+        programs: &BTreeMap<String, Litmus>,
+    ) -> Option<Inside> {
+        let p = programs.get(&m.mutant)?;
+        let env = m.environment.as_ref();
+        let matches = match env {
+            Some(env) => self.shape_covers(&TrialId::gpu(&env.sm, "", &m.test), p),
+            None => self.subject.tier() == crate::Tier::Gpu && self.shape_of(p).is_some(),
+        };
+        if !matches {
+            return None;
+        }
+        Some(match (&self.envelope, env) {
+            (None, _) => Inside::NoEnvelope,
+            (Some(_), None) => Inside::Outside("it ran on no GPU".into()),
+            (Some(e), Some(env)) => {
+                match e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS) {
+                    Ok(()) => Inside::Within,
+                    Err(why) => Inside::Outside(why),
+                }
+            }
+        })
+    }
+
     /// Whether the fact is about a mutant run on `sm`: it names the mutant
     /// in `mutants`, or its key names the mutant's test on the GPU tier (any
     /// rule), on that architecture.

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::cover::{CoverCounts, FactCover, cover_text};
 use crate::run_diff::Severity;
 use crate::{Status, TrialRecord};
 
@@ -32,6 +33,10 @@ pub struct Summary {
     /// Every trial's last record, when asked for ([`Summary::with_every_trial`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub every_trial: Vec<TrialLine>,
+    /// What each known fact covers, when asked for ([`Summary::with_facts`]):
+    /// the counts the site's discrepancies page shows too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<CoverCounts>,
 }
 
 /// A tier's counts.
@@ -142,6 +147,7 @@ impl Summary {
             tiers,
             notable: notable_entries(records),
             every_trial: Vec::new(),
+            facts: Vec::new(),
         }
     }
 
@@ -161,8 +167,14 @@ impl Summary {
         self
     }
 
+    /// With what each fact covers ([`crate::Facts::cover`]), a line each.
+    pub fn with_facts(mut self, covers: &[FactCover]) -> Summary {
+        self.facts = covers.iter().map(FactCover::counts).collect();
+        self
+    }
+
     /// The terminal text: the counts per tier, the tests per tier, then
-    /// each notable result.
+    /// each notable result, then what each fact covers (when given).
     pub fn text(&self) -> String {
         let mut s = format!("{} trials\n", self.trials);
         for (tier, t) in &self.tiers {
@@ -182,6 +194,10 @@ impl Summary {
                 s += &format!("{:15} also rules {}\n", "", n.also_rules.join(", "));
             }
             s += &format!("{:15} {}\n", "", n.message);
+        }
+        if !self.facts.is_empty() {
+            s += "\n";
+            s += &cover_text(&self.facts);
         }
         s
     }

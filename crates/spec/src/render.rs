@@ -4,7 +4,7 @@
 //! every generated program is one the loader accepts).
 
 use std::fmt::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::ast::{KernelLaunch, Litmus, Profile, Spec, TestBody};
 use crate::error::{SpecError, SpecErrors};
@@ -71,4 +71,58 @@ pub fn load_litmus(yaml: &str) -> Result<Litmus, SpecErrors> {
             "the document holds no litmus test",
         )])),
     }
+}
+
+/// The litmus tests of a file, by name, in file order: a whole spec
+/// document, or a list of tests as a campaign's leads phase writes a
+/// finding ([`litmus_test_yaml`] entries, each starting with its
+/// `  - name:` line), each then loaded with a rule of the first profile
+/// that accepts it.
+pub fn load_litmus_tests(file: &Path, text: &str) -> Result<Vec<(String, Litmus)>, String> {
+    if text.starts_with("rules:") || text.contains("\nrules:") {
+        let spec = crate::load_sources(&[(file.to_path_buf(), text.to_string())], None)
+            .map_err(|e| e.to_string())?;
+        let tests: Vec<(String, Litmus)> = spec
+            .tests
+            .into_iter()
+            .filter_map(|t| match t.body {
+                TestBody::Litmus(l) => Some((t.name, l)),
+                _ => None,
+            })
+            .collect();
+        return match tests.is_empty() {
+            true => Err(format!("{}: no litmus test", file.display())),
+            false => Ok(tests),
+        };
+    }
+    const ENTRY: &str = "  - name: ";
+    let starts: Vec<usize> = text
+        .match_indices(ENTRY)
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
+        .collect();
+    if starts.is_empty() {
+        return Err(format!(
+            "{}: no test (no line starting `{}`)",
+            file.display(),
+            ENTRY.trim()
+        ));
+    }
+    let mut tests = Vec::new();
+    for (n, &from) in starts.iter().enumerate() {
+        let entry = &text[from..starts.get(n + 1).copied().unwrap_or(text.len())];
+        let name = entry[ENTRY.len()..].lines().next().unwrap_or("").trim();
+        let mut last = String::new();
+        let loaded = Profile::ALL.iter().find_map(|&p| {
+            let doc = format!(
+                "rules:\n  - id: {p}.finding.{name}\n    source: {{ seed: finding.txt, section: \"1\" }}\n    quote: finding\n    profile: {p}\n    tests: [{name}]\ntests:\n{entry}"
+            );
+            load_litmus(&doc)
+                .map_err(|e| last = e.to_string())
+                .ok()
+        });
+        let l = loaded.ok_or_else(|| format!("{}: test `{name}`: {last}", file.display()))?;
+        tests.push((name.to_string(), l));
+    }
+    Ok(tests)
 }
