@@ -209,13 +209,11 @@ fn pack_library(root: &Path, bundle: &Path) -> Result<String> {
             from.display()
         ));
     }
-    pack(&from, &packed)?;
-    let size = std::fs::metadata(&packed).map(|m| m.len()).unwrap_or(0);
+    let (files, mib) = crate::library::pack_into(root, &packed)?;
     Ok(format!(
-        "the library programs of {} (packed into {} of {:.1} MiB)",
+        "the library programs of {} ({files} files packed into {} of {mib:.1} MiB)",
         from.display(),
         packed.display(),
-        size as f64 / (1024.0 * 1024.0)
     ))
 }
 
@@ -346,6 +344,12 @@ mod tests {
         let prog = base.join("target/library/13.3/sm_90/merge_sort");
         std::fs::create_dir_all(prog.parent().unwrap()).unwrap();
         std::fs::write(&prog, "program").unwrap();
+        // Not built until its build.json says so.
+        assert!(pack_library(&base, &bundle).is_err());
+        std::fs::write(base.join("target/library/13.3/build.json"), "{}").unwrap();
+        let headers = base.join("target/library/13.3/headers-nopdl/cub/a.cuh");
+        std::fs::create_dir_all(headers.parent().unwrap()).unwrap();
+        std::fs::write(&headers, "patched").unwrap();
         let line = pack_library(&base, &bundle).unwrap();
         assert!(line.contains("library.tar.xz"), "{line}");
         let list = Command::new("tar")
@@ -355,6 +359,8 @@ mod tests {
             .unwrap();
         let list = String::from_utf8_lossy(&list.stdout);
         assert!(list.contains("./13.3/sm_90/merge_sort"), "{list}");
+        assert!(list.contains("./13.3/build.json"), "{list}");
+        assert!(!list.contains("headers-nopdl"), "patched headers stay home: {list}");
         std::fs::remove_dir_all(&base).unwrap();
     }
 

@@ -104,27 +104,45 @@ fn list(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The built binaries, each release's `build.json` and the catalog, staged
-/// as `target/library/...` (no patched header copies) and packed: unpacked
-/// at a checkout's root on the GPU machine, they are where [`binary`] says.
 fn pack(root: &Path, args: &[String]) -> Result<()> {
     let out = match args {
         [] => root.join(".gpu-bundle/library.tar.xz"),
         [flag, f] if flag == "--out" => PathBuf::from(f),
         _ => return Err(USAGE.into()),
     };
+    let (files, mib) = pack_into(root, &out)?;
+    println!(
+        "{files} files packed into {} ({mib:.1} MiB); unpack into target/library/",
+        out.display()
+    );
+    Ok(())
+}
+
+/// The built binaries and each release's `build.json`, staged as
+/// `<release>/<target>/<binary>` and `<release>/build.json` (no patched
+/// header copies) and packed into `out`: unpacked into a checkout's
+/// `target/library/` on the GPU machine (`conformance/bundle-kernels.sh`),
+/// they are where [`binary`] says. The one packer of both `library pack`
+/// and the bundle. Returns the files packed and the archive's MiB.
+pub fn pack_into(root: &Path, out: &Path) -> Result<(usize, f64)> {
     let lib = gridcheck_library::library_dir(root);
     let stage = root.join(".gpu-bundle/library-stage");
     let _ = std::fs::remove_dir_all(&stage);
     let mut files = 0;
-    for h in header_dirs(root) {
-        let record = build_record(root, &h.release);
-        if !record.is_file() {
-            continue;
-        }
-        let mut built = vec![record];
+    // Every release built here (a folder with its build.json), whether or
+    // not its headers are still installed.
+    let mut releases: Vec<String> = std::fs::read_dir(&lib)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|r| build_record(root, r).is_file())
+        .collect();
+    releases.sort();
+    for release in releases {
+        let mut built = vec![build_record(root, &release)];
         for t in TARGETS {
-            let dir = lib.join(&h.release).join(t);
+            let dir = lib.join(&release).join(t);
             built.extend(
                 std::fs::read_dir(&dir)
                     .into_iter()
@@ -135,8 +153,8 @@ fn pack(root: &Path, args: &[String]) -> Result<()> {
         }
         for f in built {
             let rel = f
-                .strip_prefix(root)
-                .map_err(|_| format!("{} is outside the checkout", f.display()))?;
+                .strip_prefix(&lib)
+                .map_err(|_| format!("{} is outside {}", f.display(), lib.display()))?;
             crate::copy_creating(&f, &stage.join(rel))?;
             files += 1;
         }
@@ -144,16 +162,11 @@ fn pack(root: &Path, args: &[String]) -> Result<()> {
     if files == 0 {
         return Err("nothing built: run `cargo xtask library build` first".into());
     }
-    crate::copy_creating(&root.join(CATALOG_FILE), &stage.join(CATALOG_FILE))?;
     if let Some(d) = out.parent() {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
-    crate::bundle::pack(&stage, &out)?;
+    crate::bundle::pack(&stage, out)?;
     std::fs::remove_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
-    let mib = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
-    println!(
-        "{files} files packed into {} ({mib:.1} MiB); unpack at the checkout's root",
-        out.display()
-    );
-    Ok(())
+    let mib = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
+    Ok((files, mib))
 }
