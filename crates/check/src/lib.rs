@@ -19,6 +19,7 @@
 //! command is `gridcheck-check` (`main.rs`, `cli.rs`) and `cargo xtask
 //! check`.
 
+pub mod batch;
 pub mod cli;
 pub mod cubin;
 pub mod elf;
@@ -29,7 +30,9 @@ pub mod kernel;
 pub mod nvinfo;
 pub mod operand;
 pub mod output;
+pub mod pack;
 pub mod pair;
+pub mod prefilter;
 pub mod report;
 pub mod run;
 

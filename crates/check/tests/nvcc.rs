@@ -41,6 +41,7 @@ fn opts(t: &Toolchain) -> Options {
             cuobjdump: t.cuobjdump.clone(),
             cache: None,
             tmp: std::env::temp_dir(),
+            ..Tools::default()
         },
         jobs: 2,
         ..Options::default()
