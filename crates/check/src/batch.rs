@@ -197,7 +197,12 @@ pub fn check_all(cubins: &[&[u8]], tools: &Tools, jobs: usize) -> Vec<Result<Cub
             Err(r) => out[n] = Some(r),
         }
     }
-    let groups = group(&pending, tools.pack);
+    // Packs small enough that every thread has several, the costliest
+    // first: the last one to finish is a short one.
+    let size = if tools.pack == 0 { cubin::PACK } else { tools.pack };
+    let size = size.min(pending.len().div_ceil(4 * jobs.max(1))).max(1);
+    let mut groups = group(&pending, size);
+    groups.sort_by_key(|g| std::cmp::Reverse(g.iter().map(|p| cost(p)).sum::<usize>()));
     let results = par_map(&groups, jobs, |g| run_pack(g, tools));
     for (g, rs) in groups.iter().zip(results) {
         for (p, r) in g.iter().zip(rs) {
@@ -209,11 +214,17 @@ pub fn check_all(cubins: &[&[u8]], tools: &Tools, jobs: usize) -> Vec<Result<Cub
         .collect()
 }
 
+/// A guess at a cubin's nvdisasm time: its size, four times over with the
+/// dataflow analysis, whole when it cannot be packed.
+fn cost(p: &Pending<'_>) -> usize {
+    let weight = if p.dataflow || !p.packable { 4 } else { 1 };
+    p.bytes.len() * weight
+}
+
 /// Packs of up to `size` cubins with the same ELF flags and the same need
 /// of the dataflow analysis; a cubin that cannot be packed is a pack of
 /// its own.
 fn group<'p, 'a>(pending: &'p [Pending<'a>], size: usize) -> Vec<Vec<&'p Pending<'a>>> {
-    let size = if size == 0 { cubin::PACK } else { size };
     let mut by_flags: BTreeMap<(u32, bool), Vec<&Pending<'a>>> = BTreeMap::new();
     let mut out = Vec::new();
     for p in pending {
