@@ -199,7 +199,11 @@ pub fn check_all(cubins: &[&[u8]], tools: &Tools, jobs: usize) -> Vec<Result<Cub
     }
     // Packs small enough that every thread has several, the costliest
     // first: the last one to finish is a short one.
-    let size = if tools.pack == 0 { cubin::PACK } else { tools.pack };
+    let size = if tools.pack == 0 {
+        cubin::PACK
+    } else {
+        tools.pack
+    };
     let size = size.min(pending.len().div_ceil(4 * jobs.max(1))).max(1);
     let mut groups = group(&pending, size);
     groups.sort_by_key(|g| std::cmp::Reverse(g.iter().map(|p| cost(p)).sum::<usize>()));
