@@ -13,6 +13,8 @@
 //!   crate (and cudarc).
 //! - [`compare`]: a run against a baseline; what counts as a regression.
 //! - [`reference`]: the CPU references and the inputs of the PMPP workloads.
+//! - [`check`]: the machine-code check's speed on a directory of cubins
+//!   (`gridcheck-bench check`; no GPU).
 //! - [`gpu`]: the figures themselves (cudarc, CUDA events): the driver, and
 //!   one module a benchmark group, named after its `kernels/bench/*.cu`.
 //!
@@ -20,6 +22,7 @@
 //! cubins like the suite's (`-rdc=true`, then `-dlink -cubin -lcudadevrt`).
 
 pub use gridcheck_report::baseline;
+pub mod check;
 pub mod compare;
 pub mod gpu;
 pub mod reference;

@@ -5,6 +5,8 @@
 //! gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION]
 //!                     [--command TEXT] [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
 //! gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US] [--floor-fraction F]
+//! gridcheck-bench check [PATH...] [--list FILE] [--sample N] [--seed S] [--jobs N] [--cache DIR]
+//!                       [--nvdisasm PATH] [--corpus N] [--reference]
 //! ```
 //!
 //! Exit status: 0 all figures measured and verified (and none regressed);
@@ -16,6 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gridcheck_bench::baseline::{self, Machine, Results};
+use gridcheck_bench::check as speed;
 use gridcheck_bench::compare::{self, Tolerance};
 use gridcheck_bench::gpu::{self, Plan};
 
@@ -23,6 +26,12 @@ const USAGE: &str = "usage:
   gridcheck-bench run --cubins DIR [--out FILE] [--quick] [--nvcc VERSION] [--command TEXT]
                       [--compare BASELINE] [--tolerance REL] [--floor-us US] [--floor-fraction F]
   gridcheck-bench compare NEW.json BASELINE.json [--tolerance REL] [--floor-us US] [--floor-fraction F]
+  gridcheck-bench check [PATH...] [--list FILE] [--sample N] [--seed S] [--jobs N] [--cache DIR]
+                        [--nvdisasm PATH] [--corpus N] [--reference]
+      the machine-code check's cubins a second (no GPU): cold (an empty cache, or DIR emptied
+      first), then cached; --sample: N files by a seeded shuffle (seed 1); --corpus: the minutes N
+      cubins would take; --reference: also each cubin's file whole with every kernel, whose
+      kernels must come out the same (exit 1 otherwise)
 A figure regressed when its median moved beyond the baseline's [p10, p90] widened by
 max(REL * baseline median, US for figures in us, F for fractions), in the worse direction
 (defaults 0.15, 0.25, 0.05).";
@@ -38,6 +47,7 @@ fn main() -> ExitCode {
     let r = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("compare") => compare_cmd(&args[1..]),
+        Some("check") => check_cmd(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -130,6 +140,121 @@ fn compare_cmd(args: &[String]) -> Result<(), Fail> {
     let new = baseline::load(&PathBuf::from(new)).map_err(Fail::Usage)?;
     let base = baseline::load(&PathBuf::from(base)).map_err(Fail::Usage)?;
     report_compare(&base, &new, &tol)
+}
+
+fn number<T: std::str::FromStr>(o: &Opts, name: &str, default: T) -> Result<T, Fail> {
+    o.get(name).map_or(Ok(default), |v| {
+        v.parse()
+            .map_err(|_| Fail::Usage(format!("{name} needs a number, not `{v}`")))
+    })
+}
+
+fn check_cmd(args: &[String]) -> Result<(), Fail> {
+    let o = parse(
+        args,
+        &[
+            "--list",
+            "--sample",
+            "--seed",
+            "--jobs",
+            "--cache",
+            "--nvdisasm",
+            "--corpus",
+        ],
+        &["--reference"],
+    )?;
+    let mut files = speed::files(&o.positional, o.get("--list").map(std::path::Path::new))
+        .map_err(Fail::Usage)?;
+    if let Some(n) = o.get("--sample") {
+        let n = n
+            .parse()
+            .map_err(|_| Fail::Usage(format!("--sample needs a number, not `{n}`")))?;
+        files = speed::sample(files, n, number(&o, "--seed", 1)?);
+    }
+    if files.is_empty() {
+        return Err(Fail::Usage(format!("check: no files to check\n{USAGE}")));
+    }
+    let jobs = number(
+        &o,
+        "--jobs",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )?;
+    let corpus = o
+        .get("--corpus")
+        .map(|_| number(&o, "--corpus", 0))
+        .transpose()?;
+    let cache = o
+        .get("--cache")
+        .map_or_else(speed::scratch_cache, PathBuf::from);
+    let _ = std::fs::remove_dir_all(&cache);
+    let root = std::env::current_dir().unwrap_or_default();
+    let mut opts = gridcheck_check::Options {
+        jobs,
+        ..Default::default()
+    };
+    opts.tools.nvdisasm = o
+        .get("--nvdisasm")
+        .map(PathBuf::from)
+        .or_else(|| gridcheck_check::cli::find_tools(&root).0);
+    opts.tools.tmp = std::env::temp_dir();
+    opts.tools.cache = Some(cache.clone());
+    eprintln!(
+        "check: {} files, {jobs} jobs, cache {}",
+        files.len(),
+        cache.display()
+    );
+    let (cold, fast) = speed::timed("cold", &files, &opts);
+    println!("{}", cold.row(corpus, jobs));
+    let (warm, again) = speed::timed("cached", &files, &opts);
+    println!("{}", warm.row(corpus, jobs));
+    if o.get("--cache").is_none() {
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+    let errors: usize = fast.files.iter().map(|f| f.errors.len()).sum();
+    let mut bad = Vec::new();
+    if speed::kernels_json(&fast) != speed::kernels_json(&again) {
+        bad.push("the cached run's kernels differ from the cold run's".to_string());
+    }
+    if o.flags.iter().any(|f| f == "--reference") {
+        opts.tools.cache = None;
+        (opts.tools.pack, opts.tools.all_kernels) = (1, true);
+        let (t, reference) = speed::timed("reference", &files, &opts);
+        println!("{}", t.row(corpus, jobs));
+        let (a, b) = (speed::kernels_json(&fast), speed::kernels_json(&reference));
+        let differ: Vec<String> = a
+            .iter()
+            .zip(&b)
+            .zip(&fast.files)
+            .filter(|((x, y), _)| x != y)
+            .map(|(_, f)| f.path.clone())
+            .collect();
+        println!(
+            "kernels as the reference gives them: {} of {} files the same",
+            a.len() - differ.len(),
+            a.len()
+        );
+        bad.extend(
+            differ
+                .iter()
+                .map(|p| format!("differs from the reference: {p}")),
+        );
+        let (passed, pdl, dropped) = speed::prefilter_counts(&fast, &reference);
+        println!(
+            "prefilter: {passed} kernels disassembled, {pdl} with PDL instructions, {} PDL kernels left out",
+            dropped.len()
+        );
+        bad.extend(
+            dropped
+                .iter()
+                .map(|k| format!("the prefilter left out PDL kernel {k}")),
+        );
+    }
+    println!("errors: {errors}");
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(Fail::Failed(bad.join("\n")))
+    }
 }
 
 fn report_compare(base: &Results, new: &Results, tol: &Tolerance) -> Result<(), Fail> {

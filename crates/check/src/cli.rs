@@ -18,14 +18,18 @@ const USAGE: &str = "usage: gridcheck-check [options] PATH...
   --produced FILE      TOML: [[kernel]] name = \"k\" produced = [1]: the parameters the previous kernel writes
   --no-table           findings and counts only (text)
   --cache DIR          keep each cubin's result by its content hash (cargo xtask check: target/check-cache)
-  --jobs N             files checked at once (default: the cores)
+  --jobs N             nvdisasm runs at once (default: the cores)
+  --pack N             cubins (of one architecture) one nvdisasm run reads (default 32; 1: each cubin's file
+                       as it is, every kernel: the reference the packing is compared with)
+  --all-kernels        disassemble every kernel, not only those whose code holds a PDL opcode
+                       (the default with --trace)
   --nvdisasm PATH      the disassembler (default: the checkout's newest .toolchains/<release>, then PATH)
   --time               print the wall time to standard error
 exit status: 0 no finding, 1 findings, 2 an error";
 
 /// The newest installed toolchain's nvdisasm, then one on the PATH; and
 /// cuobjdump beside it.
-fn find_tools(root: &Path) -> (Option<PathBuf>, Option<PathBuf>) {
+pub fn find_tools(root: &Path) -> (Option<PathBuf>, Option<PathBuf>) {
     let (all, _) = gridcheck_toolchain::installed(root);
     let from_toolchain = all
         .iter()
@@ -72,6 +76,12 @@ pub fn run(args: &[String], root: &Path, cache: Option<PathBuf>) -> Result<u8, S
             }
             "--format" => format = value(args, &mut k, a)?.to_string(),
             "--no-table" => table = false,
+            "--all-kernels" => opts.tools.all_kernels = true,
+            "--pack" => {
+                opts.tools.pack = value(args, &mut k, a)?
+                    .parse()
+                    .map_err(|_| format!("--pack needs a number\n\n{USAGE}"))?;
+            }
             "--time" => time = true,
             "--cache" => opts.tools.cache = Some(PathBuf::from(value(args, &mut k, a)?)),
             "--nvdisasm" => nvdisasm = Some(PathBuf::from(value(args, &mut k, a)?)),

@@ -26,7 +26,17 @@ pub struct Tools {
     pub cache: Option<PathBuf>,
     /// A directory for temporary files.
     pub tmp: PathBuf,
+    /// Disassemble every kernel, not only those the prefilter passes
+    /// (`prefilter.rs`): what pairing with a trace needs (the previous
+    /// kernel's stores), and the reference the prefilter is compared with.
+    pub all_kernels: bool,
+    /// The most cubins one nvdisasm run reads (`pack.rs`); 0: [`PACK`];
+    /// 1: each cubin's own file, every kernel (`check`).
+    pub pack: usize,
 }
+
+/// Cubins a nvdisasm run reads, unless told otherwise.
+pub const PACK: usize = 32;
 
 impl Tools {
     /// A fresh temporary path under `tmp`.
@@ -87,12 +97,84 @@ pub fn check_text(
     Ok(CubinResult { arch, kernels })
 }
 
-fn cache_file(dir: &Path, bytes: &[u8]) -> PathBuf {
+/// A cubin's cache file: `-pdl` for a result with only the kernels the
+/// prefilter passed disassembled.
+fn cache_file(dir: &Path, bytes: &[u8], all_kernels: bool) -> PathBuf {
     let h = gridcheck_toolchain::fnv1a64(bytes);
-    dir.join(format!("v{ANALYSIS_VERSION}-{h:016x}-{}.json", bytes.len()))
+    let part = if all_kernels { "" } else { "-pdl" };
+    dir.join(format!(
+        "v{ANALYSIS_VERSION}-{h:016x}-{}{part}.json",
+        bytes.len()
+    ))
 }
 
-/// Checks one cubin's bytes (from the cache when it holds them).
+/// A cubin's cached result: with every kernel disassembled, or with the
+/// prefilter's when that is what is asked for.
+pub fn cached(bytes: &[u8], tools: &Tools) -> Option<CubinResult> {
+    let dir = tools.cache.as_ref()?;
+    let modes: &[bool] = if tools.all_kernels {
+        &[true]
+    } else {
+        &[false, true]
+    };
+    modes.iter().find_map(|&all| {
+        let text = std::fs::read_to_string(cache_file(dir, bytes, all)).ok()?;
+        serde_json::from_str::<CubinResult>(&text).ok()
+    })
+}
+
+/// Keeps a cubin's result in the cache, if there is one.
+pub fn keep(bytes: &[u8], tools: &Tools, r: &CubinResult) {
+    let Some(dir) = &tools.cache else { return };
+    let c = cache_file(dir, bytes, tools.all_kernels);
+    let _ = std::fs::create_dir_all(dir);
+    // Written whole under another name, then renamed: a reader never sees
+    // half a file.
+    let part = c.with_extension(format!("part{}", std::process::id()));
+    if let Ok(json) = serde_json::to_string(r)
+        && std::fs::write(&part, json).is_ok()
+    {
+        let _ = std::fs::rename(&part, c);
+    }
+}
+
+/// Runs nvdisasm (`-c -gi`, and `-fun` with these symbols) on a file;
+/// without `dataflow`, `-ndf`: no indirect branch's targets are inferred,
+/// and it costs half the time (the analysis runs over every function of
+/// the file, whichever `-fun` prints).
+pub fn nvdisasm(
+    tools: &Tools,
+    bytes: &[u8],
+    functions: Option<&[u32]>,
+    dataflow: bool,
+) -> Result<String, String> {
+    let nvdisasm = tools.nvdisasm.as_ref().ok_or(NO_NVDISASM)?;
+    let file = tools.temp("k.cubin");
+    std::fs::write(&file, bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let mut cmd = Command::new(nvdisasm);
+    cmd.args(["-c", "-gi"]);
+    if !dataflow {
+        cmd.arg("-ndf");
+    }
+    if let Some(f) = functions {
+        let list: Vec<String> = f.iter().map(u32::to_string).collect();
+        cmd.arg("-fun").arg(list.join(","));
+    }
+    let out = cmd.arg(&file).output();
+    let _ = std::fs::remove_file(&file);
+    let out = out.map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "nvdisasm cannot read it ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Checks one cubin's bytes alone, every kernel disassembled (from the
+/// cache when it holds them).
 pub fn check(bytes: &[u8], tools: &Tools) -> Result<CubinResult, String> {
     let elf = Elf::parse(bytes)?;
     if elf.machine != EM_CUDA {
@@ -101,45 +183,18 @@ pub fn check(bytes: &[u8], tools: &Tools) -> Result<CubinResult, String> {
             elf.machine
         ));
     }
-    let cached = tools.cache.as_ref().map(|d| cache_file(d, bytes));
-    if let Some(c) = &cached
-        && let Ok(text) = std::fs::read_to_string(c)
-        && let Ok(r) = serde_json::from_str::<CubinResult>(&text)
-    {
+    let tools = &Tools {
+        all_kernels: true,
+        ..tools.clone()
+    };
+    if let Some(r) = cached(bytes, tools) {
         return Ok(r);
     }
     let infos = param_infos(&elf)?;
     let fallback = format!("sm_{}", elf.sm());
-    let nvdisasm = tools.nvdisasm.as_ref().ok_or(NO_NVDISASM)?;
-    let file = tools.temp("k.cubin");
-    std::fs::write(&file, bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    let out = Command::new(nvdisasm)
-        .args(["-c", "-gi"])
-        .arg(&file)
-        .output();
-    let _ = std::fs::remove_file(&file);
-    let out = out.map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "nvdisasm cannot read this {fallback} cubin ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    let r = check_text(&String::from_utf8_lossy(&out.stdout), &infos, &fallback)
-        .map_err(|e| format!("nvdisasm's output: {e}"))?;
-    if let Some(c) = &cached {
-        if let Some(d) = c.parent() {
-            let _ = std::fs::create_dir_all(d);
-        }
-        // Written whole under another name, then renamed: a reader never
-        // sees half a file.
-        let part = c.with_extension(format!("part{}", std::process::id()));
-        if let Ok(json) = serde_json::to_string(&r)
-            && std::fs::write(&part, json).is_ok()
-        {
-            let _ = std::fs::rename(&part, c);
-        }
-    }
+    let text =
+        nvdisasm(tools, bytes, None, true).map_err(|e| format!("this {fallback} cubin: {e}"))?;
+    let r = check_text(&text, &infos, &fallback).map_err(|e| format!("nvdisasm's output: {e}"))?;
+    keep(bytes, tools, &r);
     Ok(r)
 }

@@ -6,11 +6,21 @@
 /// `EM_CUDA`: a cubin's machine.
 pub const EM_CUDA: u16 = 190;
 
-/// One section: its name and its bytes (empty for `SHT_NOBITS`).
+/// One section: its name, its bytes (empty for `SHT_NOBITS`) and the
+/// header fields a cubin is rebuilt from (`pack.rs`).
 #[derive(Debug, Clone)]
 pub struct Section<'a> {
     pub name: String,
     pub data: &'a [u8],
+    /// `sh_type`, `sh_flags`, `sh_link`, `sh_info`, `sh_addralign`,
+    /// `sh_entsize`, `sh_size` (for `SHT_NOBITS` too).
+    pub kind: u32,
+    pub flags: u64,
+    pub link: u32,
+    pub info: u32,
+    pub align: u64,
+    pub entsize: u64,
+    pub size: u64,
 }
 
 /// A parsed ELF file.
@@ -62,28 +72,26 @@ impl<'a> Elf<'a> {
         if shnum > 0 && shentsize < 64 {
             return Err(format!("bad ELF section header size {shentsize}"));
         }
-        let header = |k: u64| -> Result<(u32, u32, u64, u64), String> {
+        let header = |k: u64| -> Result<&[u8], String> {
             let at = shoff
                 .checked_add(k.checked_mul(shentsize).ok_or_else(|| cut("a section"))?)
                 .and_then(|a| usize::try_from(a).ok())
                 .ok_or_else(|| cut("the section table"))?;
-            let h = b.get(at..at + 64).ok_or_else(|| cut("the section table"))?;
-            Ok((
-                u32_at(h, 0).unwrap_or(0),
-                u32_at(h, 4).unwrap_or(0),
-                u64_at(h, 24).unwrap_or(0),
-                u64_at(h, 32).unwrap_or(0),
-            ))
+            b.get(at..at + 64).ok_or_else(|| cut("the section table"))
         };
+        let field = |h: &[u8], at: usize| u64_at(h, at).unwrap_or(0);
+        let word = |h: &[u8], at: usize| u32_at(h, at).unwrap_or(0);
         let names = if shnum > 0 && shstrndx < shnum {
-            let (_, _, off, size) = header(shstrndx)?;
+            let h = header(shstrndx)?;
+            let (off, size) = (field(h, 24), field(h, 32));
             slice(b, off, size).ok_or_else(|| cut("the section names"))?
         } else {
             &[][..]
         };
         let mut sections = Vec::new();
         for k in 0..shnum {
-            let (name, kind, off, size) = header(k)?;
+            let h = header(k)?;
+            let (name, kind, off, size) = (word(h, 0), word(h, 4), field(h, 24), field(h, 32));
             let name = names
                 .get(name as usize..)
                 .and_then(|n| n.split(|&c| c == 0).next())
@@ -95,7 +103,17 @@ impl<'a> Elf<'a> {
             } else {
                 slice(b, off, size).ok_or_else(|| cut(&format!("section `{name}`")))?
             };
-            sections.push(Section { name, data });
+            sections.push(Section {
+                name,
+                data,
+                kind,
+                flags: field(h, 8),
+                link: word(h, 40),
+                info: word(h, 44),
+                align: field(h, 48),
+                entsize: field(h, 56),
+                size,
+            });
         }
         Ok(Elf {
             machine,

@@ -93,9 +93,32 @@ pub struct Kernel {
     /// Stores some path runs after a trigger.
     pub stores_after_trigger: usize,
     pub notes: Vec<String>,
+    /// Not disassembled: its code holds no PDL instruction (`prefilter.rs`),
+    /// so nothing but its name, architecture and parameters is known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
 }
 
 impl Kernel {
+    /// A kernel left out of the disassembly by the prefilter.
+    pub fn skipped(name: &str, info: &ParamInfo, arch: &str) -> Kernel {
+        Kernel {
+            name: name.to_string(),
+            demangled: None,
+            arch: arch.to_string(),
+            params: info.params.clone(),
+            waits: Vec::new(),
+            triggers: Vec::new(),
+            early: Vec::new(),
+            writes: Vec::new(),
+            stores: 0,
+            unknown_stores: 0,
+            stores_after_trigger: 0,
+            notes: Vec::new(),
+            skipped: true,
+        }
+    }
+
     pub fn has_pdl(&self) -> bool {
         !self.waits.is_empty() || !self.triggers.is_empty()
     }
@@ -250,6 +273,7 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
         unknown_stores: 0,
         stores_after_trigger: 0,
         notes: Vec::new(),
+        skipped: false,
     };
     if let Some(why) = &cfg.incomplete {
         k.notes.push(format!(

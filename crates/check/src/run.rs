@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gridcheck_sass::presence::{Waits, ptx_entries, ptx_waits};
 
-use crate::cubin::{self, Tools};
+use crate::batch::{self, par_map};
+use crate::cubin::{self, CubinResult, Tools};
 use crate::input::{self, Payload};
 use crate::kernel::{Kernel, Provenance};
 use crate::report::{FileReport, Options, PtxEntry, Report, Unit};
@@ -55,7 +54,9 @@ pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-fn check_file(path: &Path, tools: &Tools) -> FileReport {
+/// A file opened up: its report so far (errors, PTX entries) and its
+/// cubins, each with its unit's label.
+fn open_file(path: &Path, tools: &Tools) -> (FileReport, Vec<(String, Vec<u8>)>) {
     let mut r = FileReport {
         path: path.display().to_string(),
         errors: Vec::new(),
@@ -67,49 +68,58 @@ fn check_file(path: &Path, tools: &Tools) -> FileReport {
         Ok(b) => b,
         Err(e) => {
             r.errors.push(format!("cannot read it: {e}"));
-            return r;
+            return (r, Vec::new());
         }
     };
     let (units, errors) = input::units(&bytes, tools);
     r.errors.extend(errors);
-    let mut ptx = Vec::new();
+    let mut cubins = Vec::new();
     for u in units {
         match u.payload {
-            Payload::Cubin(b) => match cubin::check(&b, tools) {
-                Ok(c) => {
-                    r.all.extend(c.kernels.iter().cloned());
-                    let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
-                        c.kernels.into_iter().partition(Kernel::has_pdl);
-                    r.units.push(Unit {
-                        label: u.label,
-                        arch: c.arch,
-                        kernels: pdl,
-                        other_kernels: other.len(),
-                    });
-                }
-                Err(e) => r.errors.push(format!("{}: {e}", u.label)),
-            },
-            Payload::Ptx(text) => ptx.push((u.label, u.arch, text)),
+            Payload::Cubin(b) => cubins.push((u.label, b)),
+            Payload::Ptx(text) => r.ptx.extend(ptx_entries_of(&u.label, &u.arch, &text)),
         }
     }
-    for (label, arch, text) in ptx {
-        for name in ptx_entries(&text) {
-            let entry = match ptx_waits(&text, &name) {
+    (r, cubins)
+}
+
+fn ptx_entries_of(label: &str, arch: &str, text: &str) -> Vec<PtxEntry> {
+    ptx_entries(text)
+        .into_iter()
+        .map(|name| {
+            let (waits, undecided) = match ptx_waits(text, &name) {
                 Ok(Waits::Found(w)) => (w, None),
                 Ok(Waits::Undecided(why)) => (Vec::new(), Some(why)),
                 Err(e) => (Vec::new(), Some(e)),
             };
-            r.ptx.push(PtxEntry {
-                unit: label.clone(),
-                arch: arch.clone(),
+            PtxEntry {
+                unit: label.to_string(),
+                arch: arch.to_string(),
                 kernel: name,
-                waits: entry.0,
-                undecided: entry.1,
+                waits,
+                undecided,
                 sass_wait: false,
+            }
+        })
+        .collect()
+}
+
+/// A cubin's result put into its file's report.
+fn add_unit(r: &mut FileReport, label: String, result: Result<CubinResult, String>) {
+    match result {
+        Ok(c) => {
+            r.all.extend(c.kernels.iter().cloned());
+            let (pdl, other): (Vec<Kernel>, Vec<Kernel>) =
+                c.kernels.into_iter().partition(Kernel::has_pdl);
+            r.units.push(Unit {
+                label,
+                arch: c.arch,
+                kernels: pdl,
+                other_kernels: other.len(),
             });
         }
+        Err(e) => r.errors.push(format!("{label}: {e}")),
     }
-    r
 }
 
 /// A mangled name with its architecture-tagged namespaces made one: CCCL
@@ -255,33 +265,37 @@ fn name_kernels(files: &mut [FileReport]) {
     }
 }
 
-/// Checks every file.
+/// Checks every file: a few hundred at a time, their cubins checked
+/// together (`batch.rs`).
 pub fn check(paths: &[PathBuf], opts: &Options) -> Report {
     let files = expand(paths);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<FileReport>>> = Mutex::new(vec![None; files.len()]);
-    let jobs = opts.jobs.max(1).min(files.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(p) = files.get(n) else { break };
-                    let r = check_file(p, &opts.tools);
-                    if let Ok(mut all) = results.lock() {
-                        all[n] = Some(r);
-                    }
-                }
-            });
+    let mut tools = opts.tools.clone();
+    // Pairing with a trace reads the previous kernel's stores, whether or
+    // not it has PDL instructions.
+    tools.all_kernels |= opts.trace.is_some();
+    let jobs = opts.jobs.max(1);
+    let pack = if tools.pack == 0 {
+        cubin::PACK
+    } else {
+        tools.pack
+    };
+    let mut reports = Vec::new();
+    for chunk in files.chunks((4 * jobs * pack).max(64)) {
+        let opened = par_map(chunk, jobs, |p| open_file(p, &tools));
+        let cubins: Vec<&[u8]> = opened
+            .iter()
+            .flat_map(|(_, c)| c.iter().map(|(_, b)| b.as_slice()))
+            .collect();
+        let mut results = batch::check_all(&cubins, &tools, jobs).into_iter();
+        for (mut r, c) in opened {
+            for (label, _) in c {
+                let result = results.next().unwrap_or_else(|| Err("not checked".into()));
+                add_unit(&mut r, label, result);
+            }
+            reports.push(r);
         }
-    });
-    let files: Vec<FileReport> = results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect();
-    report(files, opts)
+    }
+    report(reports, opts)
 }
 
 /// The report of files already checked: names demangled, findings made.

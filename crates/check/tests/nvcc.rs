@@ -9,7 +9,11 @@
 //! - a wait compiled out of the compute_80 PTX of a shared library (its PTX
 //!   entry compressed, as nvcc 13 writes it) is a finding;
 //! - a truncated cubin is an error for that file only;
-//! - the interposer builds with gcc against the toolkit's `cuda.h`.
+//! - the interposer builds with gcc against the toolkit's `cuda.h`;
+//! - packing and the prefilter change no kernel's result: the fixture
+//!   cubins (`fixtures/pdl.sm_*.cubin`, each twice, so that a pack holds
+//!   the same names twice) give the same report as each file disassembled
+//!   whole.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,6 +45,7 @@ fn opts(t: &Toolchain) -> Options {
             cuobjdump: t.cuobjdump.clone(),
             cache: None,
             tmp: std::env::temp_dir(),
+            ..Tools::default()
         },
         jobs: 2,
         ..Options::default()
@@ -75,6 +80,39 @@ fn line_of(l: &gridcheck_check::EarlyLoad) -> u32 {
         .and_then(|l| l.rsplit_once(':'))
         .and_then(|(_, n)| n.parse().ok())
         .unwrap_or(0)
+}
+
+#[test]
+fn packed_and_prefiltered_the_fixture_cubins_give_the_reports_of_each_cubin_whole() {
+    let Some(t) = toolchain() else { return };
+    let out = scratch("packed");
+    let mut files = Vec::new();
+    for sm in [90, 100, 103, 120, 121] {
+        let src = root().join(format!("crates/check/tests/fixtures/pdl.sm_{sm}.cubin"));
+        for copy in ["a", "b"] {
+            let f = out.join(format!("{copy}.sm_{sm}.cubin"));
+            std::fs::copy(&src, &f).unwrap();
+            files.push(f);
+        }
+    }
+    let fast = check(&files, &opts(&t));
+    let mut whole = opts(&t);
+    (whole.tools.pack, whole.tools.all_kernels) = (1, true);
+    let reference = check(&files, &whole);
+    assert!(!fast.has_errors(), "{:?}", fast.files[0].errors);
+    let json = |r: &gridcheck_check::Report| serde_json::to_string(&r.files).unwrap();
+    assert_eq!(json(&fast), json(&reference));
+    // Three PDL kernels a cubin; the plain one counted, not disassembled.
+    assert_eq!(kernels(&fast).len(), 30);
+    let skipped: Vec<&Kernel> = fast
+        .files
+        .iter()
+        .flat_map(|f| &f.all)
+        .filter(|k| k.skipped)
+        .collect();
+    assert_eq!(skipped.len(), 10);
+    assert!(skipped.iter().all(|k| k.name == "plain"));
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
