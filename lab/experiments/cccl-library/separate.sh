@@ -72,6 +72,9 @@ for part in $parts; do
           for alg in merge_sort_keys merge_sort_pairs; do run "wait $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
         done
       done
+      for bin in sm_90/thrust sm_90/thrust-wait-first sm_90/thrust-nopdl; do
+        run "wait $bin stress" "$lib/$bin" $(ms thrust_sort_custom stress $seed)
+      done
     done ;;
   thrust)
     for bin in sm_90/thrust sm_90/thrust-nopdl; do
