@@ -65,14 +65,15 @@ for part in $parts; do
     done ;;
   wait)
     # The sm_90 build, which waits: as shipped, the wait moved to each
-    # kernel's first line (the wait-first patch) and PDL off, seeds 1..SEEDS.
-    for seed in $(seq 1 "${SEEDS:-5}"); do
-      for bin in sm_90/merge_sort sm_90/merge_sort-wait-first sm_90/merge_sort-nopdl; do
+    # kernel's first line (the wait-first patch) and PDL off, seeds
+    # SEED0..SEEDS; BUILDS narrows the builds (`wait-first` for only those).
+    for seed in $(seq "${SEED0:-1}" "${SEEDS:-5}"); do
+      for bin in $(printf 'sm_90/merge_sort%s ' ${BUILDS:-"" -wait-first -nopdl}); do
         for env in burst delay; do
           for alg in merge_sort_keys merge_sort_pairs; do run "wait $bin $env" "$lib/$bin" $(ms $alg $env $seed); done
         done
       done
-      for bin in sm_90/thrust sm_90/thrust-wait-first sm_90/thrust-nopdl; do
+      for bin in $(printf 'sm_90/thrust%s ' ${BUILDS:-"" -wait-first -nopdl}); do
         run "wait $bin stress" "$lib/$bin" $(ms thrust_sort_custom stress $seed)
       done
     done ;;
