@@ -360,7 +360,10 @@ mod tests {
         let list = String::from_utf8_lossy(&list.stdout);
         assert!(list.contains("./13.3/sm_90/merge_sort"), "{list}");
         assert!(list.contains("./13.3/build.json"), "{list}");
-        assert!(!list.contains("headers-nopdl"), "patched headers stay home: {list}");
+        assert!(
+            !list.contains("headers-nopdl"),
+            "patched headers stay home: {list}"
+        );
         std::fs::remove_dir_all(&base).unwrap();
     }
 

@@ -73,6 +73,14 @@ fn line(wrong: u64, error: &str, after: &str) -> String {
     )
 }
 
+/// Each control's variant and outcome, in the order they ran.
+fn outcomes(lib: &LibraryResult) -> Vec<(&str, &str)> {
+    lib.controls
+        .iter()
+        .map(|c| (c.variant.as_str(), c.outcome.as_str()))
+        .collect()
+}
+
 fn device(sm: &str) -> gridcheck_gpu::DeviceInfo {
     gridcheck_gpu::DeviceInfo {
         name: "NVIDIA H200".into(),
@@ -147,11 +155,7 @@ fn a_wrong_result_fails_and_its_controls_name_what_removes_it() {
         "{m}"
     );
     let lib = rec.library.as_ref().unwrap();
-    let variants: Vec<(&str, &str)> = lib
-        .controls
-        .iter()
-        .map(|c| (c.variant.as_str(), c.outcome.as_str()))
-        .collect();
+    let variants = outcomes(lib);
     assert_eq!(
         variants,
         [
@@ -416,11 +420,7 @@ fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
             .command
             .contains("compute_80/merge_sort-sass80 ")
     );
-    let variants: Vec<(&str, &str)> = lib
-        .controls
-        .iter()
-        .map(|c| (c.variant.as_str(), c.outcome.as_str()))
-        .collect();
+    let variants = outcomes(lib);
     // The PTX's own PDL-off build cannot run here either; nvcc's SASS of it can.
     assert_eq!(
         variants,

@@ -261,19 +261,10 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
         cfg.reach(&triggers, &[])
     };
     let mut k = Kernel {
-        name: f.name.clone(),
-        demangled: None,
-        arch: arch.to_string(),
-        params: info.params.clone(),
         waits: waits.iter().map(|&w| f.instrs[w].addr).collect(),
         triggers: triggers.iter().map(|&t| f.instrs[t].addr).collect(),
-        early: Vec::new(),
-        writes: Vec::new(),
-        stores: 0,
-        unknown_stores: 0,
-        stores_after_trigger: 0,
-        notes: Vec::new(),
         skipped: false,
+        ..Kernel::skipped(&f.name, info, arch)
     };
     if let Some(why) = &cfg.incomplete {
         k.notes.push(format!(
