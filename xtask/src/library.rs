@@ -13,8 +13,7 @@ mod build;
 use std::path::{Path, PathBuf};
 
 use gridcheck_library::{
-    CATALOG_FILE, Catalog, Patches, TARGETS, build_record, header_dirs, merge, release_of_scan,
-    render, scan_headers,
+    CATALOG_FILE, Catalog, Patches, header_dirs, merge, release_of_scan, render, scan_headers,
 };
 
 use crate::{Result, root};
@@ -110,63 +109,10 @@ fn pack(root: &Path, args: &[String]) -> Result<()> {
         [flag, f] if flag == "--out" => PathBuf::from(f),
         _ => return Err(USAGE.into()),
     };
-    let (files, mib) = pack_into(root, &out)?;
+    let (files, mib) = crate::bundle::pack_into(root, &out)?;
     println!(
         "{files} files packed into {} ({mib:.1} MiB); unpack into target/library/",
         out.display()
     );
     Ok(())
-}
-
-/// The built binaries and each release's `build.json`, staged as
-/// `<release>/<target>/<binary>` and `<release>/build.json` (no patched
-/// header copies) and packed into `out`: unpacked into a checkout's
-/// `target/library/` on the GPU machine (`conformance/bundle-kernels.sh`),
-/// they are where [`binary`] says. The one packer of both `library pack`
-/// and the bundle. Returns the files packed and the archive's MiB.
-pub fn pack_into(root: &Path, out: &Path) -> Result<(usize, f64)> {
-    let lib = gridcheck_library::library_dir(root);
-    let stage = root.join(".gpu-bundle/library-stage");
-    let _ = std::fs::remove_dir_all(&stage);
-    let mut files = 0;
-    // Every release built here (a folder with its build.json), whether or
-    // not its headers are still installed.
-    let mut releases: Vec<String> = std::fs::read_dir(&lib)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|r| build_record(root, r).is_file())
-        .collect();
-    releases.sort();
-    for release in releases {
-        let mut built = vec![build_record(root, &release)];
-        for t in TARGETS {
-            let dir = lib.join(&release).join(t);
-            built.extend(
-                std::fs::read_dir(&dir)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        }
-        for f in built {
-            let rel = f
-                .strip_prefix(&lib)
-                .map_err(|_| format!("{} is outside {}", f.display(), lib.display()))?;
-            crate::copy_creating(&f, &stage.join(rel))?;
-            files += 1;
-        }
-    }
-    if files == 0 {
-        return Err("nothing built: run `cargo xtask library build` first".into());
-    }
-    if let Some(d) = out.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-    }
-    crate::bundle::pack(&stage, out)?;
-    std::fs::remove_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
-    let mib = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0;
-    Ok((files, mib))
 }

@@ -128,9 +128,12 @@ pub(crate) fn status_of(ctx: &Ctx, r: &TrialRecord) -> String {
 pub(crate) fn reproduce(trial: &TrialId) -> String {
     let tier = trial.tier;
     let mut s = String::from("Reproduce:\n\n<div class=\"gc-repro\">\n\n");
+    // A library trial names its CCCL release itself; `--toolchain` picks
+    // the kernels of another nvcc, which only the other tiers have.
     let tc = trial
         .toolchain
         .as_ref()
+        .filter(|_| tier != Tier::Library)
         .map(|t| format!(" --toolchain {t}"))
         .unwrap_or_default();
     s += &fenced(
@@ -148,6 +151,8 @@ pub(crate) fn reproduce(trial: &TrialId) -> String {
         );
     } else if tier == Tier::Static {
         s += "\n(the compile tier needs nvcc, not a GPU).\n";
+    } else if tier == Tier::Library {
+        s += "\n(the library tier needs a GPU and the release's programs, `cargo xtask library build`).\n";
     } else if tier == Tier::Sass {
         s += "\n(the machine-code tier needs the toolchain, `cargo xtask toolchain install`, not a GPU).\n";
     }
@@ -180,6 +185,17 @@ mod tests {
         assert!(
             s.contains("--tier static -- --exact static/r.a/t") && !s.contains("gpu-run"),
             "{s}"
+        );
+        let l = reproduce(
+            &"lib/13.1/compute_80/merge_sort_keys/n1000-stress"
+                .parse()
+                .unwrap(),
+        );
+        assert!(
+            l.contains(
+                "cargo xtask conformance --tier library -- --exact lib/13.1/compute_80/merge_sort_keys/n1000-stress"
+            ),
+            "{l}"
         );
         let m = reproduce(&"sass/13.5/sm_90/r.a/t".parse().unwrap());
         assert!(

@@ -185,6 +185,17 @@ fn the_committed_h100_spread_and_the_runs_it_comes_from() {
     }
 }
 
+/// Whether a record's results hold a trial of the GPU tier.
+fn has_gpu_tier(dir: &Path) -> bool {
+    find_stored(dir, "results.jsonl")
+        .and_then(|p| read_results_file(&p).ok())
+        .is_some_and(|r| {
+            r.records
+                .iter()
+                .any(|t| t.trial.tier == gridcheck_report::Tier::Gpu)
+        })
+}
+
 /// The newest suite run of each GPU with a `run.json` (`gpu-run.sh`
 /// writes it: the harness's exit code and wall time), and its wall seconds.
 fn newest_walls() -> Vec<(String, f64)> {
@@ -196,9 +207,11 @@ fn newest_walls() -> Vec<(String, f64)> {
             let (day, k) = n.split_once('.').unwrap_or((&n, "0"));
             (day.to_string(), k.parse::<u32>().unwrap_or(0))
         };
+        // The newest run of the GPU tier (a run of the library tier alone
+        // is no measure of the suite's time).
         let newest = subdirs(&gpu)
             .into_iter()
-            .filter(|d| is_date(&name(d)) && d.join("run.json").is_file())
+            .filter(|d| is_date(&name(d)) && d.join("run.json").is_file() && has_gpu_tier(d))
             .max_by_key(key);
         if let Some(d) = newest {
             let text = std::fs::read_to_string(d.join("run.json")).unwrap();
