@@ -21,9 +21,9 @@ use gridcheck_spec::{Litmus, Spec, TestBody};
 use serde::Serialize;
 
 use crate::campaign_findings::RecordedFinding;
-use crate::mutant::{MutantRecord, MutantStatus};
 use crate::score::Inside;
 use crate::{Fact, FactKind, Facts, Tier};
+use crate::{MutantRecord, MutantStatus};
 
 /// What the facts are matched against.
 #[derive(Debug, Clone, Copy)]

@@ -35,9 +35,10 @@ use crate::{Subject, Tier};
 mod shape;
 mod text;
 
+pub use gridcheck_record::slug;
 pub use shape::{Envelope, LOCATION_WORDS};
 use text::{field_line, field_named_on, line_of};
-pub use text::{slug, sm_number, valid_date};
+pub use text::{sm_number, valid_date};
 
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";

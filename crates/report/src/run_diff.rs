@@ -38,49 +38,11 @@ use serde::Serialize;
 use crate::spread::Spread;
 use crate::{HardwareResult, Status, TrialId, TrialRecord};
 
-pub use crate::rate_bound::{RATE_Z, two_proportion_z};
+pub use gridcheck_record::{RATE_Z, two_proportion_z};
 /// The factor between two rates a rate change must reach.
 pub const RATE_FACTOR: f64 = 2.0;
 
-/// How bad a status is, for a diff of two runs: a higher rank is worse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Severity {
-    Passing,
-    /// A known discrepancy that reproduces.
-    Known,
-    /// Ran, with a quality warning.
-    Warning,
-    /// Did not run: the trial's evidence is lost.
-    NotRun,
-    /// Fails, times out, crashes, or no verdict can be trusted.
-    Failing,
-}
-
-impl Status {
-    /// Its rank for a diff of runs. No wildcard arm: a new status must be
-    /// ranked here (the compiler says so).
-    pub fn severity(self) -> Severity {
-        match self {
-            Status::Pass => Severity::Passing,
-            Status::Xfail | Status::Known | Status::KnownHang => Severity::Known,
-            // A known discrepancy that no longer reproduces: listed by
-            // `status_change` as such whatever the status before.
-            Status::QualityWarning | Status::Changed => Severity::Warning,
-            Status::NotSupported | Status::NotRun => Severity::NotRun,
-            Status::Fail
-            | Status::Timeout
-            | Status::Crash
-            | Status::OracleConflict
-            | Status::Unmodeled => Severity::Failing,
-        }
-    }
-
-    /// Whether this status is worse than `before`.
-    pub fn is_worse_than(self, before: Status) -> bool {
-        self.severity() > before.severity()
-    }
-}
+pub use gridcheck_record::Severity;
 
 /// What kind of status change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

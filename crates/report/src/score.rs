@@ -20,8 +20,8 @@ use gridcheck_spec::Litmus;
 use serde::Serialize;
 
 use crate::applicability::Here;
-use crate::mutant::{Count, MutantRecord, MutantStatus};
 use crate::{Applies, Fact, FactKind, Facts, LOCATION_WORDS, Subject, TrialId};
+use crate::{Count, MutantRecord, MutantStatus};
 
 /// How a fact makes a surviving mutant equivalent.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 //! of the NEW run's GPU ([`crate::run_diff::diff_runs_with`]):
 //!
 //! - a rate change is a regression only beyond the spread: NEW's rate
-//!   outside the baseline's range and `|z| >=` [`crate::rate_bound::RATE_Z`]
+//!   outside the baseline's range and `|z| >=` [`gridcheck_record::RATE_Z`]
 //!   against its nearest end; within it, it is listed and not a regression;
 //! - an allowed state no longer seen is a regression only when no baseline
 //!   run missed it and NEW's escalation did not provoke it;
@@ -165,7 +165,7 @@ impl Spread {
     }
 
     /// Whether a rate of `positive` in `instances` is beyond the trial's
-    /// spread: outside its range and `|z| >=` [`crate::rate_bound::RATE_Z`]
+    /// spread: outside its range and `|z| >=` [`gridcheck_record::RATE_Z`]
     /// against the nearer end. `None` when the baseline has no rate for it.
     pub fn rate_call(&self, trial: &str, positive: u64, instances: u64) -> Option<RateCall> {
         let t = self.trials.get(trial)?;
@@ -179,8 +179,8 @@ impl Spread {
             None
         };
         let beyond = nearest.is_some_and(|e| {
-            crate::rate_bound::two_proportion_z(e.positive, e.instances, positive, instances)
-                .is_some_and(|z| z.abs() >= crate::rate_bound::RATE_Z)
+            gridcheck_record::two_proportion_z(e.positive, e.instances, positive, instances)
+                .is_some_and(|z| z.abs() >= gridcheck_record::RATE_Z)
         });
         Some(RateCall {
             beyond,
@@ -250,7 +250,7 @@ pub(crate) fn judge_rate(
     (positive, instances): (u64, u64),
 ) -> (bool, bool, Option<String>) {
     match spread.and_then(|s| s.rate_call(trial, positive, instances)) {
-        Some(c) if z.abs() >= crate::rate_bound::RATE_Z && c.beyond => {
+        Some(c) if z.abs() >= gridcheck_record::RATE_Z && c.beyond => {
             (true, true, Some(format!("beyond the spread ({})", c.note)))
         }
         Some(c) => (

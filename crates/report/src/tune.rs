@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::mutant::{Count, MutantRecord};
+use crate::{Count, MutantRecord};
 use crate::{SearchPoint, Tuning};
 
 /// The share of the tests a search holds out, in percent.

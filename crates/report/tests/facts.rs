@@ -5,8 +5,7 @@
 use std::path::Path;
 
 use gridcheck_report::{
-    Applies, ArchRange, Dependency, Fact, FactKind, Facts, Here, Status, TrialRecord, slug,
-    sm_number,
+    Applies, ArchRange, Dependency, Fact, FactKind, Facts, Here, Status, TrialRecord, sm_number,
 };
 
 const GOOD: &str = r#"# a comment
@@ -28,13 +27,6 @@ fn parse(text: &str) -> Result<Vec<Fact>, String> {
         Path::new("/r/conformance/facts/gpu.toml"),
         Path::new("/r"),
     )
-}
-
-#[test]
-fn slugs() {
-    assert_eq!(slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
-    assert_eq!(slug("  NVIDIA  H200 (x) "), "nvidia-h200-x");
-    assert_eq!(slug("4.18.3.1 Global Memory"), "4-18-3-1-global-memory");
 }
 
 #[test]

@@ -13,7 +13,7 @@
 
 use gridcheck_spec::{Litmus, Spec, TestBody};
 
-use crate::verdict::diff;
+use crate::diff;
 use crate::{Facts, Status, Tier, TrialId, TrialRecord};
 
 /// The litmus program of a GPU trial's test in `spec`, by name.
@@ -41,55 +41,53 @@ fn after_fact_prefix(m: &str) -> Option<&str> {
     None
 }
 
-impl TrialRecord {
-    /// The record as the harness had it before the facts judged it.
-    pub fn before_facts(&self) -> TrialRecord {
-        let mut r = self.clone();
-        let m = self.message.as_str();
-        let inner = |m: &str| after_fact_prefix(m).unwrap_or(m).to_string();
-        match self.status {
-            Status::KnownHang => (r.status, r.message) = (Status::Timeout, inner(m)),
-            Status::Xfail | Status::Known if m.starts_with("known, stronger than the guide") => {
-                (r.status, r.message) = (Status::QualityWarning, inner(m));
-            }
-            Status::Xfail | Status::Known => {
-                let recomputed = match (&self.model, &self.hardware) {
-                    (Some(model), Some(hw)) => Some(diff(model.verdict, hw).status),
-                    _ => None,
-                };
-                r.status = recomputed
-                    .filter(|s| matches!(s, Status::Fail | Status::Unmodeled))
-                    .unwrap_or(Status::Fail);
-                r.message = inner(m);
-            }
-            Status::Changed => {
-                let was = [Status::Pass, Status::QualityWarning]
-                    .into_iter()
-                    .find(|s| m.contains(&format!("did not reproduce here ({s})")))
-                    .or(self.hardware.as_ref().map(|_| Status::Pass));
-                r.status = was.unwrap_or(Status::Pass);
-                r.message = ["update the fact. ", "needs this place. "]
-                    .iter()
-                    .find_map(|k| m.split_once(k).map(|(_, rest)| rest.to_string()))
-                    .unwrap_or_else(|| m.to_string());
-            }
-            _ => {
-                for note in ["\n(the known ", "\n(a known fact covers this test: "] {
-                    if let Some((before, _)) = m.split_once(note) {
-                        r.message = before.to_string();
-                    }
+/// The record as the harness had it before the facts judged it.
+fn before_facts(rec: &TrialRecord) -> TrialRecord {
+    let mut r = rec.clone();
+    let m = rec.message.as_str();
+    let inner = |m: &str| after_fact_prefix(m).unwrap_or(m).to_string();
+    match rec.status {
+        Status::KnownHang => (r.status, r.message) = (Status::Timeout, inner(m)),
+        Status::Xfail | Status::Known if m.starts_with("known, stronger than the guide") => {
+            (r.status, r.message) = (Status::QualityWarning, inner(m));
+        }
+        Status::Xfail | Status::Known => {
+            let recomputed = match (&rec.model, &rec.hardware) {
+                (Some(model), Some(hw)) => Some(diff(model.verdict, hw).status),
+                _ => None,
+            };
+            r.status = recomputed
+                .filter(|s| matches!(s, Status::Fail | Status::Unmodeled))
+                .unwrap_or(Status::Fail);
+            r.message = inner(m);
+        }
+        Status::Changed => {
+            let was = [Status::Pass, Status::QualityWarning]
+                .into_iter()
+                .find(|s| m.contains(&format!("did not reproduce here ({s})")))
+                .or(rec.hardware.as_ref().map(|_| Status::Pass));
+            r.status = was.unwrap_or(Status::Pass);
+            r.message = ["update the fact. ", "needs this place. "]
+                .iter()
+                .find_map(|k| m.split_once(k).map(|(_, rest)| rest.to_string()))
+                .unwrap_or_else(|| m.to_string());
+        }
+        _ => {
+            for note in ["\n(the known ", "\n(a known fact covers this test: "] {
+                if let Some((before, _)) = m.split_once(note) {
+                    r.message = before.to_string();
                 }
             }
         }
-        r
     }
+    r
 }
 
 impl Facts {
-    /// A recorded trial judged by these facts: [`TrialRecord::before_facts`],
+    /// A recorded trial judged by these facts: `before_facts`,
     /// then [`Facts::apply_to`] with its program in `spec`.
     pub fn rejudge(&self, rec: &TrialRecord, spec: &Spec) -> TrialRecord {
-        let mut r = rec.before_facts();
+        let mut r = before_facts(rec);
         (r.status, r.message) = self.apply_to(&r, program_of(spec, &r.trial));
         r
     }

@@ -1,6 +1,6 @@
 //! Where in a facts file something is: the line of an offset, of a fact's
 //! field, and the field a line sets; the checks of a field's text; an
-//! architecture's number and a device name's slug.
+//! architecture's number (a device name's slug is `gridcheck_record::slug`).
 
 /// The 1-based line of a byte offset.
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -63,19 +63,4 @@ pub fn sm_number(sm: &str) -> Option<u32> {
         .take_while(|c| c.is_ascii_digit())
         .collect();
     digits.parse().ok()
-}
-
-/// A device name as a file or directory name: lowercase, every run of
-/// characters other than ASCII letters and digits one `-`
-/// (`NVIDIA H100 80GB HBM3` → `nvidia-h100-80gb-hbm3`).
-pub fn slug(name: &str) -> String {
-    let s: String = name
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    s.split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
 }

@@ -168,10 +168,10 @@ pub struct TrialRecord {
     /// [`TrialRecord::under_current_name`]). `test_hash` is the hash of the
     /// test under this name.
     pub recorded_as: Option<String>,
-    /// The harness invocation that wrote the record (see [`crate::runs`]):
+    /// The harness invocation that wrote the record (see `gridcheck_report::runs`):
     /// one id a run, shared by every record of it, a `--resume` included.
     /// A record written before the harness recorded it is given a synthetic
-    /// id when read (`legacy-...`, [`crate::runs::fill_legacy_run_ids`]).
+    /// id when read (`legacy-...`, `gridcheck_report::runs::fill_legacy_run_ids`).
     pub run_id: Option<String>,
     /// When that run started, RFC 3339 UTC (`2026-11-25T14:03:07Z`).
     pub run_started: Option<String>,

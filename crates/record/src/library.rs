@@ -1,7 +1,7 @@
 //! The library tier's side of a record ([`LibraryResult`]: what a CCCL
 //! algorithm's program reported for one case, the controls run after a
 //! failure and the reproducer). The diff of two releases is
-//! `release_diff.rs`.
+//! `crates/report`'s `release_diff.rs`.
 
 use serde::{Deserialize, Serialize};
 

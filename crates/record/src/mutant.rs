@@ -1,7 +1,7 @@
 //! Mutation testing's records (`mutants.jsonl`, one line a mutant of a
 //! `--mutants` run): a mutant's status, its runs under each environment,
 //! and the count of killed out of mutants. The score made of them is
-//! `score.rs`.
+//! `crates/report`'s `score.rs`.
 
 use gridcheck_spec::{State, Verdict};
 use serde::{Deserialize, Serialize};
@@ -95,7 +95,8 @@ pub struct Count {
 }
 
 impl Count {
-    pub(crate) fn add(&mut self, killed: bool) {
+    /// Counts one more mutant, killed or not.
+    pub fn add(&mut self, killed: bool) {
         self.mutants += 1;
         self.killed += usize::from(killed);
     }

@@ -10,7 +10,7 @@
 //! it (every record written before it existed) load as they are.
 //! `report diff` reads it: an allowed state gone from a run is a
 //! regression only if its escalation did not provoke it
-//! ([`crate::run_diff`]).
+//! (`gridcheck_report::run_diff`).
 
 use gridcheck_spec::State;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,8 @@
 //! The verdict diff: a hardware litmus result (its histogram rows, its
 //! [`Observation`]) against the guide's verdict, giving the trial's
-//! [`Status`], as the table of ARCHITECTURE.md, "The verdict diff", says.
+//! [`Status`], as the table of ARCHITECTURE.md, "The verdict diff", says;
+//! and how bad a status is ([`Severity`]), by which `report diff` ranks
+//! the change of a trial's status.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -91,6 +93,46 @@ impl Status {
             Status::KnownHang => "known-hang",
             Status::Unmodeled => "unmodeled",
         }
+    }
+}
+
+/// How bad a status is, for a diff of two runs: a higher rank is worse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Passing,
+    /// A known discrepancy that reproduces.
+    Known,
+    /// Ran, with a quality warning.
+    Warning,
+    /// Did not run: the trial's evidence is lost.
+    NotRun,
+    /// Fails, times out, crashes, or no verdict can be trusted.
+    Failing,
+}
+
+impl Status {
+    /// Its rank for a diff of runs. No wildcard arm: a new status must be
+    /// ranked here (the compiler says so).
+    pub fn severity(self) -> Severity {
+        match self {
+            Status::Pass => Severity::Passing,
+            Status::Xfail | Status::Known | Status::KnownHang => Severity::Known,
+            // A known discrepancy that no longer reproduces: listed by
+            // `report diff` as such whatever the status before.
+            Status::QualityWarning | Status::Changed => Severity::Warning,
+            Status::NotSupported | Status::NotRun => Severity::NotRun,
+            Status::Fail
+            | Status::Timeout
+            | Status::Crash
+            | Status::OracleConflict
+            | Status::Unmodeled => Severity::Failing,
+        }
+    }
+
+    /// Whether this status is worse than `before`.
+    pub fn is_worse_than(self, before: Status) -> bool {
+        self.severity() > before.severity()
     }
 }
 
