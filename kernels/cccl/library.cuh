@@ -457,7 +457,8 @@ static cudaError_t stop_load(load_t &L) {
 // How many of one call's launches are PDL launches, measured: the call is
 // captured into a graph (not run), where each launch with the PDL attribute
 // becomes a programmatic edge. -1 when the call cannot be captured (a call
-// that allocates or waits inside, as Thrust's do), with the reason on
+// that does what a capture forbids, such as waiting for the device on the
+// host), with the reason on
 // stderr. This, not what the headers' macros say, tells whether a `-nopdl`
 // build launches without PDL.
 static long long pdl_edges(case_t &c, void *out, cudaStream_t s) {

@@ -40,7 +40,8 @@ pub struct Outcome {
     pub gpu_ms: f64,
     /// PDL launches of one call, measured: the call captured into a graph,
     /// its programmatic edges counted (`null`: the call could not be
-    /// captured, as Thrust's calls that allocate; absent: a program built
+    /// captured: it does what a capture forbids, such as waiting for the
+    /// device on the host; absent: a program built
     /// before the measurement). `pdl` is what the headers' macros say; this
     /// is what the launches do.
     #[serde(default)]
