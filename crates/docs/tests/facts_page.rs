@@ -196,3 +196,55 @@ fn each_fact_shows_what_its_shape_covers_as_the_summary_counts_it() {
         section_of(disc, tail + 1)
     );
 }
+
+/// A fact whose trials no GPU's newest run holds (a library algorithm's
+/// cases, recorded in runs of the library tier alone) is shown by the
+/// newest run that has them, by a trial that showed it, not as "not in the
+/// latest results".
+#[test]
+fn a_fact_is_shown_by_the_newest_run_that_holds_its_trials() {
+    let inputs = common::inputs();
+    let src = gridcheck_docs::site::render(&inputs);
+    let disc = src.page("discrepancies.md").unwrap();
+    let (mut checked, mut showed) = (0, 0);
+    for x in &inputs.facts {
+        let holds = inputs
+            .runs
+            .iter()
+            .any(|run| run.records.iter().any(|r| x.covers(&r.trial)));
+        if !holds || x.subject.tier() != gridcheck_report::Tier::Library {
+            continue;
+        }
+        let subject = x.subject.to_string();
+        let at = disc.find(&subject).expect("every fact is on the page");
+        let next = disc[at..]
+            .find("**Observed**")
+            .map(|i| &disc[at + i..])
+            .expect("an Observed line");
+        let line = next.lines().next().unwrap();
+        assert!(
+            !line.contains("not in the latest results"),
+            "{subject}: {line}"
+        );
+        // Shown by a trial that showed it, where every run that holds its
+        // trials has one (a fact that reproduces only sometimes may not).
+        let shown = gridcheck_docs::results::latest_where(&inputs.runs, |run| {
+            run.records.iter().any(|r| x.covers(&r.trial))
+        });
+        let showed_in_each = shown.iter().all(|run| {
+            run.records
+                .iter()
+                .any(|r| x.covers(&r.trial) && r.status != gridcheck_report::Status::Pass)
+        });
+        if showed_in_each {
+            showed += 1;
+            assert!(
+                !line.contains("gc-pass"),
+                "{subject} shown by a passing trial: {line}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "the records hold library facts' trials");
+    assert!(showed > 0, "some library fact's newest run shows it");
+}
