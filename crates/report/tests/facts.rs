@@ -215,25 +215,17 @@ fn the_checked_in_facts_name_real_tests() {
     assert!(x.entries.len() >= 8, "{}", x.entries.len());
     let spec = gridcheck_spec::load_dir(&root.join("spec"), None).unwrap();
     let programs = std::fs::read_to_string(root.join("kernels/sass/programs.toml")).unwrap();
-    let catalog: toml::Table = toml::from_str(
-        &std::fs::read_to_string(root.join("kernels/cccl/algorithms.toml")).unwrap(),
-    )
-    .unwrap();
+    let catalog = gridcheck_library::Catalog::load(&root).unwrap();
     for e in &x.entries {
         if e.subject.tier() == gridcheck_report::Tier::Library {
             // `lib/<release>/<target>/<algorithm>[/<case>]`: an algorithm of
             // that release in the generated catalog.
-            let key = e.subject.to_string();
-            let parts: Vec<&str> = key.split('/').collect();
-            let listed = catalog["release"].as_array().unwrap().iter().any(|r| {
-                r["name"].as_str() == Some(parts[1])
-                    && r["algorithm"]
-                        .as_array()
-                        .is_some_and(|a| a.iter().any(|x| x["name"].as_str() == Some(parts[3])))
-            });
+            let key = e.subject.test_key();
+            let release = key.toolchain.as_deref().and_then(|r| catalog.release(r));
             assert!(
-                listed,
-                "{key}: no such algorithm of that release in the catalog"
+                release.is_some_and(|r| r.algorithms.iter().any(|a| a.name == key.test)),
+                "{}: no such algorithm of that release in the catalog",
+                e.subject
             );
             continue;
         }
