@@ -271,9 +271,12 @@ fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).ok()?.modified().ok()
 }
 
-/// Whether a binary is newer than its source, the shared header, the
-/// patches and its nvcc.
-fn up_to_date(root: &Path, job: &Job, nvcc: &Path) -> bool {
+/// Whether a binary is current: newer than its source, the shared header,
+/// the patches and its nvcc, and recorded in the release's `build.json` as
+/// built by this very command (a binary built with other flags, another
+/// include folder, a patch's headers, or another nvcc is rebuilt, however
+/// new its file).
+fn up_to_date(root: &Path, r: &InstalledRelease, job: &Job, command: &str) -> bool {
     let Some(built) = mtime(&job.out) else {
         return false;
     };
@@ -281,17 +284,11 @@ fn up_to_date(root: &Path, job: &Job, nvcc: &Path) -> bool {
         source(root, &job.program),
         root.join(PROGRAMS_DIR).join("library.cuh"),
         root.join(gridcheck_library::PATCHES_FILE),
-        nvcc.to_path_buf(),
+        r.toolchain.nvcc.path.clone(),
     ];
     inputs.iter().all(|p| mtime(p).is_none_or(|m| m <= built))
-}
-
-/// Whether the release's `build.json` records this binary built by this
-/// very command: a binary built with other flags, another include folder
-/// (a patch's headers) or another nvcc is rebuilt, however new it is.
-fn built_alike(root: &Path, r: &InstalledRelease, job: &Job, command: &str) -> bool {
-    std::fs::read_to_string(build_record(root, &r.release))
-        .is_ok_and(|text| recorded_alike(&text, job, command))
+        && std::fs::read_to_string(build_record(root, &r.release))
+            .is_ok_and(|text| recorded_alike(&text, job, command))
 }
 
 /// Whether a `build.json` text records `job` built, ok, by `command`.
@@ -343,7 +340,7 @@ fn one(root: &Path, r: &InstalledRelease, job: &Job, force: bool) -> Done {
         }
     };
     done.command = format!("{} {}", nvcc.display(), args.join(" "));
-    if !force && up_to_date(root, job, nvcc) && built_alike(root, r, job, &done.command) {
+    if !force && up_to_date(root, r, job, &done.command) {
         done.ok = true;
         done.skipped = true;
         return done;
