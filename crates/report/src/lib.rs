@@ -79,25 +79,11 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     fn litmus() -> Litmus {
-        let yaml = "rules:
-  - id: cdp2.a.b
-    source: { seed: s, section: s }
-    quote: q
-    profile: cdp2
-    tests: [t]
-tests:
-  - name: t
-    kind: litmus
-    memory: { x: 0 }
-    kernels:
-      - kernel: k
-        launch: host
-        threads:
-          t0: [load r0 x]
-    condition: exists k.t0.r0 == 1
-    expect: forbidden
-";
-        let spec = load_sources(&[("a.yaml".into(), yaml.into())], None).unwrap();
+        let spec = load_sources(
+            &[("a.yaml".into(), gridcheck_fixture::ONE_LOAD_SPEC.into())],
+            None,
+        )
+        .unwrap();
         match &spec.tests[0].body {
             gridcheck_spec::TestBody::Litmus(l) => l.clone(),
             _ => unreachable!(),
