@@ -106,8 +106,9 @@ pub struct TestKey {
     pub tier: Tier,
     /// `sm_90`: set on the GPU and machine-code tiers, and only there.
     pub sm: Option<String>,
-    /// The toolchain release (`13.5`): set on the machine-code tier, and
-    /// only there.
+    /// The release: the toolchain's on the machine-code tier (`13.5`), the
+    /// CUDA release whose CCCL was built on the library tier (`13.3`); unset
+    /// elsewhere.
     pub toolchain: Option<String>,
     pub test: String,
 }
@@ -118,8 +119,9 @@ pub struct TrialId {
     pub tier: Tier,
     /// `sm_90`: set on the GPU and machine-code tiers, and only there.
     pub sm: Option<String>,
-    /// The toolchain release (`13.5`): set on the machine-code tier, and
-    /// only there.
+    /// The release: the toolchain's on the machine-code tier (`13.5`), the
+    /// CUDA release whose CCCL was built on the library tier (`13.3`); unset
+    /// elsewhere.
     pub toolchain: Option<String>,
     pub rule: String,
     pub test: String,
