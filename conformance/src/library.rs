@@ -10,7 +10,8 @@
 //! `n100000-stress`). Every call right is `pass`; a wrong result, a CUDA
 //! error or no answer within the timeout (a library call that hangs) is
 //! `fail`, and the failing case is run at once with the program's other
-//! builds (the controls: `-nopdl`, PDL off, `invalid` where the program
+//! builds, in rounds beside its own build run again (`controls.rs`; the
+//! controls: `-nopdl`, PDL off, `invalid` where the program
 //! measured its call launching with PDL all the same; `-ptx90`, compute_90
 //! PTX; `-sass80`, the compute_80 code as nvcc's SASS; `-<patch>`, the wait
 //! moved to a kernel's first line): a control that removes the failure
@@ -28,6 +29,7 @@
 
 mod cases;
 mod contract;
+mod controls;
 mod exec;
 #[cfg(test)]
 mod tests;
@@ -36,8 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gridcheck_report::{
-    Binary, Environment, LibraryControl, LibraryResult, LibraryRun, Reproducer, Status, Tier,
-    TrialId, TrialRecord,
+    Binary, Environment, LibraryResult, Reproducer, Status, Tier, TrialId, TrialRecord,
 };
 use libtest_mimic::Trial;
 
@@ -309,18 +310,34 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
             })
             .unwrap_or_else(|| "unknown: no build.json beside the binary".into()),
     };
-    let mut controls = Vec::new();
+    let mut controls = controls::Controls {
+        controls: Vec::new(),
+        beside: Vec::new(),
+    };
     match run.failure(item.case.reps) {
         None => {
             rec.status = Status::Pass;
             rec.message = format!("{head}: right in {} of {} calls", run.calls, run.calls);
         }
         Some(failure) => {
-            controls = run_controls(ctx, item, &name, &args, variant.map(|v| v.0));
+            let failing = controls::Failing {
+                name: &name,
+                root,
+                release: &item.release,
+                target: &item.target,
+                program,
+                algorithm: &item.algorithm.name,
+                case: &item.case,
+                seed: ctx.plan.opts.seed,
+                exe: &exe,
+                ran: variant.as_ref().map(|v| v.0),
+                waits: &item.algorithm.waits,
+            };
+            controls = controls::run(&failing, &|hold, exe, args| held(ctx, hold, exe, args));
             rec.status = Status::Fail;
             rec.message = format!(
                 "{head}: {failure}{}. Reproduce: {} (source {}; build: {})",
-                controls_text(&controls),
+                controls::text(&controls.controls),
                 reproducer.command,
                 reproducer.source,
                 reproducer.build
@@ -336,7 +353,8 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
         env: item.case.env.clone(),
         reps: item.case.reps,
         run,
-        controls,
+        controls: controls.controls,
+        beside: controls.beside,
         reproducer: Some(reproducer),
     });
     (rec.status, rec.message) = ctx.plan.facts.apply(&rec);
@@ -390,112 +408,6 @@ fn held(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
     ctx.runner.on_device(slot, "library", name, || {
         exec::execute(exe, args, &place, timeout)
     })
-}
-
-/// The failing case with each other build of its program, in turn; each
-/// control that removes the failure is printed at once.
-/// `ran`: the variant the case itself ran as, if not the shipped one (not
-/// its own control).
-fn run_controls(
-    ctx: &Ctx,
-    item: &Item,
-    name: &str,
-    args: &[String],
-    ran: Option<&str>,
-) -> Vec<LibraryControl> {
-    let root = &ctx.plan.opts.root;
-    let program = &item.algorithm.program;
-    let mut out = Vec::new();
-    let variants = exec::variants(root, &item.release, &item.target, program);
-    for variant in variants.into_iter().filter(|v| Some(v.as_str()) != ran) {
-        let exe = library_contract::binary(root, &item.release, &item.target, program, &variant);
-        let control = if !exe.is_file() {
-            LibraryControl {
-                variant: variant.clone(),
-                outcome: "not-run".into(),
-                message: format!("{} is not built", exe.display()),
-                run: None,
-            }
-        } else {
-            match held(ctx, &format!("{name}~{variant}"), &exe, args) {
-                exec::Ran::NotRun(reason) => LibraryControl {
-                    variant: variant.clone(),
-                    outcome: "not-run".into(),
-                    message: reason,
-                    run: None,
-                },
-                exec::Ran::Run(run, _) => control_of(item, &variant, run),
-            }
-        };
-        if control.removes_failure() {
-            eprintln!("{name}: {}", control.message);
-        }
-        out.push(control);
-    }
-    out
-}
-
-/// A control's outcome: a pass names what the variant changed. A `-nopdl`
-/// build whose call was measured launching with PDL is no control: its
-/// outcome is `invalid`, whatever its result.
-fn control_of(item: &Item, variant: &str, run: LibraryRun) -> LibraryControl {
-    let still_pdl = run
-        .pdl_edges
-        .filter(|&n| gridcheck_library::is_nopdl(variant) && n > 0);
-    let (outcome, message) = match (still_pdl, run.failure(item.case.reps)) {
-        (Some(n), _) => (
-            "invalid",
-            format!(
-                "`{variant}` still launches with PDL ({n} programmatic edges in one captured call): no control"
-            ),
-        ),
-        (None, Some(f)) => ("fail", format!("`{variant}` still fails: {f}")),
-        (None, None) => {
-            let what = match variant {
-                "-nopdl" => "PDL off (-DCCCL_DISABLE_PDL)".to_string(),
-                "-ptx90" => "compute_90 PTX instead of compute_80".to_string(),
-                "-sass80" => {
-                    "the compute_80 code compiled ahead to sm_90 SASS by nvcc (no JIT)".to_string()
-                }
-                "-sass80-nopdl" => {
-                    "PDL off in the compute_80 code compiled ahead to sm_90 SASS".to_string()
-                }
-                patch => format!(
-                    "the wait moved to the kernel's first line (patch `{}`; the algorithm's waits: {})",
-                    patch.trim_start_matches('-'),
-                    if item.algorithm.waits.is_empty() {
-                        "none listed".to_string()
-                    } else {
-                        item.algorithm.waits.join(", ")
-                    }
-                ),
-            };
-            (
-                "pass",
-                format!(
-                    "`{variant}` removes the failure: {what}, right in {} calls",
-                    run.calls
-                ),
-            )
-        }
-    };
-    LibraryControl {
-        variant: variant.to_string(),
-        outcome: outcome.into(),
-        message,
-        run: Some(run),
-    }
-}
-
-fn controls_text(controls: &[LibraryControl]) -> String {
-    if controls.is_empty() {
-        return "; no control built".into();
-    }
-    let parts: Vec<String> = controls
-        .iter()
-        .map(|c| format!("{} {} ({})", c.variant, c.outcome, c.message))
-        .collect();
-    format!("; controls: {}", parts.join("; "))
 }
 
 /// Where a library trial ran, as its record says: the GPU, and the nvcc

@@ -25,6 +25,15 @@ pub struct Set {
     pub sizes: Vec<u64>,
     pub envs: Vec<String>,
     pub reps: u64,
+    /// The rounds of a failing case's controls, each after the first
+    /// beside the case's own build run again (`controls.rs`); 1 when not
+    /// given.
+    #[serde(default = "one")]
+    pub control_rounds: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// An algorithm's own values.
@@ -52,6 +61,8 @@ pub struct Case {
     pub size: u64,
     pub env: String,
     pub reps: u64,
+    /// The set's `control_rounds`.
+    pub control_rounds: u64,
 }
 
 impl Case {
@@ -87,6 +98,9 @@ impl Cases {
                 ));
             }
             check(file, name, &set.sizes, &set.envs, set.reps)?;
+            if set.control_rounds == 0 {
+                return Err(format!("{file}: [{name}] control_rounds: at least 1"));
+            }
         }
         for (alg, own) in &c.algorithm {
             let name = format!("algorithm.{alg}");
@@ -113,6 +127,7 @@ impl Cases {
         let sizes = own.sizes.unwrap_or_else(|| set.sizes.clone());
         let envs = own.envs.unwrap_or_else(|| set.envs.clone());
         let reps = own.reps.unwrap_or(set.reps);
+        let control_rounds = set.control_rounds;
         sizes
             .iter()
             .flat_map(|&size| {
@@ -120,6 +135,7 @@ impl Cases {
                     size,
                     env: env.clone(),
                     reps,
+                    control_rounds,
                 })
             })
             .collect()
@@ -179,7 +195,8 @@ mod tests {
             vec![Case {
                 size: 7,
                 env: "quiet".into(),
-                reps: 9
+                reps: 9,
+                control_rounds: 1
             }]
         );
         assert_eq!(c.cases(false, "b")[0].name(), "n10-stress");
@@ -189,6 +206,10 @@ mod tests {
                 "t.toml: [full] envs: `loud`",
             ),
             (base.replace("reps = 2", "reps = 0"), "[default] reps"),
+            (
+                base.replace("reps = 2", "reps = 2\ncontrol_rounds = 0"),
+                "[default] control_rounds",
+            ),
             (base.replace("[10, 20]", "[]"), "[full] sizes"),
             (
                 base.replace(

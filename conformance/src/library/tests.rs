@@ -133,6 +133,7 @@ fn item(ctx: &Ctx, target: &str, algorithm: &str) -> Item {
             size: 100000,
             env: "back-to-back".into(),
             reps: 10,
+            control_rounds: 1,
         },
     }
 }
@@ -433,4 +434,74 @@ fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
             .message
             .contains("PDL off in the compute_80 code")
     );
+}
+
+#[test]
+fn controls_run_in_rounds_beside_the_failing_build_and_a_rare_failure_is_not_separated() {
+    let root = scratch("rounds");
+    // The case's build fails at seeds 1 and 2; -nopdl is always right;
+    // the patch is right at seed 1 and wrong at seed 2.
+    let by_seed = |at2: &str, other: &str| {
+        format!("case \"$*\" in *\"--seed 2\"*) {at2};; *) {other};; esac")
+    };
+    let (wrong, right) = (line(2, "null", "null"), line(0, "null", "null"));
+    program(&root, "merge_sort", &wrong);
+    program(&root, "merge_sort-nopdl", &right);
+    program(&root, "merge_sort-waitfirst", &by_seed(&wrong, &right));
+    let ctx = ctx(&root, 30);
+    let mut it = item(&ctx, "sm_90", "merge_sort_keys");
+    it.case.control_rounds = 4;
+    let rec = run(&ctx, &it);
+    let lib = rec.library.as_ref().unwrap();
+    assert_eq!(outcomes(lib), [("-nopdl", "pass"), ("-waitfirst", "fail")]);
+    // Round 2 ran the build (wrong again) and both controls; then -nopdl,
+    // right in 2 runs against 2 of 2 failed, is separated: no round 3.
+    assert_eq!(lib.beside.len(), 1);
+    assert_eq!(lib.beside[0].wrong, 2);
+    assert_eq!(lib.controls[0].rounds.len(), 1);
+    assert!(
+        lib.controls[0].message.contains(
+            "right in all 2 runs (20 calls) while the case's build failed 2 of 2 beside it"
+        ),
+        "{:?}",
+        lib.controls[0]
+    );
+    assert!(
+        lib.controls[1]
+            .message
+            .contains("(in round 2, right in the 1 before)"),
+        "{:?}",
+        lib.controls[1]
+    );
+    assert_eq!(ctx.runner.timeline.spans().len(), 1 + 2 + 3);
+
+    // A build that failed once and is right at every later seed: a
+    // control right 4 times is no evidence ((3/4)^4 = 0.32).
+    program(
+        &root,
+        "merge_sort",
+        &by_seed(
+            &right,
+            &format!("case \"$*\" in *\"--seed 1\"*) {wrong};; *) {right};; esac"),
+        ),
+    );
+    let rec = run(&ctx, &it);
+    assert_eq!(rec.status, Status::Fail, "{}", rec.message);
+    let lib = rec.library.as_ref().unwrap();
+    assert_eq!(lib.beside.len(), 3, "every round ran: nothing separated");
+    assert_eq!(
+        lib.controls[0].outcome, "unseparated",
+        "{:?}",
+        lib.controls[0]
+    );
+    assert!(!lib.controls[0].removes_failure());
+    assert!(
+        lib.controls[0].message.contains("failed 1 of 4 beside it")
+            && lib.controls[0]
+                .message
+                .contains("probability 0.32; not separated"),
+        "{}",
+        lib.controls[0].message
+    );
+    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -36,14 +36,17 @@ fn lib(release: &str, alg: &str, case: &str, status: Status) -> TrialRecord {
                     outcome: "pass".into(),
                     message: "`-nopdl` removes the failure: PDL off".into(),
                     run: None,
+                    rounds: Vec::new(),
                 },
                 LibraryControl {
                     variant: "-ptx90".into(),
                     outcome: "fail".into(),
                     message: "`-ptx90` still fails: wrong in 1 of 20 calls".into(),
                     run: None,
+                    rounds: Vec::new(),
                 },
             ],
+            beside: Vec::new(),
             reproducer: Some(Reproducer {
                 command: "target/library/13.3/sm_90/merge_sort --algorithm merge_sort_keys --size 100000 --reps 20 --env stress --seed 1".into(),
                 source: "kernels/cccl/merge_sort.cu".into(),

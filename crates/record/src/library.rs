@@ -28,6 +28,11 @@ pub struct LibraryResult {
     /// (PDL off, compute_90 PTX, the wait moved), each one's outcome.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub controls: Vec<LibraryControl>,
+    /// The case's own build run again beside its controls, once in each
+    /// control round after the first (a new seed each round): what a
+    /// control's result is compared with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beside: Vec<LibraryRun>,
     /// How to run the case again without the harness.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproducer: Option<Reproducer>,
@@ -123,6 +128,10 @@ pub struct LibraryControl {
     /// The run's counts, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<LibraryRun>,
+    /// Its runs in the later control rounds, beside the case's own build
+    /// (`LibraryResult::beside`), until it failed or the rounds ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<LibraryRun>,
 }
 
 impl LibraryControl {

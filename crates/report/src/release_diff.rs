@@ -225,6 +225,15 @@ mod tests {
                 outcome: "pass".into(),
                 message: "right in 20 of 20 calls".into(),
                 run: None,
+                rounds: vec![LibraryRun {
+                    calls: 20,
+                    ..LibraryRun::default()
+                }],
+            }],
+            beside: vec![LibraryRun {
+                calls: 20,
+                wrong: 1,
+                ..LibraryRun::default()
             }],
             reproducer: Some(Reproducer {
                 command: "target/library/13.3/sm_90/merge_sort --algorithm merge_sort_keys".into(),

@@ -352,6 +352,7 @@ fn library(release: &str, target: &str, gpu: &str, status: Status) -> TrialRecor
         reps: 20,
         run: crate::LibraryRun::default(),
         controls: Vec::new(),
+        beside: Vec::new(),
         reproducer: None,
     });
     r
