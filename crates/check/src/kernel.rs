@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use gridcheck_sass::cfg::Cfg;
-use gridcheck_sass::{Class, Function, access, classify};
+use gridcheck_sass::{Access, Class, Function, access, classify};
 
 use crate::flow::{self, Origin, Target};
 use crate::nvinfo::{Param, ParamInfo};
@@ -70,6 +70,11 @@ pub struct EarlyLoad {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loc: Option<String>,
     pub provenance: Provenance,
+    /// It reads only a kernel parameter itself: a tensor-map prefetch of a
+    /// `__grid_constant__` tensor map. The host writes the parameters at
+    /// launch and no kernel can, so no pairing makes it a finding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_params_only: bool,
 }
 
 /// One kernel's result.
@@ -175,6 +180,20 @@ fn param_at(off: u32, info: &ParamInfo) -> ParamRef {
             ty: None,
         },
     }
+}
+
+/// Whether an address is a parameter's own address and nothing else: no
+/// pointer parameter's value, nothing loaded from memory.
+fn in_params_only(
+    all: &std::collections::BTreeSet<Origin>,
+    low: &std::collections::BTreeSet<Origin>,
+    info: &ParamInfo,
+) -> bool {
+    low.iter().any(|o| matches!(o, Origin::ParamAddr(Some(_))))
+        && pointer_params(all, info).is_empty()
+        && !all
+            .iter()
+            .any(|o| matches!(o, Origin::Memory | Origin::LoadedVia(_)))
 }
 
 /// The provenance of an address from its registers' origins (`all`: the
@@ -290,6 +309,8 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
                     instr: i.text(),
                     access: a.name().to_string(),
                     loc: i.loc.as_ref().map(|l| format!("{}:{}", l.file, l.line)),
+                    reads_params_only: a == Access::TensorMapPrefetch
+                        && in_params_only(all, low, info),
                     provenance: prov,
                 });
             }

@@ -11,7 +11,10 @@
 //! can write what it reads (`pair.rs`): a launch trace says so, or a file
 //! naming the parameters the previous kernel produces. Without either, the
 //! check lists the early loads by parameter and judges nothing but missing
-//! waits.
+//! waits. A tensor-map prefetch (`UTMACCTL.PF`) reads the descriptor, not
+//! tensor data; where the descriptor is a `__grid_constant__` parameter
+//! itself only the host writes it, so it is listed and never paired (a
+//! descriptor in global memory is paired by its pointer, as any load).
 //!
 //! Inputs (`input.rs`): cubins, fatbins, host executables, shared
 //! libraries and objects (their `.nv_fatbin`), PTX; directories are walked.

@@ -147,10 +147,15 @@ fn kernel_text(out: &mut String, k: &Kernel) {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "    0x{:04x} {}{at}: {}",
+            "    0x{:04x} {}{at}: {}{}",
             l.addr,
             l.access,
-            provenance_text(&l.provenance)
+            provenance_text(&l.provenance),
+            if l.reads_params_only {
+                " (the tensor map itself, a kernel parameter: only the host writes it)"
+            } else {
+                ""
+            }
         );
     }
     let writes: Vec<String> = k.writes.iter().map(ToString::to_string).collect();
@@ -190,6 +195,7 @@ pub fn counts(r: &Report) -> BTreeMap<&'static str, usize> {
         }
         for l in &k.early {
             let key = match &l.provenance {
+                _ if l.reads_params_only => "early tensor-map prefetches of a parameter",
                 Provenance::Param { .. } => "early loads from a parameter",
                 Provenance::Loaded { .. } => "early loads through a loaded pointer",
                 Provenance::Unknown { .. } => "early loads of unknown provenance",

@@ -5,7 +5,8 @@
 //! `fixtures/pdl_pair.sm_90.sass` is `nvdisasm -c -gi` of
 //! `kernels/trace/pdl_pair.cu` built by nvcc 13.0 for sm_90 with
 //! `-lineinfo`; `fixtures/unresolved.sm_90.sass` the same of
-//! `fixtures/unresolved.cu`. `tests/nvcc.rs` checks that they are current.
+//! `fixtures/unresolved.cu`, and `fixtures/tensormap.sm_90.sass` of
+//! `fixtures/tensormap.cu`. `tests/nvcc.rs` checks that they are current.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -296,4 +297,80 @@ fn bad_files_are_errors_for_that_file_and_the_others_are_still_checked() {
     let text = output::text(&r, true);
     assert!(text.contains("cut.cubin: error: truncated"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tensormap.cu`'s secondary: a 128-byte tensor map at byte 0x70 of the
+/// parameters (64-byte aligned in the constant bank), then three pointers.
+fn tensormap() -> CubinResult {
+    let params = [(0, 0x70, 128), (1, 0xf0, 8), (2, 0xf8, 8), (3, 0x100, 8)]
+        .into_iter()
+        .map(|(ordinal, offset, size)| Param {
+            ordinal,
+            offset,
+            size,
+        })
+        .collect();
+    let info = ParamInfo {
+        params,
+        cbank_offset: Some(0x210),
+        cbank_size: Some(0x108),
+    };
+    let infos = BTreeMap::from([("_Z9secondary14CUtensorMap_stPKS_PfPKf".to_string(), info)]);
+    check_text(&fixture("tensormap.sm_90.sass"), &infos, "sm_90").unwrap()
+}
+
+#[test]
+fn a_prefetch_of_a_tensor_map_parameter_is_listed_and_never_paired() {
+    let r = tensormap();
+    let k = &r.kernels[0];
+    let early: Vec<(&str, Vec<Option<u32>>, bool)> = k
+        .early
+        .iter()
+        .map(|l| {
+            (
+                l.access.as_str(),
+                ordinals(&l.provenance),
+                l.reads_params_only,
+            )
+        })
+        .collect();
+    // Line 9 prefetches the `__grid_constant__` map (parameter 0 itself),
+    // line 10 a map in global memory behind parameter 1.
+    assert_eq!(
+        early,
+        [
+            ("tensor-map prefetch", vec![Some(0)], true),
+            ("tensor-map prefetch", vec![Some(1)], false)
+        ]
+    );
+    // The previous kernel writes the address that both the parameter
+    // map's first bytes and the pointer parameter hold: only the map in
+    // global memory, which a kernel can write, is a finding.
+    let x = "0000200c007f0000";
+    let map = format!("{x}{}", "00".repeat(120));
+    let trace = format!(
+        "{{\"kernel\":\"_Z7primaryPf\",\"pdl\":false,\"stream\":\"0x1\",\"params\":[{{\"index\":0,\"offset\":0,\"size\":8,\"bytes\":\"{x}\"}}]}}\n\
+         {{\"kernel\":\"_Z9secondary14CUtensorMap_stPKS_PfPKf\",\"pdl\":true,\"stream\":\"0x1\",\"params\":[\
+         {{\"index\":0,\"offset\":0,\"size\":128,\"bytes\":\"{map}\"}},\
+         {{\"index\":1,\"offset\":128,\"size\":8,\"bytes\":\"{x}\"}}]}}\n"
+    );
+    let files = vec![FileReport::of_cubin("tensormap.cubin", r)];
+    let rep = report(files, &opts_with_trace(&trace));
+    assert_eq!(rep.findings.len(), 1, "{:?}", rep.findings);
+    assert!(
+        rep.findings[0]
+            .message
+            .contains("[tensormap.cu:10]: tensor-map prefetch of parameter 1"),
+        "{}",
+        rep.findings[0].message
+    );
+    let text = output::text(&rep, true);
+    assert!(
+        text.contains("(the tensor map itself, a kernel parameter: only the host writes it)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("early tensor-map prefetches of a parameter: 1"),
+        "{text}"
+    );
 }

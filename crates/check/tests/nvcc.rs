@@ -5,7 +5,8 @@
 //!   regression set: a load the source puts after the wait is never listed
 //!   before it, and the negative control's is;
 //! - the fixtures' programs give the answers the fixture tests pin, on
-//!   sm_90 and sm_100;
+//!   sm_90 and sm_100 (a tensor-map prefetch of a `__grid_constant__`
+//!   parameter reads only the parameters);
 //! - a wait compiled out of the compute_80 PTX of a shared library (its PTX
 //!   entry compressed, as nvcc 13 writes it) is a finding;
 //! - a truncated cubin is an error for that file only;
@@ -204,7 +205,20 @@ fn freshly_compiled_fixtures_give_the_pinned_answers_on_sm_90_and_sm_100() {
                 &src.display().to_string(),
             ],
         );
-        let r = check(&[pair, unresolved], &opts(&t));
+        let tensormap = out.join(format!("tensormap.{arch}.cubin"));
+        let src = root().join("crates/check/tests/fixtures/tensormap.cu");
+        nvcc(
+            &t,
+            &[
+                "-cubin",
+                "-lineinfo",
+                &format!("-arch={arch}"),
+                "-o",
+                &tensormap.display().to_string(),
+                &src.display().to_string(),
+            ],
+        );
+        let r = check(&[pair, unresolved, tensormap], &opts(&t));
         assert!(!r.has_errors(), "{:?}", r.files);
         let ks = kernels(&r);
         let s = ks.iter().find(|k| k.name.contains("secondary")).unwrap();
@@ -237,6 +251,19 @@ fn freshly_compiled_fixtures_give_the_pinned_answers_on_sm_90_and_sm_100() {
                 .any(|l| line_of(l) == 17 && matches!(l.provenance, Provenance::Unknown { .. })),
             "{arch}: {:#?}",
             shared.early
+        );
+        let tm = ks.iter().find(|k| k.name.contains("CUtensorMap")).unwrap();
+        let prefetches: Vec<(u32, bool)> = tm
+            .early
+            .iter()
+            .filter(|l| l.access == "tensor-map prefetch")
+            .map(|l| (line_of(l), l.reads_params_only))
+            .collect();
+        assert_eq!(
+            prefetches,
+            [(9, true), (10, false)],
+            "{arch}: {:#?}",
+            tm.early
         );
     }
     let _ = std::fs::remove_dir_all(&out);

@@ -117,9 +117,12 @@ pub enum Access {
     CpAsync,
     /// `UBLKCP.S.G`, `UBLKPF`: a bulk copy (or prefetch) from global.
     Bulk,
-    /// `UTMALDG`, `UTMAPF`, `UTMACCTL.PF`: a tensor copy (or prefetch)
-    /// whose operand is the tensor map's address.
+    /// `UTMALDG`, `UTMAPF`: a tensor copy (or prefetch of a tensor's
+    /// data) whose operand is the tensor map's address.
     Tma,
+    /// `UTMACCTL.PF` (`prefetch.tensormap`): the tensor map itself, the
+    /// descriptor, fetched into the descriptor cache; no tensor data.
+    TensorMapPrefetch,
     /// `STG`, `ST`, `RED`/`REDG`, `ATOMG`/`ATOM`, `UTMASTG`, `UTMAREDG`,
     /// `UBLKCP.G.S`, `UBLKRED`: writes global memory.
     Store,
@@ -133,6 +136,7 @@ impl Access {
             Access::CpAsync => "cp.async",
             Access::Bulk => "bulk copy",
             Access::Tma => "TMA",
+            Access::TensorMapPrefetch => "tensor-map prefetch",
             Access::Store => "store",
         }
     }
@@ -162,7 +166,7 @@ pub fn access(i: &Instr) -> Option<(Access, usize)> {
         "UTMASTG" | "UTMAREDG" => (Access::Store, 1),
         "UTMALDG" => (Access::Tma, 1),
         "UTMAPF" => (Access::Tma, 0),
-        "UTMACCTL" if has("PF") => (Access::Tma, 0),
+        "UTMACCTL" if has("PF") => (Access::TensorMapPrefetch, 0),
         _ => return None,
     };
     Some(a)
@@ -220,7 +224,7 @@ mod tests {
         assert_eq!(a("UBLKCP.S.G"), Some((Access::Bulk, 1)));
         assert_eq!(a("UBLKCP.G.S"), Some((Access::Store, 0)));
         assert_eq!(a("UTMALDG.4D"), Some((Access::Tma, 1)));
-        assert_eq!(a("UTMACCTL.PF"), Some((Access::Tma, 0)));
+        assert_eq!(a("UTMACCTL.PF"), Some((Access::TensorMapPrefetch, 0)));
         assert_eq!(a("UTMACCTL.IV"), None);
         assert_eq!(a("UTMASTG.2D"), Some((Access::Store, 1)));
         assert_eq!(a("LDS"), None);
