@@ -5,7 +5,10 @@
 //!   interposer writes them): `{"kernel": "_Z9secondaryPKfPf", "pdl": true,
 //!   "stream": "0x5583...", "params": [{"index": 0, "offset": 0, "size": 8,
 //!   "bytes": "00a0..."}]}`, `bytes` the parameter's value, little-endian,
-//!   in hex. For a PDL launch B, the previous launch A on its stream: an
+//!   in hex; `"process"`, the launching process's id, where the interposer
+//!   wrote it (processes of one program appending to one file: a stream
+//!   is its process's). For a PDL launch B, the previous launch A on its
+//!   stream: an
 //!   early load of B reads a finding when the pointer it derives from
 //!   (B's argument, or the field of a structure argument) equals a pointer
 //!   A's stores write through (A's arguments at the parameters its own
@@ -43,6 +46,9 @@ pub struct Launch {
     pub pdl: bool,
     #[serde(default)]
     pub stream: String,
+    /// The process that made the launch; none in a trace of one process.
+    #[serde(default)]
+    pub process: Option<u64>,
     #[serde(default)]
     pub params: Vec<TraceParam>,
 }
@@ -142,7 +148,7 @@ pub fn by_produced(k: &Kernel, produced: &Produced, file: &str) -> Vec<Hit> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for l in &k.early {
+    for l in k.early.iter().filter(|l| !l.reads_params_only) {
         for p in params_of(&l.provenance) {
             if p.ordinal.is_some_and(|o| set.contains(&o)) {
                 out.push(Hit {
@@ -168,7 +174,7 @@ pub fn by_trace(k: &Kernel, all: &[&Kernel], trace: &[Launch], file: &str) -> Ve
             .iter()
             .enumerate()
             .rev()
-            .find(|(_, a)| a.stream == b.stream)
+            .find(|(_, a)| a.stream == b.stream && a.process == b.process)
         else {
             continue;
         };
@@ -189,7 +195,7 @@ pub fn by_trace(k: &Kernel, all: &[&Kernel], trace: &[Launch], file: &str) -> Ve
             }
             (w, "its stores write through that pointer")
         };
-        for l in &k.early {
+        for l in k.early.iter().filter(|l| !l.reads_params_only) {
             for p in params_of(&l.provenance) {
                 let Some(v) = p.ordinal.and_then(|o| b.value(o, p.at)) else {
                     continue;
