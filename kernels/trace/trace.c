@@ -2,10 +2,11 @@
 // library that records every kernel launch of a CUDA program as one JSON
 // line in the file named by GRIDCHECK_TRACE:
 //
-//   {"kernel":"_Z9secondaryPKfS0_Pfi","pdl":true,"stream":"0x55d0c0",
+//   {"kernel":"_Z9secondaryPKfS0_Pfi","pdl":true,"stream":"0x55d0c0","process":4242,
 //    "params":[{"index":0,"offset":0,"size":8,"bytes":"0000200c007f0000"},...]}
 //
-// `pdl`: the launch had CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+// `process`: the launching process (several may append to one file, each
+// line written whole, up to 1 MiB); `pdl`: the launch had CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 // set; `bytes`: each parameter's value, little-endian, in hex (at most 4096
 // bytes a parameter). `gridcheck-check --trace FILE` reads it.
 //
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t);
@@ -73,6 +75,9 @@ static void record(CUfunction f, int pdl, CUstream s, void **params, void **extr
   if (!out) {
     const char *path = getenv("GRIDCHECK_TRACE");
     out = fopen(path && *path ? path : "gridcheck-trace.jsonl", "a");
+    // A line leaves in one write (flushed after each launch): processes
+    // appending to one file do not cut each other's lines (up to 1 MiB).
+    if (out) setvbuf(out, NULL, _IOFBF, 1 << 20);
   }
   if (!get_name) get_name = (name_fn)driver("cuFuncGetName");
   if (!get_param) get_param = (param_fn)driver("cuFuncGetParamInfo");
@@ -100,8 +105,8 @@ static void record(CUfunction f, int pdl, CUstream s, void **params, void **extr
     for (const char *c = name; *c; ++c)
       if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
       else fputc(*c, out);
-    fprintf(out, "\",\"pdl\":%s,\"stream\":\"0x%llx\",\"params\":[", pdl ? "true" : "false",
-            (unsigned long long)(uintptr_t)s);
+    fprintf(out, "\",\"pdl\":%s,\"stream\":\"0x%llx\",\"process\":%ld,\"params\":[",
+            pdl ? "true" : "false", (unsigned long long)(uintptr_t)s, (long)getpid());
     const unsigned char *buffer = NULL;
     for (int k = 0; extra && extra[k] != CU_LAUNCH_PARAM_END; k += 2)
       if (extra[k] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = (const unsigned char *)extra[k + 1];

@@ -18,7 +18,7 @@ use gridcheck_library::{
 
 use crate::{Result, root};
 
-const USAGE: &str = "usage: cargo xtask library scan | list | pack [--out FILE] | build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--jobs N] [--force]";
+const USAGE: &str = "usage: cargo xtask library scan | list | pack [--out FILE] | build [--release 13.0,13.3] [--target sm_90,compute_80] [--program P,..] [--variant shipped,-nopdl,..] [--jobs N] [--force]";
 
 pub fn run(args: &[String]) -> Result<()> {
     let root = root();

@@ -194,6 +194,28 @@ fn a_trace_turns_the_early_read_of_the_primarys_output_into_a_finding() {
             .findings
             .is_empty()
     );
+    // Nor across processes appending to one file: a stream is its
+    // process's; within one process the pairing stands.
+    let two = |a: u32, b: u32| {
+        let t = fixture("pdl_pair.trace.jsonl");
+        let mut lines = t.lines().map(str::to_string);
+        let (first, second) = (lines.next().unwrap(), lines.next().unwrap());
+        let at = |l: String, p: u32| {
+            l.replacen(",\"params\"", &format!(",\"process\":{p},\"params\""), 1)
+        };
+        format!("{}\n{}\n", at(first, a), at(second, b))
+    };
+    assert!(
+        report(files.clone(), &opts_with_trace(&two(1, 2)))
+            .findings
+            .is_empty()
+    );
+    assert_eq!(
+        report(files.clone(), &opts_with_trace(&two(7, 7)))
+            .findings
+            .len(),
+        1
+    );
     // A secondary launched without PDL is not paired either.
     let plain = fixture("pdl_pair.trace.jsonl").replace("\"pdl\":true", "\"pdl\":false");
     assert!(report(files, &opts_with_trace(&plain)).findings.is_empty());
