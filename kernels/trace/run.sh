@@ -1,6 +1,7 @@
 #!/bin/bash
 # The launch trace end to end, on a GPU machine (no Rust needed):
 #   bash kernels/trace/run.sh [OUT_DIR] [CHECK_BINARY]
+#   bash kernels/trace/run.sh --interposer OUT_DIR   # only builds OUT_DIR/libgridcheck_trace.so
 # builds the interposer (gcc) and the two-kernel program (nvcc, sm_90),
 # runs the program under LD_PRELOAD with GRIDCHECK_TRACE set, then runs the
 # check on the program with the trace. Expected: the check exits 1 with one
@@ -9,6 +10,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+only_interposer=
+[ "${1:-}" = --interposer ] && { only_interposer=1; shift; }
 out=${1:-$root/target/trace-run}
 # The check: the bundle's `gridcheck check` (a second argument names another command).
 check=${2:-$root/.gpu-bundle/gridcheck check}
@@ -19,6 +22,7 @@ include=$cuda/include
 [ -f "$include/cuda.h" ] || include=$(dirname "$(find "$cuda" -name cuda.h | head -1)")
 gcc -shared -fPIC -O2 -Wall -I"$include" "$here/trace.c" -o "$out/libgridcheck_trace.so" -ldl -lpthread \
   || { echo "FAIL: the interposer did not build"; exit 2; }
+[ -n "$only_interposer" ] && { echo "built $out/libgridcheck_trace.so"; exit 0; }
 "$nvcc" -lineinfo -arch=sm_90 "$here/pdl_pair.cu" -o "$out/pdl_pair" \
   || { echo "FAIL: pdl_pair did not build"; exit 2; }
 rm -f "$out/trace.jsonl"
