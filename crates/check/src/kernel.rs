@@ -273,7 +273,7 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
     for &w in &waits {
         avoid[w] = true;
     }
-    let early = cfg.from_entry(&avoid);
+    let early = crate::paths::before(f, &cfg, &avoid);
     let after_trigger = if triggers.is_empty() {
         vec![false; f.instrs.len()]
     } else {

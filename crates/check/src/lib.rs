@@ -43,6 +43,7 @@ pub mod operand;
 pub mod output;
 pub mod pack;
 pub mod pair;
+pub mod paths;
 pub mod prefilter;
 pub mod report;
 pub mod run;
