@@ -14,8 +14,9 @@ use crate::kernel::{self, Kernel};
 use crate::nvinfo::{self, ParamInfo};
 
 /// Bumped whenever the analysis changes, so that a cache entry written by
-/// an older analysis is not read.
-pub const ANALYSIS_VERSION: u32 = 1;
+/// an older analysis is not read (2: tensor-map prefetches, branch
+/// conditions followed).
+pub const ANALYSIS_VERSION: u32 = 2;
 
 /// What the check runs and where it keeps things.
 #[derive(Debug, Clone, Default)]
