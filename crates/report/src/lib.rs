@@ -22,6 +22,7 @@ pub mod baseline;
 mod block;
 mod campaign_findings;
 mod cover;
+mod date;
 pub mod facts;
 mod golden;
 mod junit;
@@ -45,9 +46,10 @@ pub use campaign_findings::{RecordedFinding, recorded_findings};
 pub use cover::{
     CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest, cover_text,
 };
+pub use date::{utc_date, valid_date};
 pub use facts::{
     ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
-    sm_number, valid_date,
+    sm_number,
 };
 pub use golden::{GOLDEN_HEADER, golden};
 pub use gridcheck_record::{

@@ -109,7 +109,7 @@ pub fn rfc3339(secs: u64) -> String {
     let rem = secs % 86_400;
     format!(
         "{}T{:02}:{:02}:{:02}Z",
-        crate::baseline::utc_date(secs),
+        crate::utc_date(secs),
         rem / 3600,
         rem / 60 % 60,
         rem % 60
