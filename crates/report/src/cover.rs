@@ -67,6 +67,19 @@ pub struct FindingCover {
     pub ended: String,
 }
 
+impl FactKind {
+    /// The kind of fact that explains a campaign finding of `class`: a
+    /// hang a hang, a violation or an unmodeled state a discrepancy; none
+    /// another (a launch error).
+    pub fn of_finding(class: &str) -> Option<FactKind> {
+        match class {
+            "hang" => Some(FactKind::Hang),
+            "violation" | "unmodeled" => Some(FactKind::Discrepancy),
+            _ => None,
+        }
+    }
+}
+
 /// What one fact covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FactCover {
