@@ -20,10 +20,9 @@ use std::fmt;
 use gridcheck_spec::{Litmus, Spec, TestBody};
 use serde::Serialize;
 
-use crate::campaign_findings::RecordedFinding;
 use crate::score::Inside;
 use crate::{Fact, FactKind, Facts, Tier};
-use crate::{MutantRecord, MutantStatus};
+use crate::{MutantRecord, MutantStatus, RecordedFinding};
 
 /// What the facts are matched against.
 #[derive(Debug, Clone, Copy)]

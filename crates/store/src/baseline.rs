@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::slug;
+pub use gridcheck_record::slug;
 
 /// Median, 10th and 90th percentiles, min and max of a figure's samples
 /// (`gridcheck_bench::stats::summarize` computes them).
