@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gridcheck_docs::results::{RESULTS, VARIANTS};
-use gridcheck_report::{golden, read_results_file, slug, valid_date};
+use gridcheck_report::{golden, read_results_file, slug, utc_date, valid_date};
 
 use crate::{Result, root};
 
@@ -170,7 +170,7 @@ fn today_utc() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    gridcheck_report::baseline::utc_date(secs)
+    utc_date(secs)
 }
 
 /// `<gpu_dir>/<date>`, or the first of `<date>.2`, `<date>.3`, ... that

@@ -390,7 +390,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
             slug: baseline::slug(&bench.gpu),
             driver: gpu::driver_version(),
             nvcc,
-            date: baseline::utc_date(secs),
+            date: gridcheck_report::utc_date(secs),
             command,
         },
         figures: outcome.figures,

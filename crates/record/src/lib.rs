@@ -7,7 +7,8 @@
 //! [`slug`].
 //!
 //! It imports nothing from the crates that store, judge or render records
-//! (`crates/report` holds those); they all speak these types.
+//! (`crates/store` stores and reads them, `crates/report` judges and
+//! renders them); they all speak these types.
 
 mod escalation;
 mod library;

@@ -20,10 +20,9 @@ use std::fmt;
 use gridcheck_spec::{Litmus, Spec, TestBody};
 use serde::Serialize;
 
-use crate::campaign_findings::RecordedFinding;
 use crate::score::Inside;
 use crate::{Fact, FactKind, Facts, Tier};
-use crate::{MutantRecord, MutantStatus};
+use crate::{MutantRecord, MutantStatus, RecordedFinding};
 
 /// What the facts are matched against.
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +64,19 @@ pub struct FindingCover {
     pub class: String,
     pub first: String,
     pub ended: String,
+}
+
+impl FactKind {
+    /// The kind of fact that explains a campaign finding of `class`: a
+    /// hang a hang, a violation or an unmodeled state a discrepancy; none
+    /// another (a launch error).
+    pub fn of_finding(class: &str) -> Option<FactKind> {
+        match class {
+            "hang" => Some(FactKind::Hang),
+            "violation" | "unmodeled" => Some(FactKind::Discrepancy),
+            _ => None,
+        }
+    }
 }
 
 /// What one fact covers.

@@ -30,15 +30,15 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-use crate::{Subject, Tier};
+use crate::{Subject, Tier, valid_date};
 
 mod shape;
 mod text;
 
 pub use gridcheck_record::slug;
 pub use shape::{Envelope, LOCATION_WORDS};
+pub use text::sm_number;
 use text::{field_line, field_named_on, line_of};
-pub use text::{sm_number, valid_date};
 
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";

@@ -1,55 +1,53 @@
-//! Records stored, judged and rendered. The record vocabulary (trial
-//! names, the verdict diff, `TrialRecord` and what it carries) is the
-//! `gridcheck-record` crate (`crates/record`), re-exported here whole, so
-//! that a user of this crate names it from here as before. What stays:
+//! Records judged and rendered. The record vocabulary (trial names, the
+//! verdict diff, `TrialRecord` and what it carries) is `gridcheck-record`
+//! (`crates/record`); storing and reading records (the results file,
+//! recorded runs, runs, goldens, campaign findings, benchmark baselines,
+//! record dates) is `gridcheck-store` (`crates/store`). Both are
+//! re-exported here, so that a user of this crate names them from here as
+//! before. What this crate holds:
 //!
-//! - storing and reading records: the results file (`results_file.rs`),
-//!   recorded runs kept compressed (`stored.rs`), runs (`runs.rs`), the
-//!   golden file (`golden.rs`);
 //! - judging with the known facts (`conformance/facts/`, `facts.rs`), which
 //!   turn a status into `xfail`, `known`, `known-hang` or `changed` where
 //!   they apply (`applicability.rs` has that table), what each covers
 //!   (`cover.rs`), the mutation score (`score.rs`), `sometimes.rs`;
 //! - renderers: the summary, the litmus7-style text block (`block.rs`),
 //!   JUnit, `report diff` (`run_diff.rs`), two CCCL releases' diff, the
-//!   spread, the tuning report (`tune.rs`).
+//!   spread, the tuning report (`tune.rs`), litmus instance rates.
 //!
 //! The diff follows the table of ARCHITECTURE.md, "The verdict diff" (the
 //! one place it is written; the site's *How to read a verdict* shows it).
 
 mod applicability;
-pub mod baseline;
 mod block;
-mod campaign_findings;
 mod cover;
 pub mod facts;
-mod golden;
 mod junit;
 pub mod rates;
 mod release_diff;
-mod results_file;
 pub mod run_diff;
-pub mod runs;
 mod score;
 mod sometimes;
 pub mod spread;
-mod stored;
 pub mod summary;
 mod tune;
 
-// The record vocabulary, re-exported: every crate that names these types
-// through this crate keeps doing so.
 pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
-pub use campaign_findings::{RecordedFinding, recorded_findings};
 pub use cover::{
     CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest, cover_text,
 };
 pub use facts::{
     ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
-    sm_number, valid_date,
+    sm_number,
 };
-pub use golden::{GOLDEN_HEADER, golden};
+pub use junit::junit;
+pub use release_diff::{ReleaseDiff, release_diff};
+pub use score::{Equivalence, Equivalent, Inside, Score, score_text};
+pub use summary::Summary;
+pub use tune::{HOLD_OUT_PERCENT, PointFigures, choose, figures, held_out, tuned_file};
+
+// The record vocabulary and the storage of records, re-exported: every
+// crate that names them through this crate keeps doing so.
 pub use gridcheck_record::{
     Binary, CompileSummary, Count, Device, Diff, Environment, Escalation, EscalationStep,
     HardwareResult, LibraryControl, LibraryResult, LibraryRun, MAX_BUDGET_LAUNCHES, MAX_LINE_BURST,
@@ -58,19 +56,13 @@ pub use gridcheck_record::{
     TrialId, TrialRecord, Tuning, USER_PROGRAMS, diff, major_minor, parse_search, rate_upper,
     rate_upper_95, under_current_names,
 };
-pub use junit::junit;
-pub use release_diff::{ReleaseDiff, release_diff};
-pub use results_file::{
-    LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,
-    read_results, read_results_file, repair_tail,
+pub use gridcheck_store::{
+    GOLDEN_HEADER, GZ_SUFFIX, LinesRead, MAX_DECOMPRESSED, RUN_BUDGET, RecordedFinding,
+    ResultsRead, RunChoice, RunRecords, RunStamp, Skipped, append_json_line, append_record,
+    baseline, find_stored, golden, gzip, read_json_lines, read_results, read_results_file,
+    read_stored, recorded_findings, repair_tail, runs, split_runs, stored_name, utc_date,
+    valid_date,
 };
-pub use runs::{RunChoice, RunRecords, RunStamp, split_runs};
-pub use score::{Equivalence, Equivalent, Inside, Score, score_text};
-pub use stored::{
-    GZ_SUFFIX, MAX_DECOMPRESSED, RUN_BUDGET, find_stored, gzip, read_stored, stored_name,
-};
-pub use summary::Summary;
-pub use tune::{HOLD_OUT_PERCENT, PointFigures, choose, figures, held_out, tuned_file};
 
 #[cfg(test)]
 mod tests {

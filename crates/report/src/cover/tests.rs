@@ -211,3 +211,13 @@ fn findings_are_covered_by_shape_and_kind() {
     );
     assert_eq!(text.lines().count(), 4, "{text}");
 }
+
+#[test]
+fn a_finding_is_explained_by_its_kind_of_fact() {
+    assert_eq!(FactKind::of_finding("hang"), Some(FactKind::Hang));
+    assert_eq!(
+        FactKind::of_finding("unmodeled"),
+        Some(FactKind::Discrepancy)
+    );
+    assert_eq!(FactKind::of_finding("launch-error"), None);
+}

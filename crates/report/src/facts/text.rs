@@ -1,6 +1,7 @@
 //! Where in a facts file something is: the line of an offset, of a fact's
-//! field, and the field a line sets; the checks of a field's text; an
-//! architecture's number (a device name's slug is `gridcheck_record::slug`).
+//! field, and the field a line sets; an architecture's number. (A date's
+//! form is checked by `date.rs`, a device name's slug is
+//! `gridcheck_record::slug`.)
 
 /// The 1-based line of a byte offset.
 pub(super) fn line_of(text: &str, offset: usize) -> usize {
@@ -42,17 +43,6 @@ pub(super) fn field_named_on(text: &str, line: usize) -> String {
     } else {
         String::new()
     }
-}
-
-/// Whether `d` is a date as the records write it: `YYYY-MM-DD`.
-pub fn valid_date(d: &str) -> bool {
-    let b = d.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// `sm_90` → 90 (`sm_90a` → 90).

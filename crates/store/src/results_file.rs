@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use crate::TrialRecord;
+use gridcheck_record::TrialRecord;
 
 /// A line a reader left out, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +152,7 @@ fn append_line(out: &mut impl Write, mut line: String) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Status;
+    use gridcheck_record::Status;
 
     fn rec(i: usize) -> TrialRecord {
         TrialRecord {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::slug;
+pub use gridcheck_record::slug;
 
 /// Median, 10th and 90th percentiles, min and max of a figure's samples
 /// (`gridcheck_bench::stats::summarize` computes them).
@@ -163,22 +163,6 @@ pub fn save(path: &Path, r: &Results) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// The UTC date of `unix_secs`, `YYYY-MM-DD` (days since the epoch to the
-/// civil date, H. Hinnant's `civil_from_days`): the one home of that
-/// algorithm (`runs::rfc3339` and `cargo xtask record` use it).
-pub fn utc_date(unix_secs: u64) -> String {
-    let z = (unix_secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// The driver version from `/proc/driver/nvidia/version`'s text
 /// (`... Kernel Module  580.159.04  ...`).
 pub fn parse_proc_driver_version(text: &str) -> Option<String> {
@@ -260,10 +244,7 @@ mod tests {
     }
 
     #[test]
-    fn dates_and_driver_versions() {
-        assert_eq!(utc_date(0), "1970-01-01");
-        assert_eq!(utc_date(951_782_400), "2000-02-29");
-        assert_eq!(utc_date(1_795_305_600), "2026-11-22");
+    fn driver_versions() {
         let proc = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct 28 2025\nGCC version: gcc 13\n";
         assert_eq!(
             parse_proc_driver_version(proc).as_deref(),

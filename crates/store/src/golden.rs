@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use gridcheck_spec::State;
 
-use crate::{Environment, TrialRecord};
+use gridcheck_record::{Environment, TrialRecord};
 
 /// The first line of every golden.
 pub const GOLDEN_HEADER: &str = "# gridcheck golden: one line a trial, sorted by trial; written by `cargo xtask record`, do not edit";
@@ -144,7 +144,7 @@ fn states<'a>(ss: impl Iterator<Item = &'a State>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{HardwareResult, Observation, Row, Status};
+    use gridcheck_record::{HardwareResult, Observation, Row, Status};
 
     fn record(trial: &str, status: Status) -> TrialRecord {
         TrialRecord {

@@ -30,7 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{Status, TrialId, TrialRecord};
+use gridcheck_record::{Device, Environment, Status, TrialId, TrialRecord};
 
 /// The prefix of a synthetic run id.
 pub const LEGACY_PREFIX: &str = "legacy-";
@@ -109,7 +109,7 @@ pub fn rfc3339(secs: u64) -> String {
     let rem = secs % 86_400;
     format!(
         "{}T{:02}:{:02}:{:02}Z",
-        crate::baseline::utc_date(secs),
+        crate::utc_date(secs),
         rem / 3600,
         rem / 60 % 60,
         rem % 60
@@ -138,7 +138,7 @@ fn is_final(s: Status) -> bool {
 /// and different (the device aside: one run may use several GPUs of a
 /// host; a field one record lacks, as nvcc in a run that found none, is
 /// no evidence).
-fn env_conflicts(a: &crate::Environment, b: &crate::Environment) -> bool {
+fn env_conflicts(a: &Environment, b: &Environment) -> bool {
     fn differ<T: PartialEq>(x: &Option<T>, y: &Option<T>) -> bool {
         matches!((x, y), (Some(x), Some(y)) if x != y)
     }
@@ -150,7 +150,7 @@ fn env_conflicts(a: &crate::Environment, b: &crate::Environment) -> bool {
 
 /// Whether a device is another host's than those of a run so far: one
 /// they name by the same ordinal or PCI bus id with another UUID.
-fn other_host(seen: &[crate::Device], d: &crate::Device) -> bool {
+fn other_host(seen: &[Device], d: &Device) -> bool {
     seen.iter().any(|s| {
         let same_slot = s.ordinal == d.ordinal
             || matches!((&s.pci_bus_id, &d.pci_bus_id), (Some(a), Some(b)) if a == b);
@@ -166,8 +166,8 @@ pub fn fill_legacy_run_ids(records: &mut [TrialRecord]) {
         .collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut commit: Option<Option<String>> = None;
-    let mut env: Option<crate::Environment> = None;
-    let mut devices: Vec<crate::Device> = Vec::new();
+    let mut env: Option<Environment> = None;
+    let mut devices: Vec<Device> = Vec::new();
     let mut seen: HashMap<TrialId, Status> = HashMap::new();
     for i in legacy {
         let r = &records[i];
@@ -233,7 +233,7 @@ impl RunRecords {
     }
 
     /// The devices its GPU records name.
-    pub fn devices(&self) -> BTreeSet<crate::Device> {
+    pub fn devices(&self) -> BTreeSet<Device> {
         self.records
             .iter()
             .filter_map(|r| r.environment.as_ref()?.device.clone())
@@ -326,7 +326,6 @@ impl RunChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Environment;
 
     fn rec(trial: &str, status: Status, commit: Option<&str>) -> TrialRecord {
         let mut r = TrialRecord::new(trial.parse().unwrap(), status, "m");
@@ -390,7 +389,7 @@ mod tests {
             tuning_file: None,
             binary: None,
             toolchain: None,
-            device: Some(crate::Device {
+            device: Some(Device {
                 ordinal,
                 uuid: Some(format!("GPU-{gpu}-{ordinal}")),
                 pci_bus_id: Some(format!("0000:0{ordinal}:00.0")),

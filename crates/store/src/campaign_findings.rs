@@ -13,8 +13,6 @@ use std::path::{Path, PathBuf};
 use gridcheck_spec::Litmus;
 use serde::{Deserialize, Serialize};
 
-use crate::FactKind;
-
 /// One recorded finding.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordedFinding {
@@ -55,19 +53,6 @@ struct Line {
 #[derive(Deserialize)]
 struct TestOut {
     yaml: String,
-}
-
-impl FactKind {
-    /// The kind of fact that explains a campaign finding of `class`: a
-    /// hang a hang, a violation or an unmodeled state a discrepancy; none
-    /// another (a launch error).
-    pub fn of_finding(class: &str) -> Option<FactKind> {
-        match class {
-            "hang" => Some(FactKind::Hang),
-            "violation" | "unmodeled" => Some(FactKind::Discrepancy),
-            _ => None,
-        }
-    }
 }
 
 /// Every campaign's `findings.jsonl` under `root/records`, in path order.
@@ -222,15 +207,5 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         // No records at all: no finding, not an error.
         assert!(recorded_findings(&d).unwrap().is_empty());
-    }
-
-    #[test]
-    fn a_finding_is_explained_by_its_kind_of_fact() {
-        assert_eq!(FactKind::of_finding("hang"), Some(FactKind::Hang));
-        assert_eq!(
-            FactKind::of_finding("unmodeled"),
-            Some(FactKind::Discrepancy)
-        );
-        assert_eq!(FactKind::of_finding("launch-error"), None);
     }
 }
