@@ -9,7 +9,7 @@
 //! - [`stats`]: median, p10, p90, min, max.
 //! - [`baseline`]: the results file, which is also the committed baseline
 //!   (`conformance/bench/baselines/<gpu-slug>.json`); its schema lives in
-//!   `gridcheck_report::baseline`, so that the site reads it without this
+//!   `gridcheck_store::baseline`, so that the site reads it without this
 //!   crate (and cudarc).
 //! - [`compare`]: a run against a baseline; what counts as a regression.
 //! - [`reference`]: the CPU references and the inputs of the PMPP workloads.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::Result;
 
-/// The schema is the benchmarks' own (`gridcheck_report::baseline`, which
+/// The schema is the benchmarks' own (`gridcheck_store::baseline`, which
 /// `gridcheck-bench` writes): one reader, one validation (schema version,
 /// unique ids, ordered statistics).
 pub use gridcheck_report::baseline::{Figure, Machine as BenchMachine, Results as Baseline};

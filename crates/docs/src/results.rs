@@ -148,12 +148,7 @@ pub fn is_date(s: &str) -> bool {
         Some((d, n)) => (d, Some(n)),
         None => (s, None),
     };
-    let b = day.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| match i {
-            4 | 7 => *c == b'-',
-            _ => c.is_ascii_digit(),
-        })
+    gridcheck_report::valid_date(day)
         && nth.is_none_or(|n| n.parse::<u32>().is_ok_and(|n| n >= 2))
 }
 
