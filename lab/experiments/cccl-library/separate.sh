@@ -8,7 +8,8 @@
 # memory, the allocations alone), sync (which call fails: one call a batch),
 # wait (the sm_90 build's failures against the wait-first patch and PDL
 # off), thrust (the sm_90 thrust_sort_custom burst failure), jitcache (the JIT's
-# SASS, kept for disassembly). Every run is under `timeout`; each writes one
+# SASS, kept for disassembly), histogram (CCCL 13.2's compute_80 histogram
+# under load), timing (where a run's time goes). Every run is under `timeout`; each writes one
 # JSON line to OUT/runs.jsonl: the program's line with the run's settings.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -90,6 +91,43 @@ for part in $parts; do
     done
     for seed in 1 2 3; do
       GRIDCHECK_LIB_SYNC=1 run "thrust sync burst" "$lib/sm_90/thrust" $(ms thrust_sort_custom burst $seed)
+    done ;;
+  histogram)
+    # CCCL 13.2's histogram as compute_80 code (its -sass80 build: this
+    # driver cannot JIT 13.2's PTX; one PDL edge, init kernel to sweep
+    # kernel, and no wait in either) against PDL off, and 13.3's, which
+    # launches it without PDL; then what beside it matters (the load's
+    # kinds) and which call fails (one call a batch). Seeds SEED0..SEEDS.
+    for seed in $(seq "${SEED0:-1}" "${SEEDS:-5}"); do
+      for bin in 13.2/compute_80/histogram-sass80 13.2/compute_80/histogram-sass80-nopdl \
+                 13.3/compute_80/histogram-sass80 13.2/sm_90/histogram; do
+        for env in burst stress; do
+          for alg in histogram_even histogram_range; do
+            run "histogram $bin $env" "target/library/$bin" $(ms $alg $env $seed)
+          done
+        done
+      done
+    done
+    for seed in 1 2 3; do
+      for knob in none spin; do
+        GRIDCHECK_LIB_LOAD=$knob run "histogram load=$knob burst" target/library/13.2/compute_80/histogram-sass80 $(ms histogram_even burst $seed)
+      done
+      GRIDCHECK_LIB_SYNC=1 run "histogram sync burst" target/library/13.2/compute_80/histogram-sass80 $(ms histogram_even burst $seed)
+    done ;;
+  timing)
+    # Where a run's time goes: the same runs with the modules loaded
+    # eagerly (as the tier) and lazily, small and large, quiet and loaded,
+    # and a bad command line (the process alone, no CUDA call).
+    for case in "13.3/sm_90/thrust thrust_sort_custom" "13.3/sm_90/merge_sort merge_sort_keys" \
+                "13.3/sm_90/radix_sort radix_sort_onesweep_pairs" "13.0/sm_90/merge_sort merge_sort_pairs"; do
+      set -- $case
+      run "timing process $1" "target/library/$1" --algorithm none --size 1 --reps 1 --env quiet --seed 1
+      for mode in EAGER LAZY; do
+        for size_env in "1000 back-to-back" "1000000 back-to-back" "1000000 burst"; do
+          set -- $case $size_env
+          CUDA_MODULE_LOADING=$mode run "timing $mode $1 n$3 $4" "target/library/$1" --algorithm "$2" --size "$3" --reps 20 --env "$4" --seed 1
+        done
+      done
     done ;;
   jitcache)
     # The driver's JIT output of the compute_80 and compute_90 PTX, kept in
