@@ -294,3 +294,95 @@ fn a_finding_that_never_returns_is_closed_with_the_bound_on_its_rate() {
     assert!(f.get("test").is_none() && f.get("context").is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `batch` writes spec files' tests, in order and repeated, as one batch;
+/// `run --worker-programs 1` runs each program in a worker of its own, so
+/// that a finding that needs an earlier program in its worker is not shown.
+#[test]
+fn a_batch_from_spec_files_runs_in_one_worker_or_a_worker_a_program() {
+    let (dir, rules) = fresh(
+        "campaign-worker-programs",
+        r#"{"rules": [{"program": "lead-r1", "outcome": "launch-error", "after": [{"program": "ctx-r0"}]}]}"#,
+    );
+    let spec = dir.join("finding.yaml");
+    let test = |name: &str, k0: &str| {
+        let p = program(name, k0);
+        let yaml = &p.yaml[p.yaml.find("  - name:").unwrap()..];
+        yaml.to_string()
+    };
+    std::fs::write(
+        &spec,
+        format!(
+            "{}{}",
+            test("ctx", "store x 1, launch k1"),
+            test("lead", "record e1, launch k1")
+        ),
+    )
+    .unwrap();
+    let d = dir.join("c");
+    let batch = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_gridcheck-campaign"))
+            .arg("batch")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, text) = batch(&[
+        &spec.display().to_string(),
+        "--out",
+        &d.display().to_string(),
+        "--repeat",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let names: Vec<String> = std::fs::read_to_string(d.join("batches/b0000/programs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, ["ctx-r0", "lead-r0", "ctx-r1", "lead-r1"]);
+    let run = |n: &str| {
+        let out = dir.join(format!("out{n}"));
+        let (code, text) = campaign(
+            &rules,
+            &[
+                "run",
+                &d.display().to_string(),
+                "--out",
+                &out.display().to_string(),
+                "--worker-programs",
+                n,
+            ],
+        );
+        assert!(code.is_some(), "{text}");
+        lines(&out.join("campaign.jsonl"))
+    };
+    let one = run("0");
+    assert_eq!(by_name(&one, "lead-r1")["class"], "launch-error", "{one:?}");
+    assert!(one.iter().all(|r| r["worker"] == one[0]["worker"]));
+    let fresh = run("1");
+    assert_eq!(fresh.len(), 4);
+    assert!(
+        fresh.iter().all(|r| r["class"] == "pass" && r["seq"] == 0),
+        "{fresh:?}"
+    );
+    let workers: std::collections::BTreeSet<u64> = fresh
+        .iter()
+        .map(|r| r["worker"].as_u64().unwrap())
+        .collect();
+    assert_eq!(workers.len(), 4);
+    // Bad arguments are named.
+    let (code, text) = batch(&["--out", "x"]);
+    assert_eq!(code, Some(2));
+    assert!(text.contains("no spec file"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
