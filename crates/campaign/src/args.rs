@@ -37,10 +37,11 @@ options:
   --dry-run          run: compile and check every batch; run nothing on a GPU
   --records FILE     leads: the campaign's records (default OUT/campaign.jsonl)
   --leads-budget S   leads: seconds for this part; a lead is begun only with --lead-budget left (480)
-  --lead-budget S    leads: seconds for one lead: reruns, bisection, shrinking (150)
-  --alone-runs N     leads: fresh workers running the finding alone (3)
-  --context-runs N   leads: reruns with its whole context before it is closed (5)
-  --rate-runs N      leads: runs of the final test that measure its rate (5)";
+  --lead-budget S    leads: seconds for one lead: halving stops at 2/5 of it, shrinking at 7/10 (10)
+  --alone-runs N     leads: fresh workers running the finding alone; each rerun gives the finding
+                     the instances that bound the rate it was seen at (about 3 / rate) (1)
+  --context-runs N   leads: reruns with its whole context before it is closed (1)
+  --rate-runs N      leads: runs of the final test that measure its rate (3)";
 
 /// Which part of the campaign to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,10 +113,10 @@ impl Args {
             dry_run: false,
             records: None,
             leads_budget: 480,
-            lead_budget: 150,
-            alone_runs: 3,
-            context_runs: 5,
-            rate_runs: 5,
+            lead_budget: 10,
+            alone_runs: 1,
+            context_runs: 1,
+            rate_runs: 3,
         }
     }
 

@@ -91,13 +91,16 @@ impl Runner {
     }
 
     /// Runs `order` of `b` (see the module docs) until `deadline`: a
-    /// program not reached by then is recorded not run, as the budget.
+    /// program not reached by then is recorded not run, as the budget. The
+    /// last program of `order` runs `lead_launches` launches where given
+    /// (a rerun's lead), the others the runner's.
     pub fn run(
         &mut self,
         b: &Batch,
         order: &[usize],
         restart: Restart,
         deadline: Instant,
+        lead_launches: Option<u32>,
         sink: &mut dyn Sink,
     ) {
         let mut rest: Vec<usize> = order.to_vec();
@@ -124,7 +127,8 @@ impl Runner {
             let (share, later) = this.split_at(share);
             let worker = self.next_worker;
             self.next_worker += 1;
-            let pass = self.pass(b, share, worker, sink);
+            let lead = lead_launches.filter(|_| later.is_empty());
+            let pass = self.pass(b, share, worker, lead, sink);
             if let Some(why) = pass.unusable {
                 self.not_run(b, &this[pass.reported.len()..], &why, sink);
                 return;
@@ -173,7 +177,14 @@ impl Runner {
     /// One worker on `order`: records every program it reports, until it
     /// ends, falls silent for `--timeout` seconds (killed) or reports a
     /// program that ends it.
-    fn pass(&mut self, b: &Batch, order: &[usize], worker: u64, sink: &mut dyn Sink) -> Pass {
+    fn pass(
+        &mut self,
+        b: &Batch,
+        order: &[usize],
+        worker: u64,
+        lead_launches: Option<u32>,
+        sink: &mut dyn Sink,
+    ) -> Pass {
         let job = Job {
             batch: b.dir.clone(),
             run: order.to_vec(),
@@ -184,6 +195,7 @@ impl Runner {
             // Every launch watched: a stall ends the program as a hang,
             // and the run ends itself before the worker's timeout.
             watch: Some((self.stall, self.timeout.saturating_sub(2).max(1) as f64)),
+            lead_launches,
         };
         let mut pass = Pass {
             reported: Vec::new(),
