@@ -526,3 +526,21 @@ fn compile_batches<'a>(a: &Args, names: impl Iterator<Item = &'a str>) -> Result
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rerun_gives_its_lead_the_instances_that_bound_the_rate_it_was_seen_at() {
+        // Seen once in 1 024: about 3 000 instances, 6 launches of 512.
+        assert_eq!(lead_launches(512, 2, Some((1, 1024))), 6);
+        // Seen 3 times: about 1 000, never fewer than the campaign's 2.
+        assert_eq!(lead_launches(512, 2, Some((3, 1024))), 2);
+        // A hang or an error (a run's), or nothing counted: the campaign's.
+        assert_eq!(lead_launches(512, 2, None), 2);
+        assert_eq!(lead_launches(512, 2, Some((0, 1024))), 2);
+        // Seen once in a million: capped.
+        assert_eq!(lead_launches(512, 2, Some((1, 1 << 20))), MAX_LEAD_LAUNCHES);
+    }
+}
