@@ -27,7 +27,7 @@
 # name>),
 # TUNING (a tuned file; default conformance/tuning/<gpu>.toml, else
 # sm_90.toml; `none`: the built-in environment), PART_S (seconds a part may
-# take, 520), LEAD_S (seconds a lead may take, 120). OPTIONS go to
+# take, 520), LEAD_S (seconds a lead may take, 10). OPTIONS go to
 # gridcheck campaign (`.gpu-bundle/gridcheck campaign --help`).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -134,7 +134,7 @@ run|leads)
       --budget $((part_s - 150)) "$@"
   else
     timeout "$part_s" $bin leads "$dir" --root . --out "$res" "${tun[@]}" \
-      --leads-budget $((part_s - 60)) --lead-budget "${LEAD_S:-120}" "$@"
+      --leads-budget $((part_s - 60)) --lead-budget "${LEAD_S:-10}" "$@"
   fi
   rc=$?
   give_back "$res"
@@ -156,7 +156,7 @@ old-leads)
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   # The environment the old campaign ran under: the built-in one.
   timeout "$part_s" $bin leads "$dir" --root . --records "$dir/records.jsonl" --out "$res" \
-    --leads-budget $((part_s - 90)) --lead-budget "${LEAD_S:-120}" "$@"
+    --leads-budget $((part_s - 90)) --lead-budget "${LEAD_S:-10}" "$@"
   rc=$?
   give_back "$res"
   left=$(jsonl_count ended open "$res/findings.jsonl")

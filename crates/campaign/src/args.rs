@@ -7,12 +7,14 @@ use gridcheck_report::Tuning;
 pub const USAGE: &str = "usage: gridcheck-campaign [run|leads] DIR [options]
        gridcheck-campaign merge OUT... --into DIR
        gridcheck-campaign plain FINDING.yaml --out PROGRAM.cu
+       gridcheck-campaign batch FILE.yaml... --out DIR [--repeat R]
        gridcheck-campaign worker BATCH --run I,J,... (the driver's)
   (no word)  run every program, then end every finding (leads), then the summary
   run        run every program of DIR (`cargo xtask fuzz gpu` wrote DIR/batches/bNNNN/)
   leads      end every finding of the records: alone, with its context, shrunk, or closed
   merge      the findings of campaigns on several GPUs, deduplicated by shape
   plain      a finding's test (its context programs first) as a runtime-API program
+  batch      the litmus tests of spec files, in order, R times over, as one batch of DIR
 options:
   --out DIR          results (default target/gridcheck/campaign): campaign.jsonl, parts.jsonl,
                      leads.jsonl, findings.jsonl, findings/, summary.json, summary.txt
@@ -30,13 +32,16 @@ options:
   --resume           run: keep campaign.jsonl's records, run the programs without one
   --hang-cap N       run: hangs of a known hang, or of a shape, before its other programs are
                      skipped, each recorded with that reason (3)
+  --worker-programs N  run: programs a worker runs before a fresh one takes the rest of its
+                     batch (0: no limit; 1: each program in a worker of its own) (0)
   --dry-run          run: compile and check every batch; run nothing on a GPU
   --records FILE     leads: the campaign's records (default OUT/campaign.jsonl)
   --leads-budget S   leads: seconds for this part; a lead is begun only with --lead-budget left (480)
-  --lead-budget S    leads: seconds for one lead: reruns, bisection, shrinking (150)
-  --alone-runs N     leads: fresh workers running the finding alone (3)
-  --context-runs N   leads: reruns with its whole context before it is closed (5)
-  --rate-runs N      leads: runs of the final test that measure its rate (5)";
+  --lead-budget S    leads: seconds for one lead: halving stops at 2/5 of it, shrinking at 7/10 (10)
+  --alone-runs N     leads: fresh workers running the finding alone; each rerun gives the finding
+                     the instances that bound the rate it was seen at (about 3 / rate) (1)
+  --context-runs N   leads: reruns with its whole context before it is closed (1)
+  --rate-runs N      leads: runs of the final test that measure its rate (3)";
 
 /// Which part of the campaign to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +75,7 @@ pub struct Args {
     pub budget: u64,
     pub resume: bool,
     pub hang_cap: usize,
+    pub worker_programs: usize,
     pub dry_run: bool,
     pub records: Option<PathBuf>,
     pub leads_budget: u64,
@@ -103,13 +109,14 @@ impl Args {
             budget: 300,
             resume: false,
             hang_cap: 3,
+            worker_programs: 0,
             dry_run: false,
             records: None,
             leads_budget: 480,
-            lead_budget: 150,
-            alone_runs: 3,
-            context_runs: 5,
-            rate_runs: 5,
+            lead_budget: 10,
+            alone_runs: 1,
+            context_runs: 1,
+            rate_runs: 3,
         }
     }
 
@@ -148,6 +155,7 @@ impl Args {
                 "--budget" => a.budget = num(x, val()?)?,
                 "--resume" => a.resume = true,
                 "--hang-cap" => a.hang_cap = num(x, val()?)?,
+                "--worker-programs" => a.worker_programs = num(x, val()?)?,
                 "--dry-run" => a.dry_run = true,
                 "--records" => a.records = Some(val()?.into()),
                 "--leads-budget" => a.leads_budget = num(x, val()?)?,
@@ -196,6 +204,13 @@ mod tests {
             (Phase::All, Path::new("d"), 16, true, 300)
         );
         assert_eq!(a.out, Path::new("/r/target/gridcheck/campaign"));
+        let a = args(&["run", "d", "--worker-programs", "1"]).unwrap();
+        assert_eq!(a.worker_programs, 1);
+        assert!(
+            args(&["d", "--worker-programs", "-1"])
+                .unwrap_err()
+                .contains("--worker-programs takes a number")
+        );
         let a = args(&["leads", "d", "--records", "r.jsonl", "--context-runs", "7"]).unwrap();
         assert_eq!(
             (a.phase, a.records.as_deref(), a.context_runs),

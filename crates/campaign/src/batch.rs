@@ -83,6 +83,29 @@ impl CampaignProgram {
     }
 }
 
+/// The profile a program of `l` is written under, as the generator picks
+/// it: CDP1 where it synchronizes on the device, PDL where a host kernel is
+/// a PDL secondary, else CDP2.
+pub fn profile_of(l: &Litmus) -> Profile {
+    let ops = || {
+        l.kernels
+            .iter()
+            .flat_map(|k| &k.threads)
+            .flat_map(|t| &t.ops)
+    };
+    if ops().any(|o| matches!(o, gridcheck_spec::Op::DeviceSynchronize { .. })) {
+        Profile::Cdp1
+    } else if l
+        .kernels
+        .iter()
+        .any(|k| k.launch == gridcheck_spec::KernelLaunch::Host { pdl: true })
+    {
+        Profile::Pdl
+    } else {
+        Profile::Cdp2
+    }
+}
+
 /// The directory of batch `i`.
 pub fn batch_dir(dir: &Path, i: usize) -> PathBuf {
     dir.join(BATCHES).join(format!("b{i:04}"))

@@ -255,7 +255,7 @@ pub fn run(a: &Args, runner: &mut Runner) -> Result<bool, String> {
             }
             continue;
         }
-        runner.run(&b, &order, Restart::After, deadline, &mut sink);
+        runner.run(&b, &order, Restart::After, deadline, None, &mut sink);
     }
     if let Some(e) = sink.error {
         return Err(e);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::args::{Args, Phase, USAGE};
+use crate::batch::{CampaignProgram, batch_dir, profile_of, write_batch};
 use crate::campaign::{RECORDS, read_lines};
 use crate::findings::ProgramRecord;
 use crate::known::KnownFacts;
@@ -19,6 +20,7 @@ pub fn main(argv: &[String], root: &Path) -> ExitCode {
         Some("worker") => return worker::worker_main(&argv[1..]),
         Some("merge") => merge::main(&argv[1..]).map(|()| true),
         Some("plain") => plain_main(&argv[1..]).map(|()| true),
+        Some("batch") => batch_main(&argv[1..]).map(|()| true),
         None | Some("--help" | "-h" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -54,6 +56,7 @@ fn phases(a: &Args) -> Result<bool, String> {
         known: KnownFacts::load(&a.root)?,
         next_worker: 0,
         device: None,
+        worker_programs: a.worker_programs,
     };
     let mut clean = true;
     if a.phase != Phase::Leads {
@@ -99,6 +102,50 @@ fn plain_main(argv: &[String]) -> Result<(), String> {
     let tests = gridcheck_spec::render::load_litmus_tests(&input, &text)?;
     std::fs::write(&out, plain::program(&tests))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
+/// `batch FILE.yaml... --out DIR [--repeat R]`: the litmus tests of spec
+/// files (a finding's, its context first), in order, `R` times over, as one
+/// campaign batch (`DIR/batches/b0000/`), for `run` to run them as it runs
+/// random programs: each program's states the axiomatic model's, its name
+/// the test's with `-rK` for the K-th time through.
+fn batch_main(argv: &[String]) -> Result<(), String> {
+    let (mut files, mut out, mut repeat) = (Vec::new(), None, 1usize);
+    let mut it = argv.iter();
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a directory")?)),
+            "--repeat" => {
+                let v = it.next().ok_or("--repeat needs a number")?;
+                repeat = v
+                    .parse()
+                    .map_err(|_| format!("--repeat takes a number, not `{v}`"))?;
+            }
+            s if s.starts_with('-') => return Err(format!("unknown argument `{s}`")),
+            s => files.push(PathBuf::from(s)),
+        }
+    }
+    let out = out.ok_or("--out DIR is missing")?;
+    if files.is_empty() {
+        return Err("no spec file named".into());
+    }
+    let mut tests = Vec::new();
+    for f in &files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        tests.extend(gridcheck_spec::render::load_litmus_tests(f, &text)?);
+    }
+    let mut programs = Vec::new();
+    for r in 0..repeat {
+        for (name, l) in &tests {
+            let name = format!("{name}-r{r}");
+            programs.push(
+                CampaignProgram::decided(profile_of(l), &name, l)
+                    .ok_or_else(|| format!("{name}: the axiomatic model does not decide it"))?,
+            );
+        }
+    }
+    write_batch(&batch_dir(&out, 0), &programs)
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! A finding's context: the programs its worker ran before it
-//! ([`prefix`], from the records), the smallest part of that prefix that
-//! brings the finding back ([`ddmin`], delta debugging over programs,
-//! order kept), and the bound on the rate of a finding that never came back
-//! ([`upper_bound_95`]).
+//! ([`prefix`], from the records), the part of that prefix that brings the
+//! finding back ([`halves`], halving with early stopping, order kept), the
+//! bound on the rate of a finding that never came back ([`upper_bound_95`])
+//! and the reruns that bound a rate seen ([`instances_to_bound`]).
 
 use crate::findings::ProgramRecord;
 
@@ -35,88 +35,82 @@ pub fn prefix(records: &[ProgramRecord], lead: &ProgramRecord) -> Vec<usize> {
     ran
 }
 
-/// What [`ddmin`] found.
+/// What [`halves`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reduced {
     /// The programs kept, in their order in the prefix.
     pub kept: Vec<usize>,
     /// Subsets tested.
     pub tests: usize,
-    /// Whether it is 1-minimal (no program of it can go), rather than cut
-    /// short by the time.
+    /// Whether it is 1-minimal (one program, given that the finding does
+    /// not show alone), rather than cut short by the time or by a context
+    /// that neither half brings back.
     pub minimal: bool,
+    /// Whether it stopped because neither half of what it kept brings the
+    /// finding back: it needs programs of both (or more of them).
+    pub spread: bool,
 }
 
-/// `c` cut into `n` nearly equal runs, in order.
-fn chunks(c: &[usize], n: usize) -> Vec<Vec<usize>> {
-    let n = n.clamp(1, c.len().max(1));
-    (0..n)
-        .map(|i| c[i * c.len() / n..(i + 1) * c.len() / n].to_vec())
-        .filter(|v| !v.is_empty())
-        .collect()
-}
-
-/// The smallest subsequence of `prefix` after which the finding shows
-/// (`shows`), by delta debugging (ddmin: Zeller and Hildebrandt, 2002):
-/// each of `n` runs of the current set, then each complement, is tested; a
-/// run that shows becomes the set, a complement that shows too (with one
-/// run fewer); when none does the runs are halved, until they are single
-/// programs. Given that the whole prefix shows and the empty one does not
-/// (the finding was not shown alone), the result is 1-minimal unless
-/// `out_of_time` stopped it first. `shows` is the caller's: on a GPU, a
-/// few reruns in fresh workers.
-pub fn ddmin(
+/// The part of `prefix` after which the finding shows (`shows`), by
+/// halving with early stopping: the later half of the current set (the
+/// programs nearest the finding) is tested, then the earlier; a half that
+/// shows becomes the set; when neither does, the set is kept (`spread`):
+/// the finding needs programs of both halves, which halving cannot find
+/// and bisecting further (ddmin's complements and quarters) costs a rerun a
+/// subset. At most two tests a halving, so about `2 log2(n)` in all. Given
+/// that the finding was not shown alone, a single program kept is
+/// 1-minimal. `shows` is the caller's: on a GPU, a rerun in a fresh worker.
+pub fn halves(
     prefix: &[usize],
     shows: &mut dyn FnMut(&[usize]) -> bool,
     out_of_time: &mut dyn FnMut() -> bool,
 ) -> Reduced {
     let mut c = prefix.to_vec();
-    let mut n = 2;
     let mut tests = 0;
+    let stop = |c: Vec<usize>, tests, spread| Reduced {
+        kept: c,
+        tests,
+        minimal: false,
+        spread,
+    };
     while c.len() >= 2 {
-        if out_of_time() {
-            return Reduced {
-                kept: c,
-                tests,
-                minimal: false,
-            };
-        }
-        let parts = chunks(&c, n);
+        let (early, late) = c.split_at(c.len() / 2);
+        let (early, late) = (early.to_vec(), late.to_vec());
         let mut next = None;
-        for p in &parts {
+        for half in [late, early] {
+            if out_of_time() {
+                return stop(c, tests, false);
+            }
             tests += 1;
-            if shows(p) {
-                next = Some((p.clone(), 2));
+            if shows(&half) {
+                next = Some(half);
                 break;
             }
         }
-        // With two runs each complement is the other run, tested already.
-        if next.is_none() && parts.len() > 2 {
-            for i in 0..parts.len() {
-                let rest: Vec<usize> = parts
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .flat_map(|(_, p)| p.iter().copied())
-                    .collect();
-                tests += 1;
-                if shows(&rest) {
-                    next = Some((rest, (parts.len() - 1).max(2)));
-                    break;
-                }
-            }
-        }
         match next {
-            Some((kept, runs)) => (c, n) = (kept, runs),
-            None if parts.len() >= c.len() => break,
-            None => n = (2 * parts.len()).min(c.len()),
+            Some(half) => c = half,
+            None => return stop(c, tests, true),
         }
     }
     Reduced {
         kept: c,
         tests,
         minimal: true,
+        spread: false,
     }
+}
+
+/// The instances of reruns, none showing it, that bound an event's rate
+/// below `p` (95 %, [`upper_bound_95`]): about `3 / p`, the reruns a lead
+/// seen at rate `p` needs and no more.
+pub fn instances_to_bound(p: f64) -> u64 {
+    if p.is_nan() || p <= 0.0 {
+        return u64::MAX;
+    }
+    if p >= 1.0 {
+        return 1;
+    }
+    (0.05f64.ln() / (1.0 - p).ln()).ceil().max(1.0) as u64
 }
 
 /// The 95 % upper confidence bound on the rate of an event never seen in
@@ -203,7 +197,7 @@ mod tests {
     /// A stand-in for the GPU: the finding shows when all of `needed` ran
     /// before it; the tests it was asked are counted.
     fn needs(needed: &[usize], prefix: &[usize]) -> Reduced {
-        ddmin(
+        halves(
             prefix,
             &mut |s| needed.iter().all(|n| s.contains(n)),
             &mut || false,
@@ -211,20 +205,49 @@ mod tests {
     }
 
     #[test]
-    fn ddmin_finds_the_one_earlier_program_a_finding_needs() {
+    fn halving_finds_the_one_earlier_program_a_finding_needs_and_stops_early() {
         let prefix: Vec<usize> = (0..40).collect();
         let r = needs(&[17], &prefix);
-        assert_eq!((r.kept.as_slice(), r.minimal), (&[17][..], true));
-        assert!(r.tests <= 16, "{} tests", r.tests);
-        // Two needed programs far apart, the order kept.
+        assert_eq!(
+            (r.kept.as_slice(), r.minimal, r.spread),
+            (&[17][..], true, false)
+        );
+        assert!(r.tests <= 2 * 6, "{} tests", r.tests);
+        // The program nearest the finding: one test a halving.
+        let r = needs(&[39], &prefix);
+        assert_eq!((r.kept.as_slice(), r.tests), (&[39][..], 6));
+        // Two needed programs in different halves: kept with all between,
+        // after two tests, and said so.
         let r = needs(&[31, 3], &prefix);
-        assert_eq!(r.kept, [3, 31]);
-        // The whole prefix needed: nothing goes.
-        let r = needs(&[0, 1, 2], &[0, 1, 2]);
-        assert_eq!(r.kept, [0, 1, 2]);
+        assert_eq!(
+            (r.kept.len(), r.tests, r.minimal, r.spread),
+            (40, 2, false, true)
+        );
+        // Both in the later half: halved once, then spread.
+        let r = needs(&[22, 35], &prefix);
+        assert_eq!(
+            (r.kept, r.tests, r.spread),
+            ((20..40).collect::<Vec<_>>(), 3, true)
+        );
         // Out of time at once: the prefix as it was, not minimal.
-        let r = ddmin(&prefix, &mut |_| true, &mut || true);
-        assert_eq!((r.kept.len(), r.minimal, r.tests), (40, false, 0));
+        let r = halves(&prefix, &mut |_| true, &mut || true);
+        assert_eq!(
+            (r.kept.len(), r.minimal, r.spread, r.tests),
+            (40, false, false, 0)
+        );
+    }
+
+    #[test]
+    fn a_rate_seen_is_bounded_by_about_three_over_it() {
+        assert_eq!(instances_to_bound(1.0), 1);
+        assert_eq!(instances_to_bound(0.0), u64::MAX);
+        // Seen once in 1 024 instances: about 3 000 instances, whose bound
+        // is then just below the rate seen.
+        let n = instances_to_bound(1.0 / 1024.0);
+        assert!((3000..3100).contains(&n), "{n}");
+        assert!(upper_bound_95(n) <= 1.0 / 1024.0);
+        assert!(upper_bound_95(n - 1) > 1.0 / 1024.0);
+        assert_eq!(instances_to_bound(0.5), 5);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //!   reproducer (`test` is kept too);
 //! - `alone`: shown again alone, shrunk (`test`);
 //! - `context`: shown again only after programs its worker ran before it;
-//!   `context` names the fewest found (ddmin), `test` the shrunk
-//!   two- or three-program test, with its rate;
+//!   `context` names those the halving kept (`spread` where it needs
+//!   programs of both halves of what it kept), `test` the test (those
+//!   programs, then the finding shrunk), with its rate;
 //! - `closed`: not shown in any rerun, alone or with its whole context;
 //!   `bound` gives the 95 % upper bound on its rate from the instances and
 //!   runs made;
@@ -79,6 +80,10 @@ pub struct Context {
     /// Subsets the bisection tested, and whether its result is 1-minimal.
     pub tests: usize,
     pub minimal: bool,
+    /// Whether the halving stopped because neither half of what it kept
+    /// brings the finding back (it needs programs of both).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread: bool,
 }
 
 /// A finding that never came back.

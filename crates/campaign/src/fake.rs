@@ -16,7 +16,9 @@
 //! (`thread_ops`: the operations' first words, in order, perhaps among
 //! others); it fires only where a program of each selector of `after` ran
 //! before in the same worker process, and (with `times`) only that many times in all,
-//! counted in `<rules file>.fired` across processes.
+//! counted in `<rules file>.fired` across processes. Each stand-in worker
+//! appends its job to `<rules file>.jobs` (one JSON line: the programs in
+//! order and each one's instances), which tests count a run's cost by.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,11 +98,26 @@ impl Rule {
     }
 }
 
+/// A file beside the rules file: `<rules file><suffix>`.
+fn beside(rules: &Path, suffix: &str) -> PathBuf {
+    let mut s = rules.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
 /// The rules file's firing log.
 fn fired_log(rules: &Path) -> PathBuf {
-    let mut s = rules.as_os_str().to_owned();
-    s.push(".fired");
-    PathBuf::from(s)
+    beside(rules, ".fired")
+}
+
+/// Appends this worker's job to `<rules file>.jobs`: its programs in order,
+/// each with the instances it runs.
+fn log_job(rules: &Path, job: &Job, instances: &[u64]) {
+    let line = serde_json::json!({"run": job.run, "instances": instances});
+    let mut text = std::fs::read_to_string(beside(rules, ".jobs")).unwrap_or_default();
+    text.push_str(&line.to_string());
+    text.push('\n');
+    let _ = std::fs::write(beside(rules, ".jobs"), text);
 }
 
 /// Rule `i` fires once more if its `times` allow: counted in the log.
@@ -140,9 +157,12 @@ pub fn run(rules_file: &Path, programs: &[CampaignProgram], job: &Job) -> ExitCo
     say(&Report::Device {
         name: "a fake GPU".into(),
     });
-    let instances = u64::from(job.instances) * u64::from(job.launches);
+    let each: Vec<u64> = (0..job.run.len())
+        .map(|pos| u64::from(job.instances) * u64::from(job.launches_at(pos)))
+        .collect();
+    log_job(rules_file, job, &each);
     let mut before: Vec<&CampaignProgram> = Vec::new();
-    for &i in &job.run {
+    for (&i, &instances) in job.run.iter().zip(&each) {
         let Some(p) = programs.get(i) else {
             continue;
         };

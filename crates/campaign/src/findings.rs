@@ -109,13 +109,7 @@ pub fn classify(l: &Litmus, states: &[State], o: &Outcome) -> (Class, String) {
         } => {
             let allowed: BTreeSet<&State> = states.iter().collect();
             for (s, n) in histogram {
-                let holds = l.condition.holds(s).unwrap_or(false);
-                let bad = match l.expect {
-                    Verdict::Forbidden => holds,
-                    Verdict::Required => !holds,
-                    Verdict::Allowed => false,
-                };
-                if bad {
+                if violates(l, s) {
                     return (
                         Class::Violation,
                         format!(
@@ -153,6 +147,51 @@ pub fn classify(l: &Litmus, states: &[State], o: &Outcome) -> (Class, String) {
             )
         }
     }
+}
+
+/// Whether state `s` is one the test's expectation rules out.
+fn violates(l: &Litmus, s: &State) -> bool {
+    let holds = l.condition.holds(s).unwrap_or(false);
+    match l.expect {
+        Verdict::Forbidden => holds,
+        Verdict::Required => !holds,
+        Verdict::Allowed => false,
+    }
+}
+
+/// The rate at which a run showed `class`, as instances that showed it of
+/// the instances run (a violating state's, an unmodeled state's, those
+/// whose launches failed); `None` for a class a run shows as a whole (a
+/// hang, an error) and where nothing showed.
+pub fn shown_instances(
+    l: &Litmus,
+    states: &[State],
+    class: Class,
+    o: &Outcome,
+) -> Option<(u64, u64)> {
+    let Outcome::Ran {
+        histogram,
+        instances,
+        launch_failures,
+        ..
+    } = o
+    else {
+        return None;
+    };
+    let count = |bad: &dyn Fn(&State) -> bool| -> u64 {
+        histogram
+            .iter()
+            .filter(|(s, _)| bad(s))
+            .map(|(_, n)| n)
+            .sum()
+    };
+    let shown = match class {
+        Class::Violation => count(&|s| violates(l, s)),
+        Class::Unmodeled => count(&|s| !states.contains(s)),
+        Class::LaunchError => *launch_failures,
+        _ => 0,
+    };
+    (shown > 0).then_some((shown, instances + launch_failures))
 }
 
 fn state_text(s: &State) -> String {
@@ -302,6 +341,18 @@ mod tests {
             classify(&req, &allowed, &ran(vec![(st(1, 1), 3)], 0)).0,
             Class::Pass
         );
+        // How often each class showed: its instances of all run.
+        let shown = |c, o: &Outcome| shown_instances(&l, &allowed, c, o);
+        let mixed = ran(vec![(st(1, 1), 1020), (st(1, 0), 2), (st(2, 1), 1)], 1);
+        assert_eq!(shown(Class::Violation, &mixed), Some((2, 1024)));
+        // Both states outside the oracle's one.
+        assert_eq!(shown(Class::Unmodeled, &mixed), Some((3, 1024)));
+        assert_eq!(shown(Class::LaunchError, &mixed), Some((1, 1024)));
+        assert_eq!(
+            shown(Class::LaunchError, &ran(vec![(st(1, 1), 8)], 0)),
+            None
+        );
+        assert_eq!(shown(Class::Hang, &hang), None);
         assert_eq!(
             classify(&req, &[st(1, 1), st(1, 0)], &ran(vec![(st(1, 0), 3)], 0)).0,
             Class::Violation

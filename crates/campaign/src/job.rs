@@ -52,9 +52,20 @@ pub struct Job {
     /// Each launch watched (`Gpu::watch_each_launch`): stall seconds,
     /// budget seconds.
     pub watch: Option<(f64, f64)>,
+    /// Launches of the last program of `run`, where not `launches` (a
+    /// rerun's lead, given the instances that bound its rate).
+    pub lead_launches: Option<u32>,
 }
 
 impl Job {
+    /// Launches of the program at `pos` in `run`.
+    pub fn launches_at(&self, pos: usize) -> u32 {
+        match self.lead_launches {
+            Some(n) if pos + 1 == self.run.len() => n,
+            _ => self.launches,
+        }
+    }
+
     /// The worker's arguments for this job (after `worker`).
     pub fn args(&self) -> Vec<String> {
         let run: Vec<String> = self.run.iter().map(|i| i.to_string()).collect();
@@ -74,6 +85,9 @@ impl Job {
         if let Some((stall, budget)) = self.watch {
             args.extend(["--watch".into(), format!("{stall},{budget}")]);
         }
+        if let Some(n) = self.lead_launches {
+            args.extend(["--lead-launches".into(), n.to_string()]);
+        }
         args
     }
 
@@ -89,6 +103,7 @@ impl Job {
             seed: 1,
             env: Tuning::default(),
             watch: None,
+            lead_launches: None,
         };
         while let Some(f) = it.next() {
             let v = it.next().ok_or_else(|| format!("{f} needs a value"))?;
@@ -108,6 +123,9 @@ impl Job {
                     j.env = serde_json::from_str(v).map_err(|e| format!("{f}: {e}"))?
                 }
                 "--watch" => j.watch = Some(gridcheck_gpu::watch::parse_watch(v)?),
+                "--lead-launches" => {
+                    j.lead_launches = Some(v.parse().map_err(|_| num("a number"))?)
+                }
                 _ => return Err(format!("unknown argument `{f}`")),
             }
         }
@@ -132,8 +150,19 @@ mod tests {
                 ..Tuning::default()
             },
             watch: Some((0.5, 28.0)),
+            lead_launches: Some(6),
         };
         assert_eq!(Job::parse(&j.args()).unwrap(), j);
+        assert_eq!(
+            (j.launches_at(0), j.launches_at(1), j.launches_at(2)),
+            (3, 3, 6)
+        );
+        let plain = Job {
+            lead_launches: None,
+            ..j.clone()
+        };
+        assert_eq!(Job::parse(&plain.args()).unwrap(), plain);
+        assert_eq!(plain.launches_at(2), 3);
         let bad = |a: &[&str]| {
             Job::parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err()
         };
@@ -141,6 +170,7 @@ mod tests {
         assert!(bad(&["d", "--frob", "1"]).contains("`--frob`"));
         assert!(bad(&["d", "--seed"]).contains("needs a value"));
         assert!(bad(&["d", "--watch", "0,1"]).contains("--watch"));
+        assert!(bad(&["d", "--lead-launches", "x"]).contains("--lead-launches takes a number"));
         assert!(bad(&[]).contains("missing"));
     }
 }

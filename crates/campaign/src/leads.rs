@@ -3,25 +3,33 @@
 //! line of `leads.jsonl` each as soon as it ends, so that a later part
 //! resumes where this one stopped.
 //!
+//! Every rerun is one fresh worker (the cost of a rerun is mostly the
+//! worker's start), in which the finding's program runs as many instances
+//! as bound the rate it was seen at (`context::instances_to_bound`: about
+//! 3 000 for one seen once in 1 024; the campaign's own launches for a hang
+//! or an error, which a run shows as a whole), and no more.
+//!
 //! 1. Its first program runs alone in `--alone-runs` fresh workers, on the
 //!    batch's own module. Shown again: it is shrunk alone (`alone`).
 //! 2. Not shown: it runs after the programs its worker ran before it
-//!    (`context::prefix`), in that order, in one fresh worker, up to
-//!    `--context-runs` times. Never shown: `closed`, with the bound on its
-//!    rate from every rerun's instances.
-//! 3. Shown with its context: the prefix is bisected (`context::ddmin`,
-//!    each subset up to `--alone-runs` reruns) to the fewest programs that
-//!    bring it back, and the test (those programs, then the finding) is
-//!    shrunk program by program, the finding's own first (`context`).
+//!    (`context::prefix`), in that order, in up to `--context-runs` fresh
+//!    workers. Never shown: `closed`, with the bound on its rate from every
+//!    rerun's instances.
+//! 3. Shown with its context: the prefix is halved (`context::halves`, the
+//!    later half first, a rerun a half) while a half brings it back, and
+//!    the finding's own program is shrunk after what is kept (`context`):
+//!    the programs kept are the context as they ran.
 //!
-//! A shrunk test is run `--rate-runs` times for its rate, and written as
-//! spec YAML and as a runtime-API program (`plain.rs`) under `findings/`.
-//! A finding whose program and shrunk program a known fact of its class
-//! covers by shape (`KnownFacts::explaining`: a hang by a hang fact, a
-//! violation or an unmodeled state by a discrepancy) ends `known`, its
-//! shrunk test kept beside the fact's; a launch error never does.
-//! Each lead has `--lead-budget` seconds: bisection and shrinking stop at
-//! it with what they have (and say so).
+//! A shrunk test is run `--rate-runs` times for its rate (on the batch's
+//! own module where shrinking changed nothing) and written as spec YAML
+//! and as a runtime-API program (`plain.rs`) under `findings/`. A finding
+//! whose program and shrunk program a known fact of its class covers by
+//! shape (`KnownFacts::explaining`: a hang by a hang fact, a violation or an
+//! unmodeled state by a discrepancy) ends `known`, its shrunk test kept
+//! beside the fact's; a launch error never does. Each lead has
+//! `--lead-budget` seconds: the halving stops at two fifths of it and the
+//! shrinking at seven tenths, with what they have (and say so), leaving the
+//! rest for the rate.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -33,9 +41,9 @@ use gridcheck_spec::render::litmus_test_yaml;
 use crate::args::Args;
 use crate::batch::{BATCHES, Batch, CampaignProgram};
 use crate::campaign::{Part, append_line, read_lines};
-use crate::context::{ddmin, prefix, upper_bound_95};
+use crate::context::{halves, instances_to_bound, prefix, upper_bound_95};
 use crate::ending::{Bound, Closed, Context, FirstOf, Known, LeadEnd, Runs, TestOut};
-use crate::findings::{Class, ProgramRecord, distinct};
+use crate::findings::{Class, ProgramRecord, distinct, shown_instances};
 use crate::runner::{Restart, Runner};
 use crate::shrink::shrink;
 use crate::{compile, plain};
@@ -54,6 +62,25 @@ struct Leads<'a> {
     work: PathBuf,
     /// Programs run on the GPU.
     ran: usize,
+    /// Launches of the lead in each rerun of the finding being ended.
+    lead_launches: Option<u32>,
+}
+
+/// The most launches a rerun gives its lead.
+const MAX_LEAD_LAUNCHES: u32 = 64;
+
+/// Launches of a lead in a rerun: enough instances to bound a rate as high
+/// as `seen` (instances that showed it, of those run), never fewer than the
+/// campaign's; the campaign's where the class is a run's (a hang).
+fn lead_launches(instances: u32, launches: u32, seen: Option<(u64, u64)>) -> u32 {
+    let Some((shown, of)) = seen.filter(|&(s, o)| s > 0 && o > 0) else {
+        return launches;
+    };
+    let n = instances_to_bound(shown as f64 / of as f64);
+    let per = u64::from(instances.max(1));
+    u32::try_from(n.div_ceil(per))
+        .unwrap_or(u32::MAX)
+        .clamp(launches, MAX_LEAD_LAUNCHES.max(launches))
 }
 
 /// A far deadline: a rerun is bounded by its worker's timeouts, and the
@@ -78,6 +105,7 @@ impl Leads<'_> {
                 order,
                 Restart::Never,
                 no_deadline(),
+                self.lead_launches,
                 &mut |r: ProgramRecord| {
                     ran += usize::from(r.worker.is_some());
                     if r.index == lead && r.worker.is_some() {
@@ -108,7 +136,7 @@ impl Leads<'_> {
         rs: &[&ProgramRecord],
     ) -> Result<LeadEnd, String> {
         let started = Instant::now();
-        let deadline = started + Duration::from_secs(self.a.lead_budget);
+        let budget = Duration::from_secs(self.a.lead_budget);
         let r = rs[0];
         let first = FirstOf {
             name: r.name.clone(),
@@ -121,12 +149,18 @@ impl Leads<'_> {
         let l = b
             .litmus(r.index)
             .ok_or_else(|| format!("{}: program {} does not load", b.dir.display(), r.index))?;
+        let seen = shown_instances(l, &b.programs[r.index].states, class, &r.outcome);
+        self.lead_launches = Some(lead_launches(
+            self.runner.instances,
+            self.runner.launches,
+            seen,
+        ));
         end.alone = self.reruns(&b, &[r.index], class, self.a.alone_runs, true);
         end.confirmed_alone = end.alone.shown > 0;
         let context = if end.confirmed_alone {
             Vec::new()
         } else {
-            match self.context(&b, r, class, &mut end, started)? {
+            match self.context(&b, r, class, &mut end, started + budget * 2 / 5)? {
                 Some(c) => c,
                 None => {
                     end.seconds = started.elapsed().as_secs_f64();
@@ -140,10 +174,10 @@ impl Leads<'_> {
             "context"
         }
         .into();
-        let mut seq: Vec<CampaignProgram> =
-            context.iter().map(|&i| b.programs[i].clone()).collect();
-        seq.push(b.programs[r.index].clone());
-        let (test, shrunk) = self.reproduce(gi, class, seq, &end, deadline)?;
+        let mut order = context;
+        order.push(r.index);
+        let (test, shrunk) =
+            self.reproduce(gi, class, (&b, &order), &end, started + budget * 7 / 10)?;
         end.test = Some(test);
         // A known fact of the finding's class whose shape covers it: a
         // hang by a hang, a violation or an unmodeled state by a
@@ -163,14 +197,15 @@ impl Leads<'_> {
     }
 
     /// A finding not shown alone, rerun with its context: the programs of
-    /// the context it needs (`Some`), or `None` with `end` closed.
+    /// the context it needs (`Some`, halved until `until`), or `None` with
+    /// `end` closed.
     fn context(
         &mut self,
         b: &Batch,
         r: &ProgramRecord,
         class: Class,
         end: &mut LeadEnd,
-        started: Instant,
+        until: Instant,
     ) -> Result<Option<Vec<usize>>, String> {
         let pre = prefix(self.records, r);
         let mut order = pre.clone();
@@ -198,10 +233,8 @@ impl Leads<'_> {
             end.alone = all;
             return Ok(Some(Vec::new()));
         }
-        // Bisection gets two thirds of the lead's time, shrinking the rest.
-        let until = started + Duration::from_secs(self.a.lead_budget) * 2 / 3;
         let runs = self.a.alone_runs.max(1);
-        let reduced = ddmin(
+        let reduced = halves(
             &pre,
             &mut |s| {
                 let mut o = s.to_vec();
@@ -220,27 +253,29 @@ impl Leads<'_> {
             reruns,
             tests: reduced.tests,
             minimal: reduced.minimal,
+            spread: reduced.spread,
         });
         Ok(Some(reduced.kept))
     }
 
-    /// One shrinking step of program `k` of `seq`: the candidates written
-    /// with `seq` as one batch in `dir`, compiled, and each run after (or
-    /// in place of) its place in `seq` in a fresh worker until one shows
-    /// `class`: its index in `cands`, and how many ran.
+    /// One shrinking step of the finding's program (the last of `seq`):
+    /// the candidates written with `seq` as one batch in `dir`, compiled,
+    /// and each run in its place after the rest of `seq` in a fresh worker
+    /// until one shows `class`: that one (its index in `cands`, the batch
+    /// and the order that showed it), and how many ran.
     fn step(
         &mut self,
         dir: &Path,
         seq: &[CampaignProgram],
-        k: usize,
         cands: &[Litmus],
         class: Class,
         deadline: Instant,
-    ) -> (Option<usize>, usize) {
+    ) -> (Option<(usize, Batch, Vec<usize>)>, usize) {
         let stem = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let k = seq.len() - 1;
         let profile = seq[k].profile();
         let mut programs = seq.to_vec();
         let mut index = Vec::new();
@@ -262,61 +297,74 @@ impl Leads<'_> {
             order[k] = seq.len() + j;
             tried += 1;
             if self.reruns(&b, &order, class, 1, true).shown > 0 {
-                return (Some(ci), tried);
+                return (Some((ci, b, order)), tried);
             }
         }
         (None, tried)
     }
 
-    /// Shrinks the test `seq` (context first, the finding last) program by
-    /// program, the finding's first, then measures its rate and writes it:
-    /// the test, and the finding's program shrunk.
+    /// The test `order` of `b` (the context as it ran, the finding last)
+    /// with the finding's program shrunk until `deadline`, renamed as the
+    /// finding's test, its rate measured (on the batch of the last step
+    /// that kept a candidate, or on `b` itself) and written: the test, and
+    /// the finding's program shrunk.
     fn reproduce(
         &mut self,
         gi: usize,
         class: Class,
-        mut seq: Vec<CampaignProgram>,
+        (b, order): (&Batch, &[usize]),
         end: &LeadEnd,
         deadline: Instant,
     ) -> Result<(TestOut, Litmus), String> {
         let work = self.work.join(format!("g{gi:03}"));
+        let mut seq: Vec<CampaignProgram> = order.iter().map(|&i| b.programs[i].clone()).collect();
         let n = seq.len();
-        let names: Vec<String> = (0..n)
-            .map(|k| match n - 1 - k {
+        let k = n - 1;
+        let (_, l) = seq[k].litmus()?;
+        let profile = seq[k].profile();
+        let mut step = 0;
+        // The batch and order of the last candidate kept: the shrunk test,
+        // compiled already.
+        let mut kept: Option<(Batch, Vec<usize>)> = None;
+        let s = shrink(&l, profile, deadline, &mut |cands| {
+            step += 1;
+            let dir = work.join(format!("g{gi:03}-k{k}-s{step:02}"));
+            let (found, tried) = self.step(&dir, &seq, cands, class, deadline);
+            let found = found.map(|(ci, b, order)| {
+                kept = Some((b, order));
+                ci
+            });
+            (found, tried)
+        });
+        let shrunk_to = s.litmus;
+        for (k, p) in seq.iter_mut().enumerate() {
+            let name = match n - 1 - k {
                 0 => format!("campaign-{}-{gi:03}", class.name()),
                 back => format!("campaign-{}-{gi:03}-context-{}", class.name(), n - back),
-            })
-            .collect();
-        let (mut steps, mut tries, mut out_of_time) = (0, 0, false);
-        for k in (0..n).rev() {
-            let (_, l) = seq[k].litmus()?;
-            let profile = seq[k].profile();
-            let mut step = 0;
-            let s = shrink(&l, profile, deadline, &mut |cands| {
-                step += 1;
-                let dir = work.join(format!("g{gi:03}-k{k}-s{step:02}"));
-                self.step(&dir, &seq, k, cands, class, deadline)
-            });
-            (steps, tries) = (steps + s.steps, tries + s.tries);
-            out_of_time |= s.out_of_time;
-            if let Some(p) = CampaignProgram::decided(profile, &names[k], &s.litmus) {
-                seq[k] = p;
+            };
+            let l = if k == n - 1 {
+                shrunk_to.clone()
+            } else {
+                p.litmus()?.1
+            };
+            if let Some(q) = CampaignProgram::decided(p.profile(), &name, &l) {
+                *p = q;
             }
         }
-        let last = compile::prepared(&self.a.root, &work.join("final"), &seq, self.a.nvcc_timeout)?;
-        let order: Vec<usize> = (0..n).collect();
-        let rate = self.reruns(&last, &order, class, self.a.rate_runs, false);
-        let (yaml, plain) = self.write_test(gi, class, &seq, end, (steps, tries), rate)?;
-        let (_, shrunk) = seq[n - 1].litmus()?;
+        let rate = match &kept {
+            Some((last, o)) => self.reruns(last, o, class, self.a.rate_runs, false),
+            None => self.reruns(b, order, class, self.a.rate_runs, false),
+        };
+        let (yaml, plain) = self.write_test(gi, class, &seq, end, (s.steps, s.tries), rate)?;
         let test = TestOut {
             yaml,
             plain,
-            shrink_steps: steps,
-            shrink_tries: tries,
-            out_of_time,
+            shrink_steps: s.steps,
+            shrink_tries: s.tries,
+            out_of_time: s.out_of_time,
             rate,
         };
-        Ok((test, shrunk))
+        Ok((test, shrunk_to))
     }
 
     /// Writes the test as spec YAML (context first) and as a plain
@@ -411,6 +459,7 @@ pub fn run(a: &Args, runner: &mut Runner, records: &[ProgramRecord]) -> Result<(
         findings: a.out.join("findings"),
         work: work_dir(a),
         ran: 0,
+        lead_launches: None,
     };
     println!("leads: {} findings, {} to end", groups.len(), todo.len());
     for (n, (gi, (class, shape), rs)) in todo.iter().enumerate() {
@@ -476,4 +525,22 @@ fn compile_batches<'a>(a: &Args, names: impl Iterator<Item = &'a str>) -> Result
         r.map_err(|e| format!("{}: {e}", d.display()))?;
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rerun_gives_its_lead_the_instances_that_bound_the_rate_it_was_seen_at() {
+        // Seen once in 1 024: about 3 000 instances, 6 launches of 512.
+        assert_eq!(lead_launches(512, 2, Some((1, 1024))), 6);
+        // Seen 3 times: about 1 000, never fewer than the campaign's 2.
+        assert_eq!(lead_launches(512, 2, Some((3, 1024))), 2);
+        // A hang or an error (a run's), or nothing counted: the campaign's.
+        assert_eq!(lead_launches(512, 2, None), 2);
+        assert_eq!(lead_launches(512, 2, Some((0, 1024))), 2);
+        // Seen once in a million: capped.
+        assert_eq!(lead_launches(512, 2, Some((1, 1 << 20))), MAX_LEAD_LAUNCHES);
+    }
 }

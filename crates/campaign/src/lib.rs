@@ -6,12 +6,14 @@
 //!    run in batch workers (`worker.rs`, driven by `runner.rs`), one record
 //!    a program with the worker that ran it (`findings.rs`: violation,
 //!    unmodeled, hang, launch-error), resumable part by part;
-//! 2. ends every finding (`leads.rs`): a known hang (`known.rs`, the hang
-//!    facts' tests by their shapes, `shape.rs`), shown again alone and
-//!    shrunk (`shrink.rs`), shown only with the programs its worker ran
-//!    before it, bisected to the fewest (`context.rs`) and shrunk, or
-//!    closed with the bound on its rate (`ending.rs`); each shrunk test
-//!    also written as a plain runtime-API program (`plain.rs`);
+//! 2. ends every finding (`leads.rs`), each rerun a fresh worker giving
+//!    the finding the instances that bound the rate it was seen at: a
+//!    known hang (`known.rs`, the hang facts' tests by their shapes,
+//!    `shape.rs`), shown again alone and shrunk (`shrink.rs`), shown only
+//!    with the programs its worker ran before it, halved while a half
+//!    brings it back (`context.rs`) and shrunk, or closed with the bound
+//!    on its rate (`ending.rs`); each shrunk test also written as a plain
+//!    runtime-API program (`plain.rs`);
 //! 3. writes the results (`report.rs`), which `merge` puts side by side
 //!    for several GPUs (`merge.rs`).
 //!

@@ -165,7 +165,11 @@ fn finding_text(gi: usize, e: &LeadEnd) -> String {
                 c.programs.len(),
                 c.prefix,
                 c.programs.join(", "),
-                if c.minimal { "" } else { "; not minimal: out of time" }
+                match (c.minimal, c.spread) {
+                    (true, _) => "",
+                    (false, true) => "; not minimal: neither half of it alone brings it back",
+                    (false, false) => "; not minimal: out of time",
+                }
             )
         }),
         "closed" => e.bound.as_ref().map_or(String::new(), |b| {

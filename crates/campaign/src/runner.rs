@@ -5,7 +5,10 @@
 //! fresh worker ([`Restart::After`], the campaign) or is recorded not run,
 //! each program with its reason ([`Restart::Never`], a rerun whose context
 //! matters). Every program of the order gets exactly one record, with the
-//! worker that ran it and its place in that worker's run.
+//! worker that ran it and its place in that worker's run. In the campaign
+//! ([`Restart::After`]) a worker may also be given at most
+//! [`Runner::worker_programs`] programs, a fresh one the rest: `1` runs each
+//! program in a worker of its own.
 
 use std::process::Command;
 use std::sync::mpsc::RecvTimeoutError;
@@ -59,6 +62,9 @@ pub struct Runner {
     pub next_worker: u64,
     /// The device the workers reported.
     pub device: Option<String>,
+    /// Programs a worker runs before a fresh one takes the rest (0: no
+    /// limit); only where a stopped worker is restarted ([`Restart::After`]).
+    pub worker_programs: usize,
 }
 
 /// How one worker's pass ended.
@@ -85,13 +91,16 @@ impl Runner {
     }
 
     /// Runs `order` of `b` (see the module docs) until `deadline`: a
-    /// program not reached by then is recorded not run, as the budget.
+    /// program not reached by then is recorded not run, as the budget. The
+    /// last program of `order` runs `lead_launches` launches where given
+    /// (a rerun's lead), the others the runner's.
     pub fn run(
         &mut self,
         b: &Batch,
         order: &[usize],
         restart: Restart,
         deadline: Instant,
+        lead_launches: Option<u32>,
         sink: &mut dyn Sink,
     ) {
         let mut rest: Vec<usize> = order.to_vec();
@@ -111,14 +120,20 @@ impl Runner {
             if this.is_empty() {
                 return;
             }
+            let share = match self.worker_programs {
+                n if n > 0 && restart == Restart::After => n.min(this.len()),
+                _ => this.len(),
+            };
+            let (share, later) = this.split_at(share);
             let worker = self.next_worker;
             self.next_worker += 1;
-            let pass = self.pass(b, &this, worker, sink);
+            let lead = lead_launches.filter(|_| later.is_empty());
+            let pass = self.pass(b, share, worker, lead, sink);
             if let Some(why) = pass.unusable {
                 self.not_run(b, &this[pass.reported.len()..], &why, sink);
                 return;
             }
-            let mut left = this[pass.reported.len()..].to_vec();
+            let mut left = share[pass.reported.len()..].to_vec();
             let mut ender = pass.ended_by;
             if let (Some(outcome), Some(&p)) = (pass.in_flight, left.first()) {
                 let seq = pass.reported.len() as u32;
@@ -127,8 +142,11 @@ impl Runner {
                 left.remove(0);
                 ender = Some(p);
             }
+            // A worker that ran its whole share leaves the rest to a fresh one.
+            let share_done = left.is_empty() && ender.is_none();
+            left.extend_from_slice(later);
             match ender {
-                _ if left.is_empty() => {}
+                _ if left.is_empty() || share_done => {}
                 Some(p) if restart == Restart::Never => {
                     let why = format!(
                         "not run: {} ended its worker before it, and this run's order \
@@ -159,7 +177,14 @@ impl Runner {
     /// One worker on `order`: records every program it reports, until it
     /// ends, falls silent for `--timeout` seconds (killed) or reports a
     /// program that ends it.
-    fn pass(&mut self, b: &Batch, order: &[usize], worker: u64, sink: &mut dyn Sink) -> Pass {
+    fn pass(
+        &mut self,
+        b: &Batch,
+        order: &[usize],
+        worker: u64,
+        lead_launches: Option<u32>,
+        sink: &mut dyn Sink,
+    ) -> Pass {
         let job = Job {
             batch: b.dir.clone(),
             run: order.to_vec(),
@@ -170,6 +195,7 @@ impl Runner {
             // Every launch watched: a stall ends the program as a hang,
             // and the run ends itself before the worker's timeout.
             watch: Some((self.stall, self.timeout.saturating_sub(2).max(1) as f64)),
+            lead_launches,
         };
         let mut pass = Pass {
             reported: Vec::new(),

@@ -69,7 +69,7 @@ fn on_gpu(job: &Job, programs: &[CampaignProgram]) -> Result<ExitCode, String> {
     let module = gpu
         .load_module(&job.batch.join(CUBIN))
         .map_err(|e| format!("the batch's module did not load: {e}"))?;
-    for &i in &job.run {
+    for (pos, &i) in job.run.iter().enumerate() {
         let Some(p) = programs.get(i) else {
             say(&Report::Unusable {
                 reason: format!("the batch has no program {i}"),
@@ -88,7 +88,7 @@ fn on_gpu(job: &Job, programs: &[CampaignProgram]) -> Result<ExitCode, String> {
         };
         let budget = Budget {
             instances_per_launch: job.instances,
-            launches: job.launches,
+            launches: job.launches_at(pos),
             seed: launch_seed(job.seed, i as u32),
         };
         let outcome = match gpu.run_litmus_in(&module, &t.name, &l, &budget, &job.env) {

@@ -7,77 +7,13 @@
 //! bisected to it and shrunk with it; one that never returns is closed
 //! with the bound on its rate.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::Command;
 
-use gridcheck_campaign::{CampaignProgram, FAKE_GPU, batch_dir, write_batch};
+use common::{by_name, campaign, fresh, lines, program};
+use gridcheck_campaign::{CampaignProgram, batch_dir, write_batch};
 use serde_json::Value;
-
-/// A program whose host kernel `k0`'s thread runs `k0` and whose device
-/// kernel `k1` loads x, with the axiomatic model's states.
-fn program(name: &str, k0: &str) -> CampaignProgram {
-    let yaml = format!(
-        "rules:\n  - id: cdp2.t.{name}\n    source: {{ seed: s.txt, section: \"1\" }}\n    quote: q\n    profile: cdp2\n    tests: [{name}]\ntests:\n  - name: {name}\n    kind: litmus\n    memory: {{ x: 0 }}\n    kernels:\n      - kernel: k0\n        launch: host\n        threads:\n          t0: [{k0}]\n      - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    condition: exists x == 1\n    expect: allowed\n"
-    );
-    let mut p = CampaignProgram {
-        name: name.into(),
-        yaml,
-        states: Vec::new(),
-        oracle: "axiom".into(),
-    };
-    let (_, l) = p.litmus().unwrap();
-    p.states = gridcheck_axiom::check(&l)
-        .unwrap()
-        .states
-        .into_iter()
-        .collect();
-    p
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A fresh directory for one test, with the stand-in's `rules`.
-fn fresh(name: &str, rules: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("gridcheck-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("rules.json");
-    std::fs::write(&file, rules).unwrap();
-    (dir, file)
-}
-
-/// `gridcheck-campaign ARGS` on the stand-in: exit code and output.
-fn campaign(rules: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_gridcheck-campaign"))
-        .args(args)
-        .args(["--root", &root().display().to_string()])
-        .env(FAKE_GPU, rules)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (o.status.code(), text)
-}
-
-fn lines(f: &Path) -> Vec<Value> {
-    std::fs::read_to_string(f)
-        .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn by_name<'a>(records: &'a [Value], name: &str) -> &'a Value {
-    records
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("no record of {name}"))
-}
 
 #[test]
 fn every_program_runs_or_says_why_and_a_known_hang_is_the_facts() {
@@ -282,15 +218,109 @@ fn a_finding_that_never_returns_is_closed_with_the_bound_on_its_rate() {
     assert_eq!(f["ended"], "closed", "{f}");
     assert_eq!(f["closed"]["prefix"], 3);
     assert_eq!(f["closed"]["reruns"]["runs"], 2);
-    // Two runs alone and two with its context, 512 x 2 instances each.
+    // Two runs alone and two with its context, each giving r3 the
+    // instances that bound the rate it was seen at (1 of 1 024: about
+    // 3 000, 6 launches of 512), not the campaign's 2.
     let b = &f["bound"];
     assert_eq!(
         (b["runs"].as_u64(), b["instances"].as_u64()),
-        (Some(4), Some(4096)),
+        (Some(4), Some(4 * 6 * 512)),
         "{f}"
     );
-    let per_instance = 1.0 - 0.05f64.powf(1.0 / 4096.0);
+    let per_instance = 1.0 - 0.05f64.powf(1.0 / (4.0 * 6.0 * 512.0));
     assert!((b["per_instance"].as_f64().unwrap() - per_instance).abs() < 1e-12);
     assert!(f.get("test").is_none() && f.get("context").is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `batch` writes spec files' tests, in order and repeated, as one batch;
+/// `run --worker-programs 1` runs each program in a worker of its own, so
+/// that a finding that needs an earlier program in its worker is not shown.
+#[test]
+fn a_batch_from_spec_files_runs_in_one_worker_or_a_worker_a_program() {
+    let (dir, rules) = fresh(
+        "campaign-worker-programs",
+        r#"{"rules": [{"program": "lead-r1", "outcome": "launch-error", "after": [{"program": "ctx-r0"}]}]}"#,
+    );
+    let spec = dir.join("finding.yaml");
+    let test = |name: &str, k0: &str| {
+        let p = program(name, k0);
+        let yaml = &p.yaml[p.yaml.find("  - name:").unwrap()..];
+        yaml.to_string()
+    };
+    std::fs::write(
+        &spec,
+        format!(
+            "{}{}",
+            test("ctx", "store x 1, launch k1"),
+            test("lead", "record e1, launch k1")
+        ),
+    )
+    .unwrap();
+    let d = dir.join("c");
+    let batch = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_gridcheck-campaign"))
+            .arg("batch")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, text) = batch(&[
+        &spec.display().to_string(),
+        "--out",
+        &d.display().to_string(),
+        "--repeat",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let names: Vec<String> = std::fs::read_to_string(d.join("batches/b0000/programs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, ["ctx-r0", "lead-r0", "ctx-r1", "lead-r1"]);
+    let run = |n: &str| {
+        let out = dir.join(format!("out{n}"));
+        let (code, text) = campaign(
+            &rules,
+            &[
+                "run",
+                &d.display().to_string(),
+                "--out",
+                &out.display().to_string(),
+                "--worker-programs",
+                n,
+            ],
+        );
+        assert!(code.is_some(), "{text}");
+        lines(&out.join("campaign.jsonl"))
+    };
+    let one = run("0");
+    assert_eq!(by_name(&one, "lead-r1")["class"], "launch-error", "{one:?}");
+    assert!(one.iter().all(|r| r["worker"] == one[0]["worker"]));
+    let fresh = run("1");
+    assert_eq!(fresh.len(), 4);
+    assert!(
+        fresh.iter().all(|r| r["class"] == "pass" && r["seq"] == 0),
+        "{fresh:?}"
+    );
+    let workers: std::collections::BTreeSet<u64> = fresh
+        .iter()
+        .map(|r| r["worker"].as_u64().unwrap())
+        .collect();
+    assert_eq!(workers.len(), 4);
+    // Bad arguments are named.
+    let (code, text) = batch(&["--out", "x"]);
+    assert_eq!(code, Some(2));
+    assert!(text.contains("no spec file"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
