@@ -9,7 +9,8 @@
 # wait (the sm_90 build's failures against the wait-first patch and PDL
 # off), thrust (the sm_90 thrust_sort_custom burst failure), jitcache (the JIT's
 # SASS, kept for disassembly), histogram (CCCL 13.2's compute_80 histogram
-# under load), timing (where a run's time goes). Every run is under `timeout`; each writes one
+# under load), timing (where a run's time goes), producer (a user's kernel
+# writing the keys just before CCCL 13.3's radix sort). Every run is under `timeout`; each writes one
 # JSON line to OUT/runs.jsonl: the program's line with the run's settings.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -126,6 +127,28 @@ for part in $parts; do
         for size_env in "1000 back-to-back" "1000000 back-to-back" "1000000 burst"; do
           set -- $case $size_env
           CUDA_MODULE_LOADING=$mode run "timing $mode $1 n$3 $4" "target/library/$1" --algorithm "$2" --size "$3" --reps 20 --env "$4" --seed 1
+        done
+      done
+    done ;;
+  producer)
+    # A user's kernel writes the keys, CCCL 13.3's radix sort sorts them
+    # next (producer.cu; built here for sm_90 with 13.3's nvcc, as
+    # $PRODUCER_DIR/producer-13.3-pdl and, -DCCCL_DISABLE_PDL,
+    # producer-13.3-nopdl): the producer triggering early or not, with and
+    # without the burst on the keys' lines, seeds SEED0..SEEDS.
+    for seed in $(seq "${SEED0:-1}" "${SEEDS:-3}"); do
+      for build in pdl nopdl; do
+        for trigger in 1 0; do
+          for burst in 0 1; do
+            exe=${PRODUCER_DIR:-target/producer}/producer-13.3-$build
+            t0=$(date +%s%N)
+            line=$(timeout 90 "$exe" 1000000 20 $trigger $burst $seed 2>>"$out/stderr.log"); rc=$?
+            ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+            line=$(printf '%s\n' "$line" | grep '^{' | tail -n 1)
+            [ -n "$line" ] || line='{"error":"no line"}'
+            printf '%s\n' "${line%\}},\"build\":\"$build\",\"rc\":$rc,\"wall_ms\":$ms}" >>"$out/runs.jsonl"
+            echo "producer $build trigger=$trigger burst=$burst seed=$seed rc=$rc $line"
+          done
         done
       done
     done ;;
