@@ -53,6 +53,41 @@ pub(crate) fn ran(r: &TrialRecord) -> bool {
     !matches!(r.status, Status::NotSupported | Status::NotRun)
 }
 
+/// The trials that show a known fact, with their runs: those of the
+/// newest runs (`latest`) it covers, else (a tier the newest runs left
+/// out: the library tier's runs are runs of their own) each GPU's newest
+/// run of `runs` that has them; in either, trials of a release the fact
+/// was measured on first ([`KnownFact::on_measured_release`]), any other
+/// it covers only when there are none.
+pub fn showing<'a>(
+    x: &KnownFact,
+    latest: &[(&'a Run, &'a TrialRecord)],
+    runs: &'a [Run],
+) -> Vec<(&'a Run, &'a TrialRecord)> {
+    let own = |r: &TrialRecord| x.covers(&r.trial) && ran(r) && x.on_measured_release(&r.trial);
+    let any = |r: &TrialRecord| x.covers(&r.trial) && ran(r);
+    for shows in [&own as &dyn Fn(&TrialRecord) -> bool, &any] {
+        let seen: Vec<_> = latest.iter().copied().filter(|(_, r)| shows(r)).collect();
+        if !seen.is_empty() {
+            return seen;
+        }
+        let newest = crate::results::latest_where(runs, |run| run.records.iter().any(shows));
+        let seen: Vec<_> = newest
+            .into_iter()
+            .flat_map(|run| {
+                run.records
+                    .iter()
+                    .filter(|r| shows(r))
+                    .map(move |r| (run, r))
+            })
+            .collect();
+        if !seen.is_empty() {
+            return seen;
+        }
+    }
+    Vec::new()
+}
+
 /// A fail, crash, timeout, unmodeled state or quality warning.
 fn is_problem(r: &TrialRecord) -> bool {
     matches!(
@@ -84,25 +119,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
     let mut out: Vec<Fact<'a>> = Vec::new();
     let covers = crate::fact_cover::of_inputs(ctx.inputs);
     for (x, cover) in xfails.iter().zip(covers) {
-        let shows = |r: &TrialRecord| x.covers(&r.trial) && ran(r);
-        let mut seen: Vec<(&Run, &TrialRecord)> = records().filter(|(_, r)| shows(r)).collect();
-        if seen.is_empty() {
-            // Trials of a tier the newest run left out (the library tier's
-            // runs are runs of their own): each GPU's newest run that has
-            // them.
-            let runs = crate::results::latest_where(&ctx.inputs.runs, |run| {
-                run.records.iter().any(&shows)
-            });
-            seen = runs
-                .into_iter()
-                .flat_map(|run| {
-                    run.records
-                        .iter()
-                        .filter(|r| shows(r))
-                        .map(move |r| (run, r))
-                })
-                .collect();
-        }
+        let mut seen = showing(x, &records().collect::<Vec<_>>(), &ctx.inputs.runs);
         // A fact over many trials (a library algorithm's cases, a fact that
         // reproduces only sometimes) is shown by a trial that showed it:
         // passing trials last, the order otherwise kept.

@@ -25,6 +25,7 @@ mod context;
 pub mod coverage;
 pub mod diff_report;
 mod discrepancies;
+pub use discrepancies::showing;
 pub mod fact_cover;
 mod fragments;
 pub mod library_page;

@@ -1,7 +1,7 @@
 //! The site's *CCCL library tier* page (`library.md`): CCCL's algorithms
 //! that launch with PDL, run by their programs on the GPU
-//! (`lib/<release>/<target>/<algorithm>/<case>`), from the newest recorded
-//! run of each GPU: per release, each algorithm and target with its
+//! (`lib/<release>/<target>/<algorithm>/<case>`), for each release and
+//! target from the newest recorded run of each GPU that ran them: per release, each algorithm and target with its
 //! cases' statuses on each GPU, then each failing case's evidence (its
 //! counts, the controls run after it, the reproducer).
 
@@ -34,62 +34,82 @@ pub fn render(runs: &[Run]) -> String {
           (`cargo xtask conformance --tier library`), each case (a size and an environment: \
           quiet, back-to-back, stress, burst, delay) in a process of its own, every call's \
           result checked on the host. A failing case is run again at once with PDL off \
-          (`-nopdl`), with compute_90 PTX (`-ptx90`) and with the wait moved to a kernel's \
-          first line (`-<patch>`): a control that removes the failure points at its cause. \
+          (`-nopdl`), with compute_90 PTX (`-ptx90`), as nvcc's SASS of the compute_80 code \
+          (`-sass80`, `-sass80-nopdl`) and with the wait moved to a kernel's first line \
+          (`-<patch>`), in rounds beside its own build run again: a control right every time \
+          while the build kept failing beside it removes the failure and points at its cause. \
           Trials are `lib/<release>/<target>/<algorithm>/<case>`; `cargo xtask report diff \
           --library-release OLD NEW RESULTS` compares two releases of one run.\n\n";
-    // The newest run of each GPU that ran the tier, with its library
-    // records (a later suite run without the tier does not hide them).
-    let ran_it = |r: &Run| r.records.iter().any(|t| t.trial.tier == Tier::Library);
-    let newest: Vec<(&Run, Vec<&TrialRecord>)> = latest_where(runs, ran_it)
-        .into_iter()
-        .map(|r| {
-            let lib = r
-                .records
-                .iter()
-                .filter(|t| t.trial.tier == Tier::Library)
-                .collect::<Vec<_>>();
-            (r, lib)
-        })
-        .filter(|(_, lib)| !lib.is_empty())
+    let releases: BTreeSet<String> = runs
+        .iter()
+        .flat_map(|r| r.records.iter())
+        .filter(|t| t.trial.tier == Tier::Library)
+        .filter_map(|t| t.trial.toolchain.clone())
         .collect();
-    if newest.is_empty() {
+    if releases.is_empty() {
         s += "No recorded run has library trials yet: on a GPU machine, `cargo xtask library \
               build` then `cargo xtask conformance --tier library`, and `cargo xtask record` \
               the results.\n";
         return s;
     }
-    let releases: BTreeSet<String> = newest
-        .iter()
-        .flat_map(|(_, lib)| lib.iter().filter_map(|t| t.trial.toolchain.clone()))
-        .collect();
     for release in &releases {
+        let columns = columns(runs, release);
         s += &format!("## CCCL {release}\n\n");
-        s += &table(release, &newest);
-        s += &failures(release, &newest);
+        s += &table(&columns);
+        s += &failures(&columns);
     }
     s
 }
 
-/// A run's library records of one release.
-fn of_release<'a>(lib: &[&'a TrialRecord], release: &str) -> Vec<&'a TrialRecord> {
-    lib.iter()
-        .filter(|t| t.trial.toolchain.as_deref() == Some(release))
-        .copied()
-        .collect()
+/// One GPU's records of a release: for each target, those of the newest
+/// run of that GPU that ran the release's target (a later run of part of
+/// the tier, or of another tier, does not hide them).
+struct Column<'a> {
+    gpu: String,
+    dates: Vec<String>,
+    records: Vec<(&'a Run, &'a TrialRecord)>,
+}
+
+fn columns<'a>(runs: &'a [Run], release: &str) -> Vec<Column<'a>> {
+    let of = |t: &TrialRecord| {
+        t.trial.tier == Tier::Library && t.trial.toolchain.as_deref() == Some(release)
+    };
+    let targets: BTreeSet<String> = runs
+        .iter()
+        .flat_map(|r| r.records.iter())
+        .filter(|t| of(t))
+        .filter_map(|t| t.trial.sm.clone())
+        .collect();
+    let mut by_gpu: BTreeMap<String, Column<'a>> = BTreeMap::new();
+    for target in &targets {
+        let holds = |t: &TrialRecord| of(t) && t.trial.sm.as_deref() == Some(target.as_str());
+        for run in latest_where(runs, |r| r.records.iter().any(holds)) {
+            let c = by_gpu.entry(run.slug.clone()).or_insert_with(|| Column {
+                gpu: run.machine.gpu.clone(),
+                dates: Vec::new(),
+                records: Vec::new(),
+            });
+            if !c.dates.contains(&run.date) {
+                c.dates.push(run.date.clone());
+            }
+            c.records
+                .extend(run.records.iter().filter(|t| holds(t)).map(|t| (run, t)));
+        }
+    }
+    by_gpu.into_values().collect()
 }
 
 /// Per algorithm and target, the statuses of its cases on each GPU.
-fn table(release: &str, newest: &[(&Run, Vec<&TrialRecord>)]) -> String {
-    let rows: BTreeSet<(String, String)> = newest
+fn table(columns: &[Column]) -> String {
+    let rows: BTreeSet<(String, String)> = columns
         .iter()
-        .flat_map(|(_, lib)| of_release(lib, release))
-        .map(|t| (t.trial.rule.clone(), t.trial.sm.clone().unwrap_or_default()))
+        .flat_map(|c| c.records.iter())
+        .map(|(_, t)| (t.trial.rule.clone(), t.trial.sm.clone().unwrap_or_default()))
         .collect();
     let mut s =
         String::from("<table class=\"gc-matrix\"><thead><tr><th>algorithm</th><th>target</th>");
-    for (run, _) in newest {
-        s += &format!("<th>{} ({})</th>", html(&run.machine.gpu), html(&run.date));
+    for c in columns {
+        s += &format!("<th>{} ({})</th>", html(&c.gpu), html(&c.dates.join(", ")));
     }
     s += "</tr></thead><tbody>\n";
     for (alg, target) in rows {
@@ -98,12 +118,11 @@ fn table(release: &str, newest: &[(&Run, Vec<&TrialRecord>)]) -> String {
             html(&alg),
             html(&target)
         );
-        for (_, lib) in newest {
+        for c in columns {
             let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
-            for t in of_release(lib, release)
-                .into_iter()
-                .filter(|t| t.trial.rule == alg && t.trial.sm.as_deref() == Some(target.as_str()))
-            {
+            for (_, t) in c.records.iter().filter(|(_, t)| {
+                t.trial.rule == alg && t.trial.sm.as_deref() == Some(target.as_str())
+            }) {
                 *counts.entry(t.status).or_default() += 1;
             }
             let cell = if counts.is_empty() {
@@ -124,27 +143,26 @@ fn table(release: &str, newest: &[(&Run, Vec<&TrialRecord>)]) -> String {
 
 /// Each failing case of a release: its message, counts, controls and
 /// reproducer.
-fn failures(release: &str, newest: &[(&Run, Vec<&TrialRecord>)]) -> String {
+fn failures(columns: &[Column]) -> String {
     let mut s = String::new();
-    for (run, lib) in newest {
-        for t in lib
-            .iter()
-            .filter(|t| t.trial.toolchain.as_deref() == Some(release) && failing(t.status))
-        {
-            if s.is_empty() {
-                s += "### Failures\n\n";
-            }
-            s += &format!(
-                "#### `{}` on {} ({})\n\n{} {}\n\n",
-                t.trial,
-                html(&run.machine.gpu),
-                html(&run.date),
-                badge(t.status),
-                html(t.message.lines().next().unwrap_or_default())
-            );
-            if let Some(l) = &t.library {
-                s += &evidence(l);
-            }
+    for (run, t) in columns
+        .iter()
+        .flat_map(|c| c.records.iter())
+        .filter(|(_, t)| failing(t.status))
+    {
+        if s.is_empty() {
+            s += "### Failures\n\n";
+        }
+        s += &format!(
+            "#### `{}` on {} ({})\n\n{} {}\n\n",
+            t.trial,
+            html(&run.machine.gpu),
+            html(&run.date),
+            badge(t.status),
+            html(t.message.lines().next().unwrap_or_default())
+        );
+        if let Some(l) = &t.library {
+            s += &evidence(l);
         }
     }
     if s.is_empty() {

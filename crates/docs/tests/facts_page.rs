@@ -226,16 +226,19 @@ fn a_fact_is_shown_by_the_newest_run_that_holds_its_trials() {
             !line.contains("not in the latest results"),
             "{subject}: {line}"
         );
-        // Shown by a trial that showed it, where every run that holds its
-        // trials has one (a fact that reproduces only sometimes may not).
-        let shown = gridcheck_docs::results::latest_where(&inputs.runs, |run| {
-            run.records.iter().any(|r| x.covers(&r.trial))
-        });
-        let showed_in_each = shown.iter().all(|run| {
-            run.records
-                .iter()
-                .any(|r| x.covers(&r.trial) && r.status != gridcheck_report::Status::Pass)
-        });
+        // Shown by a trial that showed it, where every run the page takes
+        // it from has one (a fact that reproduces only sometimes may not).
+        let latest: Vec<_> = gridcheck_docs::results::latest(&inputs.runs)
+            .into_iter()
+            .flat_map(|run| run.records.iter().map(move |r| (run, r)))
+            .collect();
+        let shown = gridcheck_docs::showing(x, &latest, &inputs.runs);
+        let showed_in_each = !shown.is_empty()
+            && shown.iter().all(|(run, _)| {
+                shown.iter().any(|(other, r)| {
+                    std::ptr::eq(*run, *other) && r.status != gridcheck_report::Status::Pass
+                })
+            });
         if showed_in_each {
             showed += 1;
             assert!(

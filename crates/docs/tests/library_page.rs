@@ -142,6 +142,21 @@ fn each_release_and_algorithm_with_its_statuses_and_each_failures_evidence() {
         cccl_13_0.contains("No case of this release failed on a recorded GPU."),
         "{cccl_13_0}"
     );
+    // A newer run of the same GPU with part of the tier only (13.3) does
+    // not hide the older run's 13.0 cases.
+    let mut newer = inputs.runs[i].clone();
+    newer.date = "2099-01-01".into();
+    newer.records = vec![lib("13.3", "merge_sort_keys", "n100000-quiet", Status::Pass)];
+    inputs.runs.push(newer);
+    let later = page(&inputs);
+    let cccl_13_0 =
+        &later[later.find("## CCCL 13.0").unwrap()..later.find("## CCCL 13.3").unwrap()];
+    assert!(cccl_13_0.contains("gc-pass\">pass</span> 1"), "{cccl_13_0}");
+    let cccl_13_3 = &later[later.find("## CCCL 13.3").unwrap()..];
+    assert!(
+        !cccl_13_3.contains("#### `lib/13.3/sm_90/merge_sort_keys/n100000-stress`"),
+        "13.3's newest run is the newer one: {cccl_13_3}"
+    );
 }
 
 #[test]

@@ -173,6 +173,19 @@ impl Fact {
             && self.covers_arch(trial.sm.as_deref())
     }
 
+    /// Whether a trial it covers ran on a release it was measured on: a
+    /// library fact's trial of a CCCL release among its places' `cccl`;
+    /// any trial of any other fact. A library fact covers every release's
+    /// cases of its algorithm (another release is `known` or `changed`),
+    /// but is shown by its own releases' runs first.
+    pub fn on_measured_release(&self, trial: &TrialId) -> bool {
+        trial.tier != crate::Tier::Library
+            || self
+                .measured
+                .iter()
+                .any(|p| p.cccl.is_some() && p.cccl == trial.toolchain)
+    }
+
     /// Whether a trial on `sm` is on the fact's architecture: its key's, or
     /// one of its range.
     pub fn covers_arch(&self, sm: Option<&str>) -> bool {
