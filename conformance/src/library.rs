@@ -362,8 +362,8 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
 }
 
 /// The case's run as shipped. A compute_80 program whose PTX this driver
-/// cannot JIT (a newer PTX ISA than the driver's) runs its `-sass80` build
-/// instead, where built: the same compute_80 code path (its tuning, its
+/// cannot JIT (a newer PTX ISA than the driver's; asked once a run) runs
+/// its `-sass80` build instead, where built: the same compute_80 code path (its tuning, its
 /// compiled-out wait) as nvcc's sm_90 SASS. Returns that variant with the
 /// words the message gives it, the binary run and its outcome.
 fn main_run(
@@ -383,12 +383,24 @@ fn main_run(
         )
     };
     let shipped = binary("");
-    let ran = held(ctx, name, &shipped, args);
     let sass = binary(gridcheck_library::SASS80);
+    // A binary this driver could not JIT says so again for every case: ask
+    // it once a run.
+    let known = cannot_jit()
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&shipped).cloned());
+    let ran = match known {
+        Some(reason) if sass.is_file() => exec::Ran::NotRun(reason),
+        _ => held(ctx, name, &shipped, args),
+    };
     match ran {
         exec::Ran::NotRun(reason)
             if reason.contains("cudaErrorUnsupportedPtxVersion") && sass.is_file() =>
         {
+            if let Ok(mut m) = cannot_jit().lock() {
+                m.insert(shipped.clone(), reason.clone());
+            }
             let words = format!(
                 " as `{}` (this driver cannot JIT the release's compute_80 PTX: {reason}; the same code compiled ahead to sm_90 SASS by nvcc)",
                 gridcheck_library::SASS80
@@ -398,6 +410,14 @@ fn main_run(
         }
         ran => (None, shipped, ran),
     }
+}
+
+/// The shipped compute_80 binaries this run found the driver cannot JIT,
+/// with the reason they gave.
+fn cannot_jit() -> &'static std::sync::Mutex<std::collections::HashMap<PathBuf, String>> {
+    static M: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, String>>> =
+        std::sync::OnceLock::new();
+    M.get_or_init(Default::default)
 }
 
 /// A binary's run while the device is held (the hold on the timeline as

@@ -405,7 +405,19 @@ fn ptx_the_driver_cannot_jit_runs_as_nvccs_sass_of_the_same_code() {
         "merge_sort-sass80-nopdl",
         &line(0, "null", "null"),
     );
+    let spans = || ctx.runner.timeline.spans().len();
+    let before = spans();
     let rec = run(&ctx, &item(&ctx, "compute_80", "merge_sort_keys"));
+    let first = spans() - before;
+    // Another case: the shipped PTX is not asked again, and the message
+    // still says why the case ran as -sass80.
+    let again = run(&ctx, &item(&ctx, "compute_80", "merge_sort_keys"));
+    assert_eq!(
+        spans() - before - first,
+        first - 1,
+        "the shipped PTX is asked once a run"
+    );
+    assert_eq!(again.message, rec.message);
     assert_eq!(rec.status, Status::Fail, "{}", rec.message);
     assert!(
         rec.message

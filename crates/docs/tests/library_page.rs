@@ -146,7 +146,12 @@ fn each_release_and_algorithm_with_its_statuses_and_each_failures_evidence() {
     // not hide the older run's 13.0 cases.
     let mut newer = inputs.runs[i].clone();
     newer.date = "2099-01-01".into();
-    newer.records = vec![lib("13.3", "merge_sort_keys", "n100000-quiet", Status::Pass)];
+    newer.records = vec![lib(
+        "13.3",
+        "merge_sort_keys",
+        "n100000-quiet",
+        Status::Pass,
+    )];
     inputs.runs.push(newer);
     let later = page(&inputs);
     let cccl_13_0 =
