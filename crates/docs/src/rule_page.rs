@@ -10,9 +10,9 @@ use gridcheck_spec::{
 };
 
 use crate::context::Ctx;
-use crate::discrepancies::ran;
 use crate::fragments::{quote_block, source_line, status_badges, status_of};
 use crate::results::Run;
+use crate::showing::ran;
 use crate::svg;
 use crate::text::{cell, code, fenced, html};
 

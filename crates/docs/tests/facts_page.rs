@@ -232,7 +232,7 @@ fn a_fact_is_shown_by_the_newest_run_that_holds_its_trials() {
             .into_iter()
             .flat_map(|run| run.records.iter().map(move |r| (run, r)))
             .collect();
-        let shown = gridcheck_docs::showing(x, &latest, &inputs.runs);
+        let shown = gridcheck_docs::showing::showing(x, &latest, &inputs.runs);
         let showed_in_each = !shown.is_empty()
             && shown.iter().all(|(run, _)| {
                 shown.iter().any(|(other, r)| {
