@@ -8,7 +8,9 @@
 //
 // Each round: `produce` (launched plainly, as a user launches a kernel)
 // writes keys[i] = mix(i, round); if TRIGGER, it first calls
-// griddepcontrol.launch_dependents, as a kernel of a PDL chain does; then
+// griddepcontrol.launch_dependents, as a kernel of a PDL chain does (2: and
+// then works 200 us before writing, as a kernel that triggers early and
+// relies on its dependents' griddepcontrol.wait may); then
 // cub::DeviceRadixSort::SortKeys sorts them into `out`. With BURST, a
 // kernel on another stream adds 0 (red.add) to the keys' lines the whole
 // time, so the producer's stores land late. The round's output is checked
@@ -39,6 +41,11 @@ __host__ __device__ unsigned mix(unsigned long long i, unsigned round, unsigned 
 
 __global__ void produce(unsigned *keys, size_t n, unsigned round, unsigned long long seed, int trigger) {
   if (trigger) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (trigger == 2) {  // then 200 us of other work before the keys are written
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < 200000ull);
+  }
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     keys[i] = mix(i, round, seed);
 }

@@ -134,11 +134,12 @@ for part in $parts; do
     # A user's kernel writes the keys, CCCL 13.3's radix sort sorts them
     # next (producer.cu; built here for sm_90 with 13.3's nvcc, as
     # $PRODUCER_DIR/producer-13.3-pdl and, -DCCCL_DISABLE_PDL,
-    # producer-13.3-nopdl): the producer triggering early or not, with and
-    # without the burst on the keys' lines, seeds SEED0..SEEDS.
+    # producer-13.3-nopdl): the producer triggering early or not (TRIGGERS;
+    # 2: early, then 200 us before it writes), with and without the burst
+    # on the keys' lines, seeds SEED0..SEEDS.
     for seed in $(seq "${SEED0:-1}" "${SEEDS:-3}"); do
       for build in pdl nopdl; do
-        for trigger in 1 0; do
+        for trigger in ${TRIGGERS:-1 0}; do
           for burst in 0 1; do
             exe=${PRODUCER_DIR:-target/producer}/producer-13.3-$build
             t0=$(date +%s%N)
