@@ -179,45 +179,26 @@ fn freshly_compiled_fixtures_give_the_pinned_answers_on_sm_90_and_sm_100() {
     let Some(t) = toolchain() else { return };
     let out = scratch("fixtures");
     for arch in ["sm_90", "sm_100"] {
-        let pair = out.join(format!("pdl_pair.{arch}.cubin"));
-        let src = root().join("kernels/trace/pdl_pair.cu");
-        nvcc(
-            &t,
-            &[
-                "-cubin",
-                "-lineinfo",
-                &format!("-arch={arch}"),
-                "-o",
-                &pair.display().to_string(),
-                &src.display().to_string(),
-            ],
-        );
-        let unresolved = out.join(format!("unresolved.{arch}.cubin"));
-        let src = root().join("crates/check/tests/fixtures/unresolved.cu");
-        nvcc(
-            &t,
-            &[
-                "-cubin",
-                "-lineinfo",
-                &format!("-arch={arch}"),
-                "-o",
-                &unresolved.display().to_string(),
-                &src.display().to_string(),
-            ],
-        );
-        let tensormap = out.join(format!("tensormap.{arch}.cubin"));
-        let src = root().join("crates/check/tests/fixtures/tensormap.cu");
-        nvcc(
-            &t,
-            &[
-                "-cubin",
-                "-lineinfo",
-                &format!("-arch={arch}"),
-                "-o",
-                &tensormap.display().to_string(),
-                &src.display().to_string(),
-            ],
-        );
+        // `-lineinfo` cubins of the fixtures' sources, for this architecture.
+        let cubin = |name: &str, src: &str| {
+            let out = out.join(format!("{name}.{arch}.cubin"));
+            let src = root().join(src);
+            nvcc(
+                &t,
+                &[
+                    "-cubin",
+                    "-lineinfo",
+                    &format!("-arch={arch}"),
+                    "-o",
+                    &out.display().to_string(),
+                    &src.display().to_string(),
+                ],
+            );
+            out
+        };
+        let pair = cubin("pdl_pair", "kernels/trace/pdl_pair.cu");
+        let unresolved = cubin("unresolved", "crates/check/tests/fixtures/unresolved.cu");
+        let tensormap = cubin("tensormap", "crates/check/tests/fixtures/tensormap.cu");
         let r = check(&[pair, unresolved, tensormap], &opts(&t));
         assert!(!r.has_errors(), "{:?}", r.files);
         let ks = kernels(&r);
