@@ -5,7 +5,8 @@
 //! - `known`: a finding shown again (alone or with its context) whose
 //!   program and shrunk program the shape of a known fact of its class
 //!   covers (`known.rs`: a hang fact for a hang, a discrepancy for a
-//!   violation or an unmodeled state): the fact and its test are the
+//!   violation or an unmodeled state, a launch-error fact for a launch
+//!   error): the fact and its test are the
 //!   reproducer (`test` is kept too);
 //! - `alone`: shown again alone, shrunk (`test`);
 //! - `context`: shown again only after programs its worker ran before it;
@@ -42,7 +43,7 @@ impl Runs {
     }
 }
 
-/// The known hang a finding is of.
+/// The known fact a finding is of.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Known {
     /// The fact's key.

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use gridcheck_report::FactKind;
 use gridcheck_spec::{Litmus, State, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -54,10 +55,13 @@ pub enum Class {
 
 impl Class {
     /// The kind of fact that explains a finding of this class: a hang for
-    /// a hang, a discrepancy for a violation or an unmodeled state; none
-    /// for another.
-    pub fn fact_kind(self) -> Option<gridcheck_report::FactKind> {
-        gridcheck_report::FactKind::of_finding(self.name())
+    /// a hang, a discrepancy for a violation or an unmodeled state, a
+    /// launch error for a launch error; none for another.
+    pub fn fact_kind(self) -> Option<FactKind> {
+        match self {
+            Class::LaunchError => Some(FactKind::LaunchError),
+            c => FactKind::of_finding(c.name()),
+        }
     }
 
     pub fn is_finding(self) -> bool {

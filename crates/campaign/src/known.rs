@@ -1,11 +1,12 @@
 //! The facts known before a campaign, read from their one home: every GPU
-//! fact of kind `hang` or `discrepancy` that states a shape
+//! fact of kind `hang`, `discrepancy` or `launch-error` that states a shape
 //! (`conformance/facts/`, read through `gridcheck_report::Facts`; its
 //! shape is a `gridcheck_shape::Pattern`). A program is of a known fact
 //! when one of the fact's patterns matches it; a finding is explained by
 //! a fact of its class (a hang by a hang, a violation or an unmodeled
-//! state by a discrepancy) whose shape covers both the program found and
-//! what it shrank to. The campaign holds no fact of its own.
+//! state by a discrepancy, a launch error by a launch error) whose shape
+//! covers both the program found and what it shrank to. The campaign
+//! holds no fact of its own.
 
 use std::path::Path;
 
@@ -48,14 +49,18 @@ impl KnownFacts {
         KnownFacts::from_facts(&facts, &spec)
     }
 
-    /// The hang and discrepancy facts of the GPU tier that state a shape;
-    /// a hang fact without one, or whose test is not in `spec`, is an error
-    /// naming it (the campaign's known hangs come only from shapes).
+    /// The hang, discrepancy and launch-error facts of the GPU tier that
+    /// state a shape; a hang or launch-error fact without one, or whose
+    /// test is not in `spec`, is an error naming it (the campaign knows
+    /// them only by their shapes).
     pub fn from_facts(facts: &Facts, spec: &Spec) -> Result<KnownFacts, String> {
         let mut out: Vec<KnownFact> = Vec::new();
         for f in &facts.entries {
             if f.subject.tier() != Tier::Gpu
-                || !matches!(f.kind, FactKind::Hang | FactKind::Discrepancy)
+                || !matches!(
+                    f.kind,
+                    FactKind::Hang | FactKind::Discrepancy | FactKind::LaunchError
+                )
             {
                 continue;
             }
@@ -64,10 +69,11 @@ impl KnownFacts {
                 return Err(format!("{}: the fact names `{name}`, not a test", f.at()));
             }
             if f.shape.is_empty() {
-                if f.kind == FactKind::Hang {
+                if f.kind != FactKind::Discrepancy {
                     return Err(format!(
-                        "{}: the hang fact of `{name}` states no shape: a campaign cannot know it",
-                        f.at()
+                        "{}: the {} fact of `{name}` states no shape: a campaign cannot know it",
+                        f.at(),
+                        f.kind.as_str()
                     ));
                 }
                 continue;
@@ -198,7 +204,7 @@ mod tests {
     /// Findings of every class meet the facts of their kind: a violation
     /// in a program of the early-tail mechanism (other threads, another
     /// order of unrelated operations) is explained by the discrepancy, not
-    /// a hang fact; a launch error is explained by none.
+    /// a hang fact; a launch error by a launch-error fact.
     #[test]
     fn a_violation_of_a_known_mechanism_is_known() {
         let k = checkout();
@@ -214,7 +220,10 @@ mod tests {
             f,
             Some("gpu/sm_90/c2-tail-sees-other-thread-write-after-trigger")
         );
-        assert_eq!(crate::findings::Class::LaunchError.fact_kind(), None);
+        assert_eq!(
+            crate::findings::Class::LaunchError.fact_kind(),
+            Some(FactKind::LaunchError)
+        );
         // The store before the trigger: not of the mechanism.
         let before = litmus(
             "          t0: [store x 2, launch k1 tail]\n          t2: [load r0 x, store x 1, trigger]\n",
@@ -222,6 +231,60 @@ mod tests {
             "forbidden",
         );
         assert_eq!(k.explaining(FactKind::Discrepancy, &before, &before), None);
+    }
+
+    /// The launch-error class of the campaigns of 2026-11-27: every shrunk
+    /// test of a launch-error finding on either GPU is explained by the
+    /// launch-error fact (a record or a wait on an event the block made);
+    /// a program without an event call is not, and a violation in a
+    /// program that records is not explained by it either (its kind is
+    /// not a discrepancy).
+    #[test]
+    fn the_recorded_launch_errors_are_the_launch_error_fact() {
+        let k = checkout();
+        let fact = "gpu/sm_90/c2-event-cross-stream-dependency";
+        let root = gridcheck_toolchain::checkout_root(env!("CARGO_MANIFEST_DIR"));
+        let mut explained = 0;
+        for gpu in ["nvidia-h200", "nvidia-h100-80gb-hbm3"] {
+            let dir = root.join(format!("records/{gpu}/campaigns/2026-11-27/fuzz"));
+            let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+            for line in findings.lines() {
+                let f: serde_json::Value = serde_json::from_str(line).unwrap();
+                let Some(yaml) = f["test"]["yaml"].as_str() else {
+                    continue;
+                };
+                let file = dir.join(yaml);
+                let text = std::fs::read_to_string(&file).unwrap();
+                let tests = gridcheck_spec::render::load_litmus_tests(&file, &text).unwrap();
+                let (name, l) = tests.last().unwrap();
+                let by = k
+                    .explaining(FactKind::LaunchError, l, l)
+                    .map(|f| f.fact.as_str());
+                if f["class"] == "launch-error" {
+                    assert_eq!(by, Some(fact), "{gpu} {name}");
+                    explained += 1;
+                }
+            }
+        }
+        assert_eq!(explained, 18);
+        let l = |threads: &str| litmus(threads, "exists x == 0", "allowed");
+        assert_eq!(
+            k.explaining(
+                FactKind::LaunchError,
+                &l("          t0: [launch k1 s1]\n"),
+                &l("          t0: [launch k1 s1]\n")
+            ),
+            None
+        );
+        let records = l("          t0: [record e1 s1, launch k1 s1]\n");
+        assert!(
+            k.explaining(FactKind::LaunchError, &records, &records)
+                .is_some()
+        );
+        assert_eq!(
+            k.explaining(FactKind::Discrepancy, &records, &records),
+            None
+        );
     }
 
     #[test]

@@ -25,8 +25,8 @@
 //! and as a runtime-API program (`plain.rs`) under `findings/`. A finding
 //! whose program and shrunk program a known fact of its class covers by
 //! shape (`KnownFacts::explaining`: a hang by a hang fact, a violation or an
-//! unmodeled state by a discrepancy) ends `known`, its shrunk test kept
-//! beside the fact's; a launch error never does. Each lead has
+//! unmodeled state by a discrepancy, a launch error by a launch-error
+//! fact) ends `known`, its shrunk test kept beside the fact's. Each lead has
 //! `--lead-budget` seconds: the halving stops at two fifths of it and the
 //! shrinking at seven tenths, with what they have (and say so), leaving the
 //! rest for the rate.
@@ -181,8 +181,8 @@ impl Leads<'_> {
         end.test = Some(test);
         // A known fact of the finding's class whose shape covers it: a
         // hang by a hang, a violation or an unmodeled state by a
-        // discrepancy; another class in a program of a fact's shape is its
-        // own finding.
+        // discrepancy, a launch error by a launch error; a finding of
+        // another class in a program of a fact's shape is its own.
         if let Some(kind) = class.fact_kind()
             && let Some(k) = self.runner.known.explaining(kind, l, &shrunk)
         {

@@ -8,7 +8,7 @@
 //!    unmodeled, hang, launch-error), resumable part by part;
 //! 2. ends every finding (`leads.rs`), each rerun a fresh worker giving
 //!    the finding the instances that bound the rate it was seen at: a
-//!    known hang (`known.rs`, the hang facts' tests by their shapes,
+//!    known fact of its class (`known.rs`, the facts by their shapes,
 //!    `shape.rs`), shown again alone and shrunk (`shrink.rs`), shown only
 //!    with the programs its worker ran before it, halved while a half
 //!    brings it back (`context.rs`) and shrunk, or closed with the bound

@@ -154,12 +154,8 @@ fn summary(a: &Args, records: &[ProgramRecord], parts: &[Part], found: &[LeadEnd
 
 /// One finding's lines in `summary.txt`.
 fn finding_text(gi: usize, e: &LeadEnd) -> String {
-    let how = match e.ended.as_str() {
-        "known" => e
-            .known
-            .as_ref()
-            .map_or(String::new(), |k| format!("a known hang: {} ({})", k.fact, k.test)),
-        "context" => e.context.as_ref().map_or(String::new(), |c| {
+    let context = || {
+        e.context.as_ref().map_or(String::new(), |c| {
             format!(
                 "shown after {} of the {} programs before it ({}{})",
                 c.programs.len(),
@@ -171,7 +167,19 @@ fn finding_text(gi: usize, e: &LeadEnd) -> String {
                     (false, false) => "; not minimal: out of time",
                 }
             )
+        })
+    };
+    let how = match e.ended.as_str() {
+        // A known fact, and the context it was shown with, if it needed one.
+        "known" => e.known.as_ref().map_or(String::new(), |k| {
+            let kind = e.class.fact_kind().map_or("fact", |k| k.as_str());
+            let with = match context() {
+                c if c.is_empty() => c,
+                c => format!("; {c}"),
+            };
+            format!("a known {kind}: {} ({}){with}", k.fact, k.test)
         }),
+        "context" => context(),
         "closed" => e.bound.as_ref().map_or(String::new(), |b| {
             format!(
                 "not shown in {} reruns ({} instances): rate below {:.2e} an instance, {:.2} a run (95 %)",

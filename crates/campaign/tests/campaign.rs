@@ -90,17 +90,21 @@ fn every_program_runs_or_says_why_and_a_known_hang_is_the_facts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A launch error in a program that makes a known hang's calls is not that
-/// hang: it ends as a launch error shown alone, never `known`.
+/// A launch error in a program that makes the launch-error fact's calls
+/// (an event record) ends `known` by that fact, also where the calls are a
+/// known hang's too, never as the hang; one in a program without an event
+/// call is its own finding.
 #[test]
-fn only_a_hang_ends_as_a_known_hang() {
+fn a_launch_error_of_an_event_call_is_the_known_launch_error_not_a_hang() {
     let (dir, rules) = fresh(
         "campaign-known-class",
-        r#"{"rules": [{"thread_ops": ["record", "record"], "outcome": "launch-error"}]}"#,
+        r#"{"rules": [{"thread_ops": ["record", "record"], "outcome": "launch-error"},
+                      {"program": "k-2", "outcome": "launch-error"}]}"#,
     );
     let programs = [
         program("k-0", "store x 1, launch k1 tail"),
         program("k-1", "store x 1, record e1, record e2, launch k1"),
+        program("k-2", "store x 1, launch k1 s1"),
     ];
     write_batch(&batch_dir(&dir, 0), &programs).unwrap();
     let out = dir.join("out");
@@ -109,13 +113,31 @@ fn only_a_hang_ends_as_a_known_hang() {
     assert_eq!(code, Some(1), "{text}");
     let rs = lines(&out.join("campaign.jsonl"));
     assert_eq!(by_name(&rs, "k-1")["class"], "launch-error", "{rs:?}");
+    assert_eq!(by_name(&rs, "k-2")["class"], "launch-error", "{rs:?}");
     let (code, text) = campaign(&rules, &["leads", &d, "--out", &o]);
     assert_eq!(code, Some(1), "{text}");
     let f = lines(&out.join("findings.jsonl"));
-    assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0]["class"], "launch-error");
-    assert_eq!(f[0]["ended"], "alone", "{f:?}");
-    assert!(f[0]["known"].is_null(), "{f:?}");
+    assert_eq!(f.len(), 2, "{f:?}");
+    let of = |p: &str| {
+        f.iter()
+            .find(|x| x["first"] == p)
+            .unwrap_or_else(|| panic!("{f:?}"))
+    };
+    let fact = "gpu/sm_90/c2-event-cross-stream-dependency";
+    assert_eq!(of("k-1")["class"], "launch-error");
+    assert_eq!(of("k-1")["ended"], "known", "{f:?}");
+    assert_eq!(of("k-1")["known"]["fact"], fact);
+    assert_eq!(
+        of("k-1")["known"]["test"],
+        "c2-event-cross-stream-dependency"
+    );
+    assert_eq!(of("k-2")["ended"], "alone", "{f:?}");
+    assert!(of("k-2")["known"].is_null(), "{f:?}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!("a known launch-error: {fact}")),
+        "{summary}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

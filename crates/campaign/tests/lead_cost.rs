@@ -101,9 +101,13 @@ fn ending_a_lead_costs_at_most_ten_gpu_seconds_on_average() {
             .unwrap()
             .to_string()
     };
+    // q30 and q38 fail in programs that record an event, the calls of the
+    // launch-error fact: shown with their context, halved and shrunk, they
+    // end `known` by it, their contexts kept; q12, never shown again, stays
+    // closed.
     let want = [
-        ("q30", "context"),
-        ("q38", "context"),
+        ("q30", "known"),
+        ("q38", "known"),
         ("q5", "alone"),
         ("q12", "closed"),
     ];

@@ -406,6 +406,12 @@ pub(crate) fn page(ctx: &Ctx) -> String {
             "ru-",
             "None listed.",
         ),
+        (
+            "Known launch errors (a call that fails in some instances), by rule",
+            FactKind::LaunchError,
+            "rl-",
+            "None listed.",
+        ),
     ] {
         s += &format!("## {heading}\n\n");
         let of_kind: Vec<(usize, &Fact)> = known

@@ -1,6 +1,8 @@
 //! Facts: what the hardware, its driver or nvcc did that the guide does not
-//! say (`kind = "discrepancy"`), or a hang (`kind = "hang"`), each keyed by
-//! a test or one trial, in `conformance/facts/*.toml`
+//! say (`kind = "discrepancy"`), a hang (`kind = "hang"`), an outcome never
+//! observed (`"unobserved"`) or a call that fails in some instances
+//! (`"launch-error"`, `facts/kind.rs`), each keyed by a test or one trial,
+//! in `conformance/facts/*.toml`
 //! (`conformance/facts/README.md` is the format's reference). A fact
 //! carries a one-line `summary`, the full `evidence`, the places it was
 //! `measured` (GPU, architecture, driver, device runtime, toolkit, date)
@@ -32,43 +34,18 @@ use toml::Spanned;
 
 use crate::{Subject, Tier, valid_date};
 
+mod kind;
 mod shape;
 mod text;
 
 pub use gridcheck_record::slug;
+pub use kind::FactKind;
 pub use shape::{Envelope, LOCATION_WORDS};
 pub use text::sm_number;
 use text::{field_line, field_named_on, line_of};
 
 /// Where the facts live, relative to the repository root.
 pub const FACTS_DIR: &str = "conformance/facts";
-
-/// What a fact says happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FactKind {
-    /// The trial fails: the hardware, driver or compiler did something the
-    /// guide rules out (or did not do what it requires).
-    Discrepancy,
-    /// The trial does not finish: it times out.
-    Hang,
-    /// Stronger than the guide: an outcome the guide allows was never
-    /// observed, in an experiment that would have shown it (more instances,
-    /// other environments, a control that shows the mechanism works). The
-    /// trial is a quality warning; if the outcome ever shows, the fact has
-    /// `changed`.
-    Unobserved,
-}
-
-impl FactKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FactKind::Discrepancy => "discrepancy",
-            FactKind::Hang => "hang",
-            FactKind::Unobserved => "unobserved",
-        }
-    }
-}
 
 /// A comparison of architectures: `sm>=90`, `sm==90`, `sm<100`, ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -176,6 +176,23 @@ fn errors_name_the_file_line_and_field() {
         ),
         "{e}"
     );
+    // A launch error: its shape names the calls that fail.
+    let launch_error = GOOD.replace("\"discrepancy\"", "\"launch-error\"");
+    let e = parse(&launch_error).unwrap_err();
+    assert!(
+        e.contains(
+            "gpu.toml:2: `gpu/sm_90/t`: field `shape`: a `launch-error` fact states the calls"
+        ),
+        "{e}"
+    );
+    let with_shape =
+        launch_error.replace("evidence = ", "shape = \"K: any, record _ _\"\nevidence = ");
+    let f = &parse(&with_shape).unwrap()[0];
+    assert_eq!(
+        (f.kind, f.kind.as_str()),
+        (FactKind::LaunchError, "launch-error")
+    );
+    assert_eq!(f.shape.len(), 1);
     let e = parse(&GOOD.replace("\"gpu/sm_90/t\"", "\"static/t\"")).unwrap_err();
     assert!(
         e.contains("field `depends_on`: `driver`: a fact of the static tier runs no GPU"),

@@ -118,6 +118,12 @@ pub(super) fn check(
             "a shape is a litmus program's, run on the GPU tier: a fact of another tier covers its key only".into(),
         ));
     }
+    if kind == FactKind::LaunchError && !shape {
+        return Err((
+            "shape",
+            "a `launch-error` fact states the calls that fail as a shape (`K: any, record _ _`): a campaign knows its findings by it".into(),
+        ));
+    }
     match (kind, envelope) {
         (FactKind::Unobserved, None) => Err((
             "envelope",
