@@ -148,8 +148,7 @@ pub fn is_date(s: &str) -> bool {
         Some((d, n)) => (d, Some(n)),
         None => (s, None),
     };
-    gridcheck_report::valid_date(day)
-        && nth.is_none_or(|n| n.parse::<u32>().is_ok_and(|n| n >= 2))
+    gridcheck_report::valid_date(day) && nth.is_none_or(|n| n.parse::<u32>().is_ok_and(|n| n >= 2))
 }
 
 /// The order of run directories: by day, then by the run of the day.
