@@ -202,3 +202,43 @@ fn at_one_word_a_tile_is_a_word_and_at_four_words_a_read_can_tear() {
         assert!(!differ.iter().any(|d| d == fenced), "{fenced}: {differ:?}");
     }
 }
+
+/// The values a register's segment shows over `states`, as masks.
+fn seen(states: &BTreeSet<State>, key: &str) -> BTreeSet<u32> {
+    states.iter().filter_map(|s| s.get(key).copied()).collect()
+}
+
+#[test]
+fn the_tile_tests_tear_where_a_word_can_be_stale_and_only_there() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec");
+    let spec = load_dir(&dir, None).unwrap_or_else(|e| panic!("{e}"));
+    let test = |name: &str| match spec.test(name).map(|t| &t.body) {
+        Some(TestBody::Litmus(l)) => checked(name, l),
+        _ => panic!("no litmus test {name}"),
+    };
+    // {0} = 1, {1} = 2, {0, 1} = 3: old, new, torn.
+    let slices = test("pdl-tiles-proxy-fence-after-barrier-may-copy-stale");
+    assert_eq!(slices.decided_by, gridcheck_oracle::DecidedBy::Both);
+    assert_eq!(
+        seen(&slices.states, "next.t0.r0[0..512]"),
+        BTreeSet::from([2])
+    );
+    assert_eq!(
+        seen(&slices.states, "next.t0.r0[512..1024]"),
+        BTreeSet::from([1, 2, 3])
+    );
+    let fenced = test("pdl-tiles-proxy-fence-in-writer-warps-copies-every-slice");
+    for slice in ["next.t0.r0[0..512]", "next.t0.r0[512..1024]"] {
+        assert_eq!(seen(&fenced.states, slice), BTreeSet::from([2]), "{slice}");
+    }
+    let trigger = test("pdl-tiles-store-completed-before-trigger-may-be-stale");
+    assert_eq!(
+        seen(&trigger.states, "secondary.t0.r0[0..1024]"),
+        BTreeSet::from([1, 2, 3])
+    );
+    let across = test("pdl-tiles-store-to-async-load-across-wait");
+    assert_eq!(
+        seen(&across.states, "secondary.t0.r0[0..4096]"),
+        BTreeSet::from([2])
+    );
+}

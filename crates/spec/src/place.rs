@@ -20,8 +20,9 @@ pub const MAX_TILE_WORDS: u32 = 16 * 1024;
 /// the set of its values as a 32-bit mask.
 pub const MAX_TILE_VALUE: u32 = 31;
 
-/// The most bytes of shared locations a block holds: the generated kernel
-/// declares them statically, and static shared memory is at most 48 KiB.
+/// The most bytes of shared locations a block holds (each on 128-byte
+/// lines of its own): the generated kernel declares them statically, and
+/// static shared memory is at most 48 KiB.
 pub const MAX_SHARED_BYTES: u32 = 48 * 1024;
 
 /// Words a bulk copy of more than one word moves in a multiple of, from a

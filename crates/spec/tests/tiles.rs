@@ -245,6 +245,9 @@ fn bad_ranges_and_tiles_named_as_words_are_located() {
     );
     at("bulkload s[0..6] x[0..6] b", "moves whole 16-byte units");
     at("bulkload s[2..6] x[0..4] b", "from a 16-byte boundary");
+    at("bulkstore x[3] s[3]", "copies one word of tile `s`");
+    at("bulkload s[3] x[3] b", "copies one word of tile `x`");
+    at("bulkstore y s[0]", "copies one word of tile `s`");
     // Sides of their kind, as for words.
     at(
         "bulkload x[0..4] s[0..4] b",

@@ -63,8 +63,8 @@ impl Cx {
     }
 
     /// A block's shared locations fit the generated kernel's static shared
-    /// memory: at most [`MAX_SHARED_BYTES`], a word location taking 16
-    /// bytes (the least a bulk copy moves).
+    /// memory: at most [`MAX_SHARED_BYTES`], each location on 128-byte
+    /// lines of its own (a word location one line).
     pub(super) fn shared_size(
         &mut self,
         shared: &[(String, u32)],
@@ -74,8 +74,8 @@ impl Cx {
         let bytes: u64 = shared
             .iter()
             .map(|(n, _)| match tiles.iter().find(|(t, _)| t == n) {
-                Some((_, w)) => u64::from(*w) * 4,
-                None => 16,
+                Some((_, w)) => u64::from(*w).div_ceil(32) * 128,
+                None => 128,
             })
             .sum();
         if bytes > u64::from(MAX_SHARED_BYTES) {
@@ -138,6 +138,9 @@ impl Locations<'_> {
                 let d = place(dst, Some((load, "the destination")));
                 if let (Some(s), Some(d)) = (s, d) {
                     errors.extend(bulk_lengths(op, src, dst, s, d));
+                    if s == 1 && d == 1 {
+                        errors.extend(self.one_word_copy(op, [src, dst]));
+                    }
                 }
             }
             _ => {}
@@ -195,6 +198,25 @@ impl Locations<'_> {
             )),
             (Some(_), Some(_)) => Ok(p.words()),
         }
+    }
+}
+
+impl Locations<'_> {
+    /// A bulk copy of one word moves the 16 bytes from its location, as for
+    /// a word location: only a word location or a tile of one word has
+    /// them to itself.
+    fn one_word_copy(&self, op: &Op, sides: [&str; 2]) -> Option<String> {
+        sides.iter().find_map(|loc| {
+            let p = Place::parse(loc).ok()?;
+            let w = *self.tiles.get(p.name)?;
+            (w > 1).then(|| {
+                format!(
+                    "`{op}` copies one word of tile `{}`: a bulk copy moves 16 bytes, so a tile \
+                     of more than one word is copied in whole 16-byte units ({BULK_WORDS} words)",
+                    p.name
+                )
+            })
+        })
     }
 }
 
