@@ -12,11 +12,13 @@ use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
 use crate::abi::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 use crate::describe::description;
 use crate::emit::{header, to_string};
-use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
+use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, Register, layout, object_var};
 
 mod memory;
+mod tile;
 
 use memory::location_offset;
+use tile::reg_var;
 
 /// CUDA source for a litmus test. `spec_file` is the test's spec file
 /// relative to the repository root; `rule_ids` the rules that list the test.
@@ -172,13 +174,23 @@ impl KernelEmitter<'_> {
         self.block_burst(w, split, 0)?;
         writeln!(w, "  __syncthreads();")?;
         for t in &k.threads {
-            for op in &t.ops {
-                if let Some(reg) = op.register() {
-                    writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
+            for r in self.thread_registers(t) {
+                writeln!(w, "  unsigned int {} = 0u;", reg_var(t, r))?;
+                if r.segment.is_some() {
+                    writeln!(w, "  unsigned int {}_stale = 0u;", reg_var(t, r))?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// The layout's registers of thread `t`, in program order (a tile
+    /// register once a segment).
+    fn thread_registers<'r>(&'r self, t: &'r Thread) -> impl Iterator<Item = &'r Register> {
+        self.lay
+            .registers
+            .iter()
+            .filter(move |r| r.kernel == self.kernel.name && r.thread == t.name)
     }
 
     /// The kernel's signature and its instance's slot (and block of the
@@ -271,9 +283,11 @@ impl KernelEmitter<'_> {
         let mut locs: Vec<&str> = Vec::new();
         for ops in split.iter().filter_map(|t| t.get(phase)) {
             for (_, op) in ops {
-                // A global store, or a bulk store's global destination.
+                // A global store, or a bulk store's global destination (a
+                // word location's: a tile's lines hold only its words).
                 if let Op::Store { loc, .. } | Op::BulkStore { dst: loc, .. } = op
                     && !self.is_shared(loc)
+                    && !self.is_tile(loc)
                     && !locs.contains(&loc.as_str())
                 {
                     locs.push(loc);
@@ -327,35 +341,43 @@ impl KernelEmitter<'_> {
             } else {
                 format!("threadIdx.x / {WARP}u == {}u", t.index())
             };
+            let who = if self.warp_wide(t) {
+                "its whole warp (tiles)"
+            } else {
+                "lane 0 of its warp"
+            };
             writeln!(
                 w,
-                "  {}if ({which}) {{  // {}: lane 0 of its warp",
+                "  {}if ({which}) {{  // {}: {who}",
                 if first { "" } else { "} else " },
                 t.name
             )?;
             writeln!(w, "    const bool gc_lead = threadIdx.x % {WARP}u == 0u;")?;
             first = false;
+            let warp = self.warp_wide(t);
             for &(op_index, op) in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
                 writeln!(w, "    // {op}")?;
                 writeln!(w, "    if (gc_lead) gc_delay(p, slot, {site}u);")?;
                 *site += 1;
-                writeln!(w, "    if (gc_lead) {{")?;
-                self.op(w, t, op_index, op)?;
-                writeln!(w, "    }}")?;
+                if warp && self.every_lane(op) {
+                    // Every lane (see `tile.rs`), after the lead's delay.
+                    writeln!(w, "    __syncwarp();")?;
+                    match op {
+                        Op::Store { .. } | Op::Load { .. } => self.tile_access(w, t, op)?,
+                        _ => self.op(w, t, op_index, op)?,
+                    }
+                } else {
+                    writeln!(w, "    if (gc_lead) {{")?;
+                    self.op(w, t, op_index, op)?;
+                    writeln!(w, "    }}")?;
+                }
+                if warp {
+                    writeln!(w, "    __syncwarp();")?;
+                }
             }
             if phase + 1 == n_phases {
                 self.drain(w, t)?;
-                for op in &t.ops {
-                    if let Some(reg) = op.register() {
-                        let idx = self
-                            .lay
-                            .registers
-                            .iter()
-                            .position(|r| r.kernel == k.name && r.thread == t.name && r.reg == reg)
-                            .unwrap_or(0);
-                        writeln!(w, "    if (gc_lead) regs[{idx}u] = {}_{reg};", c_name(t))?;
-                    }
-                }
+                self.register_stores(w, t)?;
             }
             writeln!(w, "    if (gc_lead) gc_arrive(&gc_arrived);")?;
         }
@@ -393,6 +415,7 @@ impl KernelEmitter<'_> {
         match op {
             Op::Store { loc, value } => writeln!(w, "    {} = {value}u;", self.place(loc)),
             Op::Load { reg, loc } => writeln!(w, "    {}_{reg} = {};", c_name(t), self.place(loc)),
+            // (A store or load of a tile's words is the warp's: `tile.rs`.)
             Op::BulkLoad { .. }
             | Op::MbarWait { .. }
             | Op::BulkStore { .. }
@@ -484,6 +507,29 @@ impl KernelEmitter<'_> {
             }
             Op::SyncThreads => unreachable!("split into phases"),
         }
+    }
+
+    /// Thread `t`'s registers into the instance's (and a tile register's
+    /// stale words after the observables), by lane 0.
+    fn register_stores(&self, w: &mut impl Write, t: &Thread) -> fmt::Result {
+        for (idx, r) in self.lay.registers.iter().enumerate() {
+            if r.kernel == self.kernel.name && r.thread == t.name {
+                writeln!(w, "    if (gc_lead) regs[{idx}u] = {};", reg_var(t, r))?;
+            }
+        }
+        let first = self.lay.registers.len();
+        for (i, r) in self.lay.stale_counts.iter().enumerate() {
+            if r.kernel == self.kernel.name && r.thread == t.name {
+                writeln!(
+                    w,
+                    "    if (gc_lead) regs[{}u] = {}_stale;  // {}",
+                    first + i,
+                    reg_var(t, r),
+                    r.name
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// The block's streams and events destroyed after a barrier, then the
