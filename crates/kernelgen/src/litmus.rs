@@ -12,13 +12,13 @@ use gridcheck_spec::{Kernel, KernelLaunch, Litmus, Op, StreamRef, Test, Thread};
 use crate::abi::{MAX_BLOCK, STRESS_WARPS, WARP, kernel_symbol};
 use crate::describe::description;
 use crate::emit::{header, to_string};
-use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, Register, layout, object_var};
+use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
 
 mod memory;
+mod registers;
 mod tile;
 
 use memory::location_offset;
-use tile::reg_var;
 
 /// CUDA source for a litmus test. `spec_file` is the test's spec file
 /// relative to the repository root; `rule_ids` the rules that list the test.
@@ -173,24 +173,7 @@ impl KernelEmitter<'_> {
         }
         self.block_burst(w, split, 0)?;
         writeln!(w, "  __syncthreads();")?;
-        for t in &k.threads {
-            for r in self.thread_registers(t) {
-                writeln!(w, "  unsigned int {} = 0u;", reg_var(t, r))?;
-                if r.segment.is_some() {
-                    writeln!(w, "  unsigned int {}_stale = 0u;", reg_var(t, r))?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The layout's registers of thread `t`, in program order (a tile
-    /// register once a segment).
-    fn thread_registers<'r>(&'r self, t: &'r Thread) -> impl Iterator<Item = &'r Register> {
-        self.lay
-            .registers
-            .iter()
-            .filter(move |r| r.kernel == self.kernel.name && r.thread == t.name)
+        self.register_variables(w)
     }
 
     /// The kernel's signature and its instance's slot (and block of the
@@ -507,29 +490,6 @@ impl KernelEmitter<'_> {
             }
             Op::SyncThreads => unreachable!("split into phases"),
         }
-    }
-
-    /// Thread `t`'s registers into the instance's (and a tile register's
-    /// stale words after the observables), by lane 0.
-    fn register_stores(&self, w: &mut impl Write, t: &Thread) -> fmt::Result {
-        for (idx, r) in self.lay.registers.iter().enumerate() {
-            if r.kernel == self.kernel.name && r.thread == t.name {
-                writeln!(w, "    if (gc_lead) regs[{idx}u] = {};", reg_var(t, r))?;
-            }
-        }
-        let first = self.lay.registers.len();
-        for (i, r) in self.lay.stale_counts.iter().enumerate() {
-            if r.kernel == self.kernel.name && r.thread == t.name {
-                writeln!(
-                    w,
-                    "    if (gc_lead) regs[{}u] = {}_stale;  // {}",
-                    first + i,
-                    reg_var(t, r),
-                    r.name
-                )?;
-            }
-        }
-        Ok(())
     }
 
     /// The block's streams and events destroyed after a barrier, then the
