@@ -236,6 +236,12 @@ fn the_tile_tests_tear_where_a_word_can_be_stale_and_only_there() {
         seen(&trigger.states, "secondary.t0.r0[0..1024]"),
         BTreeSet::from([1, 2, 3])
     );
+    // A read of the copy before its mbarrier may see it half done.
+    let early = test("pdl-tiles-load-read-before-mbarrier-may-be-stale");
+    assert_eq!(
+        seen(&early.states, "secondary.t0.r0[0..1024]"),
+        BTreeSet::from([1, 2, 3])
+    );
     let across = test("pdl-tiles-store-to-async-load-across-wait");
     assert_eq!(
         seen(&across.states, "secondary.t0.r0[0..4096]"),
