@@ -174,7 +174,17 @@ fn at_one_word_a_tile_is_a_word_and_at_four_words_a_read_can_tear() {
         );
         assert_eq!(kind(&tile.agreement), kind(&word.agreement), "{name}");
         // Four words: the verdict of "any word" is the word's, and the
-        // same comparison sees what a word cannot.
+        // same comparison sees what a word cannot. (Not for the tests loom
+        // needs over 20 000 executions for at one word: each word a tile
+        // stores or copies is more to interleave.)
+        let executions = word
+            .loom
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(|o| o.executions);
+        if executions.is_none_or(|n| n > 20_000) {
+            continue;
+        }
         let four = checked(name, &as_tiles(name, l, 4));
         assert_eq!(
             four.verdict, word.verdict,
