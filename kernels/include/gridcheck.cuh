@@ -83,7 +83,7 @@ struct gc_params {
   unsigned int stress_iters;  // 60: cap on a stress warp's iterations per phase
   unsigned int stress_lines;  // 64: 1: stress warps contend the test's own lines instead
   unsigned int slot_stride;   // 68: words of an instance's memory slot
-  unsigned int lines;         // 72: the test's memory locations (one line each)
+  unsigned int lines;         // 72: the test's word locations (one line each, the slot's first; a tile's lines hold its words)
   unsigned int line_burst;    // 76: reductions on a location's line before each store; 0: none
 };
 static_assert(sizeof(gc_params) == 80, "gc_params must match the Rust Params");
@@ -251,6 +251,35 @@ __device__ __forceinline__ void gc_bulk_store(volatile unsigned int *dst,
 #endif
 }
 
+// `bulkload s[a..b] x[c..d] bar` and `bulkstore x[c..d] s[a..b]`: the copy
+// of a tile's words, `bytes` of them (a multiple of 16 from a 16-byte
+// boundary: the spec loader checks both), which the mbarrier expects.
+__device__ __forceinline__ void gc_bulk_load_bytes(volatile unsigned int *dst,
+                                                   volatile unsigned int *src,
+                                                   unsigned long long *bar, unsigned int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gc_smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          gc_smem_addr(dst)),
+      "l"(__cvta_generic_to_global((const void *)src)), "r"(bytes), "r"(gc_smem_addr(bar))
+      : "memory");
+#endif
+}
+
+__device__ __forceinline__ void gc_bulk_store_bytes(volatile unsigned int *dst,
+                                                    volatile unsigned int *src,
+                                                    unsigned int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+                   __cvta_generic_to_global((const void *)dst)),
+               "r"(gc_smem_addr(src)), "r"(bytes)
+               : "memory");
+#endif
+}
+
 // `bulkcommit`.
 __device__ __forceinline__ void gc_bulk_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -278,6 +307,24 @@ __device__ __forceinline__ void gc_fence_proxy_async() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async;" ::: "memory");
 #endif
+}
+
+// Tiles (`load r0 x[a..b]` by a whole warp): a word's value as its bit of
+// the set of values a segment holds (a tile's values are 0 to 31; any other
+// value sets every bit, a state no model reaches), and the warp's OR and sum
+// of its lanes' shares.
+__device__ __forceinline__ unsigned int gc_value_bit(unsigned int v) {
+  return v < 32u ? 1u << v : 0xffffffffu;
+}
+
+__device__ __forceinline__ unsigned int gc_warp_or(unsigned int v) {
+  for (unsigned int d = 16u; d > 0u; d /= 2u) v |= __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+__device__ __forceinline__ unsigned int gc_warp_add(unsigned int v) {
+  for (unsigned int d = 16u; d > 0u; d /= 2u) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
 }
 
 // Kernel k of this instance ran (written once, by thread 0, at the end).

@@ -44,6 +44,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use gridcheck_spec::State;
+use gridcheck_spec::place::observe;
 
 use crate::control::{self, Control, product};
 use crate::error::{AxiomError, ErrorKind};
@@ -185,11 +186,13 @@ fn locations(
             if !c.runs[p.threads[cp.thread].kernel] {
                 continue;
             }
-            if cp.dst == loc {
-                writes.push((cp.write, Val::Copied(cp.read)));
-            }
-            if cp.src == loc {
-                reads.push(cp.read);
+            for (j, &(src, dst)) in cp.words.iter().enumerate() {
+                if dst == loc {
+                    writes.push((cp.writes[j], Val::Copied(cp.reads[j])));
+                }
+                if src == loc {
+                    reads.push(cp.reads[j]);
+                }
             }
         }
         reads.sort_by_key(|&r| rank[r]);
@@ -441,20 +444,19 @@ fn assign(
 /// thread's last error, `devicesync` results; 0 for threads that never ran.
 fn registers(p: &Prog, c: &Control, values: &BTreeMap<usize, u32>, state: &mut State) {
     for t in &p.threads {
-        let mut regs = t.regs.iter();
         if !c.runs[t.kernel] {
-            for r in regs {
-                state.insert(r.clone(), 0);
+            for r in &t.regs {
+                state.insert(r.name.clone(), 0);
             }
             continue;
         }
+        // The thread's loads and queries in order; a tile register's
+        // segment takes `count` of them (see `program.rs`).
+        let mut raw = Vec::new();
         let mut last = 0u32;
         for (i, op) in t.ops.iter().enumerate() {
             match op {
-                AOp::Load { .. } => {
-                    let v = values.get(&t.op(i)).copied().unwrap_or(0);
-                    put(state, regs.next(), v);
-                }
+                AOp::Load { .. } => raw.push(values.get(&t.op(i)).copied().unwrap_or(0)),
                 AOp::Launch { child } if !c.runs[*child] => last = POOL_FULL,
                 AOp::DeviceSync { record } => {
                     let code = if (p.kernels[t.kernel].depth as u64) > p.sync_depth {
@@ -464,20 +466,19 @@ fn registers(p: &Prog, c: &Control, values: &BTreeMap<usize, u32>, state: &mut S
                         0
                     };
                     if *record {
-                        put(state, regs.next(), code);
+                        raw.push(code);
                     }
                 }
-                AOp::GetError => put(state, regs.next(), std::mem::take(&mut last)),
-                AOp::PeekError => put(state, regs.next(), last),
+                AOp::GetError => raw.push(std::mem::take(&mut last)),
+                AOp::PeekError => raw.push(last),
                 _ => {}
             }
         }
-    }
-}
-
-fn put(state: &mut State, reg: Option<&String>, v: u32) {
-    if let Some(r) = reg {
-        state.insert(r.clone(), v);
+        let mut raw = raw.into_iter();
+        for r in &t.regs {
+            let v: Vec<u32> = raw.by_ref().take(r.count).collect();
+            state.insert(r.name.clone(), observe(r.width, &v));
+        }
     }
 }
 

@@ -16,7 +16,12 @@
 //! query, the asynchronous proxy's) and an exit event. Each bulk copy has
 //! a read, a write and a completion event (`bulk.rs`), each mbarrier one
 //! for its phase's completion; a shared location is a memory cell per
-//! block that uses it. Each kernel has a *done* event (the threads of
+//! block that uses it. A tile (`gridcheck_spec::tile`) is a cell per
+//! representative word of each of its segments (`bulk.rs`): a store or
+//! load of a tile's range is one event a cell, a bulk copy of one a read
+//! and a write event a word (every read, then every write, then its
+//! completion), and a tile register's segment observes the set of values
+//! its loads took. Each kernel has a *done* event (the threads of
 //! all its blocks exited and its non-tail work finished) and a *finished*
 //! event (done, and its tail grids finished); each block of its grid (one,
 //! or several for `bM.tN` threads) has an *all exited* event (the block's

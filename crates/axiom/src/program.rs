@@ -113,9 +113,12 @@ pub(crate) struct AThread {
     pub kernel: usize,
     /// Its block within the kernel's grid.
     pub block: usize,
+    /// Its operations: one a DSL operation, except a store or load of a
+    /// tile's range, which is one a representative word (see `bulk.rs`).
     pub ops: Vec<AOp>,
-    /// Observable name of each register, in program order.
-    pub regs: Vec<String>,
+    /// Its observables in program order: each register, each segment of a
+    /// tile register.
+    pub regs: Vec<Reg>,
     /// Event index of the thread's start; its operations follow, then its exit.
     pub first_event: usize,
 }
@@ -130,6 +133,16 @@ impl AThread {
     pub(crate) fn exit(&self) -> usize {
         self.first_event + 1 + self.ops.len()
     }
+}
+
+/// An observable a thread writes: a register or a segment of a tile
+/// register, from `count` of its loads (a segment's representative words),
+/// folded by `gridcheck_spec::place::observe` over `width` words.
+#[derive(Debug, Clone)]
+pub(crate) struct Reg {
+    pub name: String,
+    pub width: u32,
+    pub count: usize,
 }
 
 /// One block of a grid.
@@ -272,7 +285,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Prog, AxiomError> {
     let sync_depth = l.limit(sl).or(sl.default_value()).unwrap_or(u64::MAX);
     let (phases, events) = cells.number(next_event);
     Ok(Prog {
-        globals: l.memory.len(),
+        globals: cells.globals,
         memory: cells.cells,
         copies: cells.copies,
         phases,
@@ -307,8 +320,10 @@ fn resolve_threads(l: &Litmus) -> Result<Threads<'_>, AxiomError> {
             let tid = threads.len();
             let mut ops = Vec::new();
             let mut barrier = 0;
-            for (oi, op) in t.ops.iter().enumerate() {
-                ops.push(resolve_op(
+            for op in &t.ops {
+                // The index of its (first) operation in the thread.
+                let oi = ops.len();
+                ops.extend(resolve_op(
                     &kidx,
                     op,
                     (ki, t.block(), tid, oi),
@@ -317,10 +332,16 @@ fn resolve_threads(l: &Litmus) -> Result<Threads<'_>, AxiomError> {
                 )?);
             }
             counts[t.block()].push((t.name.clone(), barrier));
+            let plan = cells.plan();
             let regs = t
                 .ops
                 .iter()
-                .filter_map(|o| o.register().map(|r| format!("{}.{}.{}", k.name, t.name, r)))
+                .flat_map(|o| l.op_observables(plan, &k.name, &t.name, o))
+                .map(|(name, width)| Reg {
+                    name,
+                    width,
+                    count: plan.modeled_words((0, width)) as usize,
+                })
                 .collect();
             let n_ops = ops.len();
             threads.push(AThread {
@@ -346,11 +367,43 @@ fn resolve_threads(l: &Litmus) -> Result<Threads<'_>, AxiomError> {
     })
 }
 
-/// One operation of thread `tid` (operation `oi`, block `block` of kernel
-/// `ki`), names resolved: a barrier numbered in the thread's order, a
-/// launch recorded in `launcher`, locations, mbarriers and copies in
-/// `cells`.
+/// One operation of thread `tid` (its first operation at `oi`, block
+/// `block` of kernel `ki`), names resolved: a barrier numbered in the
+/// thread's order, a launch recorded in `launcher`, locations, mbarriers
+/// and copies in `cells`. A store or load is one a cell its location
+/// names (a tile's range: its representative words), any other operation
+/// one.
 fn resolve_op<'a>(
+    kidx: &BTreeMap<&str, usize>,
+    op: &'a Op,
+    (ki, block, tid, oi): (usize, usize, usize, usize),
+    barrier: &mut usize,
+    (launcher, cells): (&mut Launcher, &mut Cells<'a>),
+) -> Result<Vec<AOp>, AxiomError> {
+    let kb = (ki, block);
+    Ok(match op {
+        Op::Store { loc, value } => cells
+            .place(kb, loc)?
+            .into_iter()
+            .map(|loc| AOp::Store { loc, value: *value })
+            .collect(),
+        Op::Load { loc, .. } => cells
+            .place(kb, loc)?
+            .into_iter()
+            .map(|loc| AOp::Load { loc })
+            .collect(),
+        _ => vec![resolve_one(
+            kidx,
+            op,
+            (ki, block, tid, oi),
+            barrier,
+            (launcher, cells),
+        )?],
+    })
+}
+
+/// [`resolve_op`] of an operation that is one of the model.
+fn resolve_one<'a>(
     kidx: &BTreeMap<&str, usize>,
     op: &'a Op,
     (ki, block, tid, oi): (usize, usize, usize, usize),
@@ -359,13 +412,7 @@ fn resolve_op<'a>(
 ) -> Result<AOp, AxiomError> {
     let kb = (ki, block);
     Ok(match op {
-        Op::Store { loc, value } => AOp::Store {
-            loc: cells.cell(kb, loc)?,
-            value: *value,
-        },
-        Op::Load { loc, .. } => AOp::Load {
-            loc: cells.cell(kb, loc)?,
-        },
+        Op::Store { .. } | Op::Load { .. } => unreachable!("resolved by `resolve_op`"),
         Op::SyncThreads => {
             *barrier += 1;
             AOp::Barrier {

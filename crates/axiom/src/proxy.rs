@@ -58,8 +58,8 @@ impl Proxies {
             }
         }
         let mut async_read = vec![false; p.events];
-        for cp in &p.copies {
-            async_read[cp.read] = true;
+        for &r in p.copies.iter().flat_map(|cp| &cp.reads) {
+            async_read[r] = true;
         }
         Proxies {
             fence_points,

@@ -278,7 +278,8 @@ pub(crate) fn activations(p: &Prog) -> Vec<(usize, Vec<usize>)> {
 /// PTX ISA 8.9.1.1: "These asynchronous operations are ordered after prior
 /// instructions in the same thread ... but they are not part of the program
 /// order for that thread." A bulk copy's issue before its read, its read
-/// before its write, its write before its completion; a bulk load's issue
+/// before its write, its write before its completion (a tile's: each
+/// word's read in order, then each word's write); a bulk load's issue
 /// (`mbarrier.arrive.expect_tx`) and completion (complete-tx) before its
 /// mbarrier's phase completes. And (decision) a grid is done only once its
 /// copies completed: a copy is a memory operation of the grid.
@@ -290,7 +291,13 @@ pub(crate) fn copy(p: &Prog, c: &Control) -> Edges {
             continue;
         }
         let issue = t.op(cp.op);
-        e.extend([(issue, cp.read), (cp.read, cp.write), (cp.write, cp.done)]);
+        // A tile's words: every read, then every write, in order.
+        let chain: Vec<usize> = std::iter::once(issue)
+            .chain(cp.reads.iter().copied())
+            .chain(cp.writes.iter().copied())
+            .chain([cp.done])
+            .collect();
+        e.extend(chain.windows(2).map(|w| (w[0], w[1])));
         e.push((cp.done, p.kernels[t.kernel].done));
         if let Some(m) = cp.mbar {
             e.extend([(issue, p.phases[m]), (cp.done, p.phases[m])]);
@@ -337,7 +344,8 @@ pub(crate) fn bulk_group(p: &Prog, c: &Control) -> Edges {
                     let n = committed.len().saturating_sub(pending);
                     for &cp in committed[..n].iter().flatten() {
                         let cp = &p.copies[cp];
-                        e.push((if read { cp.read } else { cp.done }, t.op(i)));
+                        let last_read = cp.reads.last().copied().unwrap_or(cp.done);
+                        e.push((if read { last_read } else { cp.done }, t.op(i)));
                     }
                 }
                 _ => {}

@@ -55,7 +55,8 @@ impl Plan {
             offsets.push(i as u32);
             names.push(r.name.clone());
         }
-        for l in &lay.locations {
+        // A tile's final value is not an observable.
+        for l in lay.locations.iter().filter(|l| l.tile.is_none()) {
             offsets.push(FROM_MEM | l.offset);
             names.push(l.name.clone());
         }
@@ -79,6 +80,7 @@ impl Plan {
                 domain.push(*value);
             }
         }
+        domain.extend(tile_sets(litmus));
         domain.sort_unstable();
         domain.dedup();
         let mut status_expect = vec![STATUS_ANY; lay.status_stride as usize];
@@ -149,6 +151,51 @@ impl Plan {
             .map(|(k, n)| (self.state(k as u64), *n))
             .collect()
     }
+}
+
+/// What a segment of several words of a tile register can hold: every set
+/// of the values the test's tiles hold (their initial values and what is
+/// stored to several words), as masks (`gridcheck_spec::place::observe`).
+/// None for a test without tiles; at most 2^8 sets (a test with more values
+/// puts its unexpected sets into the record buffer).
+fn tile_sets(litmus: &Litmus) -> Vec<u32> {
+    if litmus.tiles.is_empty() {
+        return Vec::new();
+    }
+    let mut values: Vec<u32> = litmus
+        .memory
+        .iter()
+        .chain(&litmus.shared)
+        .filter(|(n, _)| litmus.tile_words(n).is_some())
+        .map(|(_, v)| *v)
+        .collect();
+    for op in litmus
+        .kernels
+        .iter()
+        .flat_map(|k| &k.threads)
+        .flat_map(|t| &t.ops)
+    {
+        if let Op::Store { loc, value } = op
+            && gridcheck_spec::Place::parse(loc).is_ok_and(|p| p.words() > 1)
+        {
+            values.push(*value);
+        }
+    }
+    values.sort_unstable();
+    values.dedup();
+    values.truncate(8);
+    let bits: Vec<u32> = values
+        .iter()
+        .map(|&v| 1u32.checked_shl(v).unwrap_or(0))
+        .collect();
+    (1u32..1 << bits.len())
+        .map(|set| {
+            bits.iter()
+                .enumerate()
+                .filter(|(i, _)| set & (1 << i) != 0)
+                .fold(0, |m, (_, b)| m | b)
+        })
+        .collect()
 }
 
 /// Every constant a condition compares an observable with.

@@ -387,7 +387,8 @@ impl Launches<'_> {
             stress_iters: inc.stress_iters,
             stress_lines: u32::from(inc.stress_lines),
             slot_stride: lay.slot_stride,
-            lines: lay.locations.len() as u32,
+            // The word locations' lines (a tile's hold its words).
+            lines: lay.word_lines(),
             line_burst: inc.line_burst,
         };
         // An instance of a kernel of several blocks is that many

@@ -41,21 +41,52 @@ pub(crate) fn description(w: &mut impl Write, litmus: &Litmus, lay: &Layout) -> 
         "// Layout (words; ABI in kernels/include/gridcheck.cuh):"
     )?;
     for l in &lay.locations {
-        writeln!(
-            w,
-            "//   mem[slot * {} + {}] = {} (initially {})",
-            lay.slot_stride, l.offset, l.name, l.init
-        )?;
+        match l.tile {
+            None => writeln!(
+                w,
+                "//   mem[slot * {} + {}] = {} (initially {})",
+                lay.slot_stride, l.offset, l.name, l.init
+            )?,
+            Some(n) => writeln!(
+                w,
+                "//   mem[slot * {} + {}..] = {}[{n}] (every word initially {})",
+                lay.slot_stride, l.offset, l.name, l.init
+            )?,
+        }
     }
     for l in &lay.shared {
-        writeln!(
-            w,
-            "//   gc_shared[{}] = {} (each block's; initially {})",
-            l.offset, l.name, l.init
-        )?;
+        match l.tile {
+            None => writeln!(
+                w,
+                "//   gc_shared[{}] = {} (each block's; initially {})",
+                l.offset, l.name, l.init
+            )?,
+            Some(n) => writeln!(
+                w,
+                "//   gc_shared[{}..] = {}[{n}] (each block's; every word initially {})",
+                l.offset, l.name, l.init
+            )?,
+        }
     }
     for (i, r) in lay.registers.iter().enumerate() {
-        writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?;
+        match r.segment {
+            Some((a, b)) if b > a + 1 => writeln!(
+                w,
+                "//   regs[slot * {} + {i}] = {} (the set of its words' values, bit v for v)",
+                lay.reg_stride, r.name
+            )?,
+            _ => writeln!(w, "//   regs[slot * {} + {i}] = {}", lay.reg_stride, r.name)?,
+        }
+    }
+    let first = lay.registers.len();
+    for (i, r) in lay.stale_counts.iter().enumerate() {
+        writeln!(
+            w,
+            "//   regs[slot * {} + {}] = {} (its words that held the initial value; not an observable)",
+            lay.reg_stride,
+            first + i,
+            r.name
+        )?;
     }
     for k in &lay.kernels {
         if k.blocks > 1 {

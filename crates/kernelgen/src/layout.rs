@@ -11,19 +11,36 @@ use crate::plan::observes_errors;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
     pub name: String,
+    /// Its initial value (a tile's: every word's).
     pub init: u32,
-    /// Word offset within the instance's slot (`index * LOC_STRIDE`).
+    /// Word offset within the instance's slot: a word location's first
+    /// word of its own 128-byte line ([`LOC_STRIDE`] words, the rest
+    /// padding), a tile's first word of its own lines.
     pub offset: u32,
+    /// A tile's words (`gridcheck_spec::tile`); `None` for a word
+    /// location.
+    pub tile: Option<u32>,
+}
+
+impl Location {
+    /// Words it takes in the slot: whole lines.
+    pub fn span(&self) -> u32 {
+        self.tile.unwrap_or(1).div_ceil(LOC_STRIDE) * LOC_STRIDE
+    }
 }
 
 /// A loaded register, in [`Litmus::observables`] order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Register {
-    /// `kernel.thread.reg`, the observable's name.
+    /// `kernel.thread.reg`, the observable's name (a segment of a tile
+    /// register: `kernel.thread.reg[a..b]`).
     pub name: String,
     pub kernel: String,
     pub thread: String,
     pub reg: String,
+    /// A tile register's segment, words `a..b` of its tile; `None` for a
+    /// register of a word.
+    pub segment: Option<(u32, u32)>,
 }
 
 /// A kernel of the test and how it is started.
@@ -140,6 +157,11 @@ pub struct Layout {
     pub slot_stride: u32,
     /// `regs[slot * reg_stride + index]`.
     pub registers: Vec<Register>,
+    /// Per segment of a tile register, after the registers (index
+    /// `registers.len() + i`): how many of its words held the tile's
+    /// initial value, the stale words. Not an observable: the models say
+    /// whether some word was stale (the register), the GPU also how many.
+    pub stale_counts: Vec<Register>,
     pub reg_stride: u32,
     /// Kernels in declaration order; host kernels are launched in this order,
     /// each with `instances` blocks of `block_dim` threads.
@@ -171,7 +193,14 @@ impl KernelPlan {
 impl Layout {
     /// Words of a block's shared locations (`gc_shared`).
     pub fn shared_words(&self) -> u32 {
-        self.shared.len() as u32 * LOC_STRIDE
+        self.shared.iter().map(Location::span).sum()
+    }
+
+    /// The global word locations: the first locations, each a line of its
+    /// own whose padding the stress warps and the line burst may write
+    /// (a tile's lines hold its words: nothing else writes them).
+    pub fn word_lines(&self) -> u32 {
+        self.locations.iter().filter(|l| l.tile.is_none()).count() as u32
     }
 
     /// The kernels launched from the host, in launch order.
@@ -221,25 +250,41 @@ impl Layout {
     pub fn initial_slot(&self) -> Vec<u32> {
         let mut v = vec![0; self.slot_stride as usize];
         for l in &self.locations {
-            v[l.offset as usize] = l.init;
+            let o = l.offset as usize;
+            v[o..o + l.tile.unwrap_or(1) as usize].fill(l.init);
         }
         v
     }
 }
 
-/// The layout of a litmus test.
-pub fn layout(litmus: &Litmus) -> Layout {
-    let locations: Vec<Location> = litmus
-        .memory
+/// Locations one after the other, each on lines of its own: the word
+/// locations first (in declaration order), then the tiles.
+fn place_locations(litmus: &Litmus, declared: &[(String, u32)]) -> Vec<Location> {
+    let mut out: Vec<Location> = Vec::new();
+    let words = declared
         .iter()
-        .enumerate()
-        .map(|(i, (name, init))| Location {
+        .filter(|(n, _)| litmus.tile_words(n).is_none());
+    let tiles = declared
+        .iter()
+        .filter(|(n, _)| litmus.tile_words(n).is_some());
+    let mut offset = 0;
+    for (name, init) in words.chain(tiles) {
+        let l = Location {
             name: name.clone(),
             init: *init,
-            offset: i as u32 * LOC_STRIDE,
-        })
-        .collect();
-    let registers = registers(litmus);
+            offset,
+            tile: litmus.tile_words(name),
+        };
+        offset += l.span();
+        out.push(l);
+    }
+    out
+}
+
+/// The layout of a litmus test.
+pub fn layout(litmus: &Litmus) -> Layout {
+    let locations = place_locations(litmus, &litmus.memory);
+    let (registers, stale_counts) = registers(litmus);
     let kernels = kernel_plans(litmus);
     let launches = device_launches(litmus, kernels.len() as u32);
     let mut next = (kernels.len() + launches.len()) as u32;
@@ -252,23 +297,19 @@ pub fn layout(litmus: &Litmus) -> Layout {
         .flat_map(|t| &t.ops)
         .filter(|op| matches!(op, Op::Launch { .. }))
         .count() as u32;
-    let shared = litmus
-        .shared
-        .iter()
-        .enumerate()
-        .map(|(i, (name, init))| Location {
-            name: name.clone(),
-            init: *init,
-            offset: i as u32 * LOC_STRIDE,
-        })
-        .collect();
+    let shared = place_locations(litmus, &litmus.shared);
     Layout {
         launch_ops,
-        slot_stride: (locations.len().max(1) as u32) * LOC_STRIDE,
+        slot_stride: locations
+            .iter()
+            .map(Location::span)
+            .sum::<u32>()
+            .max(LOC_STRIDE),
         locations,
         shared,
-        reg_stride: registers.len().max(1) as u32,
+        reg_stride: (registers.len() + stale_counts.len()).max(1) as u32,
         registers,
+        stale_counts,
         status_stride: next.max(1),
         kernels,
         launches,
@@ -278,25 +319,41 @@ pub fn layout(litmus: &Litmus) -> Layout {
 }
 
 /// Every register a thread loads or reads into, in kernel, thread and
-/// program order.
-fn registers(litmus: &Litmus) -> Vec<Register> {
+/// program order ([`Litmus::observables`]: a tile register once a
+/// segment); and each tile register segment's count of stale words.
+fn registers(litmus: &Litmus) -> (Vec<Register>, Vec<Register>) {
+    let plan = litmus.tile_plan();
     let mut registers = Vec::new();
+    let mut counts = Vec::new();
     for k in &litmus.kernels {
         for t in &k.threads {
             for op in &t.ops {
-                if let Some(reg) = op.register() {
-                    let reg = reg.to_string();
-                    registers.push(Register {
-                        name: format!("{}.{}.{}", k.name, t.name, reg),
+                let Some(reg) = op.register() else {
+                    continue;
+                };
+                for (name, _) in litmus.op_observables(&plan, &k.name, &t.name, op) {
+                    let segment = gridcheck_spec::Place::parse_term(&name)
+                        .ok()
+                        .and_then(|p| p.range);
+                    let r = Register {
+                        name,
                         kernel: k.name.clone(),
                         thread: t.name.clone(),
-                        reg,
-                    });
+                        reg: reg.to_string(),
+                        segment,
+                    };
+                    if segment.is_some() {
+                        counts.push(Register {
+                            name: format!("{}#stale", r.name),
+                            ..r.clone()
+                        });
+                    }
+                    registers.push(r);
                 }
             }
         }
     }
-    registers
+    (registers, counts)
 }
 
 /// Each kernel's plan: blocks, block size, status word, whether it must run.

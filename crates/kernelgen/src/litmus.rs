@@ -15,6 +15,8 @@ use crate::emit::{header, to_string};
 use crate::layout::{BlockObject, KernelPlan, Layout, ObjectKind, layout, object_var};
 
 mod memory;
+mod registers;
+mod tile;
 
 use memory::location_offset;
 
@@ -171,14 +173,7 @@ impl KernelEmitter<'_> {
         }
         self.block_burst(w, split, 0)?;
         writeln!(w, "  __syncthreads();")?;
-        for t in &k.threads {
-            for op in &t.ops {
-                if let Some(reg) = op.register() {
-                    writeln!(w, "  unsigned int {}_{reg} = 0u;", c_name(t))?;
-                }
-            }
-        }
-        Ok(())
+        self.register_variables(w)
     }
 
     /// The kernel's signature and its instance's slot (and block of the
@@ -271,9 +266,11 @@ impl KernelEmitter<'_> {
         let mut locs: Vec<&str> = Vec::new();
         for ops in split.iter().filter_map(|t| t.get(phase)) {
             for (_, op) in ops {
-                // A global store, or a bulk store's global destination.
+                // A global store, or a bulk store's global destination (a
+                // word location's: a tile's lines hold only its words).
                 if let Op::Store { loc, .. } | Op::BulkStore { dst: loc, .. } = op
                     && !self.is_shared(loc)
+                    && !self.is_tile(loc)
                     && !locs.contains(&loc.as_str())
                 {
                     locs.push(loc);
@@ -327,35 +324,43 @@ impl KernelEmitter<'_> {
             } else {
                 format!("threadIdx.x / {WARP}u == {}u", t.index())
             };
+            let who = if self.warp_wide(t) {
+                "its whole warp (tiles)"
+            } else {
+                "lane 0 of its warp"
+            };
             writeln!(
                 w,
-                "  {}if ({which}) {{  // {}: lane 0 of its warp",
+                "  {}if ({which}) {{  // {}: {who}",
                 if first { "" } else { "} else " },
                 t.name
             )?;
             writeln!(w, "    const bool gc_lead = threadIdx.x % {WARP}u == 0u;")?;
             first = false;
+            let warp = self.warp_wide(t);
             for &(op_index, op) in tph.get(phase).map(Vec::as_slice).unwrap_or(&[]) {
                 writeln!(w, "    // {op}")?;
                 writeln!(w, "    if (gc_lead) gc_delay(p, slot, {site}u);")?;
                 *site += 1;
-                writeln!(w, "    if (gc_lead) {{")?;
-                self.op(w, t, op_index, op)?;
-                writeln!(w, "    }}")?;
+                if warp && self.every_lane(op) {
+                    // Every lane (see `tile.rs`), after the lead's delay.
+                    writeln!(w, "    __syncwarp();")?;
+                    match op {
+                        Op::Store { .. } | Op::Load { .. } => self.tile_access(w, t, op)?,
+                        _ => self.op(w, t, op_index, op)?,
+                    }
+                } else {
+                    writeln!(w, "    if (gc_lead) {{")?;
+                    self.op(w, t, op_index, op)?;
+                    writeln!(w, "    }}")?;
+                }
+                if warp {
+                    writeln!(w, "    __syncwarp();")?;
+                }
             }
             if phase + 1 == n_phases {
                 self.drain(w, t)?;
-                for op in &t.ops {
-                    if let Some(reg) = op.register() {
-                        let idx = self
-                            .lay
-                            .registers
-                            .iter()
-                            .position(|r| r.kernel == k.name && r.thread == t.name && r.reg == reg)
-                            .unwrap_or(0);
-                        writeln!(w, "    if (gc_lead) regs[{idx}u] = {}_{reg};", c_name(t))?;
-                    }
-                }
+                self.register_stores(w, t)?;
             }
             writeln!(w, "    if (gc_lead) gc_arrive(&gc_arrived);")?;
         }
@@ -393,6 +398,7 @@ impl KernelEmitter<'_> {
         match op {
             Op::Store { loc, value } => writeln!(w, "    {} = {value}u;", self.place(loc)),
             Op::Load { reg, loc } => writeln!(w, "    {}_{reg} = {};", c_name(t), self.place(loc)),
+            // (A store or load of a tile's words is the warp's: `tile.rs`.)
             Op::BulkLoad { .. }
             | Op::MbarWait { .. }
             | Op::BulkStore { .. }

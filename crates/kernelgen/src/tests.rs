@@ -195,12 +195,14 @@ fn layout_matches_the_test() {
             Location {
                 name: "x".into(),
                 init: 0,
-                offset: 0
+                offset: 0,
+                tile: None
             },
             Location {
                 name: "y".into(),
                 init: 7,
-                offset: 32
+                offset: 32,
+                tile: None
             },
         ]
     );
@@ -246,8 +248,7 @@ fn syncthreads_splits_phases_for_all_threads() {
     let (_, src) = one(yaml, "st");
     let parent = &src[src.find("void st__parent(gc_params p) {").unwrap()..];
     let parent = &parent[..parent.find("\n}\n").unwrap()];
-    // One barrier to initialise shared state, one for the test's syncthreads,
-    // both outside any per-thread branch.
+    // One barrier to set up shared state, one for syncthreads, both outside.
     assert_eq!(
         parent.matches("\n  __syncthreads();").count(),
         2,

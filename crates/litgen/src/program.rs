@@ -260,6 +260,7 @@ impl GenProgram {
         Ok(Litmus {
             memory,
             shared,
+            tiles: Vec::new(),
             kernels,
             condition: condition::parse(&format!("exists x == {value}"))?,
             expect: Verdict::Allowed,

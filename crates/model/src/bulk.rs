@@ -11,7 +11,9 @@
 //!   the same thread ... but they are not part of the program order for
 //!   that thread" (8.9.1.1). It reads its source, writes its destination
 //!   and then completes, at any time after its issue, unordered with the
-//!   issuing thread's later operations.
+//!   issuing thread's later operations. A copy of a tile's range reads each
+//!   representative word of its source, then writes each of its
+//!   destination (see `names.rs`).
 //! - Its read goes through the asynchronous proxy: "Accessing the same
 //!   memory location across multiple proxies needs a cross-proxy fence"
 //!   (9.7.9.25.2), so a generic write that happens before the issue binds
@@ -73,13 +75,28 @@ pub(crate) fn issue(p: &Program, w: &World, c: usize, groups: &mut Groups, view:
 /// proxy, the write, and the completion signals. `view` starts as the
 /// issuing thread's at the issue.
 pub(crate) fn copy(p: &Program, w: &World, c: usize, view: &mut View) {
-    let cp = p.copies[c];
+    let cp = &p.copies[c];
     // A vacuous read (its fixed position does not exist) voids the
     // execution; the copy still completes, so that nothing waits forever.
-    let value = w.memory.load_async(cp.src, w.reads[c], view).unwrap_or(0);
+    // A tile's words are read in order, then written in order.
+    let values: Vec<u32> = cp
+        .words
+        .iter()
+        .enumerate()
+        .map(|(j, &(src, _))| {
+            w.memory
+                .load_async(src, w.reads[cp.first_read + j], view)
+                .unwrap_or(0)
+        })
+        .collect();
+    let write = |view: &mut View| {
+        for (&(_, dst), &value) in cp.words.iter().zip(&values) {
+            w.memory.store_async(dst, cp.id, value, view);
+        }
+    };
     match cp.mbar {
         Some(m) => {
-            w.memory.store_async(cp.dst, cp.id, value, view);
+            write(view);
             w.mbarriers[m].add_with(false, view, |_, _| {});
         }
         None => {
@@ -88,7 +105,7 @@ pub(crate) fn copy(p: &Program, w: &World, c: usize, view: &mut View) {
             if cp.awaited.read {
                 w.copies[c].add_with(false, view, |_, _| {});
             }
-            w.memory.store_async(cp.dst, cp.id, value, view);
+            write(view);
             if cp.awaited.written {
                 w.copies[c].add_with(false, view, |_, _| {});
             }

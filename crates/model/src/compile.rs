@@ -13,10 +13,10 @@
 //! letting loom find the deadlock), and events used with the tail or
 //! fire-and-forget stream, which the model does not define.
 
-use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef};
+use gridcheck_spec::{KernelLaunch, Limit, Litmus, Op, StreamRef, TilePlan};
 
 use crate::names::Names;
-use crate::program::{KernelInfo, MOp, Program, Start, Stream, ThreadInfo};
+use crate::program::{KernelInfo, MOp, Obs, Program, Start, Stream, ThreadInfo};
 use crate::slots::Slots;
 
 use crate::error::{ErrorKind, ModelError};
@@ -67,7 +67,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
     for (ki, k) in l.kernels.iter().enumerate() {
         let start = start_of(l, &host, &launched_by, ki)?;
         check_barriers(k)?;
-        let ids = add_threads(k, ki, mops[ki].drain(..), &mut threads);
+        let ids = add_threads((l, &names.plan), ki, mops[ki].drain(..), &mut threads);
         kernels.push(kernel_info(
             l,
             &host,
@@ -123,7 +123,7 @@ pub(crate) fn compile(l: &Litmus) -> Result<Program, ModelError> {
         kernels[threads[copy.thread].kernel].done_target += 1;
     }
     Ok(Program {
-        globals: l.memory.len(),
+        globals: names.globals,
         memory: names.cells,
         kernels,
         threads,
@@ -152,7 +152,7 @@ fn translate<'a>(
         for t in &k.threads {
             let mut ops = Vec::new();
             for op in &t.ops {
-                ops.push(translate_op(
+                ops.extend(translate_op(
                     op,
                     (tid, (ki, t.block())),
                     sl,
@@ -170,8 +170,49 @@ fn translate<'a>(
 
 /// One operation of thread `tid` of block `block` of kernel `ki`, names
 /// resolved: a launch is recorded in `launched_by`, a stream or event takes
-/// a slot in `sl`, a location a cell, a bulk copy its entry in `names`.
+/// a slot in `sl`, a location its cells, a bulk copy its entry in `names`.
+/// A store or load of a tile's range is one on each of its cells (see
+/// `names.rs`), in order; any other operation is one.
 fn translate_op<'a>(
+    op: &'a Op,
+    (tid, (ki, block)): (usize, (usize, usize)),
+    sl: &mut Slots,
+    launched_by: &mut LaunchedBy,
+    names: &mut Names<'a>,
+) -> Result<Vec<MOp>, ModelError> {
+    let kb = (ki, block);
+    let cells = |names: &mut Names<'a>, loc: &'a str| -> Result<Vec<usize>, ModelError> {
+        Ok(names
+            .place(kb, loc)?
+            .into_iter()
+            .flat_map(|(_, c)| c)
+            .collect())
+    };
+    match op {
+        Op::Store { loc, value } => {
+            let id = names.store_id();
+            return Ok(cells(names, loc)?
+                .into_iter()
+                .map(|loc| MOp::Store {
+                    loc,
+                    value: *value,
+                    id,
+                })
+                .collect());
+        }
+        Op::Load { loc, .. } => {
+            return Ok(cells(names, loc)?
+                .into_iter()
+                .map(|loc| MOp::Load { loc })
+                .collect());
+        }
+        _ => {}
+    }
+    translate_word_op(op, (tid, kb), sl, launched_by, names).map(|m| vec![m])
+}
+
+/// [`translate_op`] of an operation that is one operation of the model.
+fn translate_word_op<'a>(
     op: &'a Op,
     (tid, (ki, block)): (usize, (usize, usize)),
     sl: &mut Slots,
@@ -188,14 +229,7 @@ fn translate_op<'a>(
     let kb = (ki, block);
     let what = op.to_string();
     Ok(match op {
-        Op::Store { loc, value } => MOp::Store {
-            loc: names.cell(kb, loc)?,
-            value: *value,
-            id: names.store_id(),
-        },
-        Op::Load { loc, .. } => MOp::Load {
-            loc: names.cell(kb, loc)?,
-        },
+        Op::Store { .. } | Op::Load { .. } => unreachable!("translated by `translate_op`"),
         Op::SyncThreads => MOp::SyncThreads,
         Op::Launch { kernel, stream } => {
             let c = kidx(kernel)?;
@@ -337,20 +371,25 @@ fn check_barriers(k: &gridcheck_spec::Kernel) -> Result<(), ModelError> {
 
 /// Adds kernel `ki`'s threads to `threads`: their ids, by block too.
 fn add_threads(
-    k: &gridcheck_spec::Kernel,
+    (l, plan): (&Litmus, &TilePlan),
     ki: usize,
     mops: impl Iterator<Item = Vec<MOp>>,
     threads: &mut Vec<ThreadInfo>,
 ) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let k = &l.kernels[ki];
     let mut ids = Vec::new();
     let mut blocks = vec![Vec::new(); k.blocks()];
     for (t, ops) in k.threads.iter().zip(mops) {
+        // A tile load's observables: one a segment, each from its
+        // representative words' loads.
         let regs = t
             .ops
             .iter()
-            .filter_map(|op| {
-                op.register()
-                    .map(|reg| format!("{}.{}.{}", k.name, t.name, reg))
+            .flat_map(|op| l.op_observables(plan, &k.name, &t.name, op))
+            .map(|(name, width)| Obs {
+                name,
+                width,
+                count: plan.modeled_words((0, width)) as usize,
             })
             .collect();
         ids.push(threads.len());

@@ -82,6 +82,14 @@
 //!   every write before its issue; a grid completes once its copies did.
 //!   Shared locations are one memory cell per block that uses them, not
 //!   part of the final state.
+//! - **Tiles** (`names.rs`; `gridcheck_spec::tile` and `spec/README.md`,
+//!   "Tiles"): a tile is split into segments at every boundary the test
+//!   names; a segment of one word is one cell, as a word location; a
+//!   segment of several words is its representative words, a cell each
+//!   (as many as the values its tile can hold), and an operation on it is
+//!   one on each, in order; a bulk copy's agent reads every word, then
+//!   writes every word. A read of several words observes the set of its
+//!   values (`run.rs` folds the loads).
 //! - Earlier decisions: the PDL trigger unit is the block (`pdl.rs`);
 //!   waiting on an event no thread recorded is a no-op (`stream.rs`); stream
 //!   operations of one block are ordered by one relaxed read-modify-write

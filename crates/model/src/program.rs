@@ -134,22 +134,26 @@ pub(crate) enum MOp {
 
 /// A bulk copy through the asynchronous proxy: one `bulkload` or
 /// `bulkstore` operation, run by an agent of its own (see `bulk.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Copy {
     /// The issuing thread.
     pub thread: usize,
-    /// Memory cells (see [`Program::memory`]).
-    pub src: usize,
-    pub dst: usize,
+    /// Memory cells (see [`Program::memory`]), a word at a time: source
+    /// and destination (one pair for a word; a tile's representative words
+    /// segment by segment).
+    pub words: Vec<(usize, usize)>,
+    /// Where its words' reads start in an exploration's choices
+    /// ([`Program::async_reads`]).
+    pub first_read: usize,
     /// Unique among the test's stores, never 0: what its write stores.
     pub id: u32,
     /// `Some(mbar)`: a bulk load, complete when the mbarrier's phase is;
     /// `None`: a bulk store, tracked by the thread's bulk async-groups.
     pub mbar: Option<usize>,
-    /// How many older stores its read may take beyond loom's load (see
-    /// `memory.rs`, "The asynchronous proxy"): 0 when no thread of its
-    /// block accesses its source through the generic proxy.
-    pub stale: usize,
+    /// Per word, how many older stores its read may take beyond loom's
+    /// load (see `memory.rs`, "The asynchronous proxy"): 0 when no thread
+    /// of its block accesses the source through the generic proxy.
+    pub stale: Vec<usize>,
     /// Which of a bulk store's progress signals some `bulkwait` of its
     /// thread may wait for.
     pub awaited: Awaited,
@@ -164,25 +168,38 @@ pub(crate) struct Awaited {
     pub written: bool,
 }
 
+/// An observable a thread writes: a register, or a segment of a tile
+/// register.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Obs {
+    pub name: String,
+    /// Words it covers: 1 for a register.
+    pub width: u32,
+    /// Values the thread produces for it (its loads of the segment's
+    /// representative words), folded by `gridcheck_spec::place::observe`.
+    pub count: usize,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadInfo {
     pub kernel: usize,
     /// Its block within the kernel's grid.
     pub block: usize,
     pub ops: Vec<MOp>,
-    /// Observable name of each register it writes, in program order.
-    pub regs: Vec<String>,
+    /// The observables it writes, in program order.
+    pub regs: Vec<Obs>,
     /// The bulk copies it issues.
     pub copies: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Program {
-    /// Memory cells and their initial values: the test's global locations
-    /// (the first [`Program::globals`]), then one cell for each shared
-    /// location a block uses.
+    /// Memory cells and their initial values: the test's global word
+    /// locations (the first [`Program::globals`]), then one cell for each
+    /// shared location a block uses and for each representative word of a
+    /// tile's segment (see `names.rs`).
     pub memory: Vec<(String, u32)>,
-    /// Global locations: the final state's.
+    /// Global word locations: the final state's.
     pub globals: usize,
     pub copies: Vec<Copy>,
     /// mbarriers of every block that loads with one.
@@ -234,14 +251,15 @@ impl Program {
             .position(|s| matches!(s.start, Start::HostPdl { primary, .. } if primary == k))
     }
 
-    /// Every choice of how the bulk copies' reads take their values, one
-    /// exploration each (see `memory.rs`, "The asynchronous proxy").
+    /// Every choice of how the bulk copies' reads take their values (each
+    /// word's, copy by copy: [`Copy::first_read`]), one exploration each
+    /// (see `memory.rs`, "The asynchronous proxy").
     pub(crate) fn async_reads(&self) -> Vec<Vec<crate::memory::AsyncRead>> {
         use crate::memory::AsyncRead;
         let mut out = vec![Vec::new()];
-        for c in &self.copies {
+        for &stale in self.copies.iter().flat_map(|c| &c.stale) {
             let options: Vec<AsyncRead> = std::iter::once(AsyncRead::Loom)
-                .chain((0..c.stale).map(AsyncRead::Stale))
+                .chain((0..stale).map(AsyncRead::Stale))
                 .collect();
             out = out
                 .into_iter()

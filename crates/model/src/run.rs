@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use gridcheck_spec::State;
+use gridcheck_spec::place::observe;
 
 use crate::memory::{AsyncRead, View};
 use crate::program::Program;
@@ -48,13 +49,19 @@ pub(crate) fn execute(p: &Arc<Program>, reads: &[AsyncRead]) -> Outcome {
     // its registers stay 0.
     let mut state = State::new();
     for t in &p.threads {
-        for name in &t.regs {
-            state.insert(name.clone(), 0);
+        for o in &t.regs {
+            state.insert(o.name.clone(), 0);
         }
     }
     for (tid, values) in regs {
-        for (name, v) in p.threads[tid].regs.iter().zip(values) {
-            state.insert(name.clone(), v);
+        // A tile register's values, one a representative word, fold into
+        // what its segment observes.
+        let mut values = values.into_iter();
+        for o in &p.threads[tid].regs {
+            let v: Vec<u32> = values.by_ref().take(o.count).collect();
+            if v.len() == o.count {
+                state.insert(o.name.clone(), observe(o.width, &v));
+            }
         }
     }
     // Every store happens before the joins: these loads see the final

@@ -27,7 +27,9 @@ use crate::resources::{CANCELLED, LAUNCH_PENDING_COUNT_EXCEEDED, LastError};
 use crate::world::World;
 use crate::{block, bulk, cdp1, grid, pdl, stream, sync};
 
-/// Registers of one modeled thread: its index and its registers' values.
+/// Registers of one modeled thread: its index and the values of its loads
+/// and error queries in program order (a tile load's, one a
+/// representative word: `run.rs` folds them into its observables).
 pub(crate) type Regs = Vec<(usize, Vec<u32>)>;
 
 type Handles = Vec<sync::JoinHandle<Regs>>;
@@ -72,7 +74,8 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
         for s in starts {
             spawn_grid(p, w, s, 0, &view, &mut spawned);
         }
-        return join(vec![(tid, vec![0; t.regs.len()])], spawned);
+        // Its registers report nothing: they read 0 (see `run.rs`).
+        return join(vec![(tid, Vec::new())], spawned);
     }
     // A thread's start is a grid boundary: a proxy fence (see `bulk.rs`).
     view.fence();
@@ -89,7 +92,7 @@ pub(crate) fn run(p: &Arc<Program>, w: &Arc<World>, tid: usize, deps: u64, mut v
             spawned.push(sync::spawn(move || run(&p, &w, other, 0, view)));
         }
     }
-    let mut regs = Vec::with_capacity(t.regs.len());
+    let mut regs = Vec::with_capacity(t.regs.iter().map(|o| o.count).sum());
     let mut triggered = false;
     let mut synced = false;
     let mut streams = 0;

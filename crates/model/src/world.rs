@@ -46,7 +46,8 @@ pub(crate) struct World {
     /// Per bulk copy, its progress: 1 once it read its source, 2 once it
     /// wrote its destination.
     pub copies: Vec<Counter>,
-    /// How each copy's read takes its value in this exploration.
+    /// How each copy's read of each word takes its value in this
+    /// exploration (see [`crate::program::Copy::first_read`]).
     pub reads: Vec<AsyncRead>,
 }
 

@@ -301,12 +301,17 @@ impl fmt::Display for Verdict {
 /// condition over the final state.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Litmus {
-    /// Global memory locations with their initial values, in declaration order.
+    /// Global memory locations with their initial values (a tile's: every
+    /// word's), in declaration order.
     pub memory: Vec<(String, u32)>,
     /// Shared memory locations (`shared:`) with their initial values, in
     /// declaration order: every block of every kernel has its own copy,
     /// which dies with the block (not an observable of the final state).
     pub shared: Vec<(String, u32)>,
+    /// The locations of `memory` and `shared` that are tiles, with their
+    /// words (see [`crate::tile`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiles: Vec<(String, u32)>,
     /// Kernels in declaration order. Host-launched kernels go into one host
     /// stream in this order.
     pub kernels: Vec<Kernel>,
@@ -324,8 +329,10 @@ impl Litmus {
         self.kernels.iter().find(|k| k.name == name)
     }
 
-    /// Whether `loc` names a shared memory location (`shared:`).
+    /// Whether `loc` names a shared memory location (`shared:`), or
+    /// words of one.
     pub fn is_shared(&self, loc: &str) -> bool {
+        let loc = crate::place::base(loc);
         self.shared.iter().any(|(l, _)| l == loc)
     }
 
@@ -345,24 +352,6 @@ impl Litmus {
             .iter()
             .find(|(l, _)| *l == limit)
             .map(|(_, v)| *v)
-    }
-
-    /// Every observable of the final state, in a fixed order: each
-    /// register (of a load, `geterror`, `peekerror` or `devicesync <reg>`) as
-    /// `kernel.thread.reg` (program order), then each memory location by name.
-    pub fn observables(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for k in &self.kernels {
-            for t in &k.threads {
-                for op in &t.ops {
-                    if let Some(reg) = op.register() {
-                        out.push(format!("{}.{}.{}", k.name, t.name, reg));
-                    }
-                }
-            }
-        }
-        out.extend(self.memory.iter().map(|(l, _)| l.clone()));
-        out
     }
 
     /// Total number of modeled GPU threads over all kernels.

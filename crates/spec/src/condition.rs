@@ -7,9 +7,18 @@
 //! conj      := unary ( ("/\" | "&&") unary )*
 //! unary     := ("~" | "!") unary | "(" expr ")" | atom
 //! atom      := term ("==" | "!=") value
-//! term      := kernel "." thread "." reg   |   location
+//!            | ("any" | "all") "(" register [range] ")" ("==" | "!=") value
+//! term      := kernel "." thread "." reg [range]   |   location
+//! register  := kernel "." thread "." reg           (a tile register)
+//! range     := "[" n "]"   |   "[" a ".." b "]"
 //! value     := number   |   a cudaError_t name (cudaSuccess, cudaErrorLaunchPendingCountExceeded, ...)
 //! ```
+//! A tile register (a load of a tile's range, [`crate::tile`]) is read word
+//! by word: `any(k.t0.r0) == 0` holds when some word holds 0, `any(..) != 1`
+//! when some word differs from 1, `all(k.t0.r0) == 1` when every word holds
+//! 1, `all(..) != 0` when none holds 0; `k.t0.r0[5] == 0` compares word 5
+//! (words are numbered as in the tile). A term is kept as its text:
+//! `any(k.t0.r0[0..8])`.
 //! The verdict a test expects is about this `exists`: forbidden (no final
 //! state satisfies `expr`), allowed (some does), required (every one does).
 //!
@@ -55,12 +64,16 @@ impl Condition {
 impl Expr {
     pub fn eval(&self, state: &State) -> Result<bool, String> {
         Ok(match self {
-            Expr::Cmp { term, eq, value } => {
-                let v = state
-                    .get(term)
-                    .ok_or_else(|| format!("`{term}` is not an observable of this test"))?;
-                (*v == *value) == *eq
-            }
+            Expr::Cmp { term, eq, value } => match quantifier(term) {
+                Some((all, inner)) => words_hold(state, inner, all, *eq, *value)
+                    .ok_or_else(|| format!("`{term}` reads no tile register of this test"))?,
+                None => {
+                    let v = state
+                        .get(term)
+                        .ok_or_else(|| format!("`{term}` is not an observable of this test"))?;
+                    (*v == *value) == *eq
+                }
+            },
             Expr::Not(e) => !e.eval(state)?,
             Expr::And(a, b) => a.eval(state)? && b.eval(state)?,
             Expr::Or(a, b) => a.eval(state)? || b.eval(state)?,
@@ -96,6 +109,69 @@ impl fmt::Display for Expr {
             Expr::Or(a, b) => write!(f, "({a} \\/ {b})"),
         }
     }
+}
+
+/// The register (and range) inside `any(...)` or `all(...)`.
+pub fn quantified(term: &str) -> Option<&str> {
+    quantifier(term).map(|(_, inner)| inner)
+}
+
+/// `(true, inner)` for `all(inner)`, `(false, inner)` for `any(inner)`.
+fn quantifier(term: &str) -> Option<(bool, &str)> {
+    let inner = |q: &str| term.strip_prefix(q)?.strip_suffix(')');
+    inner("any(")
+        .map(|i| (false, i))
+        .or_else(|| inner("all(").map(|i| (true, i)))
+}
+
+/// Whether some word (`all`: every word) of the tile register `inner`
+/// (within its range, if it names one) compares with `value` as `eq` says;
+/// `None` when the state holds no segment of it. A segment of one word
+/// holds its value, one of more the set of its values as a mask
+/// ([`crate::place::observe`]).
+fn words_hold(state: &State, inner: &str, all: bool, eq: bool, value: u32) -> Option<bool> {
+    let p = crate::place::Place::parse_term(inner).ok()?;
+    let (lo, hi) = p.range.unwrap_or((0, u32::MAX));
+    let prefix = format!("{}[", p.name);
+    let bit = 1u32.checked_shl(value).unwrap_or(0);
+    let mut seen = false;
+    for (key, &v) in state.range(prefix.clone()..) {
+        if !key.starts_with(&prefix) {
+            break;
+        }
+        let Some((a, b)) = crate::place::Place::parse_term(key)
+            .ok()
+            .and_then(|k| k.range)
+        else {
+            continue;
+        };
+        if a < lo || b > hi {
+            continue;
+        }
+        seen = true;
+        // Some word equal, every word equal, for this segment.
+        let (some_eq, every_eq) = if b == a + 1 {
+            (v == value, v == value)
+        } else {
+            (v & bit != 0, v == bit)
+        };
+        // Some word differs, no word equal.
+        let (some_ne, none_eq) = if b == a + 1 {
+            (v != value, v != value)
+        } else {
+            (v & !bit != 0, v & bit == 0)
+        };
+        let holds = match (all, eq) {
+            (false, true) => some_eq,
+            (false, false) => some_ne,
+            (true, true) => every_eq,
+            (true, false) => none_eq,
+        };
+        if holds != all {
+            return Some(holds);
+        }
+    }
+    seen.then_some(all)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -157,6 +233,13 @@ fn lex(s: &str) -> Result<Vec<Tok>, String> {
                 d.is_ascii_alphanumeric() || d == '_' || d == '.' || d == '-'
             } {
                 i += 1;
+            }
+            // A word or a range of a tile register: `k.t0.r0[0..8]`.
+            if b.get(i) == Some(&b'[') {
+                match s[i..].find(']') {
+                    Some(end) => i += end + 1,
+                    None => return Err(format!("`[` at offset {i} is not closed by `]`")),
+                }
             }
             out.push(Tok::Ident(s[start..i].to_string()));
         } else {
@@ -222,39 +305,63 @@ impl Parser {
                     other => Err(format!("expected `)`, found {}", show(other.as_ref()))),
                 }
             }
-            Some(Tok::Ident(term)) => {
-                self.terms += 1;
-                if self.terms > MAX_CONDITION_TERMS {
-                    return Err(format!(
-                        "more than {MAX_CONDITION_TERMS} comparisons in one condition"
-                    ));
-                }
-                let eq = match self.next() {
-                    Some(Tok::Eq) => true,
-                    Some(Tok::Ne) => false,
+            Some(Tok::Ident(q))
+                if (q == "any" || q == "all") && self.peek() == Some(&Tok::LParen) =>
+            {
+                self.pos += 1;
+                let inner = match self.next() {
+                    Some(Tok::Ident(r)) => r,
                     other => {
                         return Err(format!(
-                            "expected `==` or `!=` after `{term}`, found {}",
+                            "expected a tile register in `{q}(...)`, found {}",
                             show(other.as_ref())
                         ));
                     }
                 };
                 match self.next() {
-                    Some(Tok::Num(value)) => Ok(Expr::Cmp { term, eq, value }),
-                    Some(Tok::Ident(name)) => match cuda_error_value(&name) {
-                        Some(value) => Ok(Expr::Cmp { term, eq, value }),
-                        None => Err(format!(
-                            "`{name}` is neither a number nor a cudaError_t name"
-                        )),
-                    },
+                    Some(Tok::RParen) => self.compare(format!("{q}({inner})")),
                     other => Err(format!(
-                        "expected a number or a cudaError_t name, found {}",
+                        "expected `)` after `{q}({inner}`, found {}",
                         show(other.as_ref())
                     )),
                 }
             }
+            Some(Tok::Ident(term)) => self.compare(term),
             other => Err(format!(
                 "expected a comparison, `(` or `~`, found {}",
+                show(other.as_ref())
+            )),
+        }
+    }
+
+    /// The rest of a comparison after its term.
+    fn compare(&mut self, term: String) -> Result<Expr, String> {
+        self.terms += 1;
+        if self.terms > MAX_CONDITION_TERMS {
+            return Err(format!(
+                "more than {MAX_CONDITION_TERMS} comparisons in one condition"
+            ));
+        }
+        let eq = match self.next() {
+            Some(Tok::Eq) => true,
+            Some(Tok::Ne) => false,
+            other => {
+                return Err(format!(
+                    "expected `==` or `!=` after `{term}`, found {}",
+                    show(other.as_ref())
+                ));
+            }
+        };
+        match self.next() {
+            Some(Tok::Num(value)) => Ok(Expr::Cmp { term, eq, value }),
+            Some(Tok::Ident(name)) => match cuda_error_value(&name) {
+                Some(value) => Ok(Expr::Cmp { term, eq, value }),
+                None => Err(format!(
+                    "`{name}` is neither a number nor a cudaError_t name"
+                )),
+            },
+            other => Err(format!(
+                "expected a number or a cudaError_t name, found {}",
                 show(other.as_ref())
             )),
         }

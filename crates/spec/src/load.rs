@@ -29,6 +29,7 @@ mod rule;
 mod runtime;
 mod source_file;
 mod test;
+mod tiles;
 
 pub use crate::limits::MAX_THREADS;
 
@@ -323,6 +324,14 @@ fn yaml_error(path: &Path, e: &serde_yaml::Error, scan: &Scan, text: &Text) -> S
         (None, None) => yaml_path.filter(|p| *p != ".").map(str::to_string),
     };
     let mut err = SpecError::new(path, msg);
+    // A tile's words (`x[0..8]`) in a flow list (`[store x[0..8] 1]`) end
+    // the list early: say how to write them.
+    if msg.contains("while parsing a flow") {
+        err.message.push_str(
+            " (an operand of a tile, `x[0..8]`, inside a flow list `[...]` is quoted, \
+             \"store x[0..8] 1\", or the list is written one item a line: `- store x[0..8] 1`)",
+        );
+    }
     if let Some(f) = field {
         err = err.field(f);
     }

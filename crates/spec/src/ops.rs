@@ -1,8 +1,8 @@
 //! The operation syntax of litmus threads: one short string per operation.
 //!
 //! ```text
-//! store <loc> <value>      plain global store
-//! load <reg> <loc>         plain global load
+//! store <loc> <value>      plain store (to every word of a tile's range)
+//! load <reg> <loc>         plain load (of a tile's range: a tile register)
 //! syncthreads              __syncthreads()
 //! launch <kernel> [stream] device-side launch; stream: null (default), tail,
 //!                          fire-and-forget, or a name (a non-blocking stream of the block)
@@ -21,18 +21,16 @@
 //! bulkwait [read] <n>      cp.async.bulk.wait_group[.read] n
 //! fence.proxy.async        proxy fence between the generic and the async proxy
 //! ```
+//!
+//! A location operand `<loc>`, `<x>` or `<s>` is a word location, or words
+//! of a tile: `x[5]`, `x[0..1024]` ([`crate::tile`]).
 
 use crate::ast::{Op, StreamRef};
 
 /// The most bulk async-groups `bulkwait` may leave pending.
 pub const MAX_PENDING_GROUPS: u32 = 63;
 
-/// Whether `s` is a valid location, register, kernel or thread name.
-pub fn is_ident(s: &str) -> bool {
-    let mut c = s.chars();
-    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_')
-        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-}
+pub use crate::place::is_ident;
 
 /// Whether `s` is a valid test or shape name: lowercase words, digits and
 /// `-`, a letter first.
@@ -48,6 +46,15 @@ fn ident<'a>(what: &str, s: Option<&'a str>) -> Result<&'a str, String> {
         Some(s) => Err(format!(
             "`{s}` is not a valid {what} name (letters, digits, `_`)"
         )),
+        None => Err(format!("missing {what}")),
+    }
+}
+
+/// A location operand: a word location `x`, or words of a tile, `x[5]`
+/// or `x[0..1024]` (see [`crate::place::Place`]).
+fn place(what: &str, s: Option<&str>) -> Result<String, String> {
+    match s {
+        Some(s) => crate::place::Place::parse(s).map(|_| s.to_string()),
         None => Err(format!("missing {what}")),
     }
 }
@@ -91,7 +98,7 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
     let verb = words.next().ok_or("empty operation")?;
     let op = match verb {
         "store" => {
-            let loc = ident("location", words.next())?.to_string();
+            let loc = place("location", words.next())?;
             let v = words.next().ok_or("missing value: `store <loc> <value>`")?;
             let value = v
                 .parse()
@@ -100,7 +107,7 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         }
         "load" => {
             let reg = ident("register", words.next())?.to_string();
-            let loc = ident("location", words.next())?.to_string();
+            let loc = place("location", words.next())?;
             Op::Load { reg, loc }
         }
         "syncthreads" => Op::SyncThreads,
@@ -138,16 +145,16 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
             reg: ident("register", words.next())?.to_string(),
         },
         "bulkload" => Op::BulkLoad {
-            dst: ident("shared location", words.next())?.to_string(),
-            src: ident("location", words.next())?.to_string(),
+            dst: place("shared location", words.next())?,
+            src: place("location", words.next())?,
             bar: ident("mbarrier", words.next())?.to_string(),
         },
         "mbarwait" => Op::MbarWait {
             bar: ident("mbarrier", words.next())?.to_string(),
         },
         "bulkstore" => Op::BulkStore {
-            dst: ident("location", words.next())?.to_string(),
-            src: ident("shared location", words.next())?.to_string(),
+            dst: place("location", words.next())?,
+            src: place("shared location", words.next())?,
         },
         "bulkcommit" => Op::BulkCommit,
         "bulkwait" => bulk_wait(&mut words)?,
@@ -197,6 +204,10 @@ mod tests {
             "bulkwait 0",
             "bulkwait read 2",
             "fence.proxy.async",
+            "store x[0..1024] 1",
+            "load r0 x[5]",
+            "bulkload s[0..512] x[512..1024] bar",
+            "bulkstore x[0..4] s[4..8]",
         ] {
             assert_eq!(parse_op(s).unwrap().to_string(), s);
         }
@@ -272,6 +283,21 @@ mod tests {
             parse_op("bulkwait write 0")
                 .unwrap_err()
                 .contains("`write` is not a number")
+        );
+        assert!(
+            parse_op("store x[8..8] 1")
+                .unwrap_err()
+                .contains("empty range")
+        );
+        assert!(
+            parse_op("load r0 x[0..n]")
+                .unwrap_err()
+                .contains("not a word index")
+        );
+        assert!(
+            parse_op("store x[0..4 1")
+                .unwrap_err()
+                .contains("ending with `]`")
         );
         assert!(
             parse_op("fence.proxy.async now")

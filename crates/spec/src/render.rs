@@ -16,10 +16,16 @@ pub fn litmus_test_yaml(name: &str, description: &str, l: &Litmus) -> String {
     let _ = writeln!(s, "  - name: {name}");
     let _ = writeln!(s, "    description: {}", q(description));
     let _ = writeln!(s, "    kind: litmus");
-    let memory: Vec<String> = l.memory.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+    // A tile's key (`x[1024]`) is quoted: `[` cannot start or be inside a
+    // plain key of a flow mapping.
+    let entry = |(n, v): &(String, u32)| match l.tile_words(n) {
+        Some(_) => format!("\"{}\": {v}", l.declared_key(n)),
+        None => format!("{n}: {v}"),
+    };
+    let memory: Vec<String> = l.memory.iter().map(entry).collect();
     let _ = writeln!(s, "    memory: {{ {} }}", memory.join(", "));
     if !l.shared.is_empty() {
-        let shared: Vec<String> = l.shared.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+        let shared: Vec<String> = l.shared.iter().map(entry).collect();
         let _ = writeln!(s, "    shared: {{ {} }}", shared.join(", "));
     }
     if !l.limits.is_empty() {
@@ -41,7 +47,19 @@ pub fn litmus_test_yaml(name: &str, description: &str, l: &Litmus) -> String {
         let _ = writeln!(s, "        launch: {launch}");
         let _ = writeln!(s, "        threads:");
         for t in &k.threads {
-            let ops: Vec<String> = t.ops.iter().map(|o| o.to_string()).collect();
+            // An operand of a tile (`x[0..8]`) would end the flow list.
+            let ops: Vec<String> = t
+                .ops
+                .iter()
+                .map(|o| o.to_string())
+                .map(|o| {
+                    if o.contains('[') {
+                        format!("\"{o}\"")
+                    } else {
+                        o
+                    }
+                })
+                .collect();
             let _ = writeln!(s, "          {}: [{}]", t.name, ops.join(", "));
         }
     }

@@ -2,15 +2,17 @@
 //! pointers, a location's place (`mem[...]` or the block's `smem[...]`),
 //! and what the asynchronous proxy needs: the block's shared locations and
 //! mbarriers, the bulk copies and their completion (helpers of
-//! `kernels/include/gridcheck.cuh`, sm_90 and newer), and the drain of a
-//! thread's copies before it exits.
+//! `kernels/include/gridcheck.cuh`, sm_90 and newer; a copy of a tile's
+//! words carries their bytes to its mbarrier), and the drain of a thread's
+//! copies before it exits.
 
 use std::fmt::{self, Write};
 
-use gridcheck_spec::{Op, Thread};
+use gridcheck_spec::place::base;
+use gridcheck_spec::{Op, Place, Thread};
 
 use super::KernelEmitter;
-use crate::layout::Layout;
+use crate::layout::{Layout, Location};
 
 impl KernelEmitter<'_> {
     /// The memory and register pointers of the instance, when the kernel
@@ -42,9 +44,26 @@ impl KernelEmitter<'_> {
         Ok(())
     }
 
-    /// Whether `loc` is a shared location of the test.
+    /// Whether `loc` (or the tile whose words it names) is a shared
+    /// location of the test.
     pub(super) fn is_shared(&self, loc: &str) -> bool {
+        let loc = base(loc);
         self.lay.shared.iter().any(|l| l.name == loc)
+    }
+
+    /// Whether `loc` names words of a tile.
+    pub(super) fn is_tile(&self, loc: &str) -> bool {
+        self.location(loc).is_some_and(|l| l.tile.is_some())
+    }
+
+    /// The location `loc` names (a tile for its words), shared or global.
+    pub(super) fn location(&self, loc: &str) -> Option<&Location> {
+        let loc = base(loc);
+        self.lay
+            .shared
+            .iter()
+            .chain(&self.lay.locations)
+            .find(|l| l.name == loc)
     }
 
     /// The mbarriers the kernel's threads name, in order of first mention.
@@ -94,7 +113,14 @@ impl KernelEmitter<'_> {
         writeln!(w, "  if (threadIdx.x == 0u) {{")?;
         if uses_shared {
             for l in &self.lay.shared {
-                writeln!(w, "    smem[{}u] = {}u;  // {}", l.offset, l.init, l.name)?;
+                match l.tile {
+                    None => writeln!(w, "    smem[{}u] = {}u;  // {}", l.offset, l.init, l.name)?,
+                    Some(n) => writeln!(
+                        w,
+                        "    for (unsigned int gc_i = 0u; gc_i < {n}u; ++gc_i) smem[{}u + gc_i] = {}u;  // {}[{n}]",
+                        l.offset, l.init, l.name
+                    )?,
+                }
             }
         }
         for b in &bars {
@@ -132,30 +158,65 @@ impl KernelEmitter<'_> {
         Ok(())
     }
 
-    /// A location as C: `mem[offset]` or `smem[offset]`.
+    /// A location as C: `mem[offset]` or `smem[offset]` (for words of a
+    /// tile, its first).
     pub(super) fn place(&self, loc: &str) -> String {
-        match self.lay.shared.iter().find(|l| l.name == loc) {
-            Some(l) => format!("smem[{}u]", l.offset),
-            None => format!("mem[{}u]", location_offset(self.lay, loc)),
+        let first = Place::parse(loc)
+            .ok()
+            .and_then(|p| p.range)
+            .map_or(0, |r| r.0);
+        let (array, offset) = self.array(loc);
+        format!("{array}[{}u]", offset + first)
+    }
+
+    /// The array a location is in (`mem` or `smem`) and its offset there.
+    pub(super) fn array(&self, loc: &str) -> (&'static str, u32) {
+        match self.lay.shared.iter().find(|l| l.name == base(loc)) {
+            Some(l) => ("smem", l.offset),
+            None => ("mem", location_offset(self.lay, loc)),
         }
     }
 
     /// An operation of the asynchronous proxy.
     pub(super) fn bulk_op(&self, w: &mut impl Write, op: &Op) -> fmt::Result {
+        // A copy of a tile's words moves their bytes, which its mbarrier
+        // expects; one of a word, a line's 16 bytes (`GC_BULK_BYTES`).
+        let bytes = |loc: &str| {
+            Place::parse(loc)
+                .ok()
+                .filter(|p| p.words() > 1)
+                .map(|p| p.words() * 4)
+        };
         match op {
-            Op::BulkLoad { dst, src, bar } => writeln!(
-                w,
-                "    gc_bulk_load(&{}, &{}, &gc_mbar_{bar});",
-                self.place(dst),
-                self.place(src)
-            ),
+            Op::BulkLoad { dst, src, bar } => match bytes(src) {
+                None => writeln!(
+                    w,
+                    "    gc_bulk_load(&{}, &{}, &gc_mbar_{bar});",
+                    self.place(dst),
+                    self.place(src)
+                ),
+                Some(n) => writeln!(
+                    w,
+                    "    gc_bulk_load_bytes(&{}, &{}, &gc_mbar_{bar}, {n}u);  // {n} bytes: {dst} <- {src}",
+                    self.place(dst),
+                    self.place(src)
+                ),
+            },
             Op::MbarWait { bar } => writeln!(w, "    gc_mbar_wait(&gc_mbar_{bar});"),
-            Op::BulkStore { dst, src } => writeln!(
-                w,
-                "    gc_bulk_store(&{}, &{});",
-                self.place(dst),
-                self.place(src)
-            ),
+            Op::BulkStore { dst, src } => match bytes(src) {
+                None => writeln!(
+                    w,
+                    "    gc_bulk_store(&{}, &{});",
+                    self.place(dst),
+                    self.place(src)
+                ),
+                Some(n) => writeln!(
+                    w,
+                    "    gc_bulk_store_bytes(&{}, &{}, {n}u);  // {n} bytes: {dst} <- {src}",
+                    self.place(dst),
+                    self.place(src)
+                ),
+            },
             Op::BulkCommit => writeln!(w, "    gc_bulk_commit();"),
             Op::BulkWait {
                 read: false,
@@ -175,8 +236,10 @@ impl KernelEmitter<'_> {
     }
 }
 
-/// The word offset of a location within an instance's slot.
+/// The word offset of a location within an instance's slot (of a tile
+/// whose words `loc` names, its first word's).
 pub(super) fn location_offset(lay: &Layout, loc: &str) -> u32 {
+    let loc = base(loc);
     lay.locations
         .iter()
         .find(|l| l.name == loc)

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::tiles::{Locations, is_tile_term, tile_term};
 use super::{Cx, ItemErr, MAX_THREADS};
 use crate::ast::*;
 use crate::condition::{self, Condition};
@@ -22,11 +23,14 @@ impl Cx {
         if expect.is_none() && t.expect.is_some() {
             self.errors.push(ie.at("expect", None, format!("unknown verdict `{word}` for a litmus test: expected forbidden, allowed or required")));
         }
-        let memory = self.memory(t, ie);
-        let shared = self.shared(t, &memory, ie);
+        let mut tiles = Vec::new();
+        let memory = self.memory(t, &mut tiles, ie);
+        let shared = self.shared(t, &memory, &mut tiles, ie);
+        self.shared_size(&shared, &tiles, ie);
         let locs = Locations {
             global: memory.iter().map(|(l, _)| l.as_str()).collect(),
             shared: shared.iter().map(|(l, _)| l.as_str()).collect(),
+            tiles: tiles.iter().map(|(l, w)| (l.as_str(), *w)).collect(),
         };
         let raw_kernels: &[RawKernel] = t.kernels.as_deref().unwrap_or_default();
         if raw_kernels.is_empty() {
@@ -55,6 +59,7 @@ impl Cx {
         let lit = Litmus {
             memory,
             shared,
+            tiles,
             kernels,
             condition: cond?,
             expect: expect?,
@@ -64,26 +69,23 @@ impl Cx {
         (self.errors.len() == before).then_some(lit)
     }
 
-    /// `memory:`: at least one location, each a valid name.
-    fn memory(&mut self, t: &RawTest, ie: &ItemErr) -> Vec<(String, u32)> {
-        let memory: Vec<(String, u32)> = t.memory.clone().unwrap_or_default().into_iter().collect();
-        if memory.is_empty() {
+    /// `memory:`: at least one location, each a valid name or a tile's
+    /// declaration (`x[1024]`: [`Cx::declarations`]).
+    fn memory(
+        &mut self,
+        t: &RawTest,
+        tiles: &mut Vec<(String, u32)>,
+        ie: &ItemErr,
+    ) -> Vec<(String, u32)> {
+        let raw = t.memory.clone().unwrap_or_default();
+        if raw.is_empty() {
             self.errors.push(ie.at(
                 "memory",
                 Some("name:"),
                 "a litmus test declares its memory locations",
             ));
         }
-        for (loc, _) in &memory {
-            if !is_ident(loc) {
-                self.errors.push(ie.at(
-                    "memory",
-                    Some(loc),
-                    format!("`{loc}` is not a valid location name"),
-                ));
-            }
-        }
-        memory
+        self.declarations("memory", raw, tiles, ie)
     }
 
     /// `shared:`: shared memory locations, each a valid name that is no
@@ -92,17 +94,13 @@ impl Cx {
         &mut self,
         t: &RawTest,
         memory: &[(String, u32)],
+        tiles: &mut Vec<(String, u32)>,
         ie: &ItemErr,
     ) -> Vec<(String, u32)> {
-        let shared: Vec<(String, u32)> = t.shared.clone().unwrap_or_default().into_iter().collect();
+        let raw = t.shared.clone().unwrap_or_default();
+        let shared = self.declarations("shared", raw, tiles, ie);
         for (loc, _) in &shared {
-            if !is_ident(loc) {
-                self.errors.push(ie.at(
-                    "shared",
-                    Some(loc),
-                    format!("`{loc}` is not a valid location name"),
-                ));
-            } else if memory.iter().any(|(m, _)| m == loc) {
+            if memory.iter().any(|(m, _)| m == loc) {
                 self.errors.push(ie.at(
                     "shared",
                     Some(loc),
@@ -200,7 +198,7 @@ impl Cx {
                     continue;
                 }
             };
-            if let Err(msg) = locs.check(&op) {
+            for msg in locs.check(&op) {
                 self.errors.push(ie.at(&ofield, Some(text), msg));
             }
             if let Some(reg) = op.register()
@@ -385,11 +383,15 @@ impl Cx {
         }
     }
 
-    /// Every term of the condition is a register or a location of the test.
+    /// Every term of the condition is a register or a location of the test,
+    /// read as what it holds: a word, or a tile register word by word
+    /// ([`Cx::tile_term`]).
     fn condition_terms(&mut self, lit: &Litmus, ie: &ItemErr) {
         let obs: BTreeSet<String> = lit.observables().into_iter().collect();
         for term in lit.condition.terms() {
-            if lit.is_shared(term) {
+            if let Some(msg) = tile_term(&obs, term) {
+                self.errors.push(ie.at("condition", Some(term), msg));
+            } else if lit.is_shared(term) {
                 self.errors.push(ie.at(
                     "condition",
                     Some(term),
@@ -398,7 +400,7 @@ impl Cx {
                          into a register and name the register"
                     ),
                 ));
-            } else if !obs.contains(term) {
+            } else if !obs.contains(term) && !is_tile_term(term) {
                 self.errors.push(ie.at(
                     "condition",
                     Some(term),
@@ -407,64 +409,6 @@ impl Cx {
                     ),
                 ));
             }
-        }
-    }
-}
-
-/// A test's location names: global (`memory:`) and shared (`shared:`).
-struct Locations<'a> {
-    global: BTreeSet<&'a str>,
-    shared: BTreeSet<&'a str>,
-}
-
-impl Locations<'_> {
-    /// The locations an operation names are declared, each of the kind it
-    /// needs: a load or store takes either, a bulk copy's global side a
-    /// global location and its shared side a shared one.
-    fn check(&self, op: &Op) -> Result<(), String> {
-        let global = |loc: &str, role: &str| {
-            if self.global.contains(loc) {
-                Ok(())
-            } else if self.shared.contains(loc) {
-                Err(format!(
-                    "`{loc}` is shared memory; {role} of `{op}` is a global location (`memory`)"
-                ))
-            } else {
-                Err(format!("location `{loc}` is not declared in `memory`"))
-            }
-        };
-        let shared = |loc: &str, role: &str| {
-            if self.shared.contains(loc) {
-                Ok(())
-            } else if self.global.contains(loc) {
-                Err(format!(
-                    "`{loc}` is global memory; {role} of `{op}` is a shared location (`shared`)"
-                ))
-            } else {
-                Err(format!("location `{loc}` is not declared in `shared`"))
-            }
-        };
-        match op {
-            Op::Store { loc, .. } | Op::Load { loc, .. } => {
-                if self.global.contains(loc.as_str()) || self.shared.contains(loc.as_str()) {
-                    Ok(())
-                } else if self.shared.is_empty() {
-                    Err(format!("location `{loc}` is not declared in `memory`"))
-                } else {
-                    Err(format!(
-                        "location `{loc}` is not declared in `memory` or `shared`"
-                    ))
-                }
-            }
-            Op::BulkLoad { dst, src, .. } => {
-                global(src, "the source")?;
-                shared(dst, "the destination")
-            }
-            Op::BulkStore { dst, src } => {
-                shared(src, "the source")?;
-                global(dst, "the destination")
-            }
-            _ => Ok(()),
         }
     }
 }
