@@ -74,6 +74,7 @@ impl FactKind {
         match class {
             "hang" => Some(FactKind::Hang),
             "violation" | "unmodeled" => Some(FactKind::Discrepancy),
+            "launch-error" => Some(FactKind::LaunchError),
             _ => None,
         }
     }

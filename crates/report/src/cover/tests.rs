@@ -219,5 +219,9 @@ fn a_finding_is_explained_by_its_kind_of_fact() {
         FactKind::of_finding("unmodeled"),
         Some(FactKind::Discrepancy)
     );
-    assert_eq!(FactKind::of_finding("launch-error"), None);
+    assert_eq!(
+        FactKind::of_finding("launch-error"),
+        Some(FactKind::LaunchError)
+    );
+    assert_eq!(FactKind::of_finding("crash"), None);
 }
