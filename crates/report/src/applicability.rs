@@ -24,8 +24,8 @@
 use gridcheck_spec::Litmus;
 
 use crate::{
-    Dependency, Environment, Fact, FactKind, Facts, LOCATION_WORDS, Place, Status, Subject,
-    TrialId, TrialRecord, major_minor, slug,
+    Dependency, Environment, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord,
+    major_minor, slug,
 };
 
 /// The machine a trial ran on, as far as the facts care.
@@ -342,8 +342,12 @@ impl Facts {
             .filter(|f| {
                 f.envelope.as_ref().is_none_or(|e| {
                     env.is_some_and(|env| {
-                        e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS)
-                            .is_ok()
+                        e.covers(
+                            &env.gpu,
+                            env.tuning_file.as_deref(),
+                            program.largest_location_words(),
+                        )
+                        .is_ok()
                     })
                 })
             })

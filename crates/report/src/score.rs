@@ -20,7 +20,7 @@ use gridcheck_spec::Litmus;
 use serde::Serialize;
 
 use crate::applicability::Here;
-use crate::{Applies, Fact, FactKind, Facts, LOCATION_WORDS, Subject, TrialId};
+use crate::{Applies, Fact, FactKind, Facts, Subject, TrialId};
 use crate::{Count, MutantRecord, MutantStatus};
 
 /// How a fact makes a surviving mutant equivalent.
@@ -221,7 +221,11 @@ impl Fact {
             (None, _) => Inside::NoEnvelope,
             (Some(_), None) => Inside::Outside("it ran on no GPU".into()),
             (Some(e), Some(env)) => {
-                match e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS) {
+                match e.covers(
+                    &env.gpu,
+                    env.tuning_file.as_deref(),
+                    p.largest_location_words(),
+                ) {
                     Ok(()) => Inside::Within,
                     Err(why) => Inside::Outside(why),
                 }

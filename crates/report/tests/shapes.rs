@@ -7,9 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{
-    Applies, FactKind, Facts, Here, LOCATION_WORDS, Status, TrialRecord, program_of,
-};
+use gridcheck_report::{Applies, FactKind, Facts, Here, Status, TrialRecord, program_of};
 use gridcheck_spec::{Litmus, Spec, TestBody, Verdict};
 
 fn root() -> PathBuf {
@@ -274,8 +272,12 @@ fn no_shape_covers_a_recorded_trial_that_contradicts_its_fact() {
                     }
                     if let Some(e) = &f.envelope
                         && !env.is_some_and(|env| {
-                            e.covers(&env.gpu, env.tuning_file.as_deref(), LOCATION_WORDS)
-                                .is_ok()
+                            e.covers(
+                                &env.gpu,
+                                env.tuning_file.as_deref(),
+                                p.largest_location_words(),
+                            )
+                            .is_ok()
                         })
                     {
                         continue;

@@ -19,8 +19,9 @@ use serde::Deserialize;
 
 use crate::{Fact, FactKind, Tier, TrialId, slug};
 
-/// Every location of the litmus DSL is one 32-bit word: the size of every
-/// program's locations, which an envelope's `words` bounds.
+/// A one-word location's size in words: what an envelope's `words` bounds
+/// when a program has no tile (`Litmus::largest_location_words` gives a
+/// program's own).
 pub const LOCATION_WORDS: u32 = 1;
 
 /// What an `unobserved` fact's experiments tried: a program run outside it
