@@ -80,11 +80,7 @@ pub(crate) fn facts<'a>(ctx: &Ctx<'a>) -> Vec<Fact<'a>> {
     let mut out: Vec<Fact<'a>> = Vec::new();
     let covers = crate::fact_cover::of_inputs(ctx.inputs);
     for (x, cover) in xfails.iter().zip(covers) {
-        let mut seen = showing(x, &records().collect::<Vec<_>>(), &ctx.inputs.runs);
-        // A fact over many trials (a library algorithm's cases, a fact that
-        // reproduces only sometimes) is shown by a trial that showed it:
-        // passing trials last, the order otherwise kept.
-        seen.sort_by_key(|(_, r)| r.status == gridcheck_report::Status::Pass);
+        let seen = showing(x, &records().collect::<Vec<_>>(), &ctx.inputs.runs);
         let mut rules: Vec<String> = Vec::new();
         for (_, r) in &seen {
             if !rules.contains(&r.trial.rule) {

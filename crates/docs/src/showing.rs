@@ -16,7 +16,7 @@ pub fn ran(r: &TrialRecord) -> bool {
 /// out: the library tier's runs are runs of their own) each GPU's newest
 /// run of `runs` that has them; in either, trials of a release the fact
 /// was measured on first ([`KnownFact::on_measured_release`]), any other
-/// it covers only when there are none.
+/// it covers only when there are none; failing trials first.
 pub fn showing<'a>(
     x: &KnownFact,
     latest: &[(&'a Run, &'a TrialRecord)],
@@ -27,7 +27,7 @@ pub fn showing<'a>(
     for shows in [&own as &dyn Fn(&TrialRecord) -> bool, &any] {
         let seen: Vec<_> = latest.iter().copied().filter(|(_, r)| shows(r)).collect();
         if !seen.is_empty() {
-            return seen;
+            return failing_first(seen);
         }
         let newest = crate::results::latest_where(runs, |run| run.records.iter().any(shows));
         let seen: Vec<_> = newest
@@ -40,8 +40,16 @@ pub fn showing<'a>(
             })
             .collect();
         if !seen.is_empty() {
-            return seen;
+            return failing_first(seen);
         }
     }
     Vec::new()
+}
+
+/// A fact over many trials (a library algorithm's cases, a fact that
+/// reproduces only sometimes) is shown by a trial that showed it: passing
+/// trials last, the order otherwise kept.
+fn failing_first<'a>(mut seen: Vec<(&'a Run, &'a TrialRecord)>) -> Vec<(&'a Run, &'a TrialRecord)> {
+    seen.sort_by_key(|(_, r)| r.status == Status::Pass);
+    seen
 }

@@ -125,9 +125,14 @@ fn pages_say_what_the_records_hold() {
         // Reproduced by one of the trials the entry covers; an entry whose
         // trials the newest run could not run (two GPUs, a run on one) says
         // it is not in the latest results.
-        let covered = latest.iter().flat_map(|run| &run.records).find(|r| {
-            x.covers(&r.trial) && !matches!(r.status, Status::NotSupported | Status::NotRun)
-        });
+        let pairs: Vec<_> = latest
+            .iter()
+            .flat_map(|run| run.records.iter().map(move |r| (*run, r)))
+            .collect();
+        let covered = gridcheck_docs::showing::showing(x, &pairs, &inputs.runs)
+            .into_iter()
+            .next()
+            .map(|(_, r)| r);
         match covered {
             Some(covered) => {
                 with_trials += 1;
