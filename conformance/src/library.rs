@@ -310,14 +310,11 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
             })
             .unwrap_or_else(|| "unknown: no build.json beside the binary".into()),
     };
-    let mut controls = controls::Controls {
-        controls: Vec::new(),
-        beside: Vec::new(),
-    };
-    match run.failure(item.case.reps) {
+    let controls = match run.failure(item.case.reps) {
         None => {
             rec.status = Status::Pass;
             rec.message = format!("{head}: right in {} of {} calls", run.calls, run.calls);
+            controls::Controls::default()
         }
         Some(failure) => {
             let failing = controls::Failing {
@@ -333,7 +330,7 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
                 ran: variant.as_ref().map(|v| v.0),
                 waits: &item.algorithm.waits,
             };
-            controls = controls::run(&failing, &|hold, exe, args| held(ctx, hold, exe, args));
+            let controls = controls::run(&failing, &|hold, exe, args| held(ctx, hold, exe, args));
             rec.status = Status::Fail;
             rec.message = format!(
                 "{head}: {failure}{}. Reproduce: {} (source {}; build: {})",
@@ -342,8 +339,9 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
                 reproducer.source,
                 reproducer.build
             );
+            controls
         }
-    }
+    };
     rec.library = Some(LibraryResult {
         release: item.release.clone(),
         cccl,
@@ -363,8 +361,8 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
 
 /// The case's run as shipped. A compute_80 program whose PTX this driver
 /// cannot JIT (a newer PTX ISA than the driver's; asked once a run) runs
-/// its `-sass80` build instead, where built: the same compute_80 code path (its tuning, its
-/// compiled-out wait) as nvcc's sm_90 SASS. Returns that variant with the
+/// its `-sass80` build instead, where built: the same compute_80 code path
+/// (its tuning, its compiled-out wait) as nvcc's sm_90 SASS. Returns that variant with the
 /// words the message gives it, the binary run and its outcome.
 fn main_run(
     ctx: &Ctx,

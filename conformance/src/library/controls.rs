@@ -49,7 +49,9 @@ pub struct Failing<'a> {
     pub waits: &'a [String],
 }
 
-/// The controls and the case's build's runs beside them.
+/// The controls and the case's build's runs beside them (none: the case
+/// passed).
+#[derive(Default)]
 pub struct Controls {
     pub controls: Vec<LibraryControl>,
     pub beside: Vec<LibraryRun>,
