@@ -54,6 +54,7 @@ mod run;
 mod runner;
 pub mod sass;
 mod sink;
+mod staying;
 pub mod summary;
 mod tiers;
 mod timeline;

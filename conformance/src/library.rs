@@ -2,9 +2,12 @@
 //! PDL, run as a user runs them, release by release. Each CUB algorithm's
 //! program (built by `cargo xtask library build` per CCCL release, for
 //! `sm_90` SASS and for `compute_80` PTX) runs each case of
-//! `conformance/library.toml` in a process of its own, with the GPU
-//! timeout, on the device the GPU tier uses (the hold goes on the run's
-//! timeline); every call's result is checked on the host by the program.
+//! `conformance/library.toml`, with the GPU timeout, on the device the GPU
+//! tier uses (the hold goes on the run's timeline), in the binary's staying
+//! process (`--serve`, `crate::staying`: one context for the cases of one
+//! binary; a case that errs, crashes or hangs ends it); every call's result
+//! is checked on the host by the program. The controls and the reproducer
+//! run a process of their own.
 //!
 //! Trials: `lib/<release>/<target>/<algorithm>/<case>` (`case`:
 //! `n100000-stress`). Every call right is `pass`; a wrong result, a CUDA
@@ -332,8 +335,13 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
             };
             let controls = controls::run(&failing, &|hold, exe, args| held(ctx, hold, exe, args));
             rec.status = Status::Fail;
+            let process = run
+                .earlier_cases
+                .filter(|n| *n > 0)
+                .map(|n| format!(" (in a staying process, after {n} other cases)"))
+                .unwrap_or_default();
             rec.message = format!(
-                "{head}: {failure}{}. Reproduce: {} (source {}; build: {})",
+                "{head}: {failure}{process}{}. Reproduce: {} (source {}; build: {})",
                 controls::text(&controls.controls),
                 reproducer.command,
                 reproducer.source,
@@ -390,7 +398,7 @@ fn main_run(
         .and_then(|m| m.get(&shipped).cloned());
     let ran = match known {
         Some(reason) if sass.is_file() => exec::Ran::NotRun(reason),
-        _ => held(ctx, name, &shipped, args),
+        _ => served(ctx, name, &shipped, args),
     };
     match ran {
         exec::Ran::NotRun(reason)
@@ -403,7 +411,7 @@ fn main_run(
                 " as `{}` (this driver cannot JIT the release's compute_80 PTX: {reason}; the same code compiled ahead to sm_90 SASS by nvcc)",
                 gridcheck_library::SASS80
             );
-            let ran = held(ctx, name, &sass, args);
+            let ran = served(ctx, name, &sass, args);
             (Some((gridcheck_library::SASS80, words)), sass, ran)
         }
         ran => (None, shipped, ran),
@@ -425,6 +433,23 @@ fn held(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
     let timeout = ctx.plan.opts.timeout;
     ctx.runner.on_device(slot, "library", name, || {
         exec::execute(exe, args, &place, timeout)
+    })
+}
+
+/// A case's run as shipped, in the device's staying program of `exe`
+/// (`exec::served`), held as [`held`] holds a run.
+fn served(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
+    let (slot, place) = ctx.runner.place(name);
+    let timeout = ctx.plan.opts.timeout;
+    ctx.runner.on_device(slot, "library", name, || {
+        exec::served(
+            &ctx.runner.stayers,
+            slot.unwrap_or(0),
+            exe,
+            args,
+            &place,
+            timeout,
+        )
     })
 }
 

@@ -47,6 +47,9 @@ pub struct Runner {
     pub devices: Option<Pool>,
     /// The staying GPU workers, one per device.
     servers: Servers,
+    /// The library tier's staying programs, one per device
+    /// (`staying.rs`).
+    pub stayers: crate::staying::Stayers,
     models: Cache<Result<ModelSummary, String>>,
     hardware: Cache<WorkerResult>,
     escalations: Cache<Result<Escalation, String>>,
@@ -76,6 +79,7 @@ impl Runner {
             device,
             devices,
             servers: Servers::default(),
+            stayers: Default::default(),
             models: Cache::default(),
             hardware: Cache::default(),
             escalations: Cache::default(),

@@ -8,10 +8,17 @@
 // crates/library (`gridcheck_library::Outcome` reads the JSON line).
 //
 //   <exe> --algorithm A --size N --reps R --env E --seed S [--device D]
+//   <exe> --serve [--device D]
 //
 // Exit status: 0 when every call ran (wrong results are in the line), 2 on a
 // bad command line, 3 on a CUDA error (the line says which, and after how
 // many checked calls). No device: `gridcheck-not-run <reason>`, exit 0.
+//
+// `--serve` (a staying process, one context for many cases): once the
+// device is ready it prints `gridcheck-serve`, then reads one case a line on
+// stdin (the first form's flags, without --device) and answers each with its
+// line, freeing everything the case allocated before the next. A CUDA error
+// still prints the line and exits 3; the end of stdin exits 0.
 #pragma once
 
 #include <cub/util_device.cuh>
@@ -63,6 +70,7 @@ struct args_t {
   // GRIDCHECK_LIB_SYNC=1: every call checked before the next is queued, so
   // an error's `after_calls` is the call that failed (its shape follows).
   bool sync = false;
+  bool serve = false;  // --serve: a staying process (see the top of this file)
 };
 
 // splitmix64: the inputs' and the delays' seeded generator.
@@ -104,10 +112,19 @@ struct entry_t {
   const char *absent;
 };
 
+// The device allocations of the case running now, freed when it ends (a
+// staying process runs the next case with the memory it found).
+static std::vector<void *> &allocations() {
+  static std::vector<void *> all;
+  return all;
+}
+
 // A device allocation that says which one failed.
 template <typename T>
 static cudaError_t alloc(T **p, size_t count) {
-  return cudaMalloc((void **)p, std::max<size_t>(1, count) * sizeof(T));
+  cudaError_t e = cudaMalloc((void **)p, std::max<size_t>(1, count) * sizeof(T));
+  if (e == cudaSuccess) allocations().push_back((void *)*p);
+  return e;
 }
 
 template <typename T>
@@ -183,7 +200,8 @@ static std::vector<unsigned int> sort_keys(int shape, size_t n, unsigned long lo
 [[noreturn]] static void usage(const std::string &msg) {
   fprintf(stderr,
           "error: %s\nusage: <program> --algorithm A --size N --reps R "
-          "--env quiet|back-to-back|stress|burst|delay --seed S [--device D]\n",
+          "--env quiet|back-to-back|stress|burst|delay --seed S [--device D]\n"
+          "       <program> --serve [--device D]\n",
           msg.c_str());
   exit(2);
 }
@@ -198,11 +216,19 @@ static unsigned long long number(const char *flag, const char *text, unsigned lo
   return v;
 }
 
-static args_t parse(int argc, char **argv) {
+// The command line, or (`request`) one case a staying process read: the
+// same flags, without --serve and --device (the process's).
+static args_t parse(int argc, char **argv, bool request = false) {
   args_t a;
   bool seen[6] = {false, false, false, false, false, false};
   for (int i = 1; i < argc; i += 2) {
     std::string f = argv[i];
+    if (f == "--serve" && !request) {
+      a.serve = true;
+      i -= 1;  // a flag without a value
+      continue;
+    }
+    if (request && f == "--device") usage("a case read by --serve cannot name --device");
     if (i + 1 >= argc) usage(f + " needs a value");
     const char *v = argv[i + 1];
     if (f == "--algorithm") a.algorithm = v, seen[0] = true;
@@ -223,8 +249,11 @@ static args_t parse(int argc, char **argv) {
     else usage("unknown flag `" + f + "`");
   }
   const char *names[5] = {"--algorithm", "--size", "--reps", "--env", "--seed"};
-  for (int i = 0; i < 5; ++i)
-    if (!seen[i]) usage(std::string(names[i]) + " is required");
+  for (int i = 0; i < 5; ++i) {
+    if (a.serve && seen[i]) usage("--serve reads its cases from stdin: " + std::string(names[i]) + " is not taken with it");
+    if (!a.serve && !seen[i]) usage(std::string(names[i]) + " is required");
+  }
+  if (a.serve) return a;
   const char *load = getenv("GRIDCHECK_LIB_LOAD");
   if (load != nullptr && strcmp(load, "none") == 0) a.load = LOAD_NONE;
   else if (load != nullptr && strcmp(load, "spin") == 0) a.load = LOAD_SPIN;
@@ -494,41 +523,74 @@ static void record_wrong(outcome_t &o, case_t &c, unsigned long long k, int shap
     o.first_wrong = "call " + std::to_string(k) + " (" + c.shape_name(shape) + "): " + why;
 }
 
-static int run_main(int argc, char **argv, const entry_t *entries, size_t count) {
-  const args_t a = parse(argc, argv);
-  const entry_t *entry = nullptr;
-  std::string names;
-  for (size_t i = 0; i < count; ++i) {
-    if (a.algorithm == entries[i].name) entry = &entries[i];
-    names += std::string(i ? ", " : "") + entries[i].name;
-  }
-  if (!entry) usage("--algorithm: `" + a.algorithm + "` is not one of: " + names);
+// Whether this process can run cases on `device`: `not_run` says why not
+// (the `gridcheck-not-run` line's reason), `error` is a CUDA error of the
+// setup, `ptx` what cub::PtxVersion reports.
+struct ready_t {
+  std::string not_run;
+  cudaError_t error = cudaSuccess;
+  int ptx = 0;
+};
+
+static ready_t device_ready(int device) {
+  ready_t r;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    printf("gridcheck-not-run no CUDA device\n");
-    return 0;
+    r.not_run = "no CUDA device";
+    return r;
   }
-  if (a.device >= devices) {
-    printf("gridcheck-not-run no device %d (%d devices)\n", a.device, devices);
-    return 0;
+  if (device >= devices) {
+    r.not_run = "no device " + std::to_string(device) + " (" + std::to_string(devices) + " devices)";
+    return r;
   }
-  if (entry->make == nullptr) {
-    printf("gridcheck-not-run %s\n", entry->absent);
-    return 0;
-  }
-  outcome_t o;
-  int ptx = 0;
-  LIB_TRY(cudaSetDevice(a.device));
-  cudaError_t pe = cub::PtxVersion(ptx, a.device);
+  if ((r.error = cudaSetDevice(device)) != cudaSuccess) return r;
+  cudaError_t pe = cub::PtxVersion(r.ptx, device);
   if (pe == cudaErrorNoKernelImageForDevice || pe == cudaErrorUnsupportedPtxVersion) {
     int major = 0, minor = 0;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, a.device);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, a.device);
-    printf("gridcheck-not-run %s for this device (sm_%d%d)\n", cudaGetErrorName(pe), major, minor);
-    return 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    r.not_run = std::string(cudaGetErrorName(pe)) + " for this device (sm_" + std::to_string(major) +
+                std::to_string(minor) + ")";
+    return r;
   }
-  LIB_TRY(pe);
-  case_t *c = entry->make();
+  r.error = pe;
+  return r;
+}
+
+// The entry named by `--algorithm`, or a usage error listing the names.
+static const entry_t &find_entry(const args_t &a, const entry_t *entries, size_t count) {
+  std::string names;
+  for (size_t i = 0; i < count; ++i) {
+    if (a.algorithm == entries[i].name) return entries[i];
+    names += std::string(i ? ", " : "") + entries[i].name;
+  }
+  usage("--algorithm: `" + a.algorithm + "` is not one of: " + names);
+}
+
+// Everything a case made: its streams, events, load and device memory. A
+// staying process's next case starts from the memory the first one found.
+static cudaError_t release(case_t *c, cudaStream_t s, cudaEvent_t ev0, cudaEvent_t ev1,
+                           load_t &load) {
+  cudaError_t e = cudaDeviceSynchronize();
+  delete c;
+  for (void *p : allocations()) {
+    const cudaError_t f = cudaFree(p);
+    if (e == cudaSuccess) e = f;
+  }
+  allocations().clear();
+  const cudaError_t handles[] = {cudaStreamDestroy(s), cudaEventDestroy(ev0), cudaEventDestroy(ev1),
+                                 load.s ? cudaStreamDestroy(load.s) : cudaSuccess,
+                                 load.ctl ? cudaFreeHost((void *)load.ctl) : cudaSuccess};
+  for (cudaError_t f : handles)
+    if (e == cudaSuccess) e = f;
+  return e;
+}
+
+// One case: its calls in its environment, checked; prints its line. A CUDA
+// error prints the line and exits 3.
+static void run_case(const args_t &a, const entry_t &entry, int ptx) {
+  outcome_t o;
+  case_t *c = entry.make();
   LIB_TRY(c->init((size_t)a.size, a.seed));
   const size_t stride = (c->out_bytes() + 255) / 256 * 256;
   size_t slots = a.env == ENV_QUIET ? 1 : std::min<size_t>(MAX_SLOTS, std::max<size_t>(1, OUT_BUDGET / stride));
@@ -571,7 +633,61 @@ static int run_main(int argc, char **argv, const entry_t *entries, size_t count)
     }
   }
   if (loaded) LIB_TRY(stop_load(load));
+  LIB_TRY(release(c, s, ev0, ev1, load));
   print_line(a, o, ptx, nullptr);
+}
+
+// A staying process: a case a line on stdin, each answered with its line.
+static int serve(const args_t &a, const entry_t *entries, size_t count) {
+  const ready_t r = device_ready(a.device);
+  if (!r.not_run.empty()) {
+    printf("gridcheck-not-run %s\n", r.not_run.c_str());
+    return 0;
+  }
+  if (r.error != cudaSuccess) {
+    fprintf(stderr, "the device's setup failed: %s\n", cudaGetErrorName(r.error));
+    return 3;
+  }
+  printf("gridcheck-serve\n");
+  fflush(stdout);
+  char buf[4096];
+  while (fgets(buf, sizeof buf, stdin) != nullptr) {
+    if (strchr(buf, '\n') == nullptr && !feof(stdin)) usage("a case line longer than 4095 bytes");
+    std::vector<char *> argv{(char *)"serve"};
+    for (char *t = strtok(buf, " \t\r\n"); t != nullptr; t = strtok(nullptr, " \t\r\n"))
+      argv.push_back(t);
+    if (argv.size() == 1) continue;
+    args_t one = parse((int)argv.size(), argv.data(), true);
+    one.device = a.device;
+    const entry_t &entry = find_entry(one, entries, count);
+    if (entry.make == nullptr) {
+      printf("gridcheck-not-run %s\n", entry.absent);
+      fflush(stdout);
+      continue;
+    }
+    run_case(one, entry, r.ptx);
+  }
+  return 0;
+}
+
+static int run_main(int argc, char **argv, const entry_t *entries, size_t count) {
+  const args_t a = parse(argc, argv);
+  if (a.serve) return serve(a, entries, count);
+  const entry_t &entry = find_entry(a, entries, count);
+  const ready_t r = device_ready(a.device);
+  if (!r.not_run.empty()) {
+    printf("gridcheck-not-run %s\n", r.not_run.c_str());
+    return 0;
+  }
+  if (entry.make == nullptr) {
+    printf("gridcheck-not-run %s\n", entry.absent);
+    return 0;
+  }
+  if (r.error != cudaSuccess) {
+    print_line(a, outcome_t{}, r.ptx, cudaGetErrorName(r.error));
+    return 3;
+  }
+  run_case(a, entry, r.ptx);
   return 0;
 }
 

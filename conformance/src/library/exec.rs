@@ -8,6 +8,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use gridcheck_child::run_with_timeout;
 use gridcheck_report::LibraryRun;
@@ -16,6 +17,7 @@ use super::cases::Case;
 use super::library_contract::{Outcome, parse_outcomes};
 use crate::devices::Place;
 use crate::host::HOST_NOT_RUN;
+use crate::staying::{Reply, Start, Stayers};
 
 /// What came of a run: its counts and the CCCL version the program
 /// reported, or why it did not run.
@@ -63,25 +65,119 @@ pub fn execute(exe: &Path, args: &[String], place: &Place, timeout_s: u64) -> Ra
         .env(MODULE_LOADING.0, MODULE_LOADING.1)
         .envs(place.env.iter().cloned());
     let Some((status, stdout, stderr)) = run_with_timeout(cmd, timeout_s) else {
-        return Ran::Run(
-            LibraryRun {
-                timed_out_s: Some(timeout_s),
-                ..LibraryRun::default()
-            },
-            None,
-        );
+        return timed_out(timeout_s);
     };
+    let exit = match &status {
+        Ok(s) if s.success() => None,
+        Ok(s) => Some(s.to_string()),
+        Err(e) => Some(e.clone()),
+    };
+    answer(exe, args, &stdout, exit, &stderr)
+}
+
+/// The flag that makes a library program stay (`kernels/cccl/library.cuh`).
+pub const SERVE_FLAG: &str = "--serve";
+/// The line a staying library program prints once its device is ready.
+pub const READY: &str = "gridcheck-serve";
+
+/// Runs one case of `exe` in the slot's staying program (`--serve`,
+/// `crate::staying`), as [`execute`] would in a process of its own: the
+/// same outcome, with the cases the process answered before it. A CUDA
+/// error (the program exits 3 after its line), a line that does not
+/// answer the case, a crash or a timeout ends the process; the next case
+/// starts a fresh one. A binary that does not stay (built before
+/// `--serve`; it rejects the flag) runs each case in a process of its own.
+pub fn served(
+    stayers: &Stayers,
+    slot: usize,
+    exe: &Path,
+    args: &[String],
+    place: &Place,
+    timeout_s: u64,
+) -> Ran {
+    if stayers.refused(exe) {
+        return execute(exe, args, place, timeout_s);
+    }
+    let env: Vec<(String, String)> = std::iter::once(MODULE_LOADING)
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .chain(place.env.iter().cloned())
+        .collect();
+    let start = Start {
+        exe,
+        flag: SERVE_FLAG,
+        ready: READY,
+        env: &env,
+    };
+    match stayers.ask(
+        slot,
+        &start,
+        &args.join(" "),
+        Duration::from_secs(timeout_s),
+    ) {
+        Reply::Line(line, earlier) => {
+            let ran = match answer(exe, args, &line, None, "") {
+                Ran::Run(mut run, cccl) => {
+                    run.earlier_cases = Some(earlier);
+                    Ran::Run(run, cccl)
+                }
+                not_run => not_run,
+            };
+            // After a CUDA error the program exits; after a line that does
+            // not answer the case it is in doubt.
+            if matches!(&ran, Ran::Run(r, _) if r.error.is_some() || r.problem.is_some()) {
+                stayers.end(slot);
+            }
+            ran
+        }
+        Reply::Started(line) if line.trim().starts_with(HOST_NOT_RUN) => {
+            answer(exe, args, &line, None, "")
+        }
+        // A program built before `--serve` rejects the flag (exit 2).
+        Reply::Died {
+            code: Some(2),
+            stderr,
+            ready: false,
+            ..
+        } if stderr.contains(SERVE_FLAG) => {
+            stayers.refuse(exe);
+            execute(exe, args, place, timeout_s)
+        }
+        Reply::Started(_) => {
+            stayers.refuse(exe);
+            execute(exe, args, place, timeout_s)
+        }
+        Reply::Timeout => timed_out(timeout_s),
+        Reply::Died { exit, stderr, .. } => answer(exe, args, "", Some(exit), &stderr),
+    }
+}
+
+/// A run killed after `timeout_s` seconds without its line.
+pub fn timed_out(timeout_s: u64) -> Ran {
+    Ran::Run(
+        LibraryRun {
+            timed_out_s: Some(timeout_s),
+            ..LibraryRun::default()
+        },
+        None,
+    )
+}
+
+/// What a run of `exe` with `args` answered: its standard output (the
+/// lines it printed for this case), how it exited (`None`: exit 0, or not
+/// yet) and its standard error.
+pub fn answer(
+    exe: &Path,
+    args: &[String],
+    stdout: &str,
+    exit: Option<String>,
+    stderr: &str,
+) -> Ran {
     if let Some(reason) = stdout
         .lines()
         .find_map(|l| l.trim().strip_prefix(HOST_NOT_RUN))
     {
         return Ran::NotRun(reason.trim().to_string());
     }
-    let exit = match &status {
-        Ok(s) if s.success() => None,
-        Ok(s) => Some(s.to_string()),
-        Err(e) => Some(e.clone()),
-    };
     let tail = || {
         let t: Vec<&str> = stderr.lines().rev().take(6).collect();
         t.into_iter().rev().collect::<Vec<_>>().join("\n")
@@ -95,7 +191,7 @@ pub fn execute(exe: &Path, args: &[String], place: &Place, timeout_s: u64) -> Ra
             None,
         )
     };
-    let lines = match parse_outcomes(&stdout) {
+    let lines = match parse_outcomes(stdout) {
         Ok(l) => l,
         Err(e) => return problem(format!("{}: {e}", exe.display())),
     };
@@ -125,7 +221,7 @@ pub fn execute(exe: &Path, args: &[String], place: &Place, timeout_s: u64) -> Ra
     Ran::Run(run_of(o), cccl)
 }
 
-fn arg(args: &[String], flag: &str) -> String {
+pub fn arg(args: &[String], flag: &str) -> String {
     args.iter()
         .position(|a| a == flag)
         .and_then(|i| args.get(i + 1))
@@ -157,6 +253,7 @@ fn run_of(o: Outcome) -> LibraryRun {
         pdl_edges: o.pdl_edges,
         ptx_version: Some(o.ptx_version),
         gpu_ms: Some(o.gpu_ms),
+        earlier_cases: None,
     }
 }
 

@@ -517,3 +517,5 @@ fn controls_run_in_rounds_beside_the_failing_build_and_a_rare_failure_is_not_sep
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+mod served;

@@ -75,6 +75,10 @@ pub struct LibraryRun {
     pub ptx_version: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_ms: Option<f64>,
+    /// The cases the program's process had answered before this one (a
+    /// staying process, `--serve`); `None`: a process of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earlier_cases: Option<u64>,
 }
 
 impl LibraryRun {
