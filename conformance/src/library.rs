@@ -371,7 +371,10 @@ fn run(ctx: &Ctx, item: &Item) -> TrialRecord {
 /// cannot JIT (a newer PTX ISA than the driver's; asked once a run) runs
 /// its `-sass80` build instead, where built: the same compute_80 code path
 /// (its tuning, its compiled-out wait) as nvcc's sm_90 SASS. Returns that variant with the
-/// words the message gives it, the binary run and its outcome.
+/// words the message gives it, the binary run and its outcome. The
+/// decision and the run are one hold of the device, so a trial queued for
+/// it sees what the trial before it learned; the run goes to the binary's
+/// staying process (`exec::served`).
 fn main_run(
     ctx: &Ctx,
     item: &Item,
@@ -390,32 +393,46 @@ fn main_run(
     };
     let shipped = binary("");
     let sass = binary(gridcheck_library::SASS80);
-    // A binary this driver could not JIT says so again for every case: ask
-    // it once a run.
-    let known = cannot_jit()
-        .lock()
-        .ok()
-        .and_then(|m| m.get(&shipped).cloned());
-    let ran = match known {
-        Some(reason) if sass.is_file() => exec::Ran::NotRun(reason),
-        _ => served(ctx, name, &shipped, args),
+    let (slot, place) = ctx.runner.place(name);
+    let timeout = ctx.plan.opts.timeout;
+    let served = |exe: &Path| {
+        exec::served(
+            &ctx.runner.stayers,
+            slot.unwrap_or(0),
+            exe,
+            args,
+            &place,
+            timeout,
+        )
     };
-    match ran {
-        exec::Ran::NotRun(reason)
-            if reason.contains("cudaErrorUnsupportedPtxVersion") && sass.is_file() =>
-        {
-            if let Ok(mut m) = cannot_jit().lock() {
-                m.insert(shipped.clone(), reason.clone());
+    ctx.runner.on_device(slot, "library", name, || {
+        // A binary this driver could not JIT says so again for every case:
+        // ask it once a run.
+        let known = cannot_jit()
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&shipped).cloned());
+        let ran = match known {
+            Some(reason) if sass.is_file() => exec::Ran::NotRun(reason),
+            _ => served(&shipped),
+        };
+        match ran {
+            exec::Ran::NotRun(reason)
+                if reason.contains("cudaErrorUnsupportedPtxVersion") && sass.is_file() =>
+            {
+                if let Ok(mut m) = cannot_jit().lock() {
+                    m.insert(shipped.clone(), reason.clone());
+                }
+                let words = format!(
+                    " as `{}` (this driver cannot JIT the release's compute_80 PTX: {reason}; the same code compiled ahead to sm_90 SASS by nvcc)",
+                    gridcheck_library::SASS80
+                );
+                let ran = served(&sass);
+                (Some((gridcheck_library::SASS80, words)), sass.clone(), ran)
             }
-            let words = format!(
-                " as `{}` (this driver cannot JIT the release's compute_80 PTX: {reason}; the same code compiled ahead to sm_90 SASS by nvcc)",
-                gridcheck_library::SASS80
-            );
-            let ran = served(ctx, name, &sass, args);
-            (Some((gridcheck_library::SASS80, words)), sass, ran)
+            ran => (None, shipped.clone(), ran),
         }
-        ran => (None, shipped, ran),
-    }
+    })
 }
 
 /// The shipped compute_80 binaries this run found the driver cannot JIT,
@@ -433,23 +450,6 @@ fn held(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
     let timeout = ctx.plan.opts.timeout;
     ctx.runner.on_device(slot, "library", name, || {
         exec::execute(exe, args, &place, timeout)
-    })
-}
-
-/// A case's run as shipped, in the device's staying program of `exe`
-/// (`exec::served`), held as [`held`] holds a run.
-fn served(ctx: &Ctx, name: &str, exe: &Path, args: &[String]) -> exec::Ran {
-    let (slot, place) = ctx.runner.place(name);
-    let timeout = ctx.plan.opts.timeout;
-    ctx.runner.on_device(slot, "library", name, || {
-        exec::served(
-            &ctx.runner.stayers,
-            slot.unwrap_or(0),
-            exe,
-            args,
-            &place,
-            timeout,
-        )
     })
 }
 

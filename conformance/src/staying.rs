@@ -4,8 +4,10 @@
 //! then answers one request a line with one line. It makes its CUDA
 //! context and loads its modules once, not once a request (a process and a
 //! context cost about 0.34 s on the H200, most of a small library case).
-//! One staying program a device slot, of one binary at a time: a request
-//! for another binary ends the slot's program and starts that one.
+//! A device slot keeps the staying programs of its last [`KEEP`] binaries
+//! (the harness's threads queue trials of neighbouring binaries for one
+//! device, in no fixed order); a request for another binary ends the least
+//! recently asked.
 //!
 //! This module knows the protocol, not the answers: what a line means, and
 //! whether the program may answer the next request after it, is the
@@ -21,6 +23,9 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use gridcheck_child::Piped;
+
+/// The staying programs a device slot keeps at most.
+pub const KEEP: usize = 4;
 
 /// How to start a staying program.
 pub struct Start<'a> {
@@ -59,11 +64,11 @@ struct Staying {
     answered: u64,
 }
 
-/// The staying programs of a run, one per device slot, and the binaries
-/// found not to stay.
+/// The staying programs of a run, per device slot the least recently asked
+/// first, and the binaries found not to stay.
 #[derive(Default)]
 pub struct Stayers {
-    running: Mutex<HashMap<usize, Staying>>,
+    running: Mutex<HashMap<usize, Vec<Staying>>>,
     refused: Mutex<HashSet<PathBuf>>,
 }
 
@@ -80,18 +85,19 @@ impl Stayers {
     /// request after a [`Reply::Line`] (the caller [`Stayers::end`]s it
     /// when the line says it ends); after any other reply it is gone.
     pub fn ask(&self, slot: usize, start: &Start, request: &str, timeout: Duration) -> Reply {
-        let taken = lock(&self.running).remove(&slot);
+        let taken = {
+            let mut running = lock(&self.running);
+            let kept = running.entry(slot).or_default();
+            kept.iter()
+                .position(|s| s.exe == start.exe)
+                .map(|i| kept.remove(i))
+        };
         let mut s = match taken {
-            Some(s) if s.exe == start.exe => s,
-            other => {
-                if let Some(old) = other {
-                    finish(old);
-                }
-                match begin(start, timeout) {
-                    Ok(s) => s,
-                    Err(reply) => return reply,
-                }
-            }
+            Some(s) => s,
+            None => match begin(start, timeout) {
+                Ok(s) => s,
+                Err(reply) => return reply,
+            },
         };
         let sent = s
             .piped
@@ -106,7 +112,14 @@ impl Stayers {
             Ok(l) => {
                 let before = s.answered;
                 s.answered += 1;
-                lock(&self.running).insert(slot, s);
+                let evicted = {
+                    let mut running = lock(&self.running);
+                    let kept = running.entry(slot).or_default();
+                    kept.push(s);
+                    let over = kept.len().saturating_sub(KEEP);
+                    kept.drain(..over).collect::<Vec<_>>()
+                };
+                evicted.into_iter().for_each(finish);
                 Reply::Line(l, before)
             }
             Err(RecvTimeoutError::Timeout) => {
@@ -117,11 +130,17 @@ impl Stayers {
         }
     }
 
-    /// Ends the slot's staying program (its answer says it exits).
-    pub fn end(&self, slot: usize) {
-        if let Some(s) = lock(&self.running).remove(&slot) {
-            finish(s);
-        }
+    /// Ends the slot's staying program of `exe` (its answer says it
+    /// exits).
+    pub fn end(&self, slot: usize, exe: &Path) {
+        let ended = {
+            let mut running = lock(&self.running);
+            let kept = running.entry(slot).or_default();
+            kept.iter()
+                .position(|s| s.exe == exe)
+                .map(|i| kept.remove(i))
+        };
+        ended.into_iter().for_each(finish);
     }
 
     /// Remembers that `exe` does not stay.
@@ -137,8 +156,8 @@ impl Stayers {
 
 impl Drop for Stayers {
     fn drop(&mut self) {
-        for (_, s) in lock(&self.running).drain() {
-            finish(s);
+        for (_, kept) in lock(&self.running).drain() {
+            kept.into_iter().for_each(finish);
         }
     }
 }

@@ -125,7 +125,7 @@ pub fn served(
             // After a CUDA error the program exits; after a line that does
             // not answer the case it is in doubt.
             if matches!(&ran, Ran::Run(r, _) if r.error.is_some() || r.problem.is_some()) {
-                stayers.end(slot);
+                stayers.end(slot, exe);
             }
             ran
         }

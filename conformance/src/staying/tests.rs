@@ -76,7 +76,7 @@ fn one_process_answers_request_after_request_until_it_ends_or_hangs() {
         s.ask(0, &start(&exe), "exit", t),
         Reply::Line("bye".into(), 2)
     );
-    s.end(0);
+    s.end(0, &exe);
     assert_eq!(
         s.ask(0, &start(&exe), "c", t),
         Reply::Line("got c".into(), 0)
@@ -94,17 +94,39 @@ fn one_process_answers_request_after_request_until_it_ends_or_hangs() {
         Reply::Line("got d".into(), 0)
     );
     assert_eq!(starts(&dir), 3);
-    // Another binary on the slot ends this one; another slot has its own.
+    // Another binary on the slot gets its own, and this one stays; another
+    // slot has its own.
     let other = program(&dir, "other", SERVER);
     assert_eq!(
         s.ask(0, &start(&other), "e", t),
         Reply::Line("got e".into(), 0)
     );
     assert_eq!(
+        s.ask(0, &start(&exe), "e2", t),
+        Reply::Line("got e2".into(), 1)
+    );
+    assert_eq!(
         s.ask(1, &start(&exe), "f", t),
         Reply::Line("got f".into(), 0)
     );
     assert_eq!(starts(&dir), 5);
+    // Past KEEP binaries on a slot, the least recently asked is ended.
+    let more: Vec<PathBuf> = (0..KEEP)
+        .map(|i| program(&dir, &format!("more{i}"), SERVER))
+        .collect();
+    for m in &more {
+        assert_eq!(s.ask(0, &start(m), "g", t), Reply::Line("got g".into(), 0));
+    }
+    assert_eq!(
+        s.ask(0, &start(&more[0]), "h", t),
+        Reply::Line("got h".into(), 1)
+    );
+    assert_eq!(
+        s.ask(0, &start(&exe), "i", t),
+        Reply::Line("got i".into(), 0),
+        "the first binary was the least recently asked: started again"
+    );
+    assert_eq!(starts(&dir), 5 + KEEP + 1);
     drop(s);
     std::fs::remove_dir_all(&dir).unwrap();
 }
