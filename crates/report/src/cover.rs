@@ -268,17 +268,5 @@ impl fmt::Display for CoverCounts {
     }
 }
 
-/// The summary's block: a line a fact, its key then its counts.
-pub fn cover_text(covers: &[CoverCounts]) -> String {
-    if covers.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("what each known fact covers (its shape, beside its key):\n");
-    for c in covers {
-        s += &format!("  {} ({}): {c}\n", c.fact, c.kind);
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests;

@@ -21,30 +21,33 @@ mod applicability;
 mod block;
 mod cover;
 pub mod facts;
+mod held_out;
 mod junit;
 pub mod rates;
 mod release_diff;
 pub mod run_diff;
 mod score;
+mod score_text;
 mod sometimes;
 pub mod spread;
 pub mod summary;
 mod tune;
+mod within_facts;
 
 pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
-pub use cover::{
-    CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest, cover_text,
-};
+pub use cover::{CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest};
 pub use facts::{
     ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
     sm_number,
 };
+pub use held_out::{HOLD_OUT_PERCENT, held_out};
 pub use junit::junit;
 pub use release_diff::{ReleaseDiff, release_diff};
-pub use score::{Equivalence, Equivalent, Inside, Score, score_text};
-pub use summary::Summary;
-pub use tune::{HOLD_OUT_PERCENT, PointFigures, choose, figures, held_out, tuned_file};
+pub use score::{Equivalence, Equivalent, Inside, Score};
+pub use score_text::score_text;
+pub use summary::{Summary, cover_text};
+pub use tune::{PointFigures, choose, figures, tuned_file};
 
 // The record vocabulary and the storage of records, re-exported: every
 // crate that names them through this crate keeps doing so.

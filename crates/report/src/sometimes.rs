@@ -1,16 +1,17 @@
-//! `report diff` and the facts that reproduce only sometimes
-//! (`reproduces = "sometimes"`): a trial of such a fact that showed its
-//! behaviour in one run (`xfail`, `known`, `known-hang`) and not in the
-//! other (a pass or a quality warning, with the facts' note) moved within
-//! the fact, not between a pass and a failure: [`RunDiff::within_facts`]
-//! calls that change `within-fact`, neither a regression nor a known
-//! discrepancy that stopped reproducing. A fact that always reproduces
-//! keeps the diff's judgement.
+//! The facts that reproduce only sometimes (`reproduces = "sometimes"`): a
+//! trial of such a fact that showed its behaviour in one run (`xfail`,
+//! `known`, `known-hang`) and not in the other (a pass or a quality
+//! warning, with the facts' note) moved within the fact, not between a
+//! pass and a failure. [`Facts::sometimes_between`] finds the fact; `report
+//! diff` marks such a change `within-fact` (`RunDiff::within_facts`),
+//! neither a regression nor a known discrepancy that stopped reproducing.
+//! A fact that always reproduces keeps the diff's judgement.
 
 use gridcheck_spec::Spec;
 
-use crate::run_diff::{ChangeKind, RunDiff, Severity, StatusChange};
-use crate::{Fact, Facts, Status, program_of};
+use gridcheck_record::{Severity, Status, TrialId};
+
+use crate::{Fact, Facts, program_of};
 
 /// Whether a status is what a trial of a fact that did not show its
 /// behaviour keeps: a pass, or a quality warning.
@@ -19,44 +20,26 @@ fn not_shown(s: Status) -> bool {
 }
 
 impl Facts {
-    /// The fact that reproduces only sometimes and covers `c`'s trial (by
-    /// its key, or by its shape over the trial's program in `spec`), when
-    /// `c` moves between showing a fact's behaviour and not showing it.
-    pub fn sometimes_between(&self, c: &StatusChange, spec: Option<&Spec>) -> Option<&Fact> {
+    /// The fact that reproduces only sometimes and covers `trial` (by its
+    /// key, or by its shape over the trial's program in `spec`), when the
+    /// trial moved from `base` to `new` between showing a fact's behaviour
+    /// and not showing it.
+    pub fn sometimes_between(
+        &self,
+        trial: &TrialId,
+        base: Status,
+        new: Status,
+        spec: Option<&Spec>,
+    ) -> Option<&Fact> {
         let shown = |s: Status| s.severity() == Severity::Known;
-        let moved = (shown(c.base) && not_shown(c.new)) || (not_shown(c.base) && shown(c.new));
+        let moved = (shown(base) && not_shown(new)) || (not_shown(base) && shown(new));
         if !moved {
             return None;
         }
-        let program = spec.and_then(|s| program_of(s, &c.trial));
+        let program = spec.and_then(|s| program_of(s, trial));
         self.entries.iter().find(|f| {
-            f.sometimes
-                && (f.covers(&c.trial) || program.is_some_and(|p| f.shape_covers(&c.trial, p)))
+            f.sometimes && (f.covers(trial) || program.is_some_and(|p| f.shape_covers(trial, p)))
         })
-    }
-}
-
-impl RunDiff {
-    /// The diff with each status change of a trial that moved within a
-    /// fact that reproduces only sometimes marked [`ChangeKind::WithinFact`]
-    /// (the fact named in its message), out of the regressions.
-    pub fn within_facts(mut self, facts: &Facts, spec: Option<&Spec>) -> RunDiff {
-        for c in &mut self.status_changes {
-            if let Some(f) = facts.sometimes_between(c, spec) {
-                c.kind = ChangeKind::WithinFact;
-                c.within_spread = false;
-                c.message = format!(
-                    "within the fact (sometimes): the known {} \"{}\" ({}) shows only in some runs; {}",
-                    f.kind.as_str(),
-                    f.summary,
-                    f.at(),
-                    c.message
-                );
-            }
-        }
-        self.status_changes
-            .sort_by(|x, y| (x.kind, &x.trial).cmp(&(y.kind, &y.trial)));
-        self
     }
 }
 
@@ -64,8 +47,9 @@ impl RunDiff {
 mod tests {
     use std::path::Path;
 
-    use crate::run_diff::{ChangeKind, diff_runs};
-    use crate::{Facts, Status, TrialId, TrialRecord};
+    use gridcheck_record::{Status, TrialId};
+
+    use crate::Facts;
 
     /// A hang fact about `t` that reproduces as `reproduces` says.
     fn facts(reproduces: &str) -> Facts {
@@ -80,51 +64,55 @@ mod tests {
         }
     }
 
-    fn rec(test: &str, status: Status) -> TrialRecord {
-        TrialRecord::new(TrialId::gpu("sm_90", "r", test), status, "m")
+    fn trial(test: &str) -> TrialId {
+        TrialId::gpu("sm_90", "r", test)
     }
 
     #[test]
-    fn a_sometimes_fact_showing_in_one_run_and_not_the_other_is_within_the_fact() {
+    fn a_move_between_shown_and_not_shown_finds_the_sometimes_fact_either_way() {
         let f = facts("sometimes");
-        let (hang, pass) = (rec("t", Status::KnownHang), rec("t", Status::Pass));
-        // Not shown, then shown: a regression by status alone, within the
-        // fact here.
-        let plain = diff_runs(std::slice::from_ref(&pass), std::slice::from_ref(&hang));
-        assert_eq!(plain.status_changes[0].kind, ChangeKind::Regression);
-        assert_eq!(plain.regressions(), 1);
-        let d = plain.within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::WithinFact);
-        assert_eq!(d.regressions(), 0);
-        assert!(
-            d.status_changes[0].message.starts_with(
-                "within the fact (sometimes): the known hang \"never starts\" (f.toml:1)"
-            ),
-            "{:?}",
-            d.status_changes
-        );
-        // Shown, then not: not a known discrepancy that stopped reproducing.
-        let d = diff_runs(&[hang], &[pass]).within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::WithinFact);
-        // Another trial, or a change that is not between shown and not
-        // shown (a pass that now fails), keeps its judgement.
-        let d = diff_runs(&[rec("u", Status::Pass)], &[rec("u", Status::KnownHang)])
-            .within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::Regression);
-        let d = diff_runs(&[rec("t", Status::Pass)], &[rec("t", Status::Timeout)])
-            .within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::Regression);
+        let t = trial("t");
+        for (base, new) in [
+            (Status::Pass, Status::KnownHang),
+            (Status::KnownHang, Status::Pass),
+            (Status::QualityWarning, Status::Xfail),
+            (Status::Known, Status::QualityWarning),
+        ] {
+            let found = f.sometimes_between(&t, base, new, None);
+            assert_eq!(
+                found.map(|f| f.summary.as_str()),
+                Some("never starts"),
+                "{base:?} -> {new:?}"
+            );
+        }
     }
 
     #[test]
-    fn an_always_fact_keeps_the_diffs_judgement_both_ways() {
-        let f = facts("always");
-        let (hang, pass) = (rec("t", Status::KnownHang), rec("t", Status::Pass));
-        let d = diff_runs(std::slice::from_ref(&pass), std::slice::from_ref(&hang))
-            .within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::Regression);
-        assert_eq!(d.regressions(), 1);
-        let d = diff_runs(&[hang], &[pass]).within_facts(&f, None);
-        assert_eq!(d.status_changes[0].kind, ChangeKind::KnownChanged);
+    fn no_sometimes_fact_for_another_trial_another_move_or_an_always_fact() {
+        let f = facts("sometimes");
+        let t = trial("t");
+        // Another trial.
+        assert!(
+            f.sometimes_between(&trial("u"), Status::Pass, Status::KnownHang, None)
+                .is_none()
+        );
+        // A pass that now fails or times out, a fact's behaviour shown in
+        // both runs: not between shown and not shown.
+        for (base, new) in [
+            (Status::Pass, Status::Timeout),
+            (Status::Pass, Status::Fail),
+            (Status::KnownHang, Status::Xfail),
+        ] {
+            assert!(
+                f.sometimes_between(&t, base, new, None).is_none(),
+                "{base:?} -> {new:?}"
+            );
+        }
+        // A fact that always reproduces.
+        assert!(
+            facts("always")
+                .sometimes_between(&t, Status::Pass, Status::KnownHang, None)
+                .is_none()
+        );
     }
 }
