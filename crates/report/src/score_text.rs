@@ -1,12 +1,14 @@
-//! The mutation score as text ([`crate::Score`] is its computation): what
+//! The mutation score as text (`gridcheck_judge::Score` is its computation): what
 //! `conformance --mutants` prints after a run and `conformance report
 //! mutants` prints of a recorded one.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use gridcheck_judge::{HOLD_OUT_PERCENT, Score};
+
 use crate::tune::environments_text;
-use crate::{HOLD_OUT_PERCENT, MutantRecord, MutantStatus, Score};
+use crate::{MutantRecord, MutantStatus};
 
 /// The score as the harness prints it after a `--mutants` run (and
 /// `conformance report mutants`): the score, what was left out, per
@@ -76,7 +78,8 @@ pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Count, Equivalent};
+    use crate::Count;
+    use gridcheck_judge::Equivalent;
     use gridcheck_spec::Verdict;
 
     fn rec(mutant: &str, status: MutantStatus) -> MutantRecord {

@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use gridcheck_judge::{CoverCounts, FactCover};
 use serde::Serialize;
 
-use crate::cover::{CoverCounts, FactCover};
 use crate::run_diff::Severity;
 use crate::{Status, TrialRecord};
 

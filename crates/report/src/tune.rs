@@ -8,13 +8,14 @@
 //! out of every search: their mutants run under each point like the rest,
 //! but the point is chosen on the others' kills, and the held-out kills are
 //! reported beside them (and in every mutation score after). Which tests
-//! are held out is `held_out.rs`.
+//! are held out is `gridcheck_judge::held_out`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use gridcheck_judge::{HOLD_OUT_PERCENT, held_out};
+
 use crate::{Count, MutantRecord};
-use crate::{HOLD_OUT_PERCENT, held_out};
 use crate::{SearchPoint, Tuning};
 
 /// A search point's figures: kills of the mutants of the tests a search

@@ -1,13 +1,13 @@
 //! `report diff` with the facts that reproduce only sometimes: a status
 //! change of a trial that moved between showing such a fact's behaviour
-//! and not showing it ([`crate::Facts::sometimes_between`]) is
+//! and not showing it (`gridcheck_judge::Facts::sometimes_between`) is
 //! `within-fact` ([`RunDiff::within_facts`]), neither a regression nor a
 //! known discrepancy that stopped reproducing. A fact that always
 //! reproduces keeps the diff's judgement.
 
+use gridcheck_judge::Facts;
 use gridcheck_spec::Spec;
 
-use crate::Facts;
 use crate::run_diff::{ChangeKind, RunDiff};
 
 impl RunDiff {

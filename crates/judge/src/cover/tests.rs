@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use gridcheck_record::Environment;
 use gridcheck_spec::{Litmus, Spec, TestBody, Verdict};
 
 use super::*;
-use crate::{Environment, Facts};
+use crate::Facts;
 
 /// Tests `a` and `b` (a grid that tail-launches a kernel reading x) and
 /// `c` (one thread storing then loading x).

@@ -17,12 +17,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use gridcheck_record::{MutantRecord, MutantStatus, Tier};
 use gridcheck_spec::{Litmus, Spec, TestBody};
+use gridcheck_store::RecordedFinding;
 use serde::Serialize;
 
 use crate::score::Inside;
-use crate::{Fact, FactKind, Facts, Tier};
-use crate::{MutantRecord, MutantStatus, RecordedFinding};
+use crate::{Fact, FactKind, Facts};
 
 /// What the facts are matched against.
 #[derive(Debug, Clone, Copy)]

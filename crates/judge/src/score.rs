@@ -16,12 +16,12 @@
 
 use std::collections::BTreeMap;
 
+use gridcheck_record::{Count, MutantRecord, MutantStatus, Subject, Tier, TrialId};
 use gridcheck_spec::Litmus;
 use serde::Serialize;
 
 use crate::applicability::Here;
-use crate::{Applies, Fact, FactKind, Facts, Subject, TrialId};
-use crate::{Count, MutantRecord, MutantStatus};
+use crate::{Applies, Fact, FactKind, Facts};
 
 /// How a fact makes a surviving mutant equivalent.
 #[derive(Debug, Clone, Copy)]
@@ -212,7 +212,7 @@ impl Fact {
         let env = m.environment.as_ref();
         let matches = match env {
             Some(env) => self.shape_covers(&TrialId::gpu(&env.sm, "", &m.test), p),
-            None => self.subject.tier() == crate::Tier::Gpu && self.shape_of(p).is_some(),
+            None => self.subject.tier() == Tier::Gpu && self.shape_of(p).is_some(),
         };
         if !matches {
             return None;
@@ -279,7 +279,7 @@ fn equivalent(facts: &Facts, r: &MutantRecord, eq: Equivalence) -> Option<Equiva
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Environment, MutantRun};
+    use gridcheck_record::{Environment, MutantRun};
     use gridcheck_spec::Verdict;
 
     fn rec(mutant: &str, op: &str, status: MutantStatus, ttk: Option<f64>) -> MutantRecord {

@@ -7,9 +7,8 @@
 //! neither a regression nor a known discrepancy that stopped reproducing.
 //! A fact that always reproduces keeps the diff's judgement.
 
-use gridcheck_spec::Spec;
-
 use gridcheck_record::{Severity, Status, TrialId};
+use gridcheck_spec::Spec;
 
 use crate::{Fact, Facts, program_of};
 
