@@ -1,7 +1,7 @@
 //! `conformance report rejudge RESULTS...`: today's facts applied to a
 //! recorded run, without a GPU. Each record is named as its test is called
 //! now, taken back to its status before the facts
-//! (`gridcheck_report`'s `before_facts`) and judged again by the
+//! (`gridcheck_judge`'s `before_facts`) and judged again by the
 //! checkout's facts with its test's program in the checkout's spec
 //! (`gridcheck_report::Facts::rejudge`). Out: the records as JSON lines
 //! (stdout), and on stderr each status that changed and the summary of

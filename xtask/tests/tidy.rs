@@ -3,12 +3,13 @@
 //! doc; ARCHITECTURE.md's code map has a section for every crate, names
 //! only files, paths and tests that exist, and stays within 300 lines;
 //! README.md stays within 220 lines and names only commands that `cargo
-//! xtask help` and `gridcheck help` list;
-//! only `crates/spec` reads YAML; `crates/model`
-//! and `crates/kernelgen` do no I/O; every member uses the workspace lints;
-//! no source file is over 600 lines; no function outside tests is over 120
-//! lines; no two modules of a crate, the crate root among them, import each
-//! other, directly or not (a check with no list of exceptions).
+//! xtask help` and `gridcheck help` list; the records' crates depend only
+//! on those below them (`tidy/layers.rs`); only `crates/spec` reads YAML;
+//! `crates/model` and `crates/kernelgen` do no I/O; every member uses the
+//! workspace lints; no source file is over 600 lines; no function outside
+//! tests is over 120 lines; no two modules of a crate, the crate root among
+//! them, import each other, directly or not (a check with no list of
+//! exceptions).
 //!
 //! A listed exception is checked too: once it no longer applies, the test
 //! fails until it is taken off the list, so the lists cannot go stale.
@@ -20,11 +21,14 @@ use std::path::{Path, PathBuf};
 mod functions;
 #[path = "tidy/graph.rs"]
 mod graph;
+#[path = "tidy/layers.rs"]
+mod layers;
 #[path = "tidy/readme.rs"]
 mod readme;
 
 use functions::functions;
 use graph::{crate_refs, find_cycle, module_graph, root_items};
+use layers::{BELOW, depends_on};
 use readme::{MAX_README_LINES, readme_problems, xtask_commands};
 
 fn root() -> PathBuf {
@@ -266,6 +270,21 @@ fn only_the_spec_crate_reads_yaml() {
     assert!(
         found.is_empty(),
         "only crates/spec reads YAML:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn the_records_crates_depend_only_on_those_below() {
+    let mut found = Vec::new();
+    for (krate, above) in BELOW {
+        let manifest = read(&Path::new(krate).join("Cargo.toml"));
+        let named = above.iter().filter(|p| depends_on(&manifest, p));
+        found.extend(named.map(|p| format!("{krate} depends on {p}")));
+    }
+    assert!(
+        found.is_empty(),
+        "report -> judge -> store -> record, never back:\n  {}",
         found.join("\n  ")
     );
 }

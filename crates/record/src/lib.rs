@@ -7,8 +7,9 @@
 //! [`slug`].
 //!
 //! It imports nothing from the crates that store, judge or render records
-//! (`crates/store` stores and reads them, `crates/report` judges and
-//! renders them); they all speak these types.
+//! (`crates/store` stores and reads them, `crates/judge` judges them with
+//! the known facts, `crates/report` renders them); they all speak these
+//! types.
 
 mod escalation;
 mod library;

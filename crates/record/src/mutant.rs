@@ -1,7 +1,7 @@
 //! Mutation testing's records (`mutants.jsonl`, one line a mutant of a
 //! `--mutants` run): a mutant's status, its runs under each environment,
 //! and the count of killed out of mutants. The score made of them is
-//! `crates/report`'s `score.rs`.
+//! `crates/judge`'s `score.rs`.
 
 use gridcheck_spec::{State, Verdict};
 use serde::{Deserialize, Serialize};

@@ -1,53 +1,49 @@
-//! Records judged and rendered. The record vocabulary (trial names, the
-//! verdict diff, `TrialRecord` and what it carries) is `gridcheck-record`
-//! (`crates/record`); storing and reading records (the results file,
-//! recorded runs, runs, goldens, campaign findings, benchmark baselines,
-//! record dates) is `gridcheck-store` (`crates/store`). Both are
-//! re-exported here, so that a user of this crate names them from here as
-//! before. What this crate holds:
+//! Records rendered: the summary (`summary.rs`, with the block of what
+//! each fact covers), the litmus7-style text block (`block.rs`), JUnit,
+//! `report diff` (`run_diff.rs`, with the spread of a GPU's baseline and
+//! the facts that reproduce only sometimes: `within_facts.rs`), two CCCL
+//! releases' diff, the tuning report (`tune.rs`), the mutation score's
+//! text (`score_text.rs`), litmus instance rates.
 //!
-//! - judging with the known facts (`conformance/facts/`, `facts.rs`), which
-//!   turn a status into `xfail`, `known`, `known-hang` or `changed` where
-//!   they apply (`applicability.rs` has that table), what each covers
-//!   (`cover.rs`), the mutation score (`score.rs`), `sometimes.rs`;
-//! - renderers: the summary, the litmus7-style text block (`block.rs`),
-//!   JUnit, `report diff` (`run_diff.rs`), two CCCL releases' diff, the
-//!   spread, the tuning report (`tune.rs`), litmus instance rates.
+//! Judging with the known facts is `gridcheck-judge` (`crates/judge`), the
+//! record vocabulary (trial names, the verdict diff, `TrialRecord` and what
+//! it carries) `gridcheck-record` (`crates/record`), storing and reading
+//! records (the results file, recorded runs, runs, goldens, campaign
+//! findings, benchmark baselines, record dates) `gridcheck-store`
+//! (`crates/store`). All three are re-exported here, so that a user of
+//! this crate names them from here as before; none of them depends on
+//! this crate.
 //!
 //! The diff follows the table of ARCHITECTURE.md, "The verdict diff" (the
 //! one place it is written; the site's *How to read a verdict* shows it).
 
-mod applicability;
 mod block;
-mod cover;
-pub mod facts;
 mod junit;
 pub mod rates;
 mod release_diff;
 pub mod run_diff;
-mod score;
-mod sometimes;
+mod score_text;
 pub mod spread;
 pub mod summary;
 mod tune;
+mod within_facts;
 
-pub use applicability::{Applies, Here, program_of};
 pub use block::litmus_block;
-pub use cover::{
-    CoverCounts, CoverInputs, FactCover, FindingCover, MutantCover, NamedTest, cover_text,
-};
-pub use facts::{
-    ArchRange, Dependency, Envelope, FACTS_DIR, Fact, FactKind, Facts, LOCATION_WORDS, Place, slug,
-    sm_number,
-};
 pub use junit::junit;
 pub use release_diff::{ReleaseDiff, release_diff};
-pub use score::{Equivalence, Equivalent, Inside, Score, score_text};
-pub use summary::Summary;
-pub use tune::{HOLD_OUT_PERCENT, PointFigures, choose, figures, held_out, tuned_file};
+pub use score_text::score_text;
+pub use summary::{Summary, cover_text};
+pub use tune::{PointFigures, choose, figures, tuned_file};
 
-// The record vocabulary and the storage of records, re-exported: every
-// crate that names them through this crate keeps doing so.
+// Judging with the facts, the record vocabulary and the storage of
+// records, re-exported: every crate that names them through this crate
+// keeps doing so.
+pub use gridcheck_judge::{
+    Applies, ArchRange, CoverCounts, CoverInputs, Dependency, Envelope, Equivalence, Equivalent,
+    FACTS_DIR, Fact, FactCover, FactKind, Facts, FindingCover, HOLD_OUT_PERCENT, Here, Inside,
+    LOCATION_WORDS, MutantCover, NamedTest, Place, Score, facts, held_out, program_of, slug,
+    sm_number,
+};
 pub use gridcheck_record::{
     Binary, CompileSummary, Count, Device, Diff, Environment, Escalation, EscalationStep,
     HardwareResult, LibraryControl, LibraryResult, LibraryRun, MAX_BUDGET_LAUNCHES, MAX_LINE_BURST,

@@ -26,7 +26,7 @@
 //!   within it (listed, not a regression).
 //!
 //! A trial recorded twice in one run (a resumed trial) is its last record.
-//! With the facts (`RunDiff::within_facts`, `sometimes.rs`), a trial of a
+//! With the facts (`RunDiff::within_facts`, `within_facts.rs`), a trial of a
 //! fact that reproduces only sometimes moving between showing it and not
 //! is *within the fact*, not a regression.
 

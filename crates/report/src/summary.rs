@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use gridcheck_judge::{CoverCounts, FactCover};
 use serde::Serialize;
 
-use crate::cover::{CoverCounts, FactCover, cover_text};
 use crate::run_diff::Severity;
 use crate::{Status, TrialRecord};
 
@@ -235,6 +235,18 @@ pub fn terminal(records: &[TrialRecord]) -> String {
     Summary::of(records).text()
 }
 
+/// The summary's block: a line a fact, its key then its counts.
+pub fn cover_text(covers: &[CoverCounts]) -> String {
+    if covers.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("what each known fact covers (its shape, beside its key):\n");
+    for c in covers {
+        s += &format!("  {} ({}): {c}\n", c.fact, c.kind);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +306,48 @@ mod tests {
         assert_eq!(lines.len(), 5);
         assert_eq!(lines[0]["trial"], "gpu/sm_90/r/b");
         assert_eq!(lines[0]["message"], "first gpu/sm_90/r/b\nsecond");
+    }
+
+    #[test]
+    fn what_each_fact_covers_is_a_line_a_fact_after_the_trials() {
+        let covers = [
+            CoverCounts {
+                fact: "gpu/sm_90/a".into(),
+                kind: "unobserved",
+                shape: true,
+                by_name: 1,
+                by_shape: 1,
+                mutants: 3,
+                within: Some(1),
+                outside: Some(2),
+                findings: 0,
+                findings_unmatched: 0,
+            },
+            CoverCounts {
+                fact: "gpu/sm_90/c".into(),
+                kind: "hang",
+                shape: false,
+                by_name: 1,
+                by_shape: 0,
+                mutants: 0,
+                within: None,
+                outside: None,
+                findings: 0,
+                findings_unmatched: 0,
+            },
+        ];
+        let text = cover_text(&covers);
+        assert_eq!(
+            text,
+            "what each known fact covers (its shape, beside its key):\n  \
+             gpu/sm_90/a (unobserved): tests 1 by name, 1 by shape only; mutants 3 \
+             (1 within the envelope, 2 outside); no recorded finding\n  \
+             gpu/sm_90/c (hang): tests 1 by name (no shape: its key only); no mutant or finding matched\n"
+        );
+        assert_eq!(cover_text(&[]), "");
+        let mut s = Summary::of(&records());
+        s.facts = covers.to_vec();
+        let t = s.text();
+        assert!(t.ends_with(&format!("\n\n{text}")), "{t}");
     }
 }

@@ -1,7 +1,7 @@
 //! Records stored and read: the files and folders that hold them, in the
 //! record vocabulary of `gridcheck-record` (`crates/record`) and nothing
-//! that judges or renders them (`crates/report` does, and re-exports this
-//! crate whole).
+//! that judges or renders them (`crates/judge` judges them, `crates/report`
+//! renders them and re-exports this crate whole).
 //!
 //! - the JSON-lines results file, written so that a killed run loses at
 //!   most its line in flight and read so that every line left out is

@@ -1,40 +1,14 @@
-//! `report diff` and the facts that reproduce only sometimes
-//! (`reproduces = "sometimes"`): a trial of such a fact that showed its
-//! behaviour in one run (`xfail`, `known`, `known-hang`) and not in the
-//! other (a pass or a quality warning, with the facts' note) moved within
-//! the fact, not between a pass and a failure: [`RunDiff::within_facts`]
-//! calls that change `within-fact`, neither a regression nor a known
-//! discrepancy that stopped reproducing. A fact that always reproduces
-//! keeps the diff's judgement.
+//! `report diff` with the facts that reproduce only sometimes: a status
+//! change of a trial that moved between showing such a fact's behaviour
+//! and not showing it (`gridcheck_judge::Facts::sometimes_between`) is
+//! `within-fact` ([`RunDiff::within_facts`]), neither a regression nor a
+//! known discrepancy that stopped reproducing. A fact that always
+//! reproduces keeps the diff's judgement.
 
+use gridcheck_judge::Facts;
 use gridcheck_spec::Spec;
 
-use crate::run_diff::{ChangeKind, RunDiff, Severity, StatusChange};
-use crate::{Fact, Facts, Status, program_of};
-
-/// Whether a status is what a trial of a fact that did not show its
-/// behaviour keeps: a pass, or a quality warning.
-fn not_shown(s: Status) -> bool {
-    matches!(s, Status::Pass | Status::QualityWarning)
-}
-
-impl Facts {
-    /// The fact that reproduces only sometimes and covers `c`'s trial (by
-    /// its key, or by its shape over the trial's program in `spec`), when
-    /// `c` moves between showing a fact's behaviour and not showing it.
-    pub fn sometimes_between(&self, c: &StatusChange, spec: Option<&Spec>) -> Option<&Fact> {
-        let shown = |s: Status| s.severity() == Severity::Known;
-        let moved = (shown(c.base) && not_shown(c.new)) || (not_shown(c.base) && shown(c.new));
-        if !moved {
-            return None;
-        }
-        let program = spec.and_then(|s| program_of(s, &c.trial));
-        self.entries.iter().find(|f| {
-            f.sometimes
-                && (f.covers(&c.trial) || program.is_some_and(|p| f.shape_covers(&c.trial, p)))
-        })
-    }
-}
+use crate::run_diff::{ChangeKind, RunDiff};
 
 impl RunDiff {
     /// The diff with each status change of a trial that moved within a
@@ -42,7 +16,7 @@ impl RunDiff {
     /// (the fact named in its message), out of the regressions.
     pub fn within_facts(mut self, facts: &Facts, spec: Option<&Spec>) -> RunDiff {
         for c in &mut self.status_changes {
-            if let Some(f) = facts.sometimes_between(c, spec) {
+            if let Some(f) = facts.sometimes_between(&c.trial, c.base, c.new, spec) {
                 c.kind = ChangeKind::WithinFact;
                 c.within_spread = false;
                 c.message = format!(

@@ -11,10 +11,10 @@
 //! taken as a fail, a crash being judged alike); `changed` names the status
 //! it had. A note the facts appended is dropped.
 
+use gridcheck_record::{Status, Tier, TrialId, TrialRecord, diff};
 use gridcheck_spec::{Litmus, Spec, TestBody};
 
-use crate::diff;
-use crate::{Facts, Status, Tier, TrialId, TrialRecord};
+use crate::Facts;
 
 /// The litmus program of a GPU trial's test in `spec`, by name.
 pub fn program_of<'a>(spec: &'a Spec, trial: &TrialId) -> Option<&'a Litmus> {

@@ -29,10 +29,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use gridcheck_record::{Subject, Tier};
+use gridcheck_store::valid_date;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
-
-use crate::{Subject, Tier, valid_date};
 
 mod kind;
 mod shape;
@@ -458,7 +458,7 @@ fn check_key_release(
     };
     if f.measured
         .iter()
-        .any(|p| field(p).map(crate::major_minor).as_deref() == Some(release.as_str()))
+        .any(|p| field(p).map(gridcheck_record::major_minor).as_deref() == Some(release.as_str()))
     {
         return Ok(());
     }

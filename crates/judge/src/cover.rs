@@ -17,12 +17,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use gridcheck_record::{MutantRecord, MutantStatus, Tier};
 use gridcheck_spec::{Litmus, Spec, TestBody};
+use gridcheck_store::RecordedFinding;
 use serde::Serialize;
 
 use crate::score::Inside;
-use crate::{Fact, FactKind, Facts, Tier};
-use crate::{MutantRecord, MutantStatus, RecordedFinding};
+use crate::{Fact, FactKind, Facts};
 
 /// What the facts are matched against.
 #[derive(Debug, Clone, Copy)]
@@ -266,18 +267,6 @@ impl fmt::Display for CoverCounts {
         }
         Ok(())
     }
-}
-
-/// The summary's block: a line a fact, its key then its counts.
-pub fn cover_text(covers: &[CoverCounts]) -> String {
-    if covers.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("what each known fact covers (its shape, beside its key):\n");
-    for c in covers {
-        s += &format!("  {} ({}): {c}\n", c.fact, c.kind);
-    }
-    s
 }
 
 #[cfg(test)]

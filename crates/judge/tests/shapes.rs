@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gridcheck_report::{Applies, FactKind, Facts, Here, Status, TrialRecord, program_of};
+use gridcheck_judge::{Applies, FactKind, Facts, Here, program_of};
+use gridcheck_record::{Status, TrialRecord};
 use gridcheck_spec::{Litmus, Spec, TestBody, Verdict};
 
 fn root() -> PathBuf {
@@ -227,10 +228,10 @@ fn every_shape_matches_its_mechanism_beyond_its_tests_and_not_just_outside() {
 
 /// The records of one committed run, named as their tests are now.
 fn records(spec: &Spec, dir: &str) -> Vec<TrialRecord> {
-    let file = gridcheck_report::find_stored(&root().join(dir), "results.jsonl").unwrap();
-    let read = gridcheck_report::read_results_file(&file).unwrap();
+    let file = gridcheck_store::find_stored(&root().join(dir), "results.jsonl").unwrap();
+    let read = gridcheck_store::read_results_file(&file).unwrap();
     let mut records = read.records;
-    gridcheck_report::under_current_names(&mut records, spec);
+    gridcheck_record::under_current_names(&mut records, spec);
     records
 }
 
@@ -249,7 +250,7 @@ fn no_shape_covers_a_recorded_trial_that_contradicts_its_fact() {
             .flatten()
             .flatten()
         {
-            if gridcheck_report::find_stored(&run.path(), "results.jsonl").is_none() {
+            if gridcheck_store::find_stored(&run.path(), "results.jsonl").is_none() {
                 continue;
             }
             let dir = format!(

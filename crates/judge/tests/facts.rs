@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use gridcheck_report::{
-    Applies, ArchRange, Dependency, Fact, FactKind, Facts, Here, Status, TrialRecord, sm_number,
-};
+use gridcheck_judge::{Applies, ArchRange, Dependency, Fact, FactKind, Facts, Here, sm_number};
+use gridcheck_record::{Status, TrialRecord};
 
 const GOOD: &str = r#"# a comment
 ["gpu/sm_90/t"]
@@ -234,7 +233,7 @@ fn the_checked_in_facts_name_real_tests() {
     let programs = std::fs::read_to_string(root.join("kernels/sass/programs.toml")).unwrap();
     let catalog = gridcheck_library::Catalog::load(&root).unwrap();
     for e in &x.entries {
-        if e.subject.tier() == gridcheck_report::Tier::Library {
+        if e.subject.tier() == gridcheck_record::Tier::Library {
             // `lib/<release>/<target>/<algorithm>[/<case>]`: an algorithm of
             // that release in the generated catalog.
             let key = e.subject.test_key();
@@ -246,7 +245,7 @@ fn the_checked_in_facts_name_real_tests() {
             );
             continue;
         }
-        if e.subject.rule() == Some(gridcheck_report::USER_PROGRAMS) {
+        if e.subject.rule() == Some(gridcheck_record::USER_PROGRAMS) {
             let name = format!("name = \"{}\"", e.subject.test());
             assert!(programs.contains(&name), "{}", e.subject);
             continue;
@@ -292,7 +291,7 @@ fn the_h100s_facts_on_an_h200() {
     for f in x
         .entries
         .iter()
-        .filter(|f| f.subject.tier() == gridcheck_report::Tier::Gpu)
+        .filter(|f| f.subject.tier() == gridcheck_record::Tier::Gpu)
     {
         // Measured on one of the two; the other is where it travels.
         let (home, away, away_gpu, home_gpu) = match f.applies(&h100) {
@@ -351,11 +350,11 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|d| gridcheck_report::find_stored(&d.path(), "results.jsonl").is_some())
+            .filter(|d| gridcheck_store::find_stored(&d.path(), "results.jsonl").is_some())
             .max_by_key(|d| d.file_name());
         let Some(date) = newest else { continue };
-        let file = gridcheck_report::find_stored(&date.path(), "results.jsonl").unwrap();
-        let read = gridcheck_report::read_results_file(&file).unwrap();
+        let file = gridcheck_store::find_stored(&date.path(), "results.jsonl").unwrap();
+        let read = gridcheck_store::read_results_file(&file).unwrap();
         assert!(
             read.skipped.is_empty(),
             "{}: {:?}",
@@ -392,7 +391,7 @@ fn the_checked_in_facts_cover_the_recorded_xfails() {
                 let covering = x.covering(&r.trial);
                 let only_hangs = covering
                     .iter()
-                    .all(|f| f.kind == gridcheck_report::FactKind::Hang);
+                    .all(|f| f.kind == gridcheck_judge::FactKind::Hang);
                 // A rare behaviour (`reproduces = "sometimes"`) that did not
                 // show leaves the trial's own status.
                 let only_rare = covering.iter().all(|f| f.sometimes);
@@ -433,11 +432,11 @@ fn a_machine_code_fact_covers_every_toolchain_it_was_measured_with() {
     };
     let trial = |tc: &str, sm: &str, nvcc: &str| {
         let mut r = TrialRecord::new(
-            gridcheck_report::TrialId::sass(tc, sm, "user", "p"),
+            gridcheck_record::TrialId::sass(tc, sm, "user", "p"),
             Status::Fail,
             "m",
         );
-        r.compile = Some(gridcheck_report::CompileSummary {
+        r.compile = Some(gridcheck_record::CompileSummary {
             nvcc: nvcc.into(),
             command: String::new(),
             success: true,

@@ -16,12 +16,12 @@
 
 use std::collections::BTreeMap;
 
+use gridcheck_record::{Count, MutantRecord, MutantStatus, Subject, Tier, TrialId};
 use gridcheck_spec::Litmus;
 use serde::Serialize;
 
 use crate::applicability::Here;
-use crate::{Applies, Fact, FactKind, Facts, Subject, TrialId};
-use crate::{Count, MutantRecord, MutantStatus};
+use crate::{Applies, Fact, FactKind, Facts};
 
 /// How a fact makes a surviving mutant equivalent.
 #[derive(Debug, Clone, Copy)]
@@ -78,7 +78,7 @@ pub struct Score {
     /// GPU seconds of every run.
     pub gpu_s: f64,
     /// The mutants of the tests a tuning search holds out
-    /// ([`crate::tune::held_out`]): how the environment does on tests it
+    /// ([`crate::held_out`]): how the environment does on tests it
     /// was not chosen on.
     pub held_out: Count,
 }
@@ -136,7 +136,7 @@ impl Score {
                 s.slowest_kill_s = s.slowest_kill_s.max(t);
             }
             s.overall.add(killed);
-            if crate::tune::held_out(&r.test) {
+            if crate::held_out::held_out(&r.test) {
                 s.held_out.add(killed);
             }
             s.per_operator
@@ -212,7 +212,7 @@ impl Fact {
         let env = m.environment.as_ref();
         let matches = match env {
             Some(env) => self.shape_covers(&TrialId::gpu(&env.sm, "", &m.test), p),
-            None => self.subject.tier() == crate::Tier::Gpu && self.shape_of(p).is_some(),
+            None => self.subject.tier() == Tier::Gpu && self.shape_of(p).is_some(),
         };
         if !matches {
             return None;
@@ -276,77 +276,10 @@ fn equivalent(facts: &Facts, r: &MutantRecord, eq: Equivalence) -> Option<Equiva
     })
 }
 
-/// The score as the harness prints it after a `--mutants` run (and
-/// `conformance report mutants`): the score, what was left out, per
-/// operator and per test, the equivalent survivors with their facts, the
-/// other survivors (misses), and after `--tune` each environment's kills
-/// per GPU second.
-pub fn score_text(records: &[MutantRecord], s: &Score, tune: bool, tuned_from: &str) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "\nmutation score: {} killed; {} equivalent on their GPU (by {}); {} candidates are not mutants; {:.2} GPU s in all; slowest kill {:.3} GPU s",
-        s.overall,
-        s.equivalent.len(),
-        s.equivalence,
-        s.not_mutants,
-        s.gpu_s,
-        s.slowest_kill_s
-    );
-    let _ = writeln!(out, "environment: {tuned_from}");
-    let _ = writeln!(
-        out,
-        "  held out of a tuning search ({} % of the tests, by name): {}",
-        crate::tune::HOLD_OUT_PERCENT,
-        s.held_out
-    );
-    for (what, v) in &s.left_out {
-        let _ = writeln!(out, "  left out of the score: {v} {what}");
-    }
-    let _ = writeln!(out, "per operator:");
-    for (op, c) in &s.per_operator {
-        let _ = writeln!(out, "  {op:<26} {c}");
-    }
-    let _ = writeln!(out, "per test:");
-    for (t, c) in &s.per_test {
-        let _ = writeln!(out, "  {t:<56} {c}");
-    }
-    if !s.equivalent.is_empty() {
-        let _ = writeln!(out, "equivalent on their GPU (not in the score):");
-        for e in &s.equivalent {
-            let _ = writeln!(
-                out,
-                "  {}: {} by {} ({}; {}): {}",
-                e.mutant, e.fact, e.by, e.at, e.place, e.summary
-            );
-        }
-    }
-    let equivalent = |m: &str| s.equivalent.iter().any(|e| e.mutant == m);
-    let mut last: BTreeMap<&str, &MutantRecord> = BTreeMap::new();
-    for r in records {
-        last.insert(&r.mutant, r);
-    }
-    let survivors: Vec<&&MutantRecord> = last
-        .values()
-        .filter(|r| r.status == MutantStatus::Survived && !equivalent(&r.mutant))
-        .collect();
-    if !survivors.is_empty() {
-        let _ = writeln!(out, "survivors:");
-        for r in survivors {
-            let _ = writeln!(out, "  {} [{}]: {}", r.mutant, r.site, r.message);
-        }
-    }
-    if tune {
-        out += &crate::tune::environments_text(records);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Environment, MutantRun};
+    use gridcheck_record::{Environment, MutantRun};
     use gridcheck_spec::Verdict;
 
     fn rec(mutant: &str, op: &str, status: MutantStatus, ttk: Option<f64>) -> MutantRecord {
@@ -497,6 +430,10 @@ mod tests {
             "{:?}",
             s.equivalent
         );
+        assert_eq!(
+            (s.equivalent[0].by.as_str(), s.equivalent[0].at.as_str()),
+            ("name", "f.toml:1")
+        );
         // A discrepancy, or no fact: misses. The kill stays a kill.
         assert_eq!(
             s.overall,
@@ -513,22 +450,6 @@ mod tests {
                 killed: 1,
                 mutants: 5
             }
-        );
-        let text = score_text(&records, &s, false, "tuned");
-        assert!(
-            text.contains("1/3 (33.3 %) killed; 2 equivalent on their GPU"),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                "equivalent on their GPU (not in the score):\n  a~x: gpu/sm_90/a by name (f.toml:1;"
-            ),
-            "{text}"
-        );
-        let survivors = &text[text.find("survivors:").unwrap()..];
-        assert!(
-            survivors.contains("c~x") && survivors.contains("d~x") && !survivors.contains("a~x"),
-            "{text}"
         );
     }
 

@@ -13,11 +13,12 @@
 //! envelope = { gpus = ["NVIDIA H200"], environments = ["conformance/tuning/nvidia-h200.toml"], instances = 4869392, words = 1 }
 //! ```
 
+use gridcheck_record::{Tier, TrialId};
 use gridcheck_shape::Pattern;
 use gridcheck_spec::Litmus;
 use serde::Deserialize;
 
-use crate::{Fact, FactKind, Tier, TrialId, slug};
+use crate::{Fact, FactKind, slug};
 
 /// A one-word location's size in words: what an envelope's `words` bounds
 /// when a program has no tile (`Litmus::largest_location_words` gives a

@@ -1,8 +1,9 @@
 //! Tests of where a fact applies and the status it gives a trial.
 use std::path::Path;
 
+use gridcheck_record::{CompileSummary, Environment};
+
 use super::*;
-use crate::{CompileSummary, Environment};
 
 const H100: &str = "NVIDIA H100 80GB HBM3";
 
@@ -79,7 +80,7 @@ fn the_kernels_toolchain_is_the_device_runtime_judged() {
     // failure is known, naming the device runtime.
     let mut r = h100(Status::Fail);
     if let Some(e) = r.environment.as_mut() {
-        e.toolchain = Some(crate::ToolchainRecord {
+        e.toolchain = Some(gridcheck_record::ToolchainRecord {
             release: "13.5".into(),
             nvcc: "13.5.37".into(),
             devrt: "nvidia-cuda-runtime 13.5.37".into(),
@@ -342,7 +343,7 @@ fn library_facts() -> Facts {
 fn library(release: &str, target: &str, gpu: &str, status: Status) -> TrialRecord {
     let mut r = rec("sm_90", gpu, "580.159.04", "13.0.88", status);
     r.trial = TrialId::library(release, target, "merge_sort_keys", "n1000-stress");
-    r.library = Some(crate::LibraryResult {
+    r.library = Some(gridcheck_record::LibraryResult {
         release: release.into(),
         cccl: None,
         target: target.into(),
@@ -350,7 +351,7 @@ fn library(release: &str, target: &str, gpu: &str, status: Status) -> TrialRecor
         size: 1000,
         env: "stress".into(),
         reps: 20,
-        run: crate::LibraryRun::default(),
+        run: gridcheck_record::LibraryRun::default(),
         controls: Vec::new(),
         beside: Vec::new(),
         reproducer: None,

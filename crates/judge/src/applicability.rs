@@ -21,12 +21,10 @@
 //! dependencies agree with a place) is preferred to one measured only
 //! under other values.
 
+use gridcheck_record::{Environment, Status, Subject, Tier, TrialId, TrialRecord, major_minor};
 use gridcheck_spec::Litmus;
 
-use crate::{
-    Dependency, Environment, Fact, FactKind, Facts, Place, Status, Subject, TrialId, TrialRecord,
-    major_minor, slug,
-};
+use crate::{Dependency, Fact, FactKind, Facts, Place, slug};
 
 /// The machine a trial ran on, as far as the facts care.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -162,9 +160,7 @@ impl Fact {
         let (tier, rule, test) = match &self.subject {
             Subject::Trial(t) => (t.tier, Some(&t.rule), &t.test),
             // A library test key names the algorithm: every case of it.
-            Subject::Test(k) if k.tier == crate::Tier::Library => {
-                (k.tier, Some(&k.test), &trial.test)
-            }
+            Subject::Test(k) if k.tier == Tier::Library => (k.tier, Some(&k.test), &trial.test),
             Subject::Test(k) => (k.tier, None, &k.test),
         };
         tier == trial.tier
@@ -179,7 +175,7 @@ impl Fact {
     /// cases of its algorithm (another release is `known` or `changed`),
     /// but is shown by its own releases' runs first.
     pub fn on_measured_release(&self, trial: &TrialId) -> bool {
-        trial.tier != crate::Tier::Library
+        trial.tier != Tier::Library
             || self
                 .measured
                 .iter()
@@ -230,7 +226,7 @@ impl Fact {
         // This exact environment: the GPU model and driver, or for a
         // compile-time fact the same nvcc release.
         let exact = self.measured.iter().filter(fits).find(|p| {
-            if matches!(self.subject.tier(), crate::Tier::Gpu | crate::Tier::Library) {
+            if matches!(self.subject.tier(), Tier::Gpu | Tier::Library) {
                 agrees(&Dependency::GpuModel, p, here) && agrees(&Dependency::Driver, p, here)
             } else {
                 p.toolkit.is_some()
