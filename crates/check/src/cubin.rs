@@ -15,8 +15,8 @@ use crate::nvinfo::{self, ParamInfo};
 
 /// Bumped whenever the analysis changes, so that a cache entry written by
 /// an older analysis is not read (2: tensor-map prefetches, branch
-/// conditions followed).
-pub const ANALYSIS_VERSION: u32 = 2;
+/// conditions followed; 3: the triggers before the wait).
+pub const ANALYSIS_VERSION: u32 = 3;
 
 /// What the check runs and where it keeps things.
 #[derive(Debug, Clone, Default)]

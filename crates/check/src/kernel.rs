@@ -1,7 +1,9 @@
 //! One kernel's machine code judged: its PDL wait and trigger, the global,
 //! read-only and TMA/bulk loads that can run before the first wait on some
-//! path, each with the parameter its address derives from, the parameters
-//! its stores write through, and where the trigger sits among the stores.
+//! path, each with the parameter its address derives from, the triggers
+//! some path reaches before the wait (one walk, `paths.rs`, for both), the
+//! parameters its stores write through, and where the trigger sits among
+//! the stores.
 
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +91,12 @@ pub struct Kernel {
     pub waits: Vec<u64>,
     /// `PREEXIT` addresses.
     pub triggers: Vec<u64>,
+    /// The `PREEXIT` addresses some path reaches before any wait: one
+    /// thread's trigger counts for its block, so the kernel's dependent
+    /// can start before this kernel's wait returned, that is, before the
+    /// kernel this one depends on completed (`pair.rs` follows that chain).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub early_triggers: Vec<u64>,
     pub early: Vec<EarlyLoad>,
     /// The pointer parameters its stores write through.
     pub writes: Vec<ParamRef>,
@@ -114,6 +122,7 @@ impl Kernel {
             params: info.params.clone(),
             waits: Vec::new(),
             triggers: Vec::new(),
+            early_triggers: Vec::new(),
             early: Vec::new(),
             writes: Vec::new(),
             stores: 0,
@@ -282,6 +291,11 @@ pub fn analyze(f: &Function, info: &ParamInfo, arch: &str) -> Kernel {
     let mut k = Kernel {
         waits: waits.iter().map(|&w| f.instrs[w].addr).collect(),
         triggers: triggers.iter().map(|&t| f.instrs[t].addr).collect(),
+        early_triggers: triggers
+            .iter()
+            .filter(|&&t| early[t])
+            .map(|&t| f.instrs[t].addr)
+            .collect(),
         skipped: false,
         ..Kernel::skipped(&f.name, info, arch)
     };
@@ -343,4 +357,46 @@ pub fn arch_number(arch: &str) -> u32 {
         .take_while(char::is_ascii_digit)
         .collect();
     digits.parse().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn early_triggers(body: &str) -> Vec<u64> {
+        let text = format!(".section .text.k,\"ax\"\n{body}");
+        let f = &gridcheck_sass::parse(&text).unwrap()[0];
+        analyze(f, &ParamInfo::default(), "sm_90").early_triggers
+    }
+
+    #[test]
+    fn a_trigger_some_path_reaches_before_the_wait_is_early() {
+        // Wait, then trigger: on every path the wait comes first.
+        let wait_first = "/*0000*/ ACQBULK ;\n/*0010*/ PREEXIT ;\n/*0020*/ EXIT ;\n";
+        assert!(early_triggers(wait_first).is_empty());
+        // Trigger first (CUB's histogram kernel), and no wait at all.
+        let trigger_first = "/*0000*/ PREEXIT ;\n/*0010*/ ACQBULK ;\n/*0020*/ EXIT ;\n";
+        assert_eq!(early_triggers(trigger_first), [0x0]);
+        assert_eq!(
+            early_triggers("/*0000*/ PREEXIT ;\n/*0010*/ EXIT ;\n"),
+            [0x0]
+        );
+        // A branch past the wait reaches the trigger on one path.
+        let skipped = "/*0000*/ ISETP.GE.AND P0, PT, R1, R2, PT ;\n\
+                       /*0010*/ @P0 BRA `(.L_x_1) ;\n\
+                       /*0020*/ ACQBULK ;\n\
+                       .L_x_1:\n\
+                       /*0030*/ PREEXIT ;\n\
+                       /*0040*/ EXIT ;\n";
+        assert_eq!(early_triggers(skipped), [0x30]);
+        // The same walk as the early loads: a trigger guarded by the
+        // predicate that took the path through the wait is not early.
+        let guarded = "/*0000*/ ISETP.GE.AND P0, PT, R1, R2, PT ;\n\
+                       /*0010*/ @P0 BRA `(.L_x_1) ;\n\
+                       /*0020*/ ACQBULK ;\n\
+                       .L_x_1:\n\
+                       /*0030*/ @!P0 PREEXIT ;\n\
+                       /*0040*/ EXIT ;\n";
+        assert!(early_triggers(guarded).is_empty());
+    }
 }

@@ -8,8 +8,9 @@
 //! trigger sits among the stores.
 //!
 //! An early load is a finding only when the previous kernel in the stream
-//! can write what it reads (`pair.rs`): a launch trace says so, or a file
-//! naming the parameters the previous kernel produces. Without either, the
+//! can write what it reads (`pair.rs`), or a kernel further back where the
+//! kernels between can trigger before their wait: a launch trace says so,
+//! or a file naming the parameters the previous kernel produces. Without either, the
 //! check lists the early loads by parameter and judges nothing but missing
 //! waits. A tensor-map prefetch (`UTMACCTL.PF`) reads the descriptor, not
 //! tensor data; where the descriptor is a `__grid_constant__` parameter

@@ -126,9 +126,14 @@ fn kernel_text(out: &mut String, k: &Kernel) {
                 .join(", ")
         }
     };
+    let early_trigger = if k.early_triggers.is_empty() || k.waits.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} before the wait)", addrs(&k.early_triggers))
+    };
     let _ = writeln!(
         out,
-        "  kernel {}: wait {}, trigger {}; {} load(s) can run before the {}",
+        "  kernel {}: wait {}, trigger {}{early_trigger}; {} load(s) can run before the {}",
         kernel_title(k),
         addrs(&k.waits),
         addrs(&k.triggers),

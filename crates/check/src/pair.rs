@@ -1,5 +1,6 @@
 //! When a load before the wait is a finding: the previous kernel in the
-//! stream can write what it reads. Two ways to know.
+//! stream, or one further back that the kernels between let it race, can
+//! write what it reads. Two ways to know.
 //!
 //! - A launch trace (JSON lines, one launch a line, as `kernels/trace/`'s
 //!   interposer writes them): `{"kernel": "_Z9secondaryPKfPf", "pdl": true,
@@ -8,13 +9,29 @@
 //!   in hex; `"process"`, the launching process's id, where the interposer
 //!   wrote it (processes of one program appending to one file: a stream
 //!   is its process's). For a PDL launch B, the previous launch A on its
-//!   stream: an
-//!   early load of B reads a finding when the pointer it derives from
-//!   (B's argument, or the field of a structure argument) equals a pointer
-//!   A's stores write through (A's arguments at the parameters its own
-//!   dataflow names). When A's code is not among the checked files, every
-//!   pointer-sized value of A's arguments counts as written, and the
-//!   finding says so.
+//!   stream: an early load of B reads a finding when the pointer it
+//!   derives from (B's argument, or the field of a structure argument)
+//!   equals a pointer A's stores write through (A's arguments at the
+//!   parameters its own dataflow names). When A's code is not among the
+//!   checked files, every pointer-sized value of A's arguments counts as
+//!   written, and the finding says so.
+//!
+//!   The chain: B may start once every block of A triggered or exited,
+//!   and B's wait covers A's completion. When A was itself launched with
+//!   PDL and can trigger before its own wait returned (a trigger some path
+//!   reaches before any wait, `Kernel::early_triggers`) or has no wait, B
+//!   can start before Z, the launch before A, completed: B's early loads
+//!   are paired with Z's stores too, and so on back while each launch
+//!   between can (a launch whose code was not checked counts as able, and
+//!   the finding says so), [`CHAIN_LIMIT`] launches at most. A launch
+//!   between that waits before it triggers on every path ends the chain.
+//!   A kernel between with a wait that some path exits before (its blocks
+//!   may end unwaited only if every thread takes that path: the guard of
+//!   an empty launch) ends it too. Where A has no wait at all, A can even
+//!   complete before Z, so B's loads after its wait can race Z as well;
+//!   those are not paired: the analysis keeps only the loads before the
+//!   wait, and the programming guide does not say whether B's wait covers
+//!   Z then (`spec/pdl/wait.yaml`, `pdl.wait.chain-waits-through-secondary`).
 //! - A file naming, for each kernel, the parameters the previous kernel
 //!   produces (TOML): `[[kernel]] name = "secondary" produced = [1]`; the
 //!   name is the mangled one or the demangled one up to its `(`.
@@ -162,56 +179,156 @@ pub fn by_produced(k: &Kernel, produced: &Produced, file: &str) -> Vec<Hit> {
     out
 }
 
-/// The early loads of `k` that a traced PDL launch of it pairs with its
-/// predecessor's stores. `all` is every kernel checked (any architecture).
+/// How many launches back the pairing follows a chain (`by_trace`).
+pub const CHAIN_LIMIT: usize = 64;
+
+/// For each launch, the launch before it on its stream (in its process).
+fn predecessors(trace: &[Launch]) -> Vec<Option<usize>> {
+    let mut last = std::collections::HashMap::new();
+    trace
+        .iter()
+        .enumerate()
+        .map(|(n, l)| last.insert((l.stream.as_str(), l.process), n))
+        .collect()
+}
+
+/// The values `a`'s stores write through, and how that is known.
+fn written(a: &Launch, all: &[&Kernel]) -> (Vec<u64>, &'static str) {
+    let code: Vec<&&Kernel> = all.iter().filter(|p| p.name == a.kernel).collect();
+    if code.is_empty() {
+        return (
+            a.all_values(),
+            "its code was not among the checked files, so every pointer it was given counts as written",
+        );
+    }
+    let mut w = Vec::new();
+    for p in &code {
+        for r in &p.writes {
+            if let Some(o) = r.ordinal {
+                w.extend(a.value(o, r.at));
+            }
+        }
+    }
+    (w, "its stores write through that pointer")
+}
+
+/// Why launch `a` lets the launch after it start before the launch
+/// before it completed: `a` was launched with PDL (so it may start before
+/// that one completed) and can trigger before its wait returned, or has
+/// no wait. `None` where it cannot: launched without PDL, or its code
+/// waits before it triggers on every path.
+fn passes(a: &Launch, all: &[&Kernel]) -> Option<String> {
+    if !a.pdl {
+        return None;
+    }
+    let code: Vec<&&Kernel> = all.iter().filter(|p| p.name == a.kernel).collect();
+    let name = &a.kernel;
+    if code.is_empty() {
+        return Some(format!(
+            "`{name}` between: its code was not among the checked files, so it counts as able to trigger before its wait"
+        ));
+    }
+    if code.iter().any(|p| p.waits.is_empty()) {
+        return Some(format!(
+            "`{name}` between has no wait: it can end before the kernel before it does"
+        ));
+    }
+    code.iter()
+        .find_map(|p| p.early_triggers.first())
+        .map(|t| format!("`{name}` between can trigger before its wait (address 0x{t:04x})"))
+}
+
+/// The launches whose stores the early loads of launch `n` can race:
+/// its predecessor on the stream, then the one before, for as long as
+/// each launch between lets the next start early (`passes`, its reason
+/// kept), [`CHAIN_LIMIT`] at most. A chain member at depth `d` has the
+/// first `d` reasons between it and `n`.
+fn chain(
+    n: usize,
+    prev: &[Option<usize>],
+    trace: &[Launch],
+    all: &[&Kernel],
+) -> (Vec<usize>, Vec<String>) {
+    let (mut members, mut between) = (Vec::new(), Vec::new());
+    let mut at = prev[n];
+    while let Some(m) = at {
+        members.push(m);
+        if members.len() >= CHAIN_LIMIT {
+            break;
+        }
+        let Some(why) = passes(&trace[m], all) else {
+            break;
+        };
+        between.push(why);
+        at = prev[m];
+    }
+    (members, between)
+}
+
+/// Why a chain member at `depth` (0: the direct predecessor) writes what
+/// launch `n` reads: the kernel, the launches, and the kernels between.
+fn chain_why(
+    trace: &[Launch],
+    members: &[usize],
+    between: &[String],
+    n: usize,
+    how: &str,
+    file: &str,
+) -> String {
+    let depth = members.len() - 1;
+    let a = &trace[members[depth]];
+    let stream = &trace[n].stream;
+    if depth == 0 {
+        return format!(
+            "the previous kernel `{}` writes it (trace {file}: launches {} and {} on stream {stream}; {how})",
+            a.kernel,
+            members[0] + 1,
+            n + 1
+        );
+    }
+    let back = match depth + 1 {
+        2 => "two".to_string(),
+        3 => "three".to_string(),
+        4 => "four".to_string(),
+        d => d.to_string(),
+    };
+    let mut launches: Vec<String> = members.iter().rev().map(|m| (m + 1).to_string()).collect();
+    let last = launches.pop().unwrap_or_default();
+    format!(
+        "the kernel {back} launches back, `{}`, writes it (trace {file}: launches {}, {last} and {} on stream {stream}; {how}); {}",
+        a.kernel,
+        launches.join(", "),
+        n + 1,
+        between[..depth].join("; ")
+    )
+}
+
+/// The early loads of `k` that a traced PDL launch of it pairs with the
+/// stores of its predecessor on the stream, or of a launch further back
+/// that the chain between lets it race (`chain`). `all` is every kernel
+/// checked (any architecture).
 pub fn by_trace(k: &Kernel, all: &[&Kernel], trace: &[Launch], file: &str) -> Vec<Hit> {
     let mut out: Vec<Hit> = Vec::new();
+    let prev = predecessors(trace);
     for (n, b) in trace.iter().enumerate() {
         if !b.pdl || b.kernel != k.name {
             continue;
         }
-        let Some((m, a)) = trace[..n]
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, a)| a.stream == b.stream && a.process == b.process)
-        else {
-            continue;
-        };
-        let primaries: Vec<&&Kernel> = all.iter().filter(|p| p.name == a.kernel).collect();
-        let (written, how): (Vec<u64>, &str) = if primaries.is_empty() {
-            (
-                a.all_values(),
-                "its code was not among the checked files, so every pointer it was given counts as written",
-            )
-        } else {
-            let mut w = Vec::new();
-            for p in &primaries {
-                for r in &p.writes {
-                    if let Some(o) = r.ordinal {
-                        w.extend(a.value(o, r.at));
+        let (members, between) = chain(n, &prev, trace, all);
+        for depth in 0..members.len() {
+            let (written, how) = written(&trace[members[depth]], all);
+            for l in k.early.iter().filter(|l| !l.reads_params_only) {
+                for p in params_of(&l.provenance) {
+                    let Some(v) = p.ordinal.and_then(|o| b.value(o, p.at)) else {
+                        continue;
+                    };
+                    if v != 0 && written.contains(&v) && !out.iter().any(|h| h.addr == l.addr) {
+                        out.push(Hit {
+                            addr: l.addr,
+                            param: p.clone(),
+                            why: chain_why(trace, &members[..=depth], &between, n, how, file),
+                        });
                     }
-                }
-            }
-            (w, "its stores write through that pointer")
-        };
-        for l in k.early.iter().filter(|l| !l.reads_params_only) {
-            for p in params_of(&l.provenance) {
-                let Some(v) = p.ordinal.and_then(|o| b.value(o, p.at)) else {
-                    continue;
-                };
-                if v != 0 && written.contains(&v) && !out.iter().any(|h| h.addr == l.addr) {
-                    out.push(Hit {
-                        addr: l.addr,
-                        param: p.clone(),
-                        why: format!(
-                            "the previous kernel `{}` writes it (trace {file}: launches {} and {} on stream {}; {how})",
-                            a.kernel,
-                            m + 1,
-                            n + 1,
-                            b.stream
-                        ),
-                    });
                 }
             }
         }

@@ -104,6 +104,8 @@ fn each_early_load_names_the_parameter_its_address_comes_from() {
         [Some(0)]
     );
     assert_eq!(p.stores_after_trigger, 1);
+    // With no wait, its trigger is before the wait on every path.
+    assert_eq!(p.early_triggers, p.triggers);
 }
 
 #[test]
