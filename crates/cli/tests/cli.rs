@@ -5,8 +5,10 @@
 //! the stand-in GPU, a batch worker that finds no GPU), check (a file that
 //! is no CUDA binary, a cubin without nvdisasm), report (a committed
 //! record), info, and session (the example session's dry run, its steps
-//! against the script it replaced, a session of its own run, cut at a
-//! limit, resumed and packed, and bad session files).
+//! against the script it replaced, every session file's steps against the
+//! commands and flags they name, a session of its own run, cut at a limit,
+//! resumed and packed, a step run again while it has work left, and bad
+//! session files).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -170,6 +172,62 @@ fn campaign_runs_its_workers_as_gridcheck_campaign() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The campaign's session file run as on a GPU machine, on the stand-in
+/// GPU: the `run` step, then the `leads` step, each a part that finds
+/// nothing left, its results in the folder named (`--out`, after the
+/// step's own flags: they win) and copied into the step's pack in $OUT.
+#[test]
+fn the_campaign_session_runs_its_parts_and_packs_their_results() {
+    use gridcheck_campaign::FAKE_GPU;
+    let dir = fresh_dir("campaign-session");
+    one_program_campaign(&dir);
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"{"rules": []}"#).unwrap();
+    let (res, out) = (dir.join("c-0"), dir.join("out"));
+    std::fs::create_dir_all(&out).unwrap();
+    let work = "target/gridcheck-cli-campaign-session";
+    let work_dir = root().join(work);
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let (d, r) = (dir.display().to_string(), res.display().to_string());
+    for step in ["run", "leads"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+            .args(["session", "lab/sessions/campaign.toml", "--work", work])
+            .args([step, &d, "--out", &r, "--tuning", "none"])
+            .current_dir(root())
+            .env(FAKE_GPU, &rules)
+            .env("OUT", &out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{step}: {}", text(&o));
+        assert!(text(&o).contains("\"done\":true"), "{step}: {}", text(&o));
+    }
+    assert_eq!(
+        std::fs::read_to_string(res.join("campaign.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
+    let packs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let run_pack = packs
+        .iter()
+        .find(|p| p.starts_with("run-") && p.ends_with(".tar.xz"))
+        .unwrap_or_else(|| panic!("{packs:?}"));
+    let listed = Command::new("tar")
+        .arg("tJf")
+        .arg(out.join(run_pack))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(listed.contains("/c-0/summary.json"), "{listed}");
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn campaign_and_check_answer() {
     let o = gridcheck(&["campaign", "--help"]);
@@ -283,22 +341,8 @@ fn the_example_session_holds_the_steps_of_the_script_it_replaced() {
 fn every_session_file_loads_and_its_default_steps_expand() {
     use gridcheck_cli::session::{Values, invocations, plan_step};
     let dir = root().join("lab");
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.clone()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml")
-                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("[[step]]"))
-            {
-                files.push(p);
-            }
-        }
-    }
     let mut n = 0;
-    for p in files {
+    for p in session_files() {
         let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
         let values = Values::new(&root(), &root().join(&s.work), true);
         let steps = match &s.default {
@@ -318,6 +362,139 @@ fn every_session_file_loads_and_its_default_steps_expand() {
         "{n} session files with default steps in {}",
         dir.display()
     );
+}
+
+/// Every step of every session file of the lab, given as many arguments
+/// as it needs, expands without a GPU; each command of it that starts
+/// `gridcheck` names one of its commands, a `gridcheck campaign` command
+/// is one the campaign reads (its subcommand and flags, nothing run), and
+/// a `gridcheck session FILE` names a session file that loads. The
+/// campaign's own session file is among them, every step of it checked.
+#[test]
+fn every_session_step_expands_and_names_what_gridcheck_has() {
+    use gridcheck_cli::session::{Invocation, Values, plan_step};
+    let me = std::env::current_exe().unwrap().display().to_string();
+    let mut commands = std::collections::BTreeSet::new();
+    let mut campaign_steps = std::collections::BTreeSet::new();
+    for p in session_files() {
+        let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
+        let values = Values::new(&root(), &root().join(&s.work), true);
+        for st in &s.steps {
+            let inv = Invocation {
+                name: st.name.clone(),
+                args: (1..=st.min_args).map(|i| format!("ARG{i}")).collect(),
+            };
+            let at = format!("{}: step `{}`", p.display(), st.name);
+            let planned = plan_step(&s, &inv, &values).unwrap_or_else(|e| panic!("{at}: {e}"));
+            for c in planned.commands.iter().filter(|c| c.argv[0] == me) {
+                let words = &c.argv[1..];
+                commands.insert(words[0].clone());
+                match words[0].as_str() {
+                    "campaign" => {
+                        gridcheck_campaign::check_args(&words[1..])
+                            .unwrap_or_else(|e| panic!("{at}: `{}`: {e}", words.join(" ")));
+                        if p.ends_with("lab/sessions/campaign.toml") {
+                            campaign_steps.insert(st.name.clone());
+                        }
+                    }
+                    "session" => {
+                        gridcheck_cli::session::load(&root().join(&words[1]))
+                            .unwrap_or_else(|e| panic!("{at}: {e}"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for c in &commands {
+        let o = gridcheck(&["help", c]);
+        assert!(
+            o.status.success(),
+            "a session names `gridcheck {c}`: {}",
+            text(&o)
+        );
+    }
+    let want = ["leads", "merge", "old-leads", "plain", "run"];
+    assert_eq!(campaign_steps.iter().collect::<Vec<_>>(), want);
+}
+
+/// Every session file of the lab: a TOML file with `[[step]]`.
+fn session_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root().join("lab")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml")
+                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("[[step]]"))
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A step whose command says it has work left (its `unfinished_on_exit`
+/// code) is not finished: the session exits 1, nothing of it is packed,
+/// and the next call runs it again, until it says it is done.
+#[test]
+fn a_step_with_work_left_runs_again_until_done() {
+    let dir = fresh_dir("unfinished");
+    let file = dir.join("s.toml");
+    let work = "target/gridcheck-cli-unfinished-test";
+    let count = dir.join("parts");
+    std::fs::write(
+        &file,
+        format!(
+            "work = \"{work}\"\n\
+             [[step]]\nname = \"part\"\nlimit_s = 30\npack = [\"{{step}}\"]\n\
+             run = [\n  {{ argv = [\"sh\", \"-c\", \"echo x >> {count}; echo made > {{step}}/r; \
+             test $(wc -l < {count}) -ge 2 || exit 3\"], unfinished_on_exit = 3 }},\n  \
+             [\"echo\", \"after it\"],\n]\n",
+            count = count.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_gridcheck"))
+            .args(["session", file.to_str().unwrap()])
+            .current_dir(root())
+            .env("OUT", &out)
+            .output()
+            .unwrap()
+    };
+    let work_dir = root().join(work);
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let o = run();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("after it"),
+        "the later commands ran: {}",
+        text(&o)
+    );
+    assert!(!out.join("part.tar.xz").exists(), "packed unfinished");
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("session.json")).unwrap()).unwrap();
+    assert_eq!(state["steps"]["part"]["finished"], false, "{state}");
+    let o = run();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(out.join("part.tar.xz").is_file());
+    let o = run();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("== part: finished before"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 2);
+    let _ = std::fs::remove_dir_all(&work_dir);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A session of its own: a step that finishes, one cut at its limit; run
