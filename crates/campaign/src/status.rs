@@ -64,6 +64,9 @@ pub struct Status {
     pub results: String,
     /// Programs, findings or plain programs left.
     pub left: usize,
+    /// Whether `summary.json` is there and counts every record (always
+    /// for `plain`).
+    pub summarized: bool,
     pub done: bool,
 }
 
@@ -82,6 +85,7 @@ pub fn of(res: &Path, work: Work) -> Result<Status, String> {
         phase: work.name().into(),
         results: res.display().to_string(),
         left,
+        summarized,
         done: left == 0 && summarized,
     })
 }
@@ -217,12 +221,17 @@ mod tests {
         std::fs::write(d.join(RECORDS), lines.join("\n") + "\n").unwrap();
         // No summary yet: not done, whatever is left.
         let s = of(&d, Work::Run).unwrap();
-        assert_eq!((s.left, s.done), (2, false));
+        assert_eq!((s.left, s.summarized, s.done), (2, false, false));
         std::fs::write(d.join("summary.json"), summary(3, 0)).unwrap();
         assert_eq!(of(&d, Work::Run).unwrap().left, 2);
         // Every program reached, and summarized: done.
         std::fs::write(d.join(RECORDS), record("b", capped) + "\n").unwrap();
-        assert!(!of(&d, Work::Run).unwrap().done, "the summary counts 3");
+        let s = of(&d, Work::Run).unwrap();
+        assert_eq!(
+            (s.left, s.summarized, s.done),
+            (0, false, false),
+            "the summary counts 3"
+        );
         std::fs::write(d.join("summary.json"), summary(1, 0)).unwrap();
         let s = of(&d, Work::Run).unwrap();
         assert_eq!((s.left, s.done, s.phase.as_str()), (0, true, "run"));
