@@ -48,12 +48,8 @@ holds() {
 # JSON lines (a file, or stdin for `-`), read as JSON, never as text:
 #   jsonl_count KEY PREFIX FILE  how many lines' KEY is a string starting
 #                                with PREFIX (0 for a missing file)
-#   jsonl_values KEY FILE        each distinct value of KEY, one a line
-#   jsonl_has KEY [VALUE] FILE   whether a line has KEY (equal to VALUE,
-#                                `true` for a boolean) (exit status)
-#   jsonl_objects                the lines of stdin that are JSON objects,
-#                                joined by commas (a JSON array's inside)
-jsonl_lines_py='
+jsonl_count() {
+  python3 -c '
 import json, sys
 def lines(path):
     try:
@@ -67,29 +63,6 @@ def lines(path):
             continue
         if isinstance(v, dict):
             yield v
-'
-jsonl_count() {
-  python3 -c "$jsonl_lines_py"'
 print(sum(isinstance(v.get(sys.argv[1]), str) and v[sys.argv[1]].startswith(sys.argv[2])
           for v in lines(sys.argv[3])))' "$@"
-}
-jsonl_values() {
-  python3 -c "$jsonl_lines_py"'
-for x in sorted({str(v[sys.argv[1]]) for v in lines(sys.argv[2]) if sys.argv[1] in v}):
-    print(x)' "$@"
-}
-jsonl_has() {
-  python3 -c "$jsonl_lines_py"'
-key, want, path = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
-def ok(v):
-    if key not in v:
-        return False
-    if not want:
-        return True
-    return json.dumps(v[key]) == want[0] or str(v[key]) == want[0]
-sys.exit(0 if any(ok(v) for v in lines(path)) else 1)' "$@"
-}
-jsonl_objects() {
-  python3 -c "$jsonl_lines_py"'
-print(",".join(json.dumps(v) for v in lines("-")))'
 }

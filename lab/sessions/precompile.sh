@@ -4,7 +4,7 @@
 # (conformance/compile-kernels.sh) and packed into
 # .gpu-bundle/mutants/kernels.tar.xz, which compile-kernels.sh unpacks there
 # before compiling what is missing: the GPU machine's time goes to the GPU.
-# The batches of a campaign are compiled by `campaign.sh prepare`.
+# The batches of a campaign are compiled by `cargo xtask campaign prepare`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=.gpu-bundle/mutants

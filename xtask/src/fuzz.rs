@@ -15,7 +15,7 @@
 //!   (each program's spec YAML, its `expect` the axiomatic model's verdict,
 //!   and the model's final states) and `batch.cu` (all of the batch's
 //!   kernels, one namespace a program), for `gridcheck-campaign DIR`
-//!   (`conformance/fuzz-gpu.sh`, `lab/sessions/campaign.sh`) on the GPU
+//!   (`conformance/fuzz-gpu.sh`, `lab/sessions/campaign.toml`) on the GPU
 //!   machine, which compiles each batch once and runs it in worker
 //!   processes (`crates/campaign`). Prints how many programs embed each
 //!   known hang (the hang facts' shapes, `gridcheck_campaign::KnownFacts`),

@@ -22,6 +22,7 @@
 //! cargo xtask bench [--quick] [--out F] [--compare B] | --bundle [DIR] | compare NEW BASE
 //! cargo xtask bench model                    the model's executions and time per litmus test
 //! cargo xtask fuzz model|gpu [--count N]     random programs: both oracles, or kernels for a GPU
+//! cargo xtask campaign prepare|plain-toolchains   the random-program campaign's work here
 //! cargo xtask library scan|list|build        the CCCL library programs (kernels/cccl/)
 //! cargo xtask check PATH... [--trace F]      PDL loads before the wait in binaries people ship
 //! ```
@@ -30,6 +31,7 @@ mod bench;
 mod bench_model;
 mod build;
 mod bundle;
+mod campaign;
 mod check;
 mod codegen;
 mod coverage;
@@ -113,6 +115,13 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   kernels (diy-style), through both oracles (release build)
   fuzz gpu [--count N] [--seed S] [--batch B] [--enumerate N] [--out DIR]
                                   random programs in batches for conformance/fuzz-gpu.sh
+  campaign prepare [COUNT] [SEED] the campaign's programs in .gpu-bundle/ (fuzz: COUNT random ones,
+                                  10000, of seed SEED, 2027; enum3; old: the 2026-11-26 campaigns'
+                                  findings' batches), compiled and packed where nvcc is found
+                                  (lab/sessions/campaign.toml runs them on the GPU machine)
+  campaign plain-toolchains RES... [--bins DIR] [--arch ARCH]
+                                  each finding's plain program of RES built by every installed
+                                  toolchain into .gpu-bundle/plain/<RES's name>/
   library scan                    regenerate kernels/cccl/algorithms.toml from the installed releases'
                                   CCCL headers (the algorithms that launch with PDL)
   library list                    the catalog: per release, its PDL algorithms, programs and patches
@@ -161,6 +170,7 @@ fn main() -> ExitCode {
         }
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("campaign") => campaign::run(&args[1..]),
         Some("library") => library::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

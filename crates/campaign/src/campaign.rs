@@ -172,13 +172,19 @@ fn compile_all(a: &Args, dirs: &[PathBuf]) -> Result<(Vec<Result<(), String>>, f
     Ok((compiled, compile_s))
 }
 
+/// Whether the budget of its part did not reach the program of `r`
+/// (`--resume` runs it; `status` counts it left).
+pub fn not_reached(r: &ProgramRecord) -> bool {
+    matches!(&r.outcome, Outcome::NotRun { reason } if reason.starts_with(NOT_REACHED))
+}
+
 /// The records kept by `--resume` (all but those the budget did not
 /// reach), with `campaign.jsonl` rewritten to hold just them; none without.
 fn kept_records(a: &Args, file: &Path) -> Result<Vec<ProgramRecord>, String> {
     let kept: Vec<ProgramRecord> = if a.resume {
         read_lines::<ProgramRecord>(file)?
             .into_iter()
-            .filter(|r| !matches!(&r.outcome, Outcome::NotRun { reason } if reason.starts_with(NOT_REACHED)))
+            .filter(|r| !not_reached(r))
             .collect()
     } else {
         Vec::new()

@@ -1,6 +1,7 @@
-//! The command line: `worker`, `merge`, `plain`, or a campaign's phases
-//! (`run`, `leads`, or both), each phase followed by the results
-//! (`report.rs`).
+//! The command line: `worker`, `merge`, `status`, `plain` (a finding's
+//! program written, or a results folder's programs run), `batch`, or a
+//! campaign's phases (`run`, `leads`, or both), each phase followed by the
+//! results (`report.rs`) and, for a part (`--part`), its status.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,16 +12,44 @@ use crate::campaign::{RECORDS, read_lines};
 use crate::findings::ProgramRecord;
 use crate::known::KnownFacts;
 use crate::runner::Runner;
-use crate::{campaign, leads, merge, plain, report, worker};
+use crate::status::{WORK_LEFT, Work};
+use crate::{campaign, leads, merge, plain, report, status, sweep, worker};
+
+/// What a command ended with: `Clean` (exit 0), `Unclean` (1: a finding,
+/// or a program not run), `WorkLeft` (3: a part to run again).
+enum Ended {
+    Clean,
+    Unclean,
+    WorkLeft,
+}
+
+impl Ended {
+    fn of(clean: bool) -> Ended {
+        if clean { Ended::Clean } else { Ended::Unclean }
+    }
+
+    /// A part's ending: done or not.
+    fn part(done: bool) -> Ended {
+        if done { Ended::Clean } else { Ended::WorkLeft }
+    }
+}
 
 /// `gridcheck-campaign ARGS` (without the program's name), for the
 /// checkout `root`.
 pub fn main(argv: &[String], root: &Path) -> ExitCode {
     let result = match argv.first().map(String::as_str) {
         Some("worker") => return worker::worker_main(&argv[1..]),
-        Some("merge") => merge::main(&argv[1..]).map(|()| true),
-        Some("plain") => plain_main(&argv[1..]).map(|()| true),
-        Some("batch") => batch_main(&argv[1..]).map(|()| true),
+        Some("merge") => merge::main(&argv[1..]).map(|()| Ended::Clean),
+        Some("status") => status::main(&argv[1..]).map(Ended::part),
+        Some("plain") if is_help(&argv[1..]) => {
+            println!("{}", sweep::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Some("plain") if writes_a_program(&argv[1..]) => {
+            plain_main(&argv[1..]).map(|()| Ended::Clean)
+        }
+        Some("plain") => plain_runs(&argv[1..], root).map(Ended::part),
+        Some("batch") => batch_main(&argv[1..]).map(|()| Ended::Clean),
         None | Some("--help" | "-h" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -34,8 +63,9 @@ pub fn main(argv: &[String], root: &Path) -> ExitCode {
         },
     };
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(Ended::Clean) => ExitCode::SUCCESS,
+        Ok(Ended::Unclean) => ExitCode::from(1),
+        Ok(Ended::WorkLeft) => ExitCode::from(WORK_LEFT),
         Err(e) => {
             eprintln!("gridcheck-campaign: {e}");
             ExitCode::from(2)
@@ -43,9 +73,57 @@ pub fn main(argv: &[String], root: &Path) -> ExitCode {
     }
 }
 
+fn is_help(argv: &[String]) -> bool {
+    argv.iter().any(|a| a == "--help" || a == "-h")
+}
+
+/// `plain FINDING.yaml --out PROGRAM.cu` writes a program; `plain RES`
+/// runs a results folder's.
+fn writes_a_program(argv: &[String]) -> bool {
+    argv.iter().any(|a| a == "--out")
+}
+
+/// Whether `argv` is a command line of this program, nothing looked up or
+/// run: what the commands of a session file (`lab/sessions/*.toml`) are
+/// checked against.
+pub fn check_args(argv: &[String]) -> Result<(), String> {
+    let rest = argv.get(1..).unwrap_or_default();
+    match argv.first().map(String::as_str) {
+        Some("status") => status::parse(rest).map(|_| ()),
+        Some("plain") if writes_a_program(rest) => Ok(()),
+        Some("plain") => sweep::Options::parse(rest, Path::new(".")).map(|_| ()),
+        Some("merge") => merge::parse(rest).map(|_| ()),
+        Some("worker" | "batch") | None => Ok(()),
+        _ => Args::check(argv),
+    }
+}
+
+/// The phases asked for, then the results; for a part, its status line
+/// and ending; else whether every program ran and passed.
+fn phases(a: &Args) -> Result<Ended, String> {
+    let ran = run_phases(a);
+    if let Some(to) = &a.copy_to
+        && a.out.is_dir()
+    {
+        let dest = status::copy_results(&a.out, to)?;
+        println!("results copied to {}", dest.display());
+    }
+    let clean = ran?;
+    if !a.part || a.dry_run {
+        return Ok(Ended::of(clean));
+    }
+    let work = match a.phase {
+        Phase::Run => Work::Run,
+        Phase::Leads => Work::Leads,
+        Phase::All => Work::Campaign,
+    };
+    status::print(&status::of(&a.out, work)?).map(Ended::part)
+}
+
 /// The phases asked for, then the results; `Ok(true)` when every program
 /// ran and passed.
-fn phases(a: &Args) -> Result<bool, String> {
+fn run_phases(a: &Args) -> Result<bool, String> {
+    println!("campaign: results in {}", a.out.display());
     let mut runner = Runner {
         instances: a.instances,
         launches: a.launches,
@@ -80,6 +158,26 @@ fn phases(a: &Args) -> Result<bool, String> {
         leads::run(a, &mut runner, &records)?;
     }
     Ok(report::write(a, &records)? && clean)
+}
+
+/// `plain RES [options]` (`sweep.rs`): the plain programs of RES not done
+/// yet run while the budget lasts, each finding's last line and the
+/// status printed; whether every one is done.
+fn plain_runs(argv: &[String], root: &Path) -> Result<bool, String> {
+    let o = sweep::Options::parse(argv, root)?;
+    if !o.res.is_dir() {
+        return Err(format!("{}: no results folder", o.res.display()));
+    }
+    if sweep::left(&o.res)? > 0 {
+        let nvcc = gridcheck_toolchain::find_nvcc(root)?;
+        println!("plain: {} with {}", o.res.display(), nvcc.path.display());
+        sweep::run(&o, &nvcc)?;
+    }
+    if let Some(to) = &o.copy_to {
+        let dest = status::copy_results(&o.res, to)?;
+        println!("results copied to {}", dest.display());
+    }
+    status::print(&status::of(&o.res, Work::Plain)?)
 }
 
 /// `plain FINDING.yaml --out PROGRAM.cu`: the litmus tests of a spec file

@@ -15,7 +15,14 @@
 //!    on its rate (`ending.rs`); each shrunk test also written as a plain
 //!    runtime-API program (`plain.rs`);
 //! 3. writes the results (`report.rs`), which `merge` puts side by side
-//!    for several GPUs (`merge.rs`).
+//!    for several GPUs (`merge.rs`);
+//! 4. runs each finding's plain program on the GPU (`sweep.rs`: instances
+//!    swept, each call left out).
+//!
+//! Each phase runs in parts of bounded time, resumed by the next: `status`
+//! (`status.rs`) says from the results' files what is left; what a phase
+//! is not told it takes from the GPU (`defaults.rs`: the results folder,
+//! `--tuning auto`).
 //!
 //! A stand-in GPU (`fake.rs`) lets the whole path run in tests.
 
@@ -25,6 +32,7 @@ mod campaign;
 mod cli;
 mod compile;
 mod context;
+mod defaults;
 mod ending;
 mod fake;
 mod findings;
@@ -37,10 +45,14 @@ mod report;
 mod runner;
 mod shape;
 mod shrink;
+mod status;
+mod sweep;
 mod worker;
 
 pub use batch::{BATCHES, CampaignProgram, batch_dir, write_batch};
-pub use cli::main;
+pub use cli::{check_args, main};
 pub use fake::FAKE_GPU;
 pub use known::{KnownFact, KnownFacts};
 pub use shape::Shape;
+pub use status::{Status, WORK_LEFT};
+pub use sweep::{binary as plain_binary, build as build_plain, findings as plain_findings};

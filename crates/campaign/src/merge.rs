@@ -139,8 +139,8 @@ fn table(m: &Merged) -> String {
     t
 }
 
-/// `merge OUT... --into DIR`.
-pub fn main(argv: &[String]) -> Result<(), String> {
+/// `merge OUT... --into DIR`'s words: the results folders and DIR.
+pub fn parse(argv: &[String]) -> Result<(Vec<PathBuf>, PathBuf), String> {
     let mut outs = Vec::new();
     let mut into = None;
     let mut it = argv.iter();
@@ -155,6 +155,12 @@ pub fn main(argv: &[String]) -> Result<(), String> {
     if outs.is_empty() {
         return Err("no campaign results to merge".into());
     }
+    Ok((outs, into))
+}
+
+/// `merge OUT... --into DIR`.
+pub fn main(argv: &[String]) -> Result<(), String> {
+    let (outs, into) = parse(argv)?;
     let m = merged(&outs)?;
     std::fs::create_dir_all(&into).map_err(|e| format!("cannot create {}: {e}", into.display()))?;
     let f = into.join("merged.json");

@@ -45,7 +45,7 @@ const COMMANDS: [Command; 7] = [
     Command {
         name: "campaign",
         about: "random and enumerated litmus programs at scale on one GPU",
-        help: "gridcheck campaign DIR [OPTIONS] | run | leads | merge | plain ...\n\
+        help: "gridcheck campaign DIR [OPTIONS] | run | leads | status | plain | merge ...\n\
                `gridcheck campaign --help` lists its phases and options.",
     },
     Command {

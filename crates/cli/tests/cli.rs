@@ -4,56 +4,14 @@
 //! spec's model tier, its GPU trials not run and why), campaign (a batch on
 //! the stand-in GPU, a batch worker that finds no GPU), check (a file that
 //! is no CUDA binary, a cubin without nvdisasm), report (a committed
-//! record), info, and session (the example session's dry run, its steps
-//! against the script it replaced, a session of its own run, cut at a
-//! limit, resumed and packed, and bad session files).
+//! record) and info; `session.rs` runs `gridcheck session`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("the checkout")
-}
+use std::path::Path;
+use std::process::Command;
 
-fn gridcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridcheck"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("OUT")
-        .output()
-        .expect("gridcheck runs")
-}
-
-/// `gridcheck ARGS` where no GPU can be seen, whatever the machine.
-fn without_a_gpu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridcheck"))
-        .args(args)
-        .current_dir(root())
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .env_remove("GRIDCHECK_REQUIRE_TIERS")
-        .env_remove("OUT")
-        .output()
-        .expect("gridcheck runs")
-}
-
-/// A fresh temporary folder of this test process.
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gridcheck-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use common::{fresh_dir, gridcheck, one_program_campaign, root, text, without_a_gpu};
 
 #[test]
 fn help_lists_every_command_and_says_more_of_one() {
@@ -110,31 +68,6 @@ fn run_lists_the_trials_and_runs_the_model_tier_of_the_fixture_spec() {
         "{records}"
     );
     let _ = std::fs::remove_file(&results);
-}
-
-/// A campaign folder in `dir` of one batch of one program (a store, then
-/// a tail launch whose child loads it), with the model's states.
-fn one_program_campaign(dir: &Path) {
-    use gridcheck_campaign::{CampaignProgram, batch_dir, write_batch};
-    let yaml = "rules:\n  - id: cdp2.t.c-0\n    source: { seed: s.txt, section: \"1\" }\n    \
-                quote: q\n    profile: cdp2\n    tests: [c-0]\ntests:\n  - name: c-0\n    \
-                kind: litmus\n    memory: { x: 0 }\n    kernels:\n      - kernel: k0\n        \
-                launch: host\n        threads:\n          t0: [store x 1, launch k1 tail]\n      \
-                - kernel: k1\n        launch: device\n        threads:\n          t0: [load r0 x]\n    \
-                condition: exists x == 1\n    expect: allowed\n";
-    let mut p = CampaignProgram {
-        name: "c-0".into(),
-        yaml: yaml.into(),
-        states: Vec::new(),
-        oracle: "axiom".into(),
-    };
-    let (_, l) = p.litmus().expect("the program's test");
-    p.states = gridcheck_axiom::check(&l)
-        .unwrap()
-        .states
-        .into_iter()
-        .collect();
-    write_batch(&batch_dir(dir, 0), &[p]).unwrap();
 }
 
 /// `gridcheck campaign` runs a batch on the campaign's stand-in GPU
@@ -221,164 +154,6 @@ fn info_answers_without_a_gpu() {
 
 fn gridcheck_gpu_absent() -> bool {
     !Path::new("/proc/driver/nvidia/version").exists()
-}
-
-#[test]
-fn the_example_session_dry_runs_its_steps_filled_in() {
-    let file = "lab/sessions/sensitivity-2.toml";
-    let o = gridcheck(&[
-        "session",
-        file,
-        "--dry-run",
-        "suite",
-        "b",
-        "--shuffle",
-        "2",
-        "--",
-        "watch",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let out = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(out.contains("== suite-b-shuffle-2 (limit 170 s)"), "{out}");
-    assert!(
-        out.contains(
-            "conformance/gpu-run.sh -q --tier gpu --timeout 30 --model-timeout 120 --shuffle 2"
-        ),
-        "{out}"
-    );
-    assert!(out.contains("== watch (limit 420 s)"), "{out}");
-    assert!(out.contains("--fresh-context"), "{out}");
-    let o = gridcheck(&["session", file, "--dry-run", "suite"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("needs 1 argument"), "{}", text(&o));
-    let o = gridcheck(&["session", file, "--dry-run", "nope"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("no step `nope`"), "{}", text(&o));
-}
-
-#[test]
-fn the_example_session_holds_the_steps_of_the_script_it_replaced() {
-    let s = gridcheck_cli::session::load(&root().join("lab/sessions/sensitivity-2.toml"))
-        .expect("the session file loads");
-    let names: Vec<&str> = s.steps.iter().map(|st| st.name.as_str()).collect();
-    // The steps of lab/sessions/sensitivity-2.sh, in its order.
-    assert_eq!(
-        names,
-        [
-            "search", "suite", "mutants", "rates", "points", "choose", "watch", "alone", "campaign"
-        ]
-    );
-    let limit = |n: &str| s.steps.iter().find(|st| st.name == n).unwrap().limit_s;
-    // The script's own `timeout`s: search 420 s, mutants 300 s, points 200 s.
-    assert_eq!(
-        (limit("search"), limit("mutants"), limit("points")),
-        (420, 300, 200)
-    );
-}
-
-/// Every session file of the lab (a TOML file with `[[step]]`) loads, and
-/// the steps it runs when none is named expand, placeholders filled,
-/// without a GPU.
-#[test]
-fn every_session_file_loads_and_its_default_steps_expand() {
-    use gridcheck_cli::session::{Values, invocations, plan_step};
-    let dir = root().join("lab");
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.clone()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toml")
-                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("[[step]]"))
-            {
-                files.push(p);
-            }
-        }
-    }
-    let mut n = 0;
-    for p in files {
-        let s = gridcheck_cli::session::load(&p).unwrap_or_else(|e| panic!("{e}"));
-        let values = Values::new(&root(), &root().join(&s.work), true);
-        let steps = match &s.default {
-            Some(_) => invocations(&s, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
-            None => continue,
-        };
-        assert!(!steps.is_empty(), "{}", p.display());
-        for inv in &steps {
-            let planned =
-                plan_step(&s, inv, &values).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            assert!(!planned.commands.is_empty());
-        }
-        n += 1;
-    }
-    assert!(
-        n >= 5,
-        "{n} session files with default steps in {}",
-        dir.display()
-    );
-}
-
-/// A session of its own: a step that finishes, one cut at its limit; run
-/// again, the first is skipped and the second runs again; the packs land
-/// in $OUT.
-#[test]
-fn a_session_is_limited_resumed_and_packed() {
-    let dir = std::env::temp_dir().join(format!("gridcheck-cli-session-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("s.toml");
-    let work = "target/gridcheck-cli-session-test";
-    let flag = dir.join("second-time");
-    std::fs::write(
-        &file,
-        format!(
-            "work = \"{work}\"\n\
-             [[step]]\nname = \"first\"\nlimit_s = 30\npack = [\"{{step}}\"]\n\
-             run = [[\"sh\", \"-c\", \"echo made > {{step}}/made.txt; echo the first ran\"]]\n\
-             [[step]]\nname = \"slow\"\nlimit_s = 1\n\
-             run = [[\"sh\", \"-c\", \"test -e {flag} || exec sleep 30\"]]\n",
-            flag = flag.display()
-        ),
-    )
-    .unwrap();
-    let out = dir.join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    let run = || {
-        Command::new(env!("CARGO_BIN_EXE_gridcheck"))
-            .args(["session", file.to_str().unwrap()])
-            .current_dir(root())
-            .env("OUT", &out)
-            .output()
-            .unwrap()
-    };
-    let work_dir = root().join(work);
-    let _ = std::fs::remove_dir_all(&work_dir);
-    let o = run();
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "the slow step was cut: {}",
-        text(&o)
-    );
-    assert!(text(&o).contains("the first ran"), "{}", text(&o));
-    assert!(out.join("first.tar.xz").is_file() && out.join("session.json").is_file());
-    let state = std::fs::read_to_string(out.join("session.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
-    assert_eq!(v["steps"]["first"]["finished"], true, "{v}");
-    assert_eq!(v["steps"]["slow"]["finished"], false, "{v}");
-    std::fs::write(&flag, "").unwrap();
-    let o = run();
-    assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
-    assert!(
-        t.contains("== first: finished before") && !t.contains("the first ran"),
-        "{t}"
-    );
-    assert!(t.contains("== slow: finished"), "{t}");
-    let _ = std::fs::remove_dir_all(&work_dir);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `gridcheck run` where no GPU can be seen: each GPU trial of the fixture
@@ -492,39 +267,5 @@ fn check_without_nvdisasm_names_the_install_command() {
         t.contains("nvdisasm was not found") && t.contains("cargo xtask toolchain install 13.3"),
         "{t}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A bad session file: exit 2 and an error naming the file, the line and
-/// the field, before any step runs (no work folder made).
-#[test]
-fn a_bad_session_file_is_named_with_its_line_and_field() {
-    let dir = fresh_dir("bad-session");
-    let work = "target/gridcheck-cli-bad-session";
-    let good = format!(
-        "work = \"{work}\"\n[[step]]\nname = \"a\"\nlimit_s = 5\nrun = [[\"touch\", \"{{step}}/ran\"]]\n"
-    );
-    let cases = [
-        // (what is changed, to what, the line and field the error names)
-        ("limit_s = 5", "limit_s = 0", "s.toml:4: step `a`: limit_s"),
-        (
-            "{step}/ran",
-            "{stpe}/ran",
-            "s.toml:5: step `a`: `{stpe}/ran`",
-        ),
-        ("limit_s = 5", "limit_secs = 5", "line 4"),
-    ];
-    for (from, to, want) in cases {
-        let file = dir.join("s.toml");
-        std::fs::write(&file, good.replace(from, to)).unwrap();
-        let o = gridcheck(&["session", file.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-        let t = text(&o);
-        assert!(t.contains(want), "{to}: {t}");
-        if to.starts_with("limit_secs") {
-            assert!(t.contains("s.toml") && t.contains("`limit_secs`"), "{t}");
-        }
-        assert!(!root().join(work).exists(), "a step ran: {t}");
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -61,11 +61,15 @@ pub fn print_plan(s: &Session, steps: &[PlannedStep]) {
         for c in &st.commands {
             let env: Vec<String> = c.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let to = c.stdout.as_ref().map(|p| format!(" > {}", p.display()));
+            let again = c
+                .unfinished_on_exit
+                .map(|n| format!("   (exit {n}: runs again)"));
             println!(
-                "  $ {}{}{}",
+                "  $ {}{}{}{}",
                 prefixed(&env),
                 c.argv.join(" "),
-                to.unwrap_or_default()
+                to.unwrap_or_default(),
+                again.unwrap_or_default()
             );
         }
         for p in &st.pack {
@@ -83,7 +87,8 @@ fn prefixed(env: &[String]) -> String {
 }
 
 /// Runs the steps (those finished before are skipped unless `again`);
-/// `Ok(false)` when one was killed at its limit.
+/// `Ok(false)` when one did not finish (killed at its limit, or a command
+/// said it has work left).
 pub fn run(
     s: &Session,
     steps: &[PlannedStep],
@@ -176,7 +181,8 @@ fn write_state(file: &Path, state: &State) -> Result<(), String> {
     std::fs::write(file, text + "\n").map_err(|e| format!("cannot write {}: {e}", file.display()))
 }
 
-/// One step's commands under its limit; whether every one ran to its end.
+/// One step's commands under its limit; whether every one ran to its end
+/// and none said the step has work left (`unfinished_on_exit`).
 fn run_step(
     st: &PlannedStep,
     work: &Path,
@@ -205,6 +211,10 @@ fn run_step(
         let r = run_command(c, root, &log, deadline, st.tail);
         let ended_early = r.ended.is_some();
         let stop = c.stop_on_error && r.exit_code != Some(0);
+        if c.unfinished_on_exit.is_some() && r.exit_code == c.unfinished_on_exit {
+            println!("  (its exit code says the step has work left: unfinished_on_exit)");
+            finished = false;
+        }
         record.commands.push(r);
         record.seconds = start.elapsed().as_secs_f64();
         state.steps.insert(st.key.clone(), record.clone());

@@ -81,6 +81,11 @@ pub struct CommandTable {
     /// (the step still finished: its exit codes say how).
     #[serde(default)]
     pub stop_on_error: bool,
+    /// When it exits with this code, the step is left unfinished (its
+    /// later commands still run): the next call runs it again, as for a
+    /// step cut at its limit. A part of bounded time that says it has
+    /// work left (`gridcheck campaign run --part`) exits so.
+    pub unfinished_on_exit: Option<i32>,
 }
 
 impl CommandSpec {
@@ -92,6 +97,7 @@ impl CommandSpec {
                 stdout: None,
                 env: BTreeMap::new(),
                 stop_on_error: false,
+                unfinished_on_exit: None,
             },
             CommandSpec::Table(t) => t.clone(),
         }
@@ -170,11 +176,14 @@ fn line_of(text: &str, bad: &Bad) -> Option<usize> {
     let to = (from + 1..lines.len())
         .find(|&i| header(lines[i]))
         .unwrap_or(lines.len());
+    // The key set (`key =`, at the line's start or in an inline table) or
+    // the word quoted.
     let names_key = |l: &str| {
-        let t = l.trim_start();
-        t.strip_prefix(bad.key.as_str())
-            .is_some_and(|r| r.trim_start().starts_with('='))
-            || l.contains(&format!("\"{}\"", bad.key))
+        l.match_indices(bad.key.as_str()).any(|(i, _)| {
+            let before = l[..i].chars().next_back();
+            before.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+                && l[i + bad.key.len()..].trim_start().starts_with('=')
+        }) || l.contains(&format!("\"{}\"", bad.key))
     };
     let from_top = if bad.step.is_none() { 0 } else { from + 1 };
     (from_top..to)
@@ -250,6 +259,10 @@ fn check_step<'a>(
         if t.argv.is_empty() {
             return Err(wrong("run", "a command with no words".into()));
         }
+        if t.unfinished_on_exit == Some(0) {
+            let what = "unfinished_on_exit = 0 would leave a step that succeeded unfinished";
+            return Err(wrong("unfinished_on_exit", what.into()));
+        }
         let words = t.argv.iter().chain(&t.stdout).chain(t.env.values());
         for w in words.chain(st.env.values()).chain(&st.pack) {
             crate::session::plan::check_word(w, t.each.is_some()).map_err(|e| wrong(w, e))?;
@@ -286,6 +299,12 @@ mod tests {
         let e = parsed(&GOOD.replace("limit_s", "limit")).unwrap_err();
         assert!(
             e.contains("x.toml") && e.contains("line 4") && e.contains("`limit`"),
+            "{e}"
+        );
+        let zero = "run = [{ argv = [\"echo\"], unfinished_on_exit = 0 }]";
+        let e = parsed(&GOOD.replace("run = [[\"echo\", \"{out}\"]]", zero)).unwrap_err();
+        assert!(
+            e.starts_with("lab/sessions/x.toml:5: step `a`: unfinished_on_exit = 0"),
             "{e}"
         );
         let e = parsed(&GOOD.replace("{out}", "{each}")).unwrap_err();

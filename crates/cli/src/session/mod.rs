@@ -25,6 +25,8 @@
 //!   ["bash", "conformance/gpu-run.sh", "--tier", "gpu", "{rest}"],
 //!   { argv = ["{gridcheck}", "report", "summary", "{each}/results.jsonl"],
 //!     each = ["a", "b"], stdout = "{out}/summary.json", stop_on_error = true },
+//!   { argv = ["{gridcheck}", "campaign", "run", "{1}", "--part"],
+//!     unfinished_on_exit = 3 },   # that exit code: the step runs again
 //! ]
 //! ```
 //!
@@ -54,7 +56,8 @@ pub const HELP: &str = "gridcheck session FILE [--dry-run] [--list] [--again] [-
 Runs the named steps of a session file (lab/sessions/*.toml), in order, each under its
 time limit (`limit_s`), in the file's work folder (`work`, or --work DIR), where a file
 keeps each step's state: a step that finished (whatever its commands' exit codes) is
-skipped when the session runs again, unless --again; one killed at its limit runs again.
+skipped when the session runs again, unless --again; one killed at its limit, or one
+whose command exited with its `unfinished_on_exit` code (a part with work left), runs again.
 No step named: the file's `default` steps, or every step. A session's `limit_s` keeps a
 step from starting when its own limit would end past it (the next call runs it).
 Each command's output goes to the step's log; its last lines are shown. What a step names
@@ -64,7 +67,7 @@ gives back at most 8 files under $OUT, each at most 16 MiB, at most 2 folders de
 session says which limit it passed). Without $OUT, the packs go to <work>/packed/.
 --dry-run: the commands each step would run, placeholders filled, nothing run.
 --list: the steps of the file.
-Exit code: 0 when every step asked for finished, 1 when one was killed at its limit,
+Exit code: 0 when every step asked for finished, 1 when one did not (see above),
 2 on a bad file or arguments.";
 
 /// What the command line asks for.

@@ -68,6 +68,7 @@ pub struct PlannedCommand {
     pub env: BTreeMap<String, String>,
     pub stdout: Option<PathBuf>,
     pub stop_on_error: bool,
+    pub unfinished_on_exit: Option<i32>,
 }
 
 /// What the placeholders stand for, the GPU's values looked up once and
@@ -187,6 +188,7 @@ pub fn plan_step(s: &Session, inv: &Invocation, v: &Values) -> Result<PlannedSte
                 env,
                 stdout: stdout.map(|p| v.root.join(p)),
                 stop_on_error: t.stop_on_error,
+                unfinished_on_exit: t.unfinished_on_exit,
             });
         }
     }
