@@ -113,7 +113,18 @@ fn summarized(res: &Path, records: bool) -> Result<bool, String> {
     if !records {
         return Ok(true);
     }
-    let n = read_lines::<ProgramRecord>(&res.join(RECORDS))?.len();
+    let records = res.join(RECORDS);
+    if s.programs > 0 && !records.is_file() {
+        // A recorded campaign keeps its records packed: this folder cannot
+        // say whether its parts are done.
+        return Err(format!(
+            "{}: missing, while {} counts {} programs (unpack the records into the folder first)",
+            records.display(),
+            f.display(),
+            s.programs
+        ));
+    }
+    let n = read_lines::<ProgramRecord>(&records)?.len();
     Ok(s.programs == n)
 }
 
@@ -235,6 +246,12 @@ mod tests {
         std::fs::write(d.join("summary.json"), summary(1, 0)).unwrap();
         let s = of(&d, Work::Run).unwrap();
         assert_eq!((s.left, s.done, s.phase.as_str()), (0, true, "run"));
+        // A summary whose records are not in the folder (a recorded
+        // campaign keeps them packed): an error naming the file, not "left".
+        std::fs::rename(d.join(RECORDS), d.join("kept")).unwrap();
+        let e = of(&d, Work::Run).unwrap_err();
+        assert!(e.contains(RECORDS) && e.contains("missing"), "{e}");
+        std::fs::rename(d.join("kept"), d.join(RECORDS)).unwrap();
         // The leads: the findings still open.
         let ends = [finding("open"), finding("known"), finding("open")];
         std::fs::write(d.join("findings.jsonl"), ends.join("\n")).unwrap();
