@@ -167,10 +167,7 @@ fn gpu_slug(records: &[gridcheck_report::TrialRecord]) -> Option<String> {
 
 /// Today's date in UTC, from the system clock.
 fn today_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc_date(secs)
+    utc_date(gridcheck_report::now_secs())
 }
 
 /// `<gpu_dir>/<date>`, or the first of `<date>.2`, `<date>.3`, ... that

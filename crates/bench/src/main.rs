@@ -363,10 +363,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         plan.repeats
     );
     let outcome = gpu::run_all(&bench);
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = gridcheck_report::now_secs();
     let mut notes = vec![
         format!(
             "{} SMs, L2 {} MiB; warm-up and timed repeats per figure: launch and PDL {} + {}, PMPP {} + {}{}",

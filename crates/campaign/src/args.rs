@@ -181,7 +181,7 @@ impl Args {
                 let g = gpu().map_err(|e| {
                     format!("{e}: no GPU to name the results folder by; give --out DIR")
                 })?;
-                defaults::results_dir(&a.root, &g.name, defaults::now_secs(), &a.dir)?
+                defaults::results_dir(&a.root, &g.name, gridcheck_store::now_secs(), &a.dir)?
             }
         };
         let choice = u.tuning.unwrap_or(TuningChoice::None);
@@ -371,12 +371,12 @@ mod tests {
         };
         let argv = vec!["run".to_string(), ".gpu-bundle/enum3".into()];
         let a = Args::parse_with(&argv, Path::new("/r"), h200).unwrap();
-        let today = gridcheck_store::utc_date(defaults::now_secs());
+        let today = gridcheck_store::utc_date(gridcheck_store::now_secs());
         let want = Path::new("/r/records/nvidia-h200/campaigns")
             .join(&today)
             .join("enum3");
         // (a run at midnight: the day may have turned between the two)
-        let yesterday = gridcheck_store::utc_date(defaults::now_secs() - 60);
+        let yesterday = gridcheck_store::utc_date(gridcheck_store::now_secs() - 60);
         let other = Path::new("/r/records/nvidia-h200/campaigns")
             .join(&yesterday)
             .join("enum3");

@@ -93,13 +93,6 @@ pub fn results_dir(
         .join(name))
 }
 
-/// Seconds since the epoch now.
-pub fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

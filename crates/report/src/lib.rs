@@ -55,9 +55,9 @@ pub use gridcheck_record::{
 pub use gridcheck_store::{
     GOLDEN_HEADER, GZ_SUFFIX, LinesRead, MAX_DECOMPRESSED, RUN_BUDGET, RecordedFinding,
     ResultsRead, RunChoice, RunRecords, RunStamp, Skipped, append_json_line, append_record,
-    baseline, find_stored, golden, gzip, read_json_lines, read_results, read_results_file,
-    read_stored, recorded_findings, repair_tail, runs, split_runs, stored_name, utc_date,
-    valid_date,
+    baseline, find_stored, golden, gzip, now_secs, read_json_lines, read_results,
+    read_results_file, read_stored, recorded_findings, repair_tail, runs, split_runs, stored_name,
+    utc_date, valid_date,
 };
 
 #[cfg(test)]

@@ -1,8 +1,15 @@
 //! Dates as the records write them, `YYYY-MM-DD` in UTC: the date of a
 //! moment ([`utc_date`]: a run's start, a recorded run's folder, a
-//! benchmark baseline) and the check of a date's form ([`valid_date`]: a
-//! fact's `measured` date, `cargo xtask record --date`). The one home of
-//! both.
+//! benchmark baseline), the check of a date's form ([`valid_date`]: a
+//! fact's `measured` date, `cargo xtask record --date`) and the moment now
+//! ([`now_secs`]). The one home of all three.
+
+/// Seconds since the epoch by the system clock (0 for a clock before it).
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
 
 /// The UTC date of `unix_secs`, `YYYY-MM-DD` (days since the epoch to the
 /// civil date, H. Hinnant's `civil_from_days`).

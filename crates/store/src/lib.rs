@@ -22,7 +22,7 @@ pub mod runs;
 mod stored;
 
 pub use campaign_findings::{RecordedFinding, recorded_findings};
-pub use date::{utc_date, valid_date};
+pub use date::{now_secs, utc_date, valid_date};
 pub use golden::{GOLDEN_HEADER, golden};
 pub use results_file::{
     LinesRead, ResultsRead, Skipped, append_json_line, append_record, read_json_lines,

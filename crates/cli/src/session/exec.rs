@@ -197,9 +197,7 @@ fn run_step(
     println!("== {} (limit {} s)", st.key, st.limit_s);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(st.limit_s);
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let started = gridcheck_report::now_secs();
     let mut record = StepState {
         finished: false,
         started,
