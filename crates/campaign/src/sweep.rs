@@ -258,14 +258,9 @@ pub fn build(nvcc: &Nvcc, cu: &Path, exe: &Path, arch: &str, timeout: u64) -> Re
     }
 }
 
-/// The last [`OUTPUT_KEEP`] bytes of `s` (at a character's start).
+/// The last [`OUTPUT_KEEP`] bytes of `s`, trimmed.
 fn last(s: &str) -> String {
-    let s = s.trim();
-    let cut = s.len().saturating_sub(OUTPUT_KEEP);
-    let cut = (cut..=s.len())
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(0);
-    s[cut..].to_string()
+    gridcheck_child::last_bytes(s.trim(), OUTPUT_KEEP).to_string()
 }
 
 /// Runs `bin ARGS` with `PLAIN_WAIT_S` under `timeout` seconds: its exit

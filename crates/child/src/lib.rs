@@ -17,6 +17,16 @@ use std::time::{Duration, Instant};
 /// How much of standard error is kept (at least; at most twice as much).
 pub const STDERR_KEEP: usize = 16 * 1024;
 
+/// The last `n` bytes of `s`, or a little less, so as to start at a
+/// character: the end of a child's output that a message keeps.
+pub fn last_bytes(s: &str, n: usize) -> &str {
+    let start = s.len().saturating_sub(n);
+    let start = (start..=s.len())
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(s.len());
+    &s[start..]
+}
+
 /// A running child and what it printed.
 pub struct Piped {
     pub child: Child,
@@ -58,8 +68,7 @@ impl Piped {
                     let mut s = keep.lock().unwrap_or_else(|p| p.into_inner());
                     s.push_str(&String::from_utf8_lossy(&buf[..n]));
                     if s.len() > 2 * STDERR_KEEP {
-                        let cut = s.len() - STDERR_KEEP;
-                        let cut = (cut..s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+                        let cut = s.len() - last_bytes(&s, STDERR_KEEP).len();
                         s.drain(..cut);
                     }
                 }
@@ -182,5 +191,14 @@ mod tests {
         assert!(status.is_ok_and(|s| s.success()) && stdout == "done\n");
         let (status, _, stderr) = run_with_timeout(sh("echo bad >&2; exit 4"), 5).unwrap();
         assert!(status.is_ok_and(|s| s.code() == Some(4)) && stderr.contains("bad"));
+    }
+
+    #[test]
+    fn the_last_bytes_start_at_a_character() {
+        assert_eq!(last_bytes("abcdef", 3), "def");
+        assert_eq!(last_bytes("ab", 5), "ab");
+        // 'é' is two bytes: a cut inside it moves past it.
+        assert_eq!(last_bytes("aé", 1), "");
+        assert_eq!(last_bytes("aé", 2), "é");
     }
 }

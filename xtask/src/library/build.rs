@@ -454,7 +454,7 @@ fn report(
                     "binary": j.out.strip_prefix(root).unwrap_or(&j.out).display().to_string(),
                     "ok": d.ok, "up_to_date": d.skipped, "seconds": (d.seconds * 10.0).round() / 10.0,
                     "error": d.error, "command": d.command,
-                    "log": if d.ok { String::new() } else { tail(&d.log, 4000) },
+                    "log": if d.ok { String::new() } else { gridcheck_child::last_bytes(&d.log, 4000).to_string() },
                 })
             })
             .collect();
@@ -529,14 +529,6 @@ fn keep_others(path: &Path, mut builds: Vec<serde_json::Value>) -> Vec<serde_jso
     }
     builds.sort_by_key(|b| format!("{} {} {}", b["target"], b["program"], b["variant"]));
     builds
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let start = s.len().saturating_sub(n);
-    let start = (start..=s.len())
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(s.len());
-    s[start..].to_string()
 }
 
 #[cfg(test)]
