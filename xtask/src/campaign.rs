@@ -40,11 +40,11 @@ const OLD_RUNS: [(&str, &[&str]); 2] = [
         "random-10000",
         &["--count", "10000", "--seed", "2026", "--batch", "200"],
     ),
-    (
-        "enumerated-3",
-        &["--count", "0", "--enumerate", "3", "--batch", "300"],
-    ),
+    ("enumerated-3", ENUMERATED_3),
 ];
+/// Every program of at most 3 operations, as `prepare` draws them now and
+/// as the old campaign drew them.
+const ENUMERATED_3: &[&str] = &["--count", "0", "--enumerate", "3", "--batch", "300"];
 /// Seconds a toolchain's nvcc may take for one plain program.
 const NVCC_TIMEOUT_S: u64 = 300;
 
@@ -86,10 +86,7 @@ fn prepare(args: &[String]) -> Result<()> {
         &["--count", &count, "--seed", &seed, "--batch", "200"],
         &fuzz,
     )?;
-    draw(
-        &["--count", "0", "--enumerate", "3", "--batch", "300"],
-        &enum3,
-    )?;
+    draw(ENUMERATED_3, &enum3)?;
     let mut dirs = vec![fuzz, enum3];
     dirs.extend(draw_old(&root, &old)?);
     precompile(&root, &bundle, &dirs)?;
