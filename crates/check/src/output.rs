@@ -25,13 +25,17 @@ fn kernel_title(k: &Kernel) -> String {
 /// and PTX entries that lost a wait the SASS has.
 pub fn findings(files: &[FileReport], opts: &Options) -> Vec<Finding> {
     let all: Vec<&Kernel> = files.iter().flat_map(|f| f.all.iter()).collect();
+    let trace = opts
+        .trace
+        .as_ref()
+        .map(|(t, file)| pair::TraceIndex::new(t, file, &all));
     let mut out = Vec::new();
     for f in files {
         for u in &f.units {
             for k in &u.kernels {
                 let mut hits = Vec::new();
-                if let Some((t, file)) = &opts.trace {
-                    hits.extend(pair::by_trace(k, &all, t, file));
+                if let Some(t) = &trace {
+                    hits.extend(pair::by_trace(k, t));
                 }
                 if let Some((p, file)) = &opts.produced {
                     hits.extend(pair::by_produced(k, p, file));

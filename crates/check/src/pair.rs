@@ -36,7 +36,7 @@
 //!   produces (TOML): `[[kernel]] name = "secondary" produced = [1]`; the
 //!   name is the mangled one or the demangled one up to its `(`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Deserialize;
 
@@ -182,19 +182,45 @@ pub fn by_produced(k: &Kernel, produced: &Produced, file: &str) -> Vec<Hit> {
 /// How many launches back the pairing follows a chain (`by_trace`).
 pub const CHAIN_LIMIT: usize = 64;
 
-/// For each launch, the launch before it on its stream (in its process).
-fn predecessors(trace: &[Launch]) -> Vec<Option<usize>> {
-    let mut last = std::collections::HashMap::new();
-    trace
-        .iter()
-        .enumerate()
-        .map(|(n, l)| last.insert((l.stream.as_str(), l.process), n))
-        .collect()
+/// A launch trace made ready for pairing, once for every kernel checked:
+/// each launch's predecessor on its stream (in its process), and the code
+/// checked of each kernel name (any architecture).
+pub struct TraceIndex<'a> {
+    trace: &'a [Launch],
+    file: &'a str,
+    prev: Vec<Option<usize>>,
+    code: HashMap<&'a str, Vec<&'a Kernel>>,
+}
+
+impl<'a> TraceIndex<'a> {
+    /// The trace `trace` (read from `file`) over the kernels `all`.
+    pub fn new(trace: &'a [Launch], file: &'a str, all: &[&'a Kernel]) -> TraceIndex<'a> {
+        let mut last = HashMap::new();
+        let prev = trace
+            .iter()
+            .enumerate()
+            .map(|(n, l)| last.insert((l.stream.as_str(), l.process), n))
+            .collect();
+        let mut code: HashMap<&str, Vec<&Kernel>> = HashMap::new();
+        for k in all {
+            code.entry(k.name.as_str()).or_default().push(k);
+        }
+        TraceIndex {
+            trace,
+            file,
+            prev,
+            code,
+        }
+    }
+
+    /// The checked code of the kernel `a` launched (none: not checked).
+    fn code(&self, a: &Launch) -> &[&'a Kernel] {
+        self.code.get(a.kernel.as_str()).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The values `a`'s stores write through, and how that is known.
-fn written(a: &Launch, all: &[&Kernel]) -> (Vec<u64>, &'static str) {
-    let code: Vec<&&Kernel> = all.iter().filter(|p| p.name == a.kernel).collect();
+fn written(a: &Launch, code: &[&Kernel]) -> (Vec<u64>, &'static str) {
     if code.is_empty() {
         return (
             a.all_values(),
@@ -202,7 +228,7 @@ fn written(a: &Launch, all: &[&Kernel]) -> (Vec<u64>, &'static str) {
         );
     }
     let mut w = Vec::new();
-    for p in &code {
+    for p in code {
         for r in &p.writes {
             if let Some(o) = r.ordinal {
                 w.extend(a.value(o, r.at));
@@ -217,11 +243,10 @@ fn written(a: &Launch, all: &[&Kernel]) -> (Vec<u64>, &'static str) {
 /// that one completed) and can trigger before its wait returned, or has
 /// no wait. `None` where it cannot: launched without PDL, or its code
 /// waits before it triggers on every path.
-fn passes(a: &Launch, all: &[&Kernel]) -> Option<String> {
+fn passes(a: &Launch, code: &[&Kernel]) -> Option<String> {
     if !a.pdl {
         return None;
     }
-    let code: Vec<&&Kernel> = all.iter().filter(|p| p.name == a.kernel).collect();
     let name = &a.kernel;
     if code.is_empty() {
         return Some(format!(
@@ -243,24 +268,19 @@ fn passes(a: &Launch, all: &[&Kernel]) -> Option<String> {
 /// each launch between lets the next start early (`passes`, its reason
 /// kept), [`CHAIN_LIMIT`] at most. A chain member at depth `d` has the
 /// first `d` reasons between it and `n`.
-fn chain(
-    n: usize,
-    prev: &[Option<usize>],
-    trace: &[Launch],
-    all: &[&Kernel],
-) -> (Vec<usize>, Vec<String>) {
+fn chain(n: usize, t: &TraceIndex) -> (Vec<usize>, Vec<String>) {
     let (mut members, mut between) = (Vec::new(), Vec::new());
-    let mut at = prev[n];
+    let mut at = t.prev[n];
     while let Some(m) = at {
         members.push(m);
         if members.len() >= CHAIN_LIMIT {
             break;
         }
-        let Some(why) = passes(&trace[m], all) else {
+        let Some(why) = passes(&t.trace[m], t.code(&t.trace[m])) else {
             break;
         };
         between.push(why);
-        at = prev[m];
+        at = t.prev[m];
     }
     (members, between)
 }
@@ -305,18 +325,18 @@ fn chain_why(
 
 /// The early loads of `k` that a traced PDL launch of it pairs with the
 /// stores of its predecessor on the stream, or of a launch further back
-/// that the chain between lets it race (`chain`). `all` is every kernel
-/// checked (any architecture).
-pub fn by_trace(k: &Kernel, all: &[&Kernel], trace: &[Launch], file: &str) -> Vec<Hit> {
+/// that the chain between lets it race (`chain`).
+pub fn by_trace(k: &Kernel, t: &TraceIndex) -> Vec<Hit> {
+    let (trace, file) = (t.trace, t.file);
     let mut out: Vec<Hit> = Vec::new();
-    let prev = predecessors(trace);
     for (n, b) in trace.iter().enumerate() {
         if !b.pdl || b.kernel != k.name {
             continue;
         }
-        let (members, between) = chain(n, &prev, trace, all);
+        let (members, between) = chain(n, t);
         for depth in 0..members.len() {
-            let (written, how) = written(&trace[members[depth]], all);
+            let a = &trace[members[depth]];
+            let (written, how) = written(a, t.code(a));
             for l in k.early.iter().filter(|l| !l.reads_params_only) {
                 for p in params_of(&l.provenance) {
                     let Some(v) = p.ordinal.and_then(|o| b.value(o, p.at)) else {
