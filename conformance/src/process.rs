@@ -124,12 +124,7 @@ impl Worker {
     /// Closes the worker's input and lets it exit, killing it after
     /// [`EXIT_GRACE`].
     fn finish(mut self) {
-        drop(self.0.stdin.take());
-        let until = Instant::now() + EXIT_GRACE;
-        while matches!(self.0.child.try_wait(), Ok(None)) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = self.0.stop();
+        let _ = self.0.finish(EXIT_GRACE);
     }
 }
 

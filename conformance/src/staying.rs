@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gridcheck_child::Piped;
 
@@ -210,12 +210,7 @@ fn died(piped: &mut Piped, ready: bool) -> Reply {
 /// Closes a staying program's input and lets it exit, killing it after
 /// the harness's grace for a worker's exit.
 fn finish(mut s: Staying) {
-    drop(s.piped.stdin.take());
-    let until = Instant::now() + crate::process::EXIT_GRACE;
-    while matches!(s.piped.child.try_wait(), Ok(None)) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let _ = s.piped.stop();
+    let _ = s.piped.finish(crate::process::EXIT_GRACE);
 }
 
 #[cfg(test)]

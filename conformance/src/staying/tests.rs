@@ -1,6 +1,7 @@
 //! The protocol against stand-in programs (shell scripts).
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use super::*;
 

@@ -96,6 +96,21 @@ impl Piped {
         self.end()
     }
 
+    /// Closes the child's input and lets it exit, killing it after
+    /// `grace` (a CUDA program may wait, at exit, on a kernel that never
+    /// ends); says how it ended, as [`Piped::stop`].
+    pub fn finish(
+        &mut self,
+        grace: Duration,
+    ) -> (Result<std::process::ExitStatus, String>, String) {
+        drop(self.stdin.take());
+        let until = Instant::now() + grace;
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.stop()
+    }
+
     /// Waits for the child to end by itself, then as [`Piped::stop`]; the
     /// lines it printed stay in [`Piped::lines`].
     pub fn end(&mut self) -> (Result<std::process::ExitStatus, String>, String) {
