@@ -76,10 +76,17 @@ pub fn of(res: &Path, work: Work) -> Result<Status, String> {
         return Err(format!("{}: no results folder", res.display()));
     }
     let (left, summarized) = match work {
-        Work::Run => (run_left(res)?, summarized(res, true)?),
-        Work::Leads => (leads_left(res)?, summarized(res, false)?),
-        Work::Campaign => (run_left(res)? + leads_left(res)?, summarized(res, true)?),
         Work::Plain => (sweep::left(res)?, true),
+        Work::Leads => (leads_left(res)?, summary(res)?.is_some()),
+        Work::Run | Work::Campaign => {
+            let summary = summary(res)?;
+            let records = records(res, summary.as_ref())?;
+            let mut left = records.iter().filter(|r| not_reached(r)).count();
+            if work == Work::Campaign {
+                left += leads_left(res)?;
+            }
+            (left, summary.is_some_and(|s| s.programs == records.len()))
+        }
     };
     Ok(Status {
         phase: work.name().into(),
@@ -90,42 +97,39 @@ pub fn of(res: &Path, work: Work) -> Result<Status, String> {
     })
 }
 
-fn run_left(res: &Path) -> Result<usize, String> {
-    let records: Vec<ProgramRecord> = read_lines(&res.join(RECORDS))?;
-    Ok(records.iter().filter(|r| not_reached(r)).count())
-}
-
 fn leads_left(res: &Path) -> Result<usize, String> {
     let ends: Vec<LeadEnd> = read_lines(&res.join("findings.jsonl"))?;
     Ok(ends.iter().filter(|e| e.ended == "open").count())
 }
 
-/// Whether `summary.json` is there and (with `records`) counts as many
-/// programs as `campaign.jsonl` holds.
-fn summarized(res: &Path, records: bool) -> Result<bool, String> {
+/// `summary.json`, where the part wrote it.
+fn summary(res: &Path) -> Result<Option<Summary>, String> {
     let f = res.join("summary.json");
     let text = match std::fs::read_to_string(&f) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", f.display())),
     };
-    let s: Summary = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", f.display()))?;
-    if !records {
-        return Ok(true);
-    }
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", f.display()))
+}
+
+/// The programs' records (`campaign.jsonl`), read once for what is left
+/// and whether `summary` counts them all.
+fn records(res: &Path, summary: Option<&Summary>) -> Result<Vec<ProgramRecord>, String> {
     let records = res.join(RECORDS);
-    if s.programs > 0 && !records.is_file() {
+    if let Some(s) = summary.filter(|s| s.programs > 0 && !records.is_file()) {
         // A recorded campaign keeps its records packed: this folder cannot
         // say whether its parts are done.
         return Err(format!(
             "{}: missing, while {} counts {} programs (unpack the records into the folder first)",
             records.display(),
-            f.display(),
+            res.join("summary.json").display(),
             s.programs
         ));
     }
-    let n = read_lines::<ProgramRecord>(&records)?.len();
-    Ok(s.programs == n)
+    read_lines(&records)
 }
 
 /// Copies the results folder `res` into `to/<its name>` (what was there
