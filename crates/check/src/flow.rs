@@ -76,6 +76,8 @@ type State = BTreeMap<Reg, Set>;
 
 const WIDEN: usize = 8;
 
+/// Widens a set of exact parameter addresses past [`WIDEN`] (or beside an
+/// unknown one) to the unknown address.
 fn widen(s: &mut Set) {
     let exact = s
         .iter()
@@ -341,8 +343,12 @@ pub fn run(f: &Function, cfg: &Cfg, t: Target) -> Flow {
     if !starts.is_empty() {
         entry[0] = Some(State::new());
     }
-    let mut work: Vec<usize> = if starts.is_empty() { vec![] } else { vec![0] };
-    while let Some(b) = work.pop() {
+    // The lowest block first (program order), each block queued once.
+    let mut work: BTreeSet<usize> = BTreeSet::new();
+    if !starts.is_empty() {
+        work.insert(0);
+    }
+    while let Some(b) = work.pop_first() {
         let Some(mut s) = entry[b].clone() else {
             continue;
         };
@@ -361,16 +367,27 @@ pub fn run(f: &Function, cfg: &Cfg, t: Target) -> Flow {
                     let mut changed = false;
                     for (r, set) in &s {
                         let o = old.entry(*r).or_default();
-                        let before = o.clone();
-                        o.extend(set.iter().copied());
-                        widen(o);
-                        changed |= *o != before;
+                        // An exact address beside the unknown one is
+                        // already widened away: skipped, so that a grown
+                        // set is a changed set after widening too.
+                        let unknown = o.contains(&Origin::ParamAddr(None));
+                        let mut grew = false;
+                        for &x in set {
+                            if unknown && matches!(x, Origin::ParamAddr(Some(_))) {
+                                continue;
+                            }
+                            grew |= o.insert(x);
+                        }
+                        if grew {
+                            widen(o);
+                            changed = true;
+                        }
                     }
                     changed
                 }
             };
-            if changed && !work.contains(&tb) {
-                work.push(tb);
+            if changed {
+                work.insert(tb);
             }
         }
     }
