@@ -85,7 +85,7 @@ fn environment_record(ctx: &Ctx, device: &DeviceInfo) -> Environment {
 }
 
 fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) {
-    let (histogram, launch_failures, first_launch_error, elapsed_s, seed) =
+    let (histogram, launch_failures, first_launch_error, elapsed_s, seed, stale) =
         match ctx.runner.hardware(&ctx.plan, run) {
             WorkerResult::Litmus {
                 histogram,
@@ -93,6 +93,7 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
                 first_launch_error,
                 elapsed_s,
                 seed,
+                stale,
                 ..
             } => (
                 histogram,
@@ -100,6 +101,7 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
                 first_launch_error,
                 elapsed_s,
                 seed,
+                stale,
             ),
             other => {
                 (rec.status, rec.message) =
@@ -140,13 +142,16 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
     hw.first_launch_error = first_launch_error;
     hw.elapsed_s = elapsed_s;
     hw.seed = seed;
+    hw.stale = stale;
     let d = diff(verdict, &hw);
     let instances = hw.instances;
     rec.status = d.status;
     rec.message = if d.findings.is_empty() {
         format!(
-            "model {verdict}, hardware {} ({} instances){note}",
-            hw.observation, hw.instances
+            "model {verdict}, hardware {} ({} instances){}{note}",
+            hw.observation,
+            hw.instances,
+            stale_words(&hw)
         )
     } else {
         format!(
@@ -160,6 +165,16 @@ fn gpu(ctx: &Ctx, test: &Test, l: &Litmus, run: &GpuRun, rec: &mut TrialRecord) 
     if rec.status == Status::QualityWarning {
         escalate(ctx, run, rec, instances, &note);
     }
+}
+
+/// The tile registers' stale words, for a trial's message: `; stale
+/// words: ...` (nothing for a test without tiles).
+fn stale_words(hw: &HardwareResult) -> String {
+    if hw.stale.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = hw.stale.iter().map(|s| s.summary()).collect();
+    format!("; stale words: {}", each.join("; "))
 }
 
 /// A quality warning escalated (`escalate.rs`), unless escalation is off or

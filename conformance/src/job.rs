@@ -154,6 +154,9 @@ pub enum WorkerResult {
         first_launch_error: Option<String>,
         elapsed_s: f64,
         seed: u64,
+        /// Per segment of a tile register, its stale words.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        stale: Vec<gridcheck_report::StaleWords>,
     },
     Runtime {
         outputs: Vec<u32>,

@@ -280,6 +280,7 @@ mod tests {
             first_launch_error: None,
             elapsed_s: 0.25,
             seed: 1,
+            stale: Vec::new(),
         });
         assert_eq!(done, "not reproduced: it completed, 64 instances in 0.2 s");
         let stalled = classification(&WorkerResult::Stalled {

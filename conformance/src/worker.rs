@@ -187,6 +187,9 @@ fn litmus(gpu: &Gpu, j: &GpuJob, l: &Litmus) -> WorkerResult {
                 if run.first_launch_error.is_none() {
                     run.first_launch_error = more.first_launch_error;
                 }
+                for (s, m) in run.stale.iter_mut().zip(&more.stale) {
+                    s.merge(m);
+                }
                 run.elapsed += more.elapsed;
             }
             Err(err) => return error(format!("extra environment `{}`: {err}", e.name)),
@@ -199,6 +202,7 @@ fn litmus(gpu: &Gpu, j: &GpuJob, l: &Litmus) -> WorkerResult {
         first_launch_error: run.first_launch_error,
         elapsed_s: run.elapsed.as_secs_f64(),
         seed: run.seed,
+        stale: run.stale,
     }
 }
 

@@ -45,6 +45,7 @@ mod plan;
 mod record;
 mod report;
 mod spread;
+mod tiles;
 mod toolchain;
 mod workspace;
 
@@ -119,6 +120,10 @@ const USAGE: &str = "usage: cargo xtask <command>
                                   10000, of seed SEED, 2027; enum3; old: the 2026-11-26 campaigns'
                                   findings' batches), compiled and packed where nvcc is found
                                   (lab/sessions/campaign.toml runs them on the GPU machine)
+  tiles sweep [--sizes 4B,..] [--readers generic,bulk] [--out DIR] [TEST...]
+                                  the tile tests at every size and reader, as a campaign's programs
+                                  (.gpu-bundle/tiles; lab/experiments/tiles/README.md)
+  tiles table DIR RES             the sweep's table from the campaign's records
   campaign plain-toolchains RES... [--bins DIR] [--arch ARCH]
                                   each finding's plain program of RES built by every installed
                                   toolchain into .gpu-bundle/plain/<RES's name>/
@@ -171,6 +176,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("campaign") => campaign::run(&args[1..]),
+        Some("tiles") => tiles::run(&args[1..]),
         Some("library") => library::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -151,6 +151,7 @@ mod tests {
             launch_failures: 0,
             first_launch_error: None,
             elapsed_s: 0.0,
+            stale: Vec::new(),
         }
     }
 

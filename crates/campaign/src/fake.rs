@@ -192,6 +192,7 @@ pub fn run(rules_file: &Path, programs: &[CampaignProgram], job: &Job) -> ExitCo
                 launch_failures: 1,
                 first_launch_error: Some("a fake GPU's launch error".into()),
                 elapsed_s: 0.0,
+                stale: Vec::new(),
             },
             None => Outcome::Ran {
                 histogram: pass,
@@ -199,6 +200,7 @@ pub fn run(rules_file: &Path, programs: &[CampaignProgram], job: &Job) -> ExitCo
                 launch_failures: 0,
                 first_launch_error: None,
                 elapsed_s: 0.0,
+                stale: Vec::new(),
             },
         };
         let ends = outcome.ends_worker();

@@ -23,6 +23,10 @@ pub enum Outcome {
         launch_failures: u64,
         first_launch_error: Option<String>,
         elapsed_s: f64,
+        /// Per segment of a tile register, its stale words (none for a
+        /// program without tiles).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        stale: Vec<gridcheck_report::StaleWords>,
     },
     /// A launch stopped making progress (the watcher's words), or the
     /// worker was killed with the program in flight.
@@ -302,6 +306,7 @@ mod tests {
             launch_failures: failures,
             first_launch_error: None,
             elapsed_s: 0.0,
+            stale: Vec::new(),
         }
     }
 

@@ -50,8 +50,10 @@ mod sweep;
 mod worker;
 
 pub use batch::{BATCHES, CampaignProgram, batch_dir, write_batch};
+pub use campaign::read_lines;
 pub use cli::{check_args, main};
 pub use fake::FAKE_GPU;
+pub use findings::{Outcome, ProgramRecord};
 pub use known::{KnownFact, KnownFacts};
 pub use shape::Shape;
 pub use status::{Status, WORK_LEFT};

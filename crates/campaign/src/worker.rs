@@ -98,6 +98,7 @@ fn on_gpu(job: &Job, programs: &[CampaignProgram]) -> Result<ExitCode, String> {
                 launch_failures: r.launch_failures,
                 first_launch_error: r.first_launch_error,
                 elapsed_s: r.elapsed.as_secs_f64(),
+                stale: r.stale,
             },
             Err(e) => {
                 let message = e.to_string();

@@ -298,6 +298,7 @@ mod tests {
             first_launch_error: None,
             elapsed_s: 0.0,
             seed: 1,
+            stale: Vec::new(),
         });
         let rs = vec![
             rec("model/r/t", Status::Pass, "forbidden"),

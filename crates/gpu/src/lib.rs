@@ -37,6 +37,7 @@ mod jit;
 mod litmus;
 mod run_buffers;
 mod runtime;
+mod stale;
 pub mod watch;
 pub mod watchdog;
 

@@ -17,9 +17,10 @@ use crate::context::Gpu;
 use crate::environment::{Budget, Params, launch_seed, permutation};
 use crate::error::{GpuError, drv};
 use crate::run_buffers::{Collected, RunBuffers, alloc};
+use crate::stale::StaleTally;
 use crate::watch::{WatchCtx, Watcher, watch_launch};
 use crate::watchdog::Watchdog;
-use gridcheck_report::Tuning;
+use gridcheck_report::{StaleWords, Tuning};
 
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
@@ -36,6 +37,10 @@ pub struct LitmusRun {
     /// not all run (not in the histogram).
     pub launch_failures: u64,
     pub first_launch_error: Option<String>,
+    /// Per segment of a tile register, how many words were stale (the
+    /// clean instances of launches waited for one by one: none when
+    /// GRIDCHECK_QUEUE_LAUNCHES queues them).
+    pub stale: Vec<StaleWords>,
     /// The whole run: loading the module, allocating, launching, reading back.
     pub elapsed: Duration,
     /// From the first launch to the end of the last: the steady-state cost
@@ -184,6 +189,7 @@ impl Gpu {
             instances: 0,
             launch_failures: 0,
             first_launch_error: None,
+            stale: Vec::new(),
             elapsed: Duration::ZERO,
             launch_elapsed: Duration::ZERO,
             seed: budget.seed,
@@ -222,9 +228,10 @@ impl Gpu {
             sync_each,
             dog: dog.as_ref().map(|(d, l)| (*d, l)),
         };
+        let mut stale = StaleTally::new(&lay);
         let launches_start = Instant::now();
         for li in 0..budget.launches {
-            if let Err(e) = launches.launch(li, launches_start, watch.as_mut()) {
+            if let Err(e) = launches.launch(li, launches_start, watch.as_mut(), &mut stale) {
                 if watch.is_some() {
                     // A watched launch that stalled may never end: freeing
                     // what it uses (page-locked memory, device memory, the
@@ -246,6 +253,9 @@ impl Gpu {
         run.instances = got.instances;
         run.launch_failures = got.launch_failures;
         run.first_launch_error = got.first_launch_error;
+        if sync_each || watch.is_some() {
+            run.stale = stale.segments;
+        }
         Ok(run)
     }
 
@@ -350,12 +360,14 @@ struct Launches<'a> {
 
 impl Launches<'_> {
     /// Launch `li`: fresh buffers, the test's host kernels, the histogram
-    /// kernel; then the launch waited for, or watched.
+    /// kernel; then the launch waited for, or watched, and its stale words
+    /// counted.
     fn launch(
         &self,
         li: u32,
         launches_start: Instant,
         watch: Option<&mut Watch>,
+        stale: &mut StaleTally,
     ) -> Result<(), GpuError> {
         let (stream, lay, bufs, inc) = (self.stream, self.lay, self.bufs, self.inc);
         let n = bufs.n;
@@ -440,8 +452,10 @@ impl Launches<'_> {
                 .map_err(drv(&format!("launch {li} of {} failed", self.test_name)));
             drop(flight);
             waited?;
+        } else {
+            return Ok(());
         }
-        Ok(())
+        stale.read(stream, lay, &regs, &status)
     }
 }
 

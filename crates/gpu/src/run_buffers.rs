@@ -32,7 +32,7 @@ pub(crate) fn alloc(what: &'static str) -> impl Fn(DriverError) -> GpuError {
 /// Why an instance's outcome cannot be recorded, if it cannot: a device
 /// runtime call (a launch, creating a stream or event, `record`,
 /// `waitevent`) was not reached or failed, or a kernel did not run.
-fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
+pub(crate) fn instance_failure(lay: &Layout, status: &[u32]) -> Option<String> {
     for e in lay.error_words() {
         let code = status[e.word as usize];
         if code == STATUS_NOT_REACHED {

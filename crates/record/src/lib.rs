@@ -17,6 +17,7 @@ mod mutant;
 mod rate_bound;
 mod record;
 mod slug;
+mod stale;
 mod toolchain;
 mod trial;
 mod tuning;
@@ -31,6 +32,7 @@ pub use record::{
     under_current_names,
 };
 pub use slug::slug;
+pub use stale::StaleWords;
 pub use toolchain::{TOOLCHAIN_FILE, ToolchainRecord, major_minor};
 pub use trial::{Subject, TestKey, Tier, TrialId, USER_PROGRAMS};
 pub use tuning::{

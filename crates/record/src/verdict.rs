@@ -165,6 +165,10 @@ pub struct HardwareResult {
     pub first_launch_error: Option<String>,
     pub elapsed_s: f64,
     pub seed: u64,
+    /// How many words of each tile register segment were stale (not an
+    /// observable; none for a test without tiles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<crate::StaleWords>,
 }
 
 impl HardwareResult {
@@ -201,6 +205,7 @@ impl HardwareResult {
             first_launch_error: None,
             elapsed_s: 0.0,
             seed: 0,
+            stale: Vec::new(),
         })
     }
 

@@ -48,9 +48,9 @@ pub use gridcheck_record::{
     Binary, CompileSummary, Count, Device, Diff, Environment, Escalation, EscalationStep,
     HardwareResult, LibraryControl, LibraryResult, LibraryRun, MAX_BUDGET_LAUNCHES, MAX_LINE_BURST,
     ModelSummary, MutantRecord, MutantRun, MutantStatus, Observation, Oracles, Reproducer, Row,
-    SearchPoint, Status, Subject, TOOLCHAIN_FILE, TUNING_DIR, TestKey, Tier, ToolchainRecord,
-    TrialId, TrialRecord, Tuning, USER_PROGRAMS, diff, major_minor, parse_search, rate_upper,
-    rate_upper_95, under_current_names,
+    SearchPoint, StaleWords, Status, Subject, TOOLCHAIN_FILE, TUNING_DIR, TestKey, Tier,
+    ToolchainRecord, TrialId, TrialRecord, Tuning, USER_PROGRAMS, diff, major_minor, parse_search,
+    rate_upper, rate_upper_95, under_current_names,
 };
 pub use gridcheck_store::{
     GOLDEN_HEADER, GZ_SUFFIX, LinesRead, MAX_DECOMPRESSED, RUN_BUDGET, RecordedFinding,

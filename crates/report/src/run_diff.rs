@@ -455,6 +455,7 @@ fn nothing_observed() -> HardwareResult {
         first_launch_error: None,
         elapsed_s: 0.0,
         seed: 0,
+        stale: Vec::new(),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod scan;
 pub mod seeds;
 pub mod sentences;
 pub mod shapes;
+pub mod sized;
 pub mod state;
 pub mod thread_name;
 pub mod tile;

@@ -208,6 +208,7 @@ mod tests {
             first_launch_error: None,
             elapsed_s: 1.0,
             seed: 1,
+            stale: Vec::new(),
         });
         let first = record("gpu/sm_90/cdp2.a/t0", Status::Pass);
         let g = golden(&[gpu, first]);

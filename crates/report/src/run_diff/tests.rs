@@ -31,6 +31,7 @@ fn hw(rows: &[(u32, u64, bool)]) -> HardwareResult {
         first_launch_error: None,
         elapsed_s: 1.0,
         seed: 0,
+        stale: Vec::new(),
     }
 }
 

@@ -35,6 +35,7 @@ fn hw(rows: &[(u32, u64)]) -> HardwareResult {
         first_launch_error: None,
         elapsed_s: 1.0,
         seed: 0,
+        stale: Vec::new(),
     }
 }
 
