@@ -1,7 +1,8 @@
 //! The stale words of a run's tile registers (`gridcheck_record::StaleWords`),
 //! read back launch by launch: each instance's count per segment, kept by
 //! the kernel after its registers (`gridcheck_kernelgen::Layout::stale_counts`),
-//! summed over the instances that ran cleanly.
+//! summed over the instances that ran cleanly. Only when asked
+//! (`crate::COUNT_STALE`): the reading back changes the launches' timing.
 
 use std::sync::Arc;
 
@@ -18,7 +19,8 @@ pub(crate) struct StaleTally {
 }
 
 impl StaleTally {
-    pub(crate) fn new(lay: &Layout) -> StaleTally {
+    /// The tally of a run, empty (nothing read back) unless `on`.
+    pub(crate) fn new(lay: &Layout, on: bool) -> StaleTally {
         let segments = lay
             .stale_counts
             .iter()
@@ -26,6 +28,7 @@ impl StaleTally {
                 let words = r.segment.map_or(1, |(a, b)| b - a);
                 StaleWords::new(r.name.trim_end_matches("#stale"), words)
             })
+            .filter(|_| on)
             .collect();
         StaleTally { segments }
     }
@@ -78,7 +81,8 @@ mod tests {
         )
         .unwrap();
         let lay = gridcheck_kernelgen::layout(&l);
-        let mut t = StaleTally::new(&lay);
+        assert!(StaleTally::new(&lay, false).segments.is_empty());
+        let mut t = StaleTally::new(&lay, true);
         assert_eq!(t.segments.len(), 1);
         assert_eq!(
             (t.segments[0].name.as_str(), t.segments[0].words),
