@@ -46,5 +46,5 @@ pub use device::{DeviceInfo, driver_release, pci_bus_id, probe, probe_all, uuid_
 pub use environment::{Budget, launch_seed, permutation};
 pub use error::{GpuError, cuda_error_name};
 pub use jit::{ImageError, is_ptx};
-pub use litmus::{COUNT_STALE, LitmusRun, LoadedModule, MAX_LIMITED_LAUNCHES};
+pub use litmus::{LitmusRun, LoadedModule, MAX_LIMITED_LAUNCHES};
 pub use runtime::{RuntimeFailure, RuntimeRun, cu_limit};

@@ -22,12 +22,6 @@ use crate::watch::{WatchCtx, Watcher, watch_launch};
 use crate::watchdog::Watchdog;
 use gridcheck_report::{StaleWords, Tuning};
 
-/// The variable that turns on the count of stale words. Off by default:
-/// reading each launch's registers back lengthens the time between
-/// launches, which can change what the GPU shows
-/// (lab/experiments/tiles/README.md, "Counting the stale words").
-pub const COUNT_STALE: &str = "GRIDCHECK_COUNT_STALE";
-
 /// The most launches (of one instance each) a litmus test that sets device
 /// runtime limits runs.
 pub const MAX_LIMITED_LAUNCHES: u32 = 4096;
@@ -43,9 +37,9 @@ pub struct LitmusRun {
     /// not all run (not in the histogram).
     pub launch_failures: u64,
     pub first_launch_error: Option<String>,
-    /// Per segment of a tile register, how many words were stale: only
-    /// with GRIDCHECK_COUNT_STALE set ([`COUNT_STALE`]), over the clean
-    /// instances of launches waited for one by one.
+    /// Per segment of a tile register, how many words were stale, over
+    /// the clean instances of launches waited for one by one (none when
+    /// GRIDCHECK_QUEUE_LAUNCHES queues them).
     pub stale: Vec<StaleWords>,
     /// The whole run: loading the module, allocating, launching, reading back.
     pub elapsed: Duration,
@@ -234,7 +228,7 @@ impl Gpu {
             sync_each,
             dog: dog.as_ref().map(|(d, l)| (*d, l)),
         };
-        let mut stale = StaleTally::new(&lay, std::env::var_os(COUNT_STALE).is_some());
+        let mut stale = StaleTally::new(&lay);
         let launches_start = Instant::now();
         for li in 0..budget.launches {
             if let Err(e) = launches.launch(li, launches_start, watch.as_mut(), &mut stale) {
