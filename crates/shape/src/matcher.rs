@@ -28,7 +28,16 @@ struct Bind(Vec<(Sort, String, String)>);
 impl Bind {
     /// Binds `n` to `value`, or checks it; `loose` (for an operation that
     /// must not appear) accepts an unbound variable without binding it.
+    /// A location variable binds a location, whichever of its words an
+    /// operation names (`s[0..512]` and `s[512..1024]` are both `s`): a
+    /// fact's shape written over words applies to the same program over
+    /// tiles, where its envelope's `words` then decides. Whether two
+    /// ranges overlap is not matched.
     fn unify(&mut self, sort: Sort, n: &Name, value: &str, loose: bool) -> bool {
+        let value = match sort {
+            Sort::Loc => gridcheck_spec::place::base(value),
+            _ => value,
+        };
         let Name::Var(v) = n else { return true };
         if let Some((_, _, bound)) = self.0.iter().find(|(s, x, _)| *s == sort && x == v) {
             return bound == value;

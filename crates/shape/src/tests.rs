@@ -173,3 +173,21 @@ fn a_shape_shows_on_one_line() {
         "P: host, launch C tail; P.a: trigger, store x; C: device; C.b: load x"
     );
 }
+
+#[test]
+fn a_location_variable_binds_a_tile_whichever_words_an_operation_names() {
+    let yaml = "rules:\n  - id: pdl.t.r\n    source: { seed: s.txt, section: \"1\" }\n    quote: q\n    profile: pdl\n    tests: [t]\ntests:\n  - name: t\n    kind: litmus\n    memory: { \"x[1024]\": 0 }\n    shared: { \"s[1024]\": 0 }\n    kernels:\n      - kernel: p\n        launch: host\n        threads:\n          t0: [\"store s[0..512] 1\", fence.proxy.async, syncthreads, \"bulkstore x[0..1024] s[0..1024]\"]\n          t1: [\"store s[512..1024] 1\", syncthreads, fence.proxy.async]\n          t2: [\"load r0 x[0..1024]\"]\n    condition: exists any(p.t2.r0) == 0\n    expect: allowed\n";
+    let l = gridcheck_spec::render::load_litmus(yaml).unwrap_or_else(|e| panic!("{e}"));
+    let shape = "P: any\nP.w: store s, !fence.proxy.async, syncthreads\nP.i: syncthreads, !fence.proxy.async, bulkstore x s\n";
+    assert!(
+        pat(shape).matches(&l),
+        "t1 writes words of s, t0 bulk-stores all of s"
+    );
+    // The writer that fences before the barrier is not the shape.
+    let fenced = yaml.replace(
+        "\"store s[512..1024] 1\", syncthreads, fence.proxy.async",
+        "\"store s[512..1024] 1\", fence.proxy.async, syncthreads",
+    );
+    let l = gridcheck_spec::render::load_litmus(&fenced).unwrap();
+    assert!(!pat(shape).matches(&l));
+}

@@ -41,6 +41,11 @@ pub struct Envelope {
     pub instances: u64,
     /// The largest location tried, in 32-bit words.
     pub words: u32,
+    /// The largest location tried on a GPU where it is larger than
+    /// `words` (a sweep of sizes run on one GPU model: `words_on = {
+    /// "NVIDIA H200" = 8192 }`).
+    #[serde(default)]
+    pub words_on: std::collections::BTreeMap<String, u32>,
 }
 
 impl Envelope {
@@ -63,10 +68,14 @@ impl Envelope {
             }
             None => return Err("the run names no testing environment".into()),
         }
-        if words > self.words {
+        let tried = self
+            .words_on
+            .iter()
+            .find(|(g, _)| slug(g) == slug(gpu))
+            .map_or(self.words, |(_, w)| *w);
+        if words > tried {
             return Err(format!(
-                "locations of {words} words, larger than the {} tried",
-                self.words
+                "locations of {words} words, larger than the {tried} tried on {gpu}"
             ));
         }
         Ok(())
@@ -135,10 +144,15 @@ pub(super) fn check(
             "envelope",
             "name the GPUs and the environments it was tried on".into(),
         )),
-        (FactKind::Unobserved, Some(e)) if e.words == 0 || e.instances == 0 => Err((
-            "envelope",
-            "`instances` and `words` are at least 1".into(),
-        )),
+        (FactKind::Unobserved, Some(e))
+            if e.words == 0 || e.instances == 0 || e.words_on.values().any(|w| *w < e.words) =>
+        {
+            Err((
+                "envelope",
+                "`instances` and `words` are at least 1, and `words_on` a GPU at least `words`"
+                    .into(),
+            ))
+        }
         (FactKind::Unobserved, Some(_)) | (_, None) => Ok(()),
         (_, Some(_)) => Err((
             "envelope",
@@ -161,5 +175,39 @@ impl Fact {
     /// The pattern of its shape that matches `program`, if any.
     pub fn shape_of(&self, program: &Litmus) -> Option<&Pattern> {
         self.shape.iter().find(|p| p.matches(program))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_envelope_covers_the_sizes_tried_on_each_gpu() {
+        let e: Envelope = toml::from_str(
+            r#"gpus = ["NVIDIA H200", "NVIDIA H100 80GB HBM3"]
+environments = ["tuned.toml"]
+instances = 1000
+words = 1
+words_on = { "NVIDIA H200" = 8192 }"#,
+        )
+        .unwrap();
+        assert_eq!(e.covers("NVIDIA H200", Some("tuned.toml"), 1024), Ok(()));
+        assert_eq!(e.covers("NVIDIA H200", Some("tuned.toml"), 8192), Ok(()));
+        let past = e
+            .covers("NVIDIA H200", Some("tuned.toml"), 16384)
+            .unwrap_err();
+        assert!(
+            past.contains("larger than the 8192 tried on NVIDIA H200"),
+            "{past}"
+        );
+        let other = e
+            .covers("NVIDIA H100 80GB HBM3", Some("tuned.toml"), 1024)
+            .unwrap_err();
+        assert!(other.contains("larger than the 1 tried"), "{other}");
+        assert_eq!(
+            e.covers("NVIDIA H100 80GB HBM3", Some("tuned.toml"), 1),
+            Ok(())
+        );
     }
 }

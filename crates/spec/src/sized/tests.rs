@@ -1,3 +1,7 @@
+//! `resized` and `bulk_reads` on a tile test: ranges, terms and tiles
+//! scaled by one ratio, a range that is not whole words an error, a bulk
+//! reader into the shared tile that holds its range or a new one.
+
 use super::*;
 use crate::ast::Profile;
 use crate::render::{litmus_spec_yaml, load_litmus};
