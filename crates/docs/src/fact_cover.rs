@@ -65,9 +65,15 @@ pub fn of_inputs(inputs: &Inputs) -> Vec<FactCover> {
 
 /// The envelope's boundary, as a sentence.
 fn envelope(e: &Envelope) -> String {
+    let words = |w: u32| format!("{w} {}", if w == 1 { "word" } else { "words" });
+    let on: String = e
+        .words_on
+        .iter()
+        .map(|(g, w)| format!(" ({} on {})", words(*w), html(g)))
+        .collect();
     format!(
         "**Its envelope** (what was tried; a program run outside it is not covered): on {}; \
-         under {}; up to {} instances of a program; locations of up to {} {}.\n\n",
+         under {}; up to {} instances of a program; locations of up to {}{on}.\n\n",
         html(&e.gpus.join(", ")),
         e.environments
             .iter()
@@ -75,8 +81,7 @@ fn envelope(e: &Envelope) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         e.instances,
-        e.words,
-        if e.words == 1 { "word" } else { "words" }
+        words(e.words),
     )
 }
 
@@ -150,4 +155,27 @@ pub(crate) fn part(x: &Fact, c: &FactCover) -> String {
         }
     }
     s + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_sentence_names_the_sizes_tried_on_each_gpu() {
+        let mut e = Envelope {
+            gpus: vec!["NVIDIA H200".into()],
+            environments: vec!["t.toml".into()],
+            instances: 10,
+            words: 1,
+            words_on: Default::default(),
+        };
+        assert!(envelope(&e).contains("locations of up to 1 word."));
+        e.words_on.insert("NVIDIA H200".into(), 8192);
+        assert!(
+            envelope(&e).contains("locations of up to 1 word (8192 words on NVIDIA H200)."),
+            "{}",
+            envelope(&e)
+        );
+    }
 }
