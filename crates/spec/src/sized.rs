@@ -23,7 +23,7 @@ use crate::condition::Expr;
 use crate::place::Place;
 
 /// The shared tile a bulk reader makes when the test has none that holds
-/// its range, and its mbarrier.
+/// its range, and its mbarriers' prefix (`rb0`, `rb1`: one a copy).
 pub const READER_TILE: &str = "rd";
 pub const READER_BAR: &str = "rb";
 
@@ -102,15 +102,14 @@ pub fn bulk_reads(l: &Litmus) -> Result<Option<Litmus>, String> {
                     format!("{READER_TILE}[0..{}]", b - a)
                 }
             };
+            let bar = format!("{READER_BAR}{made}");
             made += 1;
             ops.push(Op::BulkLoad {
                 dst: dst.clone(),
                 src: loc.clone(),
-                bar: READER_BAR.into(),
+                bar: bar.clone(),
             });
-            ops.push(Op::MbarWait {
-                bar: READER_BAR.into(),
-            });
+            ops.push(Op::MbarWait { bar });
             ops.push(Op::Load {
                 reg: reg.clone(),
                 loc: dst,

@@ -86,8 +86,8 @@ fn a_bulk_reader_copies_into_the_shared_tile_that_holds_the_range_and_waits() {
     assert_eq!(
         ops(&r, 1),
         [
-            "bulkload s[0..1024] x[0..1024] rb",
-            "mbarwait rb",
+            "bulkload s[0..1024] x[0..1024] rb0",
+            "mbarwait rb0",
             "load r0 s[0..1024]",
             "load r1 y",
         ]
@@ -110,7 +110,7 @@ fn a_bulk_reader_without_a_shared_tile_to_hold_its_range_gets_one() {
     let l = load_litmus(&text).unwrap();
     let r = reload(&bulk_reads(&l).unwrap().unwrap());
     assert_eq!(r.tile_words(READER_TILE), Some(1024));
-    assert_eq!(ops(&r, 1)[0], "bulkload rd[0..1024] x[0..1024] rb");
+    assert_eq!(ops(&r, 1)[0], "bulkload rd[0..1024] x[0..1024] rb0");
     // A test without a generic read of a global tile has no bulk reader.
     assert!(bulk_reads(&r).unwrap().is_none());
 }
