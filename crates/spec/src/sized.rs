@@ -60,11 +60,17 @@ pub fn resized(l: &Litmus, words: u32) -> Result<Litmus, String> {
         }
     }
     map_terms(&mut out.condition.expr, &mut |term| {
-        let (head, inner, tail) = match term.strip_prefix("any(").or(term.strip_prefix("all(")) {
-            Some(rest) => (&term[..4], rest.strip_suffix(')').unwrap_or(rest), ")"),
-            None => ("", term, ""),
-        };
-        Ok(format!("{head}{}{tail}", scale_place(inner, &scale)?))
+        // The register inside `any(...)` / `all(...)`, as the condition
+        // reads it, or the whole term.
+        let inner = crate::condition::quantified(term).unwrap_or(term);
+        let start = term.find(inner).unwrap_or(0);
+        let end = start + inner.len();
+        Ok(format!(
+            "{}{}{}",
+            &term[..start],
+            scale_place(inner, &scale)?,
+            &term[end..]
+        ))
     })?;
     Ok(out)
 }
