@@ -228,7 +228,12 @@ impl Gpu {
             sync_each,
             dog: dog.as_ref().map(|(d, l)| (*d, l)),
         };
-        let mut stale = StaleTally::new(&lay);
+        // Only launches waited for one by one are read back.
+        let mut stale = if sync_each || watch.is_some() {
+            StaleTally::new(&lay)
+        } else {
+            StaleTally::default()
+        };
         let launches_start = Instant::now();
         for li in 0..budget.launches {
             if let Err(e) = launches.launch(li, launches_start, watch.as_mut(), &mut stale) {
@@ -253,9 +258,7 @@ impl Gpu {
         run.instances = got.instances;
         run.launch_failures = got.launch_failures;
         run.first_launch_error = got.first_launch_error;
-        if sync_each || watch.is_some() {
-            run.stale = stale.segments;
-        }
+        run.stale = stale.segments;
         Ok(run)
     }
 
@@ -452,8 +455,6 @@ impl Launches<'_> {
                 .map_err(drv(&format!("launch {li} of {} failed", self.test_name)));
             drop(flight);
             waited?;
-        } else {
-            return Ok(());
         }
         stale.read(stream, lay, &regs, &status)
     }

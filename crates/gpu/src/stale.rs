@@ -17,7 +17,9 @@ use gridcheck_report::StaleWords;
 use crate::error::{GpuError, drv};
 use crate::run_buffers::instance_failure;
 
-/// A run's counts, one per segment of a tile register.
+/// A run's counts, one per segment of a tile register (none: nothing is
+/// read back).
+#[derive(Default)]
 pub(crate) struct StaleTally {
     pub(crate) segments: Vec<StaleWords>,
 }
